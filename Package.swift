@@ -1,0 +1,21 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "marquee",
+    products: [.executable(name: "marquee", targets: ["marquee"])],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(name: "CLibical", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
+        .target(name: "Schedule", dependencies: ["CLibical"]),
+        .executableTarget(
+            name: "marquee",
+            dependencies: ["Schedule", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(name: "schedule-benchmark", dependencies: ["Schedule"], path: "Benchmarks/ScheduleBenchmark"),
+        .testTarget(name: "ScheduleTests", dependencies: ["Schedule"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Schedule"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

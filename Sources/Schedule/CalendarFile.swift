@@ -1,0 +1,436 @@
+import CLibical
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Limits that keep hostile feed files from hanging or exhausting the display.
+public struct ScheduleLimits: Sendable, Hashable {
+    /// Larger files are refused (a family calendar exported over ten years is a few MB).
+    public var maximumFileBytes = 16 << 20
+    /// Recurrence steps spent on one series for one expansion window.
+    public var maximumStepsPerSeries = 100_000
+    /// Occurrences kept from one series in one expansion window.
+    public var maximumOccurrencesPerWindow = 5_000
+
+    public init() {}
+}
+
+/// One feed file parsed by libical, with its events copied out into `EventRecord`s and every
+/// problem found on the way. Owns libical's tree, which in-file VTIMEZONEs and RRULE copies
+/// point into.
+@ICalActor final class CalendarFile {
+    let path: String
+    private(set) var problems: [FeedProblem] = []
+    /// The events of each VCALENDAR with the zone its floating times are read in.
+    private(set) var calendars: [(records: [EventRecord], floatingZone: Zone)] = []
+    private var root: OpaquePointer?
+
+    var hasErrors: Bool { problems.contains { $0.severity == .error } }
+    var eventCount: Int { calendars.reduce(0) { $0 + $1.records.count } }
+
+    isolated deinit {
+        if let root { icalcomponent_free(root) }
+    }
+
+    /// Reads and parses the file. Never throws: what goes wrong becomes a problem.
+    init(path: String, displayZone: Zone, limits: ScheduleLimits) {
+        self.path = path
+        ICalActor.ensureConfigured()
+        switch readFile(path, limit: limits.maximumFileBytes) {
+        case .failure(let message):
+            report(.error, nil, message.message)
+        case .success(let bytes):
+            parse(SourceText(bytes: bytes), displayZone: displayZone)
+        }
+    }
+
+    private func report(_ severity: FeedProblem.Severity, _ line: Int?, _ message: String) {
+        problems.append(FeedProblem(severity: severity, path: path, line: line, message: message))
+    }
+
+    private func parse(_ source: SourceText, displayZone: Zone) {
+        guard source.bytes.contains(where: { $0 > 0x20 }) else {
+            report(.error, nil, "the file is empty")
+            return
+        }
+        guard source.calendarCount > 0 else {
+            report(.error, 1, "not an iCalendar file: there is no BEGIN:VCALENDAR line")
+            return
+        }
+        if let line = source.firstInvalidUTF8Line {
+            report(.warning, line, "invalid UTF-8; the bad bytes are shown as \u{FFFD}")
+        }
+        for problem in source.structureProblems {
+            report(.error, problem.line, problem.message)
+        }
+        var text = source.bytes
+        text.append(0)
+        root = text.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { icalparser_parse_string($0.baseAddress) }
+        }
+        icalerror_clear_errno()
+        guard let root else {
+            report(.error, nil, "libical could not parse the file")
+            return
+        }
+        var vcalendars: [OpaquePointer] = []
+        switch icalcomponent_isa(root) {
+        case ICAL_VCALENDAR_COMPONENT:
+            vcalendars = [root]
+        case ICAL_XROOT_COMPONENT:
+            vcalendars = children(of: root, ICAL_VCALENDAR_COMPONENT)
+        default:
+            report(.error, 1, "not an iCalendar file: there is no VCALENDAR")
+            return
+        }
+        var eventIndex = 0
+        for vcalendar in vcalendars {
+            let resolver = ZoneResolver(calendar: vcalendar, owner: self)
+            var floatingZone = displayZone
+            var calendarColor: RGBColor?
+            for property in properties(of: vcalendar) {
+                switch icalproperty_isa(property) {
+                case ICAL_X_PROPERTY where swiftString(icalproperty_get_x_name(property)) == "X-WR-TIMEZONE":
+                    let name = swiftString(icalproperty_get_x(property)) ?? ""
+                    if let zone = resolver.zone(forTZID: name) {
+                        floatingZone = zone
+                    } else {
+                        report(.warning, nil, "X-WR-TIMEZONE names an unknown time zone \"\(name)\"; ignored")
+                    }
+                case ICAL_COLOR_PROPERTY:
+                    calendarColor = color(of: property, line: nil)
+                case ICAL_XLICERROR_PROPERTY:
+                    reportLibicalError(property, source: source, componentLine: nil)
+                default:
+                    break
+                }
+            }
+            var records: [EventRecord] = []
+            for component in children(of: vcalendar, ICAL_ANY_COMPONENT) {
+                guard icalcomponent_isa(component) == ICAL_VEVENT_COMPONENT else {
+                    reportLibicalErrors(in: component, source: source, componentLine: nil)
+                    continue
+                }
+                let line = eventIndex < source.eventLines.count ? source.eventLines[eventIndex] : nil
+                eventIndex += 1
+                if let record = extractEvent(component, line: line, source: source, resolver: resolver) {
+                    if record.color == nil { record.color = calendarColor }
+                    records.append(record)
+                }
+            }
+            calendars.append((records, floatingZone))
+        }
+    }
+
+    // MARK: - One VEVENT
+
+    private func extractEvent(
+        _ event: OpaquePointer, line: Int?, source: SourceText, resolver: ZoneResolver
+    ) -> EventRecord? {
+        let record = EventRecord()
+        record.line = line
+        var summary: String?
+        var marqueeText: String?
+        func propertyLine(_ name: String) -> Int? {
+            line.flatMap { source.line(ofProperty: name, from: $0) } ?? line
+        }
+        func time(_ property: OpaquePointer, _ value: icaltimetype, _ name: String) -> TimeValue? {
+            timeValue(property, value, resolver: resolver) { self.report(.warning, propertyLine(name), $0) }
+        }
+        for property in properties(of: event) {
+            switch icalproperty_isa(property) {
+            case ICAL_UID_PROPERTY:
+                record.uid = swiftString(icalproperty_get_uid(property)) ?? ""
+            case ICAL_SEQUENCE_PROPERTY:
+                record.sequence = Int(icalproperty_get_sequence(property))
+            case ICAL_SUMMARY_PROPERTY:
+                summary = swiftString(icalproperty_get_summary(property))
+            case ICAL_PRIORITY_PROPERTY:
+                let priority = Int(icalproperty_get_priority(property))
+                record.priority = (1...9).contains(priority) ? priority : 5
+            case ICAL_COLOR_PROPERTY:
+                record.color = color(of: property, line: propertyLine("COLOR"))
+            case ICAL_STATUS_PROPERTY:
+                record.cancelled = icalproperty_get_status(property) == ICAL_STATUS_CANCELLED
+            case ICAL_DTSTART_PROPERTY:
+                record.start = time(property, icalproperty_get_dtstart(property), "DTSTART")
+            case ICAL_DTEND_PROPERTY:
+                record.end = time(property, icalproperty_get_dtend(property), "DTEND")
+            case ICAL_DURATION_PROPERTY:
+                record.duration = NominalDuration(icalproperty_get_duration(property))
+            case ICAL_RRULE_PROPERTY:
+                let rule = icalproperty_get_rrule(property)
+                if rule.freq == ICAL_NO_RECURRENCE {
+                    report(.warning, propertyLine("RRULE"), "RRULE has no valid FREQ; ignored")
+                } else {
+                    record.rules.append(rule)
+                }
+            case ICAL_RDATE_PROPERTY:
+                let value = icalproperty_get_rdate(property)
+                if icaltime_is_null_time(value.time) == 0 {
+                    if let start = time(property, value.time, "RDATE") {
+                        record.recurrenceDates.append(RecurrenceDate(start: start))
+                    }
+                } else if let start = time(property, value.period.start, "RDATE") {
+                    let end = icaltime_is_null_time(value.period.end) == 0
+                        ? time(property, value.period.end, "RDATE") : nil
+                    record.recurrenceDates.append(
+                        RecurrenceDate(start: start, periodEnd: end,
+                                       periodDuration: end == nil ? NominalDuration(value.period.duration) : nil))
+                }
+            case ICAL_EXDATE_PROPERTY:
+                if let value = time(property, icalproperty_get_exdate(property), "EXDATE") {
+                    record.exceptionDates.append(value)
+                }
+            case ICAL_RECURRENCEID_PROPERTY:
+                record.recurrenceID = time(property, icalproperty_get_recurrenceid(property), "RECURRENCE-ID")
+                if let range = icalproperty_get_first_parameter(property, ICAL_RANGE_PARAMETER) {
+                    record.appliesToFuture = icalparameter_get_range(range) == ICAL_RANGE_THISANDFUTURE
+                }
+            case ICAL_X_PROPERTY:
+                switch swiftString(icalproperty_get_x_name(property))?.uppercased() {
+                case "X-MARQUEE-TEXT":
+                    marqueeText = swiftString(icalproperty_get_x(property))
+                case "X-MARQUEE-EFFECT":
+                    let name = (swiftString(icalproperty_get_x(property)) ?? "").lowercased()
+                    record.effect = Effect(rawValue: name.trimmingCharacters(in: " "))
+                    if record.effect == nil {
+                        report(.warning, propertyLine("X-MARQUEE-EFFECT"),
+                               "unknown X-MARQUEE-EFFECT \"\(name)\" (expected scroll, typewriter or dance); ignored")
+                    }
+                default:
+                    break
+                }
+            case ICAL_XLICERROR_PROPERTY:
+                reportLibicalError(property, source: source, componentLine: line)
+            default:
+                break
+            }
+        }
+        for alarm in children(of: event, ICAL_VALARM_COMPONENT) {
+            reportLibicalErrors(in: alarm, source: source, componentLine: line)
+            if let alarmRecord = extractAlarm(alarm, resolver: resolver) {
+                record.alarms.append(alarmRecord)
+            }
+        }
+        return validate(record, text: marqueeText ?? summary, line: line, propertyLine: propertyLine)
+    }
+
+    private func extractAlarm(_ alarm: OpaquePointer, resolver: ZoneResolver) -> AlarmRecord? {
+        var isDisplay = false
+        var trigger: AlarmTrigger?
+        var text: String?
+        for property in properties(of: alarm) {
+            switch icalproperty_isa(property) {
+            case ICAL_ACTION_PROPERTY:
+                isDisplay = icalproperty_get_action(property) == ICAL_ACTION_DISPLAY
+            case ICAL_DESCRIPTION_PROPERTY:
+                text = swiftString(icalproperty_get_description(property))
+            case ICAL_TRIGGER_PROPERTY:
+                let value = icalproperty_get_trigger(property)
+                if icaltime_is_null_time(value.time) == 0 {
+                    if let time = timeValue(property, value.time, resolver: resolver, warn: { _ in }) {
+                        trigger = .absolute(time)
+                    }
+                } else {
+                    let related = icalproperty_get_first_parameter(property, ICAL_RELATED_PARAMETER)
+                    trigger = .relative(
+                        seconds: Int64(icaldurationtype_as_int(value.duration)),
+                        toEnd: related.map { icalparameter_get_related($0) == ICAL_RELATED_END } ?? false)
+                }
+            default:
+                break
+            }
+        }
+        guard isDisplay, let trigger else { return nil }
+        return AlarmRecord(text: text.map(singleLine).flatMap { $0.isEmpty ? nil : $0 }, trigger: trigger)
+    }
+
+    /// Checks what an event needs to become messages; nil (with a warning) if it cannot.
+    private func validate(
+        _ record: EventRecord, text: String?, line: Int?, propertyLine: (String) -> Int?
+    ) -> EventRecord? {
+        let what = record.uid.isEmpty ? "VEVENT" : "VEVENT \"\(record.uid)\""
+        guard let start = record.start else {
+            report(.warning, line, "\(what) has no DTSTART; ignored")
+            return nil
+        }
+        let cleanText = singleLine(text ?? "")
+        guard !cleanText.isEmpty || record.recurrenceID != nil || !record.alarms.isEmpty else {
+            report(.warning, line, "\(what) has no SUMMARY or X-MARQUEE-TEXT; ignored")
+            return nil
+        }
+        record.text = cleanText
+        if record.end != nil, record.duration != nil {
+            report(.warning, propertyLine("DURATION"), "\(what) has both DTEND and DURATION; DURATION ignored")
+            record.duration = nil
+        }
+        if let end = record.end, end.wall < start.wall, end.isDate || start.isDate || sameBasis(start, end) {
+            report(.warning, propertyLine("DTEND"), "\(what) ends before it starts; DTEND ignored")
+            record.end = nil
+        }
+        if let duration = record.duration, duration.days < 0 || duration.seconds < 0 {
+            report(.warning, propertyLine("DURATION"), "\(what) has a negative DURATION; ignored")
+            record.duration = nil
+        }
+        return record
+    }
+
+    private func sameBasis(_ a: TimeValue, _ b: TimeValue) -> Bool {
+        switch (a.basis, b.basis) {
+        case (.utc, .utc), (.floating, .floating): true
+        case (.zone(let x), .zone(let y)): x === y
+        default: false
+        }
+    }
+
+    private func color(of property: OpaquePointer, line: Int?) -> RGBColor? {
+        let name = swiftString(icalproperty_get_color(property)) ?? ""
+        if let color = RGBColor(css: name) { return color }
+        report(.warning, line, "COLOR \"\(name)\" is not a CSS colour name; ignored")
+        return nil
+    }
+
+    // MARK: - libical's own complaints
+
+    private func reportLibicalErrors(in component: OpaquePointer, source: SourceText, componentLine: Int?) {
+        for property in properties(of: component) where icalproperty_isa(property) == ICAL_XLICERROR_PROPERTY {
+            reportLibicalError(property, source: source, componentLine: componentLine)
+        }
+        for child in children(of: component, ICAL_ANY_COMPONENT) {
+            reportLibicalErrors(in: child, source: source, componentLine: componentLine)
+        }
+    }
+
+    /// An `X-LIC-ERROR` property: libical removed or could not read something.
+    private func reportLibicalError(_ property: OpaquePointer, source: SourceText, componentLine: Int?) {
+        let message = swiftString(icalproperty_get_xlicerror(property)) ?? "libical reported an error"
+        var line = componentLine
+        let words = message.split(separator: " ")
+        if let index = words.firstIndex(where: { $0.hasPrefix("property") }), index > 0,
+            let found = source.line(ofProperty: String(words[index - 1]), from: componentLine ?? 1)
+        {
+            line = found
+        }
+        report(.error, line, message)
+    }
+}
+
+/// Resolves a DATE or DATE-TIME property value: DATE values and values without TZID are
+/// floating, `Z` values UTC, a TZID goes through the calendar's resolver.
+@ICalActor func timeValue(
+    _ property: OpaquePointer, _ value: icaltimetype, resolver: ZoneResolver, warn: (String) -> Void
+) -> TimeValue? {
+    guard icaltime_is_null_time(value) == 0 else { return nil }
+    let wall = value.civil
+    guard wall.date.isValid, (0...23).contains(wall.hour), (0...60).contains(wall.minute) else {
+        warn("invalid date or time \(wall.date.year)-\(wall.date.month)-\(wall.date.day); ignored")
+        return nil
+    }
+    if value.is_date != 0 { return TimeValue(wall: wall, isDate: true, basis: .floating) }
+    if icaltime_is_utc(value) != 0 { return TimeValue(wall: wall, isDate: false, basis: .utc) }
+    guard let parameter = icalproperty_get_first_parameter(property, ICAL_TZID_PARAMETER),
+        let tzid = swiftString(icalparameter_get_tzid(parameter))
+    else {
+        return TimeValue(wall: wall, isDate: false, basis: .floating)
+    }
+    if let zone = resolver.zone(forTZID: tzid) {
+        return TimeValue(wall: wall, isDate: false, basis: .zone(zone))
+    }
+    warn("unknown time zone TZID=\(tzid): no such IANA zone, VTIMEZONE or Windows name; read as floating time")
+    return TimeValue(wall: wall, isDate: false, basis: .floating)
+}
+
+/// Message text on one line: line breaks and tabs become spaces, other controls go.
+func singleLine(_ text: String) -> String {
+    var result = ""
+    var pendingSpace = false
+    for scalar in text.unicodeScalars {
+        if scalar == "\n" || scalar == "\r" || scalar == "\t" || scalar == " " {
+            pendingSpace = !result.isEmpty
+        } else if scalar.properties.generalCategory == .control {
+            continue
+        } else {
+            if pendingSpace { result.append(" ") }
+            pendingSpace = false
+            result.unicodeScalars.append(scalar)
+        }
+    }
+    return result
+}
+
+/// The properties of a component, collected first: libical has one property iterator per
+/// component, and nested loops over it derail each other.
+@ICalActor func properties(of component: OpaquePointer) -> [OpaquePointer] {
+    var result: [OpaquePointer] = []
+    var property = icalcomponent_get_first_property(component, ICAL_ANY_PROPERTY)
+    while let current = property {
+        result.append(current)
+        property = icalcomponent_get_next_property(component, ICAL_ANY_PROPERTY)
+    }
+    return result
+}
+
+@ICalActor func children(of component: OpaquePointer, _ kind: icalcomponent_kind) -> [OpaquePointer] {
+    var result: [OpaquePointer] = []
+    var child = icalcomponent_get_first_component(component, kind)
+    while let current = child {
+        result.append(current)
+        child = icalcomponent_get_next_component(component, kind)
+    }
+    return result
+}
+
+/// The whole file, or why it cannot be had.
+func readFile(_ path: String, limit: Int) -> Result<[UInt8], FileReadError> {
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    guard fd >= 0 else { return .failure(FileReadError(errno: errno)) }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { return .failure(FileReadError(errno: errno)) }
+    if info.st_mode & S_IFMT == S_IFDIR { return .failure(FileReadError(message: "is a directory, not a feed file")) }
+    guard info.st_mode & S_IFMT == S_IFREG else {
+        return .failure(FileReadError(message: "is not a regular file"))
+    }
+    guard info.st_size <= limit else {
+        return .failure(FileReadError(
+            message: "the file is too large (\(megabytes(Int(info.st_size))); the limit is \(megabytes(limit)))"))
+    }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(Int(info.st_size))
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0 {
+            if errno == EINTR { continue }
+            return .failure(FileReadError(errno: errno))
+        }
+        if count == 0 { break }
+        bytes.append(contentsOf: chunk[0..<count])
+        guard bytes.count <= limit else {
+            return .failure(FileReadError(message: "the file is too large (it grew past \(megabytes(limit)) while being read)"))
+        }
+    }
+    return .success(bytes)
+}
+
+struct FileReadError: Error {
+    var message: String
+
+    init(message: String) { self.message = message }
+
+    init(errno code: Int32) {
+        let reason = String(cString: strerror(code))
+        switch code {
+        case ENOENT: message = "cannot read the file: it does not exist (removed while being read?)"
+        case ELOOP: message = "cannot read the file: too many levels of symbolic links (a symlink loop)"
+        default: message = "cannot read the file: \(reason)"
+        }
+    }
+}
+
+func megabytes(_ bytes: Int) -> String {
+    let tenths = (bytes * 10 + (1 << 19)) >> 20
+    return "\(tenths / 10).\(tenths % 10) MB"
+}

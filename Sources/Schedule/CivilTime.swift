@@ -1,0 +1,179 @@
+/// A point on the time line: whole seconds since 1970-01-01T00:00:00Z. Calendars have
+/// one-second resolution, so the schedule never needs more.
+public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var secondsSinceEpoch: Int64
+
+    public init(secondsSinceEpoch: Int64) {
+        self.secondsSinceEpoch = secondsSinceEpoch
+    }
+
+    public static func < (lhs: Instant, rhs: Instant) -> Bool {
+        lhs.secondsSinceEpoch < rhs.secondsSinceEpoch
+    }
+
+    public static func + (lhs: Instant, seconds: Int64) -> Instant {
+        Instant(secondsSinceEpoch: lhs.secondsSinceEpoch + seconds)
+    }
+
+    public static func - (lhs: Instant, seconds: Int64) -> Instant {
+        Instant(secondsSinceEpoch: lhs.secondsSinceEpoch - seconds)
+    }
+
+    public var description: String { CivilDateTime(secondsAsUTC: secondsSinceEpoch).rfc3339(utcOffset: 0) }
+}
+
+/// A calendar date in the proleptic Gregorian calendar, with no time zone.
+public struct CivilDate: Hashable, Comparable, Sendable {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+
+    public init(year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// Days since 1970-01-01 (negative before), after H. Hinnant's `days_from_civil`.
+    public var daysSinceEpoch: Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let m = Int64(month)
+        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    public init(daysSinceEpoch days: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let d = dayOfYear - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        self.init(year: Int(yearOfEra + era * 400 + (m <= 2 ? 1 : 0)), month: Int(m), day: Int(d))
+    }
+
+    /// 0 = Sunday … 6 = Saturday.
+    public var weekday: Int {
+        let w = (daysSinceEpoch + 4) % 7
+        return Int(w < 0 ? w + 7 : w)
+    }
+
+    public func adding(days: Int) -> CivilDate {
+        CivilDate(daysSinceEpoch: daysSinceEpoch + Int64(days))
+    }
+
+    public static func < (lhs: CivilDate, rhs: CivilDate) -> Bool {
+        (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
+    }
+
+    public var isValid: Bool {
+        guard (1...12).contains(month), day >= 1 else { return false }
+        return CivilDate(daysSinceEpoch: daysSinceEpoch) == self
+    }
+
+    public static func weekdayName(_ weekday: Int) -> String { weekdayNames[weekday] }
+    public static func monthName(_ month: Int) -> String { monthNames[month - 1] }
+
+    static let weekdayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+        "November", "December",
+    ]
+
+    /// "Tuesday 3 March": how a person says the date.
+    public var dayAndMonth: String {
+        "\(Self.weekdayNames[weekday]) \(day) \(Self.monthNames[month - 1])"
+    }
+
+    /// "Tuesday 3 March 2026".
+    public var spokenForm: String { "\(dayAndMonth) \(year)" }
+}
+
+/// A wall-clock reading (date and time of day) with no time zone attached.
+public struct CivilDateTime: Hashable, Comparable, Sendable {
+    public var date: CivilDate
+    public var hour: Int
+    public var minute: Int
+    public var second: Int
+
+    public init(date: CivilDate, hour: Int = 0, minute: Int = 0, second: Int = 0) {
+        self.date = date
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+    }
+
+    public init(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) {
+        self.init(date: CivilDate(year: year, month: month, day: day), hour: hour, minute: minute, second: second)
+    }
+
+    /// The seconds since the epoch if this wall clock were read in UTC.
+    public var secondsAsUTC: Int64 {
+        date.daysSinceEpoch * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+    }
+
+    public init(secondsAsUTC seconds: Int64) {
+        var days = seconds / 86_400
+        var rest = seconds % 86_400
+        if rest < 0 {
+            rest += 86_400
+            days -= 1
+        }
+        self.init(
+            date: CivilDate(daysSinceEpoch: days), hour: Int(rest / 3600), minute: Int(rest % 3600 / 60),
+            second: Int(rest % 60))
+    }
+
+    public func adding(seconds: Int64) -> CivilDateTime {
+        CivilDateTime(secondsAsUTC: secondsAsUTC + seconds)
+    }
+
+    public static func < (lhs: CivilDateTime, rhs: CivilDateTime) -> Bool {
+        lhs.secondsAsUTC < rhs.secondsAsUTC
+    }
+
+    /// `2026-12-24T21:30:00+01:00`.
+    public func rfc3339(utcOffset: Int) -> String {
+        let sign = utcOffset < 0 ? "-" : "+"
+        let magnitude = abs(utcOffset)
+        let zone = "\(sign)\(pad(magnitude / 3600)):\(pad(magnitude % 3600 / 60))"
+        return "\(pad(date.year, 4))-\(pad(date.month))-\(pad(date.day))T\(clock(seconds: true))\(zone)"
+    }
+
+    /// `21:30` (or `21:30:15`).
+    public func clock(seconds: Bool = false) -> String {
+        let base = "\(pad(hour)):\(pad(minute))"
+        return seconds ? "\(base):\(pad(second))" : base
+    }
+}
+
+func pad(_ value: Int, _ width: Int = 2) -> String {
+    let digits = String(abs(value))
+    let padded = String(repeating: "0", count: max(0, width - digits.count)) + digits
+    return value < 0 ? "-" + padded : padded
+}
+
+/// An instant together with the UTC offset of the zone it is shown in.
+public struct ZonedTime: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var instant: Instant
+    public var utcOffset: Int
+
+    public init(instant: Instant, utcOffset: Int) {
+        self.instant = instant
+        self.utcOffset = utcOffset
+    }
+
+    public var wallClock: CivilDateTime {
+        CivilDateTime(secondsAsUTC: instant.secondsSinceEpoch + Int64(utcOffset))
+    }
+
+    public var rfc3339: String { wallClock.rfc3339(utcOffset: utcOffset) }
+    public var description: String { rfc3339 }
+
+    public static func < (lhs: ZonedTime, rhs: ZonedTime) -> Bool { lhs.instant < rhs.instant }
+}

@@ -1,0 +1,75 @@
+import CLibical
+
+/// How a DATE-TIME or DATE value is tied to the time line.
+@ICalActor enum TimeBasis {
+    case utc
+    /// No zone: read in the calendar's floating zone (X-WR-TIMEZONE, else the display's).
+    case floating
+    case zone(Zone)
+}
+
+/// A DATE or DATE-TIME value as written in the file, with its zone resolved.
+@ICalActor struct TimeValue {
+    var wall: CivilDateTime
+    var isDate: Bool
+    var basis: TimeBasis
+}
+
+/// A DURATION value: days and weeks are nominal (wall-clock days), the rest exact seconds.
+struct NominalDuration: Hashable {
+    var days: Int
+    var seconds: Int64
+
+    init(_ duration: icaldurationtype) {
+        let sign = duration.is_neg != 0 ? -1 : 1
+        days = sign * Int(duration.weeks * 7 + duration.days)
+        seconds = Int64(sign) * Int64(duration.hours * 3600 + duration.minutes * 60 + duration.seconds)
+    }
+
+    /// An upper bound of its length in seconds, for look-back windows.
+    var maximumSeconds: Int64 { Int64(days) * 90_000 + seconds }
+}
+
+/// When a VALARM fires.
+@ICalActor enum AlarmTrigger {
+    case relative(seconds: Int64, toEnd: Bool)
+    case absolute(TimeValue)
+}
+
+/// A `VALARM` with `ACTION:DISPLAY`.
+@ICalActor struct AlarmRecord {
+    var text: String?
+    var trigger: AlarmTrigger
+}
+
+/// An RDATE: a start, or a PERIOD with its own end.
+@ICalActor struct RecurrenceDate {
+    var start: TimeValue
+    var periodEnd: TimeValue?
+    var periodDuration: NominalDuration?
+}
+
+/// Everything marquee uses of one VEVENT, copied out of libical's tree.
+@ICalActor final class EventRecord {
+    var uid = ""
+    var sequence = 0
+    var line: Int?
+    var text = ""
+    var priority = 5
+    var color: RGBColor?
+    var effect: Effect?
+    var cancelled = false
+    var start: TimeValue?
+    var end: TimeValue?
+    var duration: NominalDuration?
+    /// Copies of the RRULE values; their `rscale` points into the parsed tree, which the
+    /// owning `CalendarFile` keeps alive.
+    var rules: [icalrecurrencetype] = []
+    var recurrenceDates: [RecurrenceDate] = []
+    var exceptionDates: [TimeValue] = []
+    var recurrenceID: TimeValue?
+    var appliesToFuture = false
+    var alarms: [AlarmRecord] = []
+
+    var isRecurring: Bool { !rules.isEmpty || !recurrenceDates.isEmpty }
+}

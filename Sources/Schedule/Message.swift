@@ -1,0 +1,128 @@
+/// One line of text that should be on screen during an interval: an event occurrence, or a
+/// display alarm leading up to one.
+public struct Message: Hashable, Sendable {
+    public enum Kind: String, Hashable, Sendable {
+        case event, alarm
+    }
+
+    /// The text with its placeholders filled in.
+    public var text: String
+    /// When this message became active and when it stops being active.
+    public var start: ZonedTime
+    public var end: ZonedTime
+    /// The feed file it comes from.
+    public var source: String
+    public var uid: String
+    public var kind: Kind
+    /// 1 (first) … 9 (last); events without PRIORITY count as 5.
+    public var priority: Int
+    public var color: RGBColor?
+    public var effect: Effect?
+
+    public init(
+        text: String, start: ZonedTime, end: ZonedTime, source: String, uid: String, kind: Kind, priority: Int,
+        color: RGBColor?, effect: Effect?
+    ) {
+        self.text = text
+        self.start = start
+        self.end = end
+        self.source = source
+        self.uid = uid
+        self.kind = kind
+        self.priority = priority
+        self.color = color
+        self.effect = effect
+    }
+
+    /// Display order: priority, then start, then text.
+    static func displayOrder(_ a: Message, _ b: Message) -> Bool {
+        if a.priority != b.priority { return a.priority < b.priority }
+        if a.start.instant != b.start.instant { return a.start.instant < b.start.instant }
+        return a.text < b.text
+    }
+}
+
+/// How a message is shown (`X-MARQUEE-EFFECT`).
+public enum Effect: String, Hashable, Sendable, CaseIterable {
+    case scroll, typewriter, dance
+}
+
+/// A message colour (RFC 7986 `COLOR`, a CSS colour name, or `#rrggbb`).
+public struct RGBColor: Hashable, Sendable, CustomStringConvertible {
+    public var red: UInt8
+    public var green: UInt8
+    public var blue: UInt8
+
+    public init(red: UInt8, green: UInt8, blue: UInt8) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+
+    /// Parses a CSS3 colour name (`turquoise`) or a hex triplet (`#40e0d0`, `#4ed`).
+    public init?(css text: String) {
+        let name = text.trimmingCharacters(in: " \t").lowercased()
+        if name.hasPrefix("#") {
+            var digits = Array(name.dropFirst())
+            if digits.count == 3 { digits = digits.flatMap { [$0, $0] } }
+            guard digits.count == 6, let value = UInt32(String(digits), radix: 16) else { return nil }
+            self.init(red: UInt8(value >> 16), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
+        } else if let value = cssColorNames[name] {
+            self.init(red: UInt8(value >> 16), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
+        } else {
+            return nil
+        }
+    }
+
+    /// `#rrggbb`.
+    public var description: String {
+        "#" + [red, green, blue].map { byte in
+            let hex = String(byte, radix: 16)
+            return hex.count == 1 ? "0" + hex : hex
+        }.joined()
+    }
+}
+
+/// A problem found in a feed file, with where it is.
+public struct FeedProblem: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Severity: String, Hashable, Sendable {
+        /// The file (as it is now) is not used; its last good version stays in effect.
+        case error
+        /// Something was ignored or repaired; the rest of the file is used.
+        case warning
+    }
+
+    public var severity: Severity
+    public var path: String
+    public var line: Int?
+    public var message: String
+
+    public init(severity: Severity, path: String, line: Int?, message: String) {
+        self.severity = severity
+        self.path = path
+        self.line = line
+        self.message = message
+    }
+
+    /// `feeds/family.ics:12: error: …`, the form compilers use, so editors can jump to it.
+    public var description: String {
+        let location = line.map { "\(path):\($0)" } ?? path
+        return "\(location): \(severity.rawValue): \(message)"
+    }
+}
+
+/// What became of one feed file on the last load.
+public struct FeedStatus: Hashable, Sendable {
+    public enum State: Hashable, Sendable {
+        /// In effect as it is now (possibly with warnings).
+        case loaded
+        /// Not usable as it is now; `keptLastGood` says whether an earlier version is in effect.
+        case failed(keptLastGood: Bool)
+    }
+
+    public var path: String
+    public var state: State
+    public var problems: [FeedProblem]
+    /// The number of VEVENTs in effect from this file.
+    public var eventCount: Int
+}

@@ -1,0 +1,332 @@
+import CLibical
+
+/// An interval during which one message is active, with what the message needs to be built.
+@ICalActor struct Activation {
+    var start: Int64
+    var end: Int64
+    var kind: Message.Kind
+    var record: EventRecord
+    var alarmText: String?
+    var occurrenceStart: Int64
+    var occurrenceEnd: Int64
+    /// Whole years since the series' first occurrence, for `{age}`.
+    var age: Int
+    var source: String
+
+    func isActive(at instant: Int64) -> Bool {
+        (start <= instant && instant < end) || (start == end && start == instant)
+    }
+}
+
+/// What expansion needs besides the series itself.
+@ICalActor struct ExpansionContext {
+    /// All-day dates are local days of the display.
+    let displayZone: Zone
+    let defaultDuration: Int64
+    let limits: ScheduleLimits
+
+    func instant(of value: TimeValue, floating: Zone) -> Int64 {
+        if value.isDate { return displayZone.startOfDay(value.wall.date) }
+        switch value.basis {
+        case .utc: return value.wall.secondsAsUTC
+        case .floating: return floating.instant(of: value.wall)
+        case .zone(let zone): return zone.instant(of: value.wall)
+        }
+    }
+
+    /// When an occurrence that starts at `wall` (read in `zone`) ends.
+    func end(of wall: CivilDateTime, start: Int64, length: OccurrenceLength, isDate: Bool, zone: Zone) -> Int64 {
+        switch length {
+        case .exact(let seconds):
+            return start + seconds
+        case .days(let days):
+            return displayZone.startOfDay(wall.date.adding(days: days))
+        case .nominal(let duration):
+            var shifted = wall
+            shifted.date = wall.date.adding(days: duration.days)
+            let base = isDate ? displayZone.startOfDay(shifted.date) : zone.instant(of: shifted)
+            return base + duration.seconds
+        }
+    }
+
+    /// The zone a value's wall clock is read in.
+    func zone(of value: TimeValue, floating: Zone) -> Zone {
+        if value.isDate { return displayZone }
+        switch value.basis {
+        case .utc: return .utc
+        case .floating: return floating
+        case .zone(let zone): return zone
+        }
+    }
+}
+
+/// How long each occurrence of an event lasts (RFC 5545 §3.8.2.2, §3.8.2.5).
+enum OccurrenceLength {
+    /// DTEND on a timed event: the same exact number of seconds every time.
+    case exact(Int64)
+    /// DTEND on an all-day event, or none: whole local days.
+    case days(Int)
+    /// DURATION: days and weeks on the wall clock, the rest exact.
+    case nominal(NominalDuration)
+
+    var maximumSeconds: Int64 {
+        switch self {
+        case .exact(let seconds): seconds
+        case .days(let days): Int64(days) * 90_000
+        case .nominal(let duration): duration.maximumSeconds
+        }
+    }
+}
+
+/// One occurrence, before it becomes activations.
+@ICalActor struct Occurrence {
+    var record: EventRecord
+    var wall: CivilDateTime
+    var start: Int64
+    var end: Int64
+}
+
+/// Turns an occurrence into its activations: the event itself and its display alarms.
+@ICalActor func appendActivations(
+    of occurrence: Occurrence, age: Int, source: String, floating: Zone, isFirst: Bool,
+    context: ExpansionContext, into result: inout [Activation]
+) {
+    let record = occurrence.record
+    let start = occurrence.start
+    let end = max(start, occurrence.end)
+    func activation(_ kind: Message.Kind, _ from: Int64, _ to: Int64, _ text: String?) -> Activation {
+        Activation(
+            start: from, end: to, kind: kind, record: record, alarmText: text, occurrenceStart: start,
+            occurrenceEnd: end, age: age, source: source)
+    }
+    if !record.text.isEmpty {
+        result.append(activation(.event, start, end, nil))
+    }
+    for alarm in record.alarms {
+        let trigger: Int64
+        switch alarm.trigger {
+        case .relative(let seconds, let toEnd):
+            trigger = (toEnd ? end : start) + seconds
+        case .absolute(let value):
+            guard isFirst else { continue }
+            trigger = context.instant(of: value, floating: floating)
+        }
+        let until = trigger < start ? start : (trigger < end ? end : trigger + context.defaultDuration)
+        let text = alarm.text ?? (record.text.isEmpty ? nil : record.text)
+        if let text { result.append(activation(.alarm, trigger, until, text)) }
+    }
+}
+
+/// A recurring event (RRULE/RDATE) with its exceptions and overrides, expanded on demand
+/// for one window at a time. Recurrence runs in the event's own wall-clock time (a floating
+/// copy of DTSTART, so libical's ICU path cannot carry a DST shift into later instances) and
+/// each instance is then converted to an instant with the RFC 5545 §3.3.5 rules.
+@ICalActor final class Series {
+    let master: EventRecord
+    let source: String
+    private let floating: Zone
+    private let zone: Zone
+    private let firstWall: CivilDateTime
+    private let isDate: Bool
+    private let firstStart: Int64
+    private let length: OccurrenceLength
+    private let context: ExpansionContext
+    private var excludedStarts: Set<Int64> = []
+    private var excludedDates: Set<CivilDate> = []
+    private var futureChanges: [(from: Int64, shift: Int64, record: EventRecord, length: OccurrenceLength)] = []
+    private let lookBack: Int64
+    private let lookAhead: Int64
+    /// No occurrence starts in `quiet` (learnt from an earlier expansion).
+    private var quiet: Range<Int64>?
+    /// The last expansion hit a limit, so what it saw is not the whole truth.
+    private var truncated = false
+    private(set) var warnings: [String] = []
+
+    init(master: EventRecord, start: TimeValue, source: String, floating: Zone, context: ExpansionContext) {
+        self.master = master
+        self.source = source
+        self.floating = floating
+        self.context = context
+        zone = context.zone(of: start, floating: floating)
+        firstWall = start.wall
+        isDate = start.isDate
+        firstStart = context.instant(of: start, floating: floating)
+        length = Self.length(of: master, start: start, floating: floating, context: context)
+        var back = length.maximumSeconds
+        var ahead: Int64 = 0
+        for alarm in master.alarms {
+            if case .relative(let seconds, let toEnd) = alarm.trigger {
+                back = max(back, (toEnd ? length.maximumSeconds : 0) + seconds + context.defaultDuration)
+                ahead = max(ahead, -seconds)
+            }
+        }
+        lookBack = back + 86_400
+        lookAhead = ahead + 86_400
+        for exception in master.exceptionDates {
+            if exception.isDate || isDate {
+                excludedDates.insert(localDate(of: exception))
+            } else {
+                excludedStarts.insert(context.instant(of: exception, floating: floating))
+            }
+        }
+    }
+
+    static func length(
+        of record: EventRecord, start: TimeValue, floating: Zone, context: ExpansionContext
+    ) -> OccurrenceLength {
+        if let end = record.end {
+            if start.isDate && end.isDate {
+                return .days(max(1, Int(end.wall.date.daysSinceEpoch - start.wall.date.daysSinceEpoch)))
+            }
+            return .exact(
+                max(0, context.instant(of: end, floating: floating) - context.instant(of: start, floating: floating)))
+        }
+        if let duration = record.duration { return .nominal(duration) }
+        return start.isDate ? .days(1) : .exact(context.defaultDuration)
+    }
+
+    /// The local date a value falls on, in this series' zone (for DATE matching).
+    private func localDate(of value: TimeValue) -> CivilDate {
+        if value.isDate { return value.wall.date }
+        return zone.wallClock(at: context.instant(of: value, floating: floating)).date
+    }
+
+    /// An override (RECURRENCE-ID) removes the instance it replaces, and with
+    /// RANGE=THISANDFUTURE moves every later one the same way.
+    func applyOverride(_ override: EventRecord, recurrenceID: TimeValue) {
+        let originalStart = context.instant(of: recurrenceID, floating: floating)
+        if recurrenceID.isDate || isDate {
+            excludedDates.insert(localDate(of: recurrenceID))
+        } else {
+            excludedStarts.insert(originalStart)
+        }
+        guard override.appliesToFuture, let start = override.start else { return }
+        let shift = context.instant(of: start, floating: floating) - originalStart
+        let overrideLength = Self.length(of: override, start: start, floating: floating, context: context)
+        futureChanges.append((originalStart, shift, override, overrideLength))
+        futureChanges.sort { $0.from < $1.from }
+    }
+
+    private func end(of wall: CivilDateTime, start: Int64, length: OccurrenceLength) -> Int64 {
+        context.end(of: wall, start: start, length: length, isDate: isDate, zone: zone)
+    }
+
+    private func instant(of wall: CivilDateTime) -> Int64 {
+        isDate ? context.displayZone.startOfDay(wall.date) : zone.instant(of: wall)
+    }
+
+    /// Appends the activations of every occurrence that overlaps `window`.
+    func expand(_ window: Range<Int64>, into result: inout [Activation]) {
+        let from = window.lowerBound - lookBack
+        let to = window.upperBound + lookAhead
+        if let quiet, quiet.lowerBound <= from, to <= quiet.upperBound { return }
+        var starts: [(wall: CivilDateTime, start: Int64, end: Int64?)] = []
+        var nextBeyond = Int64.max
+        truncated = false
+        func consider(_ wall: CivilDateTime, _ start: Int64, _ end: Int64?) {
+            if start >= to {
+                nextBeyond = min(nextBeyond, start)
+            } else if start >= from {
+                starts.append((wall, start, end))
+            }
+        }
+        consider(firstWall, firstStart, nil)
+        for rule in master.rules {
+            iterate(rule, from: from, to: to, consider: consider)
+        }
+        for date in master.recurrenceDates {
+            let start = context.instant(of: date.start, floating: floating)
+            let wall = context.zone(of: date.start, floating: floating).wallClock(at: start)
+            var end: Int64?
+            if let periodEnd = date.periodEnd {
+                end = context.instant(of: periodEnd, floating: floating)
+            } else if let duration = date.periodDuration {
+                end = self.end(of: wall, start: start, length: .nominal(duration))
+            }
+            consider(date.start.isDate ? date.start.wall : wall, start, end)
+        }
+        if starts.isEmpty, !truncated {
+            quiet = from..<nextBeyond
+            return
+        }
+        starts.sort { $0.start < $1.start }
+        var previous: Int64?
+        for candidate in starts where candidate.start != previous {
+            previous = candidate.start
+            if excludedStarts.contains(candidate.start) { continue }
+            if !excludedDates.isEmpty, excludedDates.contains(isDate ? candidate.wall.date : zone.wallClock(at: candidate.start).date) {
+                continue
+            }
+            var occurrence = Occurrence(
+                record: master, wall: candidate.wall, start: candidate.start,
+                end: candidate.end ?? end(of: candidate.wall, start: candidate.start, length: length))
+            if let change = futureChanges.last(where: { $0.from < candidate.start }) {
+                occurrence.record = change.record
+                occurrence.start += change.shift
+                occurrence.wall = zone.wallClock(at: occurrence.start)
+                occurrence.end = end(of: occurrence.wall, start: occurrence.start, length: change.length)
+            }
+            var activations: [Activation] = []
+            appendActivations(
+                of: occurrence, age: candidate.wall.date.year - firstWall.date.year, source: source,
+                floating: floating, isFirst: candidate.start == firstStart, context: context, into: &activations)
+            result.append(contentsOf: activations.filter {
+                $0.start < window.upperBound && ($0.end > window.lowerBound || $0.start == $0.end && $0.start >= window.lowerBound)
+            })
+        }
+    }
+
+    private func iterate(
+        _ original: icalrecurrencetype, from: Int64, to: Int64,
+        consider: (CivilDateTime, Int64, Int64?) -> Void
+    ) {
+        var rule = original
+        if icaltime_is_null_time(rule.until) == 0, icaltime_is_utc(rule.until) != 0 {
+            let untilWall = zone.wallClock(at: rule.until.civil.secondsAsUTC)
+            rule.until = icaltimetype(civil: untilWall, isDate: isDate)
+        }
+        guard let iterator = icalrecur_iterator_new(rule, icaltimetype(civil: firstWall, isDate: isDate)) else {
+            icalerror_clear_errno()
+            warnOnce("its RRULE cannot be expanded by libical; only DTSTART is used")
+            return
+        }
+        defer { icalrecur_iterator_free(iterator) }
+        if rule.count == 0 {
+            let startWall = zone.wallClock(at: from).adding(seconds: -86_400)
+            if startWall > firstWall {
+                _ = icalrecur_iterator_set_start(iterator, icaltimetype(civil: startWall, isDate: isDate))
+            }
+        }
+        var steps = 0
+        var kept = 0
+        while true {
+            let next = icalrecur_iterator_next(iterator)
+            if icaltime_is_null_time(next) != 0 { break }
+            steps += 1
+            if steps > context.limits.maximumStepsPerSeries {
+                truncated = true
+                warnOnce("its RRULE needs more than \(context.limits.maximumStepsPerSeries) steps to reach the "
+                    + "displayed period; expansion stopped there")
+                break
+            }
+            let wall = next.civil
+            let start = instant(of: wall)
+            consider(wall, start, nil)
+            if start >= to { break }
+            if start >= from {
+                kept += 1
+                if kept > context.limits.maximumOccurrencesPerWindow {
+                    truncated = true
+                    warnOnce("its RRULE yields more than \(context.limits.maximumOccurrencesPerWindow) occurrences "
+                        + "in \(ScheduleIndex.windowDays) days; only the first are shown")
+                    break
+                }
+            }
+        }
+        icalerror_clear_errno()
+    }
+
+    private func warnOnce(_ message: String) {
+        if !warnings.contains(message) { warnings.append(message) }
+    }
+}

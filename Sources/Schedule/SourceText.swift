@@ -1,0 +1,105 @@
+/// The raw bytes of a feed file and what one quick pass over its lines tells: where each
+/// VEVENT begins (libical keeps no line numbers, so problems are located through this),
+/// whether every BEGIN has its END, and where the first invalid UTF-8 is.
+struct SourceText {
+    let bytes: [UInt8]
+    private(set) var lineStarts: [Int] = []
+    /// Line numbers of the `BEGIN:VEVENT` lines, in file order (libical keeps that order).
+    private(set) var eventLines: [Int] = []
+    private(set) var structureProblems: [(line: Int, message: String)] = []
+    private(set) var firstInvalidUTF8Line: Int?
+    private(set) var calendarCount = 0
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        scanLines()
+        if String(validating: bytes, as: UTF8.self) == nil {
+            firstInvalidUTF8Line = (1..<lineStarts.count + 1).first { line in
+                String(validating: bytes[lineRange(line)], as: UTF8.self) == nil
+            }
+        }
+    }
+
+    var lineCount: Int { lineStarts.count }
+
+    /// The bytes of a line (1-based), without its line break.
+    func lineRange(_ line: Int) -> Range<Int> {
+        let start = lineStarts[line - 1]
+        var end = line < lineStarts.count ? lineStarts[line] : bytes.count
+        while end > start, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        return start..<end
+    }
+
+    /// The first line at or after `startLine`, within its component, that holds the named
+    /// property (`RRULE:…` or `RRULE;…`).
+    func line(ofProperty name: String, from startLine: Int) -> Int? {
+        let wanted = Array(name.uppercased().utf8)
+        guard startLine >= 1, startLine <= lineStarts.count else { return nil }
+        for line in startLine...lineStarts.count {
+            let range = lineRange(line)
+            if line > startLine, startsWith(range, "END:") { return nil }
+            guard range.count > wanted.count else { continue }
+            let next = bytes[range.lowerBound + wanted.count]
+            if next == UInt8(ascii: ":") || next == UInt8(ascii: ";"),
+                zip(bytes[range.lowerBound...], wanted).allSatisfy({ uppercased($0) == $1 })
+            {
+                return line
+            }
+        }
+        return nil
+    }
+
+    private mutating func scanLines() {
+        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var open: [(name: String, line: Int)] = []
+        lineStarts.reserveCapacity(bytes.count / 40)
+        while start < bytes.count {
+            lineStarts.append(start)
+            let lineNumber = lineStarts.count
+            var end = start
+            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+            let range = start..<end
+            start = end + 1
+            if let name = componentName(range, keyword: "BEGIN:") {
+                open.append((name, lineNumber))
+                if name == "VEVENT" { eventLines.append(lineNumber) }
+                if name == "VCALENDAR" { calendarCount += 1 }
+            } else if let name = componentName(range, keyword: "END:") {
+                if let top = open.last, top.name == name {
+                    open.removeLast()
+                } else if let top = open.last {
+                    structureProblems.append(
+                        (lineNumber, "END:\(name) does not close BEGIN:\(top.name) of line \(top.line)"))
+                    if let match = open.lastIndex(where: { $0.name == name }) { open.removeSubrange(match...) }
+                } else {
+                    structureProblems.append((lineNumber, "END:\(name) without a BEGIN:\(name)"))
+                }
+            }
+        }
+        for unclosed in open.reversed() {
+            structureProblems.append(
+                (unclosed.line,
+                 "the file is truncated: BEGIN:\(unclosed.name) is never closed (the file ends at line \(lineStarts.count))"
+                ))
+        }
+    }
+
+    private func componentName(_ range: Range<Int>, keyword: String) -> String? {
+        guard startsWith(range, keyword) else { return nil }
+        var end = range.upperBound
+        while end > range.lowerBound, bytes[end - 1] == 0x0D || bytes[end - 1] == 0x20 { end -= 1 }
+        let nameStart = range.lowerBound + keyword.utf8.count
+        guard end > nameStart, end - nameStart < 64 else { return nil }
+        return String(decoding: bytes[nameStart..<end].map(uppercased), as: UTF8.self)
+    }
+
+    private func startsWith(_ range: Range<Int>, _ keyword: String) -> Bool {
+        let key = keyword.utf8
+        guard range.count >= key.count else { return false }
+        return zip(bytes[range.lowerBound...], key).allSatisfy { uppercased($0) == $1 }
+    }
+
+    private func uppercased(_ byte: UInt8) -> UInt8 {
+        (byte >= 0x61 && byte <= 0x7A) ? byte - 0x20 : byte
+    }
+}

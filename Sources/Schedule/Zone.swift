@@ -1,0 +1,149 @@
+import CLibical
+
+/// A time zone's rules as libical knows them: the system zoneinfo for IANA names, or a
+/// VTIMEZONE from a feed file. Converts between wall clocks and instants the way RFC 5545
+/// §3.3.5 says: a wall time skipped by a DST gap uses the offset from before the gap
+/// (02:30 becomes 03:30 summer time), a repeated wall time means its first occurrence.
+@ICalActor final class Zone {
+    let name: String
+    private let pointer: OpaquePointer?
+    /// Keeps the parsed file alive while one of its VTIMEZONEs is in use.
+    private let owner: AnyObject?
+
+    static let utc = Zone(name: "UTC", pointer: nil, owner: nil)
+
+    init(name: String, pointer: OpaquePointer?, owner: AnyObject?) {
+        self.name = name
+        self.pointer = pointer
+        self.owner = owner
+    }
+
+    /// Seconds east of UTC at the instant.
+    func offset(atUTC seconds: Int64) -> Int {
+        guard let pointer else { return 0 }
+        var time = icaltimetype(civil: CivilDateTime(secondsAsUTC: seconds), isDate: false)
+        time.zone = icaltimezone_get_utc_timezone()
+        var isDaylight: Int32 = 0
+        return Int(icaltimezone_get_utc_offset_of_utc_time(pointer, &time, &isDaylight))
+    }
+
+    /// The instant a wall-clock reading in this zone stands for (RFC 5545 §3.3.5).
+    func instant(of wall: CivilDateTime) -> Int64 {
+        let guess = wall.secondsAsUTC
+        guard pointer != nil else { return guess }
+        let before = offset(atUTC: guess - 86_400)
+        let after = offset(atUTC: guess + 86_400)
+        let candidates = [guess - Int64(before), guess - Int64(after)].filter {
+            Int64(offset(atUTC: $0)) == guess - $0
+        }
+        return candidates.min() ?? guess - Int64(before)
+    }
+
+    func wallClock(at instant: Int64) -> CivilDateTime {
+        CivilDateTime(secondsAsUTC: instant + Int64(offset(atUTC: instant)))
+    }
+
+    func zoned(_ instant: Int64) -> ZonedTime {
+        ZonedTime(instant: Instant(secondsSinceEpoch: instant), utcOffset: offset(atUTC: instant))
+    }
+
+    /// Local midnight at the start of the date.
+    func startOfDay(_ date: CivilDate) -> Int64 {
+        instant(of: CivilDateTime(date: date))
+    }
+}
+
+/// The system's zoneinfo zones by IANA name, looked up once each.
+@ICalActor enum SystemZones {
+    private static var cache: [String: Zone?] = [:]
+
+    static func zone(named name: String) -> Zone? {
+        if let cached = cache[name] { return cached }
+        ICalActor.ensureConfigured()
+        var zone: Zone?
+        if name.uppercased() == "UTC" || name.uppercased() == "GMT" || name == "Etc/UTC" || name == "Z" {
+            zone = .utc
+        } else if !name.isEmpty, !name.hasPrefix("/"), !name.contains(".."),
+            let pointer = icaltimezone_get_builtin_timezone(name)
+        {
+            zone = Zone(name: name, pointer: pointer, owner: nil)
+        }
+        icalerror_clear_errno()
+        cache[name] = zone
+        return zone
+    }
+}
+
+/// Turns the TZID parameters of one calendar into zones: an IANA name uses the system
+/// zoneinfo; other names use the calendar's own VTIMEZONE; Windows/Outlook names are mapped
+/// to IANA; vendor-prefixed names (`/mozilla.org/20050126_1/Europe/Berlin`) are stripped.
+@ICalActor final class ZoneResolver {
+    private let calendar: OpaquePointer
+    private let owner: AnyObject
+    private var cache: [String: Zone?] = [:]
+
+    init(calendar: OpaquePointer, owner: AnyObject) {
+        self.calendar = calendar
+        self.owner = owner
+    }
+
+    func zone(forTZID raw: String) -> Zone? {
+        if let cached = cache[raw] { return cached }
+        let tzid = raw.trimmingCharacters(in: "\" ")
+        var zone = SystemZones.zone(named: tzid)
+        if zone == nil, let embedded = icalcomponent_get_timezone(calendar, tzid) {
+            zone = Zone(name: tzid, pointer: embedded, owner: owner)
+        }
+        if zone == nil, let iana = Self.windowsZoneNames[tzid.lowercased()] {
+            zone = SystemZones.zone(named: iana)
+        }
+        if zone == nil {
+            let parts = tzid.split(separator: "/").map(String.init)
+            for count in stride(from: min(3, parts.count), through: 2, by: -1) where zone == nil {
+                zone = SystemZones.zone(named: parts.suffix(count).joined(separator: "/"))
+            }
+        }
+        icalerror_clear_errno()
+        cache[raw] = zone
+        return zone
+    }
+
+    private static let windowsZoneNames: [String: String] = {
+        var names: [String: String] = [:]
+        for row in windowsZoneTable {
+            names[row.windowsName.lowercased()] = row.ianaName
+            names[row.displayName.lowercased()] = row.ianaName
+        }
+        return names
+    }()
+}
+
+extension icaltimetype {
+    init(civil: CivilDateTime, isDate: Bool) {
+        self = icaltime_null_time()
+        year = Int32(civil.date.year)
+        month = Int32(civil.date.month)
+        day = Int32(civil.date.day)
+        if isDate {
+            is_date = 1
+        } else {
+            hour = Int32(civil.hour)
+            minute = Int32(civil.minute)
+            second = Int32(civil.second)
+        }
+    }
+
+    var civil: CivilDateTime {
+        CivilDateTime(Int(year), Int(month), Int(day), Int(hour), Int(minute), Int(second))
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: String) -> String {
+        let characters = Set(set)
+        var slice = Substring(self)
+        while let first = slice.first, characters.contains(first) { slice.removeFirst() }
+        while let last = slice.last, characters.contains(last) { slice.removeLast() }
+        return String(slice)
+    }
+}

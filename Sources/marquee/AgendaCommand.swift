@@ -1,0 +1,57 @@
+import ArgumentParser
+import Schedule
+
+/// `marquee agenda`: how the active messages change over a period.
+struct AgendaCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "agenda", abstract: "List when messages start and end over a period.")
+
+    @OptionGroup var feedOptions: FeedOptions
+
+    @Option(name: .long, help: "Start of the period: RFC 3339 or a local '2026-12-24 21:30' (default: now).")
+    var from: String?
+
+    @Option(name: .long, help: "Length of the period in days.")
+    var days = 7
+
+    @Flag(name: .long, help: "One JSON object per change and line.")
+    var json = false
+
+    func validate() throws {
+        if let from { _ = try parseTime(from, option: "--from") }
+        guard (1...3660).contains(days) else { throw ValidationError("--days must be between 1 and 3660") }
+    }
+
+    func run() async throws {
+        try await show()
+    }
+
+    private struct Line: Encodable {
+        var at: String
+        var change: String
+        var message: Message
+    }
+
+    @ICalActor private func show() throws {
+        let schedule = try feedOptions.loadSchedule()
+        let start = try from.map { schedule.instant(of: try parseTime($0, option: "--from")) } ?? now()
+        let end = start + Int64(days) * 86_400
+        let entries = schedule.agenda(from: start, to: end)
+        if json {
+            for entry in entries {
+                print(try jsonLine(Line(at: entry.at.rfc3339, change: entry.change.rawValue, message: entry.message)))
+            }
+            return
+        }
+        print("From \(shortDate(schedule.zoned(start))) to \(shortDate(schedule.zoned(end))) (\(schedule.displayZoneName)):")
+        if entries.isEmpty { print("  no messages") }
+        for entry in entries {
+            let sign = switch entry.change {
+            case .active: "already showing"
+            case .start: "+ starts"
+            case .end: "- ends"
+            }
+            print("  \(shortDate(entry.at))  \(sign): \(entry.message.text)")
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `marquee`: the scheduled-message ticker and its tools.
+@main struct Marquee: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Scheduled messages from iCalendar feeds, for calendar displays.",
+        subcommands: [MessagesCommand.self, AgendaCommand.self, CheckCommand.self])
+
+    /// Runs the command; usage errors exit 2 (not ArgumentParser's 64), as the CLI contract says.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                standardError(fullMessage(for: error))
+                Glibc.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
+}
+
+/// One line on standard error, written in one call.
+func standardError(_ line: String) {
+    var bytes = Array((line + "\n").utf8)
+    bytes.withUnsafeMutableBytes { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
