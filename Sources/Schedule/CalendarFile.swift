@@ -266,7 +266,7 @@ public struct ScheduleLimits: Sendable, Hashable {
             report(.warning, propertyLine("DURATION"), "\(what) has both DTEND and DURATION; DURATION ignored")
             record.duration = nil
         }
-        if let end = record.end, end.wall < start.wall, end.isDate || start.isDate || sameBasis(start, end) {
+        if let end = record.end, end.wall < start.wall, end.isDate || start.isDate || sameZone(start.basis, end.basis) {
             report(.warning, propertyLine("DTEND"), "\(what) ends before it starts; DTEND ignored")
             record.end = nil
         }
@@ -275,14 +275,6 @@ public struct ScheduleLimits: Sendable, Hashable {
             record.duration = nil
         }
         return record
-    }
-
-    private func sameBasis(_ a: TimeValue, _ b: TimeValue) -> Bool {
-        switch (a.basis, b.basis) {
-        case (.utc, .utc), (.floating, .floating): true
-        case (.zone(let x), .zone(let y)): x === y
-        default: false
-        }
     }
 
     private func color(of property: OpaquePointer, line: Int?) -> RGBColor? {

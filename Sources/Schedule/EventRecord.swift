@@ -8,6 +8,15 @@ import CLibical
     case zone(Zone)
 }
 
+/// Whether two values read their wall clocks in the same zone.
+@ICalActor func sameZone(_ a: TimeBasis, _ b: TimeBasis) -> Bool {
+    switch (a, b) {
+    case (.utc, .utc), (.floating, .floating): true
+    case (.zone(let x), .zone(let y)): x === y
+    default: false
+    }
+}
+
 /// A DATE or DATE-TIME value as written in the file, with its zone resolved.
 @ICalActor struct TimeValue {
     var wall: CivilDateTime

@@ -39,6 +39,8 @@ import CLibical
         switch length {
         case .exact(let seconds):
             return start + seconds
+        case .wallClock(let seconds):
+            return zone.instant(of: wall.adding(seconds: seconds))
         case .days(let days):
             return displayZone.startOfDay(wall.date.adding(days: days))
         case .nominal(let duration):
@@ -62,8 +64,12 @@ import CLibical
 
 /// How long each occurrence of an event lasts (RFC 5545 §3.8.2.2, §3.8.2.5).
 enum OccurrenceLength {
-    /// DTEND on a timed event: the same exact number of seconds every time.
+    /// DTEND in another zone than DTSTART (or UTC): the same exact number of seconds.
     case exact(Int64)
+    /// DTEND in the same zone as DTSTART: the same span of the wall clock, so a
+    /// 21:00–07:00 series ends at 07:00 on DST mornings too (as Google Calendar and Python's
+    /// icalendar read it; RFC 5545 §3.8.5.3 would make it 06:00 or 08:00).
+    case wallClock(Int64)
     /// DTEND on an all-day event, or none: whole local days.
     case days(Int)
     /// DURATION: days and weeks on the wall clock, the rest exact.
@@ -72,6 +78,7 @@ enum OccurrenceLength {
     var maximumSeconds: Int64 {
         switch self {
         case .exact(let seconds): seconds
+        case .wallClock(let seconds): seconds + 7_200
         case .days(let days): Int64(days) * 90_000
         case .nominal(let duration): duration.maximumSeconds
         }
@@ -178,6 +185,9 @@ enum OccurrenceLength {
             if start.isDate && end.isDate {
                 return .days(max(1, Int(end.wall.date.daysSinceEpoch - start.wall.date.daysSinceEpoch)))
             }
+            if !start.isDate, !end.isDate, sameZone(start.basis, end.basis) {
+                return .wallClock(max(0, end.wall.secondsAsUTC - start.wall.secondsAsUTC))
+            }
             return .exact(
                 max(0, context.instant(of: end, floating: floating) - context.instant(of: start, floating: floating)))
         }
@@ -236,14 +246,14 @@ enum OccurrenceLength {
         }
         for date in master.recurrenceDates {
             let start = context.instant(of: date.start, floating: floating)
-            let wall = context.zone(of: date.start, floating: floating).wallClock(at: start)
+            let wall = date.start.isDate ? date.start.wall : zone.wallClock(at: start)
             var end: Int64?
             if let periodEnd = date.periodEnd {
                 end = context.instant(of: periodEnd, floating: floating)
             } else if let duration = date.periodDuration {
                 end = self.end(of: wall, start: start, length: .nominal(duration))
             }
-            consider(date.start.isDate ? date.start.wall : wall, start, end)
+            consider(wall, start, end)
         }
         if starts.isEmpty, !truncated {
             quiet = from..<nextBeyond
@@ -285,23 +295,18 @@ enum OccurrenceLength {
             let untilWall = zone.wallClock(at: rule.until.civil.secondsAsUTC)
             rule.until = icaltimetype(civil: untilWall, isDate: isDate)
         }
-        guard let iterator = icalrecur_iterator_new(rule, icaltimetype(civil: firstWall, isDate: isDate)) else {
-            icalerror_clear_errno()
+        guard let iterator = RecurrenceIterator(rule: rule, start: firstWall, isDate: isDate) else {
             warnOnce("its RRULE cannot be expanded by libical; only DTSTART is used")
             return
         }
-        defer { icalrecur_iterator_free(iterator) }
         if rule.count == 0 {
             let startWall = zone.wallClock(at: from).adding(seconds: -86_400)
-            if startWall > firstWall {
-                _ = icalrecur_iterator_set_start(iterator, icaltimetype(civil: startWall, isDate: isDate))
-            }
+            if startWall > firstWall { iterator.skip(to: startWall) }
         }
         var steps = 0
         var kept = 0
         while true {
-            let next = icalrecur_iterator_next(iterator)
-            if icaltime_is_null_time(next) != 0 { break }
+            guard let wall = iterator.next() else { break }
             steps += 1
             if steps > context.limits.maximumStepsPerSeries {
                 truncated = true
@@ -309,7 +314,6 @@ enum OccurrenceLength {
                     + "displayed period; expansion stopped there")
                 break
             }
-            let wall = next.civil
             let start = instant(of: wall)
             consider(wall, start, nil)
             if start >= to { break }
@@ -323,10 +327,46 @@ enum OccurrenceLength {
                 }
             }
         }
-        icalerror_clear_errno()
     }
 
     private func warnOnce(_ message: String) {
         if !warnings.contains(message) { warnings.append(message) }
+    }
+}
+
+/// libical's RRULE iterator over wall-clock times. DTSTART is always given floating: with a
+/// zone, libical's ICU path moves a DST-gap instance and every later one an hour (libical
+/// #318), so zones are applied afterwards by the caller.
+@ICalActor final class RecurrenceIterator {
+    private let iterator: OpaquePointer
+    private let isDate: Bool
+
+    init?(rule: icalrecurrencetype, start: CivilDateTime, isDate: Bool) {
+        guard let iterator = icalrecur_iterator_new(rule, icaltimetype(civil: start, isDate: isDate)) else {
+            icalerror_clear_errno()
+            return nil
+        }
+        self.iterator = iterator
+        self.isDate = isDate
+    }
+
+    isolated deinit {
+        icalrecur_iterator_free(iterator)
+    }
+
+    /// Jumps ahead to the first instance at or after `wall`; libical refuses this for COUNT
+    /// rules, which are then iterated from DTSTART.
+    @discardableResult func skip(to wall: CivilDateTime) -> Bool {
+        defer { icalerror_clear_errno() }
+        return icalrecur_iterator_set_start(iterator, icaltimetype(civil: wall, isDate: isDate)) != 0
+    }
+
+    func next() -> CivilDateTime? {
+        let next = icalrecur_iterator_next(iterator)
+        guard icaltime_is_null_time(next) == 0 else {
+            icalerror_clear_errno()
+            return nil
+        }
+        return next.civil
     }
 }

@@ -1,0 +1,153 @@
+import Testing
+
+@testable import Schedule
+
+/// What a message says, in which order, and the display alarms leading up to events.
+@Suite @ICalActor struct MessageTests {
+    @Test func textPriorityOrderAndDuplicates() throws {
+        let feed = calendar(
+            event("DTSTART:20260701T080000Z", "DTEND:20260701T120000Z", "SUMMARY:B later start"),
+            event("DTSTART:20260701T070000Z", "DTEND:20260701T120000Z", "SUMMARY:Zebra early start"),
+            event("DTSTART:20260701T090000Z", "DTEND:20260701T120000Z", "SUMMARY:Urgent", "PRIORITY:1"),
+            event("DTSTART:20260701T090000Z", "DTEND:20260701T120000Z", "SUMMARY:Low", "PRIORITY:9"),
+            event("DTSTART:20260701T090000Z", "DTEND:20260701T120000Z", "SUMMARY:Calendar entry",
+                  "X-MARQUEE-TEXT:Marquee text wins"),
+            event("DTSTART:20260701T080000Z", "DTEND:20260701T120000Z", "SUMMARY:B later start"))
+        let schedule = try schedule(feed, zone: "UTC")
+        #expect(schedule.texts(at: "2026-07-01T10:00:00Z") == [
+            "Urgent", "Zebra early start", "B later start", "Marquee text wins", "Low",
+        ])
+    }
+
+    @Test func colourEffectAndJSONFields() throws {
+        let feed = calendar(
+            event("UID:cake", "DTSTART;VALUE=DATE:20260303", "SUMMARY:Cake", "COLOR:turquoise",
+                  "X-MARQUEE-EFFECT:dance", "PRIORITY:2"),
+            header: ["COLOR:#112233"])
+        let schedule = try schedule(feed, zone: "Europe/Berlin")
+        let message = try #require(schedule.messages(at: instant("2026-03-03T12:00:00+01:00")).first)
+        #expect(message.color == RGBColor(red: 0x40, green: 0xE0, blue: 0xD0))
+        #expect(message.effect == .dance)
+        #expect(message.uid == "cake")
+        #expect(message.kind == .event)
+        #expect(message.priority == 2)
+        #expect(message.start.rfc3339 == "2026-03-03T00:00:00+01:00")
+        #expect(message.end.rfc3339 == "2026-03-04T00:00:00+01:00")
+        #expect(message.source.hasSuffix("/feed.ics"))
+        let plain = try ScheduleTests.schedule(calendar(event("DTSTART;VALUE=DATE:20260303", "SUMMARY:Cake"), header: ["COLOR:#112233"]))
+        #expect(plain.messages(at: instant("2026-03-03T12:00:00+01:00")).first?.color?.description == "#112233")
+    }
+
+    /// `{age}` counts years from the first occurrence, `{start}`/`{end}` are local clock
+    /// times, `{date}` the local date; unknown placeholders stay as written.
+    @Test func placeholders() throws {
+        let feed = calendar(
+            event("DTSTART;VALUE=DATE:19500303", "RRULE:FREQ=YEARLY", "SUMMARY:Johnny turns {age} today! {unknown}"),
+            event("DTSTART;TZID=Europe/Berlin:20260303T093000", "DTEND;TZID=Europe/Berlin:20260303T101500",
+                  "SUMMARY:Dentist {start}–{end} on {date}"))
+        let schedule = try schedule(feed)
+        #expect(schedule.texts(at: "2026-03-03T09:45:00+01:00") == [
+            "Johnny turns 76 today! {unknown}", "Dentist 09:30–10:15 on Tuesday 3 March",
+        ])
+    }
+
+    /// A display alarm shows its DESCRIPTION from its trigger until the event starts; a
+    /// trigger after the start shows until the event ends; RELATED=END counts from the end.
+    @Test func displayAlarms() throws {
+        let alarm = { (trigger: String, text: String) in
+            "BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER\(trigger)\r\nDESCRIPTION:\(text)\r\nEND:VALARM"
+        }
+        let feed = calendar(
+            event("DTSTART:20260701T100000Z", "DTEND:20260701T110000Z", "SUMMARY:Dentist at {start}",
+                  alarm(":-PT30M", "Leave for the dentist: it is at {start}"),
+                  alarm(";RELATED=END:-PT10M", "Dentist ends soon"),
+                  alarm(":PT5M", "You should be at the dentist"),
+                  "BEGIN:VALARM\r\nACTION:AUDIO\r\nTRIGGER:-PT1H\r\nEND:VALARM"),
+            event("DTSTART:20260702T100000Z", "SUMMARY:Absolute",
+                  alarm(";VALUE=DATE-TIME:20260702T080000Z", "Absolute alarm")))
+        let schedule = try schedule(feed, zone: "UTC")
+        #expect(schedule.texts(at: "2026-07-01T09:00:00Z") == [])
+        #expect(schedule.texts(at: "2026-07-01T09:30:00Z") == ["Leave for the dentist: it is at 10:00"])
+        #expect(schedule.texts(at: "2026-07-01T10:06:00Z") == ["Dentist at 10:00", "You should be at the dentist"])
+        #expect(schedule.texts(at: "2026-07-01T10:55:00Z") == [
+            "Dentist at 10:00", "You should be at the dentist", "Dentist ends soon",
+        ])
+        let kinds = schedule.messages(at: instant("2026-07-01T09:45:00Z")).map(\.kind)
+        #expect(kinds == [.alarm])
+        #expect(schedule.texts(at: "2026-07-02T09:00:00Z") == ["Absolute alarm"])
+    }
+
+    /// Alarms of a weekly series come before every occurrence, including a moved one.
+    @Test func alarmOnRecurringSeries() throws {
+        let alarm = "BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT30M\r\nDESCRIPTION:Leave now\r\nEND:VALARM"
+        let feed = calendar(event(
+            "DTSTART;TZID=Europe/Berlin:20260106T100000", "DURATION:PT1H", "RRULE:FREQ=WEEKLY", "SUMMARY:Physio",
+            alarm))
+        let schedule = try schedule(feed)
+        #expect(schedule.texts(at: "2026-11-24T09:40:00+01:00") == ["Leave now"])
+        #expect(schedule.texts(at: "2026-11-24T09:29:59+01:00") == [])
+    }
+
+    /// Line breaks, tabs and control characters in a SUMMARY do not reach the ticker.
+    @Test func textIsOneCleanLine() throws {
+        let feed = calendar(event("DTSTART:20260701T100000Z", "SUMMARY:  Line one\\nline\ttwo\u{7}  "))
+        let schedule = try schedule(feed, zone: "UTC")
+        #expect(schedule.texts(at: "2026-07-01T10:00:00Z") == ["Line one line two"])
+    }
+}
+
+/// When the active set changes, and the agenda of changes.
+@Suite @ICalActor struct ChangeTests {
+    @Test func nextChangeAndAgenda() throws {
+        let feed = calendar(
+            event("DTSTART;TZID=Europe/Berlin:20260101T210000", "DTEND;TZID=Europe/Berlin:20260102T070000",
+                  "RRULE:FREQ=DAILY", "SUMMARY:Night"),
+            event("DTSTART;VALUE=DATE:19900303", "RRULE:FREQ=YEARLY", "SUMMARY:Birthday"))
+        let schedule = try schedule(feed)
+        #expect(schedule.nextChange(after: instant("2026-11-22T03:00:00+01:00")) == instant("2026-11-22T07:00:00+01:00"))
+        #expect(schedule.nextChange(after: instant("2026-11-22T07:00:00+01:00")) == instant("2026-11-22T21:00:00+01:00"))
+        let agenda = schedule.agenda(from: instant("2027-03-02T12:00:00+01:00"), to: instant("2027-03-04T12:00:00+01:00"))
+        let lines = agenda.map { "\($0.at.wallClock.clock()) \($0.change.rawValue) \($0.message.text)" }
+        #expect(lines == [
+            "21:00 start Night", "00:00 start Birthday", "07:00 end Night", "21:00 start Night",
+            "00:00 end Birthday", "07:00 end Night",
+        ])
+    }
+
+    /// A yearly birthday is found as the next change months ahead; nothing at all gives nil.
+    @Test func nextChangeFarAhead() throws {
+        let schedule = try schedule(calendar(event("DTSTART;VALUE=DATE:19900303", "RRULE:FREQ=YEARLY", "SUMMARY:B")))
+        #expect(schedule.nextChange(after: instant("2026-03-05T00:00:00Z")) == instant("2027-03-03T00:00:00+01:00"))
+        let empty = try ScheduleTests.schedule(calendar(event("DTSTART:20200101T100000Z", "SUMMARY:Past")))
+        #expect(empty.nextChange(after: instant("2026-01-01T00:00:00Z")) == nil)
+    }
+}
+
+/// Times typed on the command line.
+@Suite struct TimeArgumentTests {
+    @Test(arguments: [
+        ("2026-12-24T21:30:00+01:00", TimeArgument.instant(Instant(secondsSinceEpoch: 1_798_144_200))),
+        ("2026-12-24T20:30:00Z", .instant(Instant(secondsSinceEpoch: 1_798_144_200))),
+        ("2026-12-24T21:30:00.250+01:00", .instant(Instant(secondsSinceEpoch: 1_798_144_200))),
+        ("2026-12-24 21:30", .local(CivilDateTime(2026, 12, 24, 21, 30))),
+        ("2026-12-24T21:30:15", .local(CivilDateTime(2026, 12, 24, 21, 30, 15))),
+        ("2026-12-24", .local(CivilDateTime(2026, 12, 24))),
+    ])
+    func accepted(text: String, expected: TimeArgument) {
+        #expect(TimeArgument(text) == expected)
+    }
+
+    @Test(arguments: ["", "tomorrow", "2026-13-01", "2026-02-30 10:00", "2026-12-24 25:00", "2026-12-24T21:30+1", "2026-12-24 21:30 x"])
+    func rejected(text: String) {
+        #expect(TimeArgument(text) == nil)
+    }
+
+    @Test func civilCalendarArithmetic() {
+        for days in stride(from: Int64(-800_000), through: 800_000, by: 997) {
+            #expect(CivilDate(daysSinceEpoch: days).daysSinceEpoch == days)
+        }
+        #expect(CivilDate(year: 1970, month: 1, day: 1).weekday == 4)
+        #expect(CivilDate(year: 2026, month: 11, day: 22).weekday == 0)
+        #expect(CivilDateTime(secondsAsUTC: -1).rfc3339(utcOffset: 0) == "1969-12-31T23:59:59+00:00")
+    }
+}
