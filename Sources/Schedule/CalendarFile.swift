@@ -64,14 +64,17 @@ public struct ScheduleLimits: Sendable, Hashable {
         for problem in source.structureProblems {
             report(.error, problem.line, problem.message)
         }
-        var text = source.bytes
-        text.append(0)
+        for line in source.longLines.prefix(3) {
+            let length = megabytes(source.lineRange(line).count)
+            report(.warning, line, "the line is \(length) long (RFC 5545 folds lines at 75 octets); folded before parsing")
+        }
+        let text = source.parserInput()
         root = text.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { icalparser_parse_string($0.baseAddress) }
         }
         icalerror_clear_errno()
         guard let root else {
-            report(.error, nil, "libical could not parse the file")
+            if source.structureProblems.isEmpty { report(.error, nil, "libical could not parse the file") }
             return
         }
         var vcalendars: [OpaquePointer] = []

@@ -30,6 +30,8 @@ struct CheckCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         schedule.load(paths)
+        // Expanding the coming year surfaces recurrence problems (endless or huge rules).
+        _ = schedule.agenda(from: now(), to: now() + 366 * 86_400, limit: 1_000)
         var usable = true
         for feed in schedule.feeds {
             for problem in feed.problems { print(problem) }

@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+
+@testable import Schedule
+
+/// Broken, truncated, huge and malicious feed files: each gives a clear problem naming the
+/// file (and line where there is one), nothing hangs, and the other files still count.
+@Suite @ICalActor struct HostileInputTests {
+    static let good = calendar(event("UID:good", "DTSTART:20260701T100000Z", "SUMMARY:Good"))
+    static let at = "2026-07-01T10:30:00Z"
+
+    /// Loads `good.ics` beside the hostile file and returns the hostile file's status.
+    func load(_ name: String, _ bytes: [UInt8]) throws -> (Schedule, FeedStatus) {
+        let folder = try feedFolder(["good.ics": Self.good])
+        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/" + name))
+        let schedule = try Schedule(displayZone: "UTC")
+        schedule.load([folder])
+        #expect(schedule.texts(at: Self.at).contains("Good"))
+        let status = try #require(schedule.feeds.first { $0.path.hasSuffix("/" + name) })
+        #expect(status.problems.allSatisfy { $0.path == status.path })
+        return (schedule, status)
+    }
+
+    func unusable(_ status: FeedStatus, line: Int?, _ words: String) {
+        #expect(status.state == .failed(keptLastGood: false))
+        let problem = status.problems.first { $0.severity == .error }
+        #expect(problem?.line == line)
+        #expect(problem?.message.contains(words) == true, "\(String(describing: problem))")
+    }
+
+    @Test func garbageBytes() throws {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let (_, status) = try load("garbage.ics", bytes)
+        unusable(status, line: 1, "not an iCalendar file")
+    }
+
+    @Test func emptyFile() throws {
+        unusable(try load("empty.ics", []).1, line: nil, "empty")
+        unusable(try load("blank.ics", Array(" \r\n\r\n".utf8)).1, line: nil, "empty")
+    }
+
+    @Test func truncatedFile() throws {
+        let text = calendar(event("UID:a", "DTSTART:20260701T100000Z", "SUMMARY:Complete"),
+                            event("UID:b", "DTSTART:20260701T100000Z", "SUMMARY:Cut off"))
+        let cut = Array(text.utf8.prefix(text.utf8.count - 40))
+        let (schedule, status) = try load("truncated.ics", cut)
+        unusable(status, line: 9, "truncated: BEGIN:VEVENT is never closed")
+        #expect(status.problems.contains { $0.line == 1 && $0.message.contains("BEGIN:VCALENDAR is never closed") })
+        // With no earlier version to fall back on, what could be read is still shown.
+        #expect(schedule.texts(at: Self.at).contains("Complete"))
+    }
+
+    @Test func invalidUTF8IsRepairedAndReported() throws {
+        var bytes = Array(calendar(event("UID:u", "DTSTART:20260701T100000Z", "SUMMARY:Caf")).utf8)
+        bytes.insert(contentsOf: [0xC3, 0x28, 0xFF], at: bytes.firstRange(of: Array("Caf".utf8))!.upperBound)
+        let (schedule, status) = try load("latin.ics", bytes)
+        #expect(status.state == .loaded)
+        #expect(status.problems.first?.line == 7)
+        #expect(status.problems.first?.message.contains("invalid UTF-8") == true)
+        #expect(schedule.texts(at: Self.at).contains("Caf\u{FFFD}(\u{FFFD}"))
+    }
+
+    /// A BOM, bare LF line endings and folded lines are all fine.
+    @Test func bomLineEndingsAndFolding() throws {
+        let text = "\u{FEFF}BEGIN:VCALENDAR\nBEGIN:VEVENT\nUID:f\nDTSTART:20260701T100000Z\n"
+            + "SUMMARY:Folded across\n  three\n\t lines\nEND:VEVENT\nEND:VCALENDAR\n"
+        let (schedule, status) = try load("unix.ics", Array(text.utf8))
+        #expect(status.state == .loaded)
+        #expect(status.problems.isEmpty)
+        #expect(schedule.texts(at: Self.at).contains("Folded across three lines"))
+    }
+
+    @Test func fiftyMegabyteFileIsRefused() throws {
+        let bytes = [UInt8](repeating: UInt8(ascii: "x"), count: 50 << 20)
+        unusable(try load("huge.ics", bytes).1, line: nil, "too large (50.0 MB; the limit is 16.0 MB)")
+    }
+
+    /// A single 10 MB line is folded before libical sees it (its reader is quadratic).
+    @Test func tenMegabyteLine() throws {
+        let text = calendar(event("UID:l", "DTSTART:20260701T100000Z", "SUMMARY:Long",
+                                  "X-ATTACHMENT:" + String(repeating: "A", count: 10 << 20)))
+        let (schedule, status) = try load("long.ics", Array(text.utf8))
+        #expect(status.state == .loaded)
+        #expect(status.problems.first?.line == 8)
+        #expect(schedule.texts(at: Self.at).contains("Long"))
+    }
+
+    /// Endless and enormous rules are cut off and reported; the answer stays bounded.
+    @Test(arguments: [
+        ("RRULE:FREQ=SECONDLY", "more than 5000 occurrences"),
+        ("RRULE:FREQ=MINUTELY;COUNT=1000000000", "more than 100000 steps"),
+    ])
+    func endlessRules(rule: String, words: String) throws {
+        let text = calendar(event("UID:endless", "DTSTART:20200101T000000Z", rule, "SUMMARY:Endless"))
+        let (schedule, _) = try load("endless.ics", Array(text.utf8))
+        _ = schedule.messages(at: instant(Self.at))
+        #expect(schedule.nextChange(after: instant(Self.at)) != nil)
+        let status = try #require(schedule.feeds.first { $0.path.hasSuffix("/endless.ics") })
+        #expect(status.problems.contains { $0.message.contains(words) && $0.line == 4 })
+    }
+
+    @Test func untilBeforeStartLeavesOnlyDTSTART() throws {
+        let text = calendar(event("UID:u", "DTSTART:20260701T100000Z", "RRULE:FREQ=DAILY;UNTIL=20200101T000000Z",
+                                  "SUMMARY:Once"))
+        let (schedule, _) = try load("until.ics", Array(text.utf8))
+        #expect(schedule.texts(at: Self.at).contains("Once"))
+        #expect(!schedule.texts(at: "2026-07-02T10:30:00Z").contains("Once"))
+    }
+
+    @Test func endBeforeStart() throws {
+        let text = calendar(event("UID:b", "DTSTART:20260701T100000Z", "DTEND:20260701T090000Z", "SUMMARY:Backwards"))
+        let (schedule, status) = try load("backwards.ics", Array(text.utf8))
+        #expect(status.problems.first?.line == 7)
+        #expect(status.problems.first?.message.contains("ends before it starts") == true)
+        #expect(schedule.texts(at: Self.at).contains("Backwards"))
+    }
+
+    /// libical's own complaints (X-LIC-ERROR) make the file unusable, with the line.
+    @Test func libicalErrorsAreReportedWithLine() throws {
+        let text = calendar(event("UID:x", "DTSTART:20260701T100000Z", "DTEND:bogus", "RRULE:FREQ=DAILY;COUNT=-1",
+                                  "SUMMARY:Broken"))
+        let (_, status) = try load("broken.ics", Array(text.utf8))
+        #expect(status.state == .failed(keptLastGood: false))
+        let lines = status.problems.filter { $0.severity == .error }.map(\.line)
+        #expect(lines == [7, 8])
+    }
+
+    @Test func fileThatDisappearsWhileBeingRead() throws {
+        let folder = try feedFolder([:])
+        let file = CalendarFile(path: folder + "/gone.ics", displayZone: .utc, limits: ScheduleLimits())
+        #expect(file.problems.map(\.message) == ["cannot read the file: it does not exist (removed while being read?)"])
+    }
+
+    @Test func directoryAndSymlinkLoopInTheFolder() throws {
+        let folder = try feedFolder(["good.ics": Self.good])
+        try FileManager.default.createDirectory(atPath: folder + "/folder.ics", withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/loop.ics", withDestinationPath: "loop.ics")
+        let schedule = try Schedule(displayZone: "UTC")
+        schedule.load([folder])
+        #expect(schedule.texts(at: Self.at) == ["Good"])
+        let messages = Dictionary(uniqueKeysWithValues: schedule.feeds.map { ($0.path, $0.problems.first?.message) })
+        #expect(messages[folder + "/folder.ics"] == "is a directory, not a feed file")
+        #expect(messages[folder + "/loop.ics"]??.contains("symlink loop") == true)
+    }
+
+    /// A file that breaks keeps its last good version in effect; fixing it takes effect.
+    @Test func lastGoodVersionIsKept() throws {
+        let folder = try feedFolder(["family.ics": calendar(event("UID:v", "DTSTART:20260701T100000Z", "SUMMARY:Version 1"))])
+        let schedule = try Schedule(displayZone: "UTC")
+        schedule.load([folder])
+        try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:half".utf8).write(to: URL(fileURLWithPath: folder + "/family.ics"))
+        let status = schedule.reload()
+        #expect(status.first?.state == .failed(keptLastGood: true))
+        #expect(schedule.texts(at: Self.at) == ["Version 1"])
+        try Data(calendar(event("UID:v", "DTSTART:20260701T100000Z", "SUMMARY:Version 2")).utf8)
+            .write(to: URL(fileURLWithPath: folder + "/family.ics"))
+        #expect(schedule.reload().first?.state == .loaded)
+        #expect(schedule.texts(at: Self.at) == ["Version 2"])
+    }
+
+    @Test func missingFeedFolder() throws {
+        let schedule = try Schedule(displayZone: "UTC")
+        let status = schedule.load(["/nonexistent/feeds.d"])
+        #expect(status.first?.problems.first?.description == "/nonexistent/feeds.d: error: cannot read: does not exist")
+    }
+}
