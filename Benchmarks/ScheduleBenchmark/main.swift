@@ -1,1 +1,140 @@
-print("todo")
+// Measures loading a generated 10,000-VEVENT feed against libical's own parse of the same
+// bytes, peak memory, and the cost of queries after loading. Run in release:
+//   swift run -c release schedule-benchmark
+import CLibical
+import Foundation
+import Schedule
+
+/// A family calendar grown large: weekly appointments with exceptions and moved
+/// occurrences, yearly birthdays, one-off events over ten years, all-day days.
+func generatedFeed(events: Int) -> String {
+    var generator = SplitMix64(seed: 2026)
+    var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//marquee//benchmark//EN"]
+    let zones = ["Europe/Berlin", "America/New_York", "Australia/Sydney"]
+    func stamp(_ day: Int, _ hour: Int, _ minute: Int = 0) -> String {
+        let date = Date(timeIntervalSince1970: 1_577_836_800 + Double(day) * 86_400)  // from 2020-01-01
+        let parts = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
+        return String(format: "%04d%02d%02dT%02d%02d00", parts.year!, parts.month!, parts.day!, hour, minute)
+    }
+    func day(_ stamp: String) -> String { String(stamp.prefix(8)) }
+    let weekly = events / 4, overrides = events / 20, yearly = events * 3 / 20, allDay = events / 10
+    let single = events - weekly - overrides - yearly - allDay
+    for index in 0..<weekly {
+        let zone = zones[index % zones.count]
+        let start = stamp(Int(generator.next() % 2000), 8 + Int(generator.next() % 10))
+        lines += ["BEGIN:VEVENT", "UID:weekly-\(index)", "DTSTART;TZID=\(zone):\(start)",
+                  "DTEND;TZID=\(zone):\(start.prefix(11))5900", "RRULE:FREQ=WEEKLY" + (index % 3 == 0 ? ";COUNT=200" : ""),
+                  "EXDATE;TZID=\(zone):\(stamp(Int(generator.next() % 2500), 9))",
+                  "SUMMARY:Weekly appointment \(index)", "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT30M",
+                  "DESCRIPTION:Leave now for appointment \(index)", "END:VALARM", "END:VEVENT"]
+        if index < overrides {
+            lines += ["BEGIN:VEVENT", "UID:weekly-\(index)", "RECURRENCE-ID;TZID=\(zone):\(start)", "SEQUENCE:1",
+                      "DTSTART;TZID=\(zone):\(start.prefix(9))130000", "DURATION:PT1H", "SUMMARY:Moved \(index)",
+                      "END:VEVENT"]
+        }
+    }
+    for index in 0..<yearly {
+        let born = 1930 + Int(generator.next() % 90)
+        let date = day(stamp(366 + Int(generator.next() % 365), 0)).dropFirst(4)  // days of 2021
+        lines += ["BEGIN:VEVENT", "UID:birthday-\(index)", "DTSTART;VALUE=DATE:\(born)\(date)", "RRULE:FREQ=YEARLY",
+                  "SUMMARY:Birthday \(index): turns {age}", "COLOR:hotpink", "END:VEVENT"]
+    }
+    for index in 0..<single {
+        let start = stamp(Int(generator.next() % 3650), Int(generator.next() % 24), 30)
+        lines += ["BEGIN:VEVENT", "UID:single-\(index)", "DTSTART;TZID=Europe/Berlin:\(start)", "DURATION:PT45M",
+                  "SUMMARY:One-off event \(index)", "DESCRIPTION:Some notes about event \(index)", "END:VEVENT"]
+    }
+    for index in 0..<allDay {
+        let date = day(stamp(Int(generator.next() % 3650), 0))
+        lines += ["BEGIN:VEVENT", "UID:allday-\(index)", "DTSTART;VALUE=DATE:\(date)", "SUMMARY:All-day \(index)",
+                  "END:VEVENT"]
+    }
+    lines.append("END:VCALENDAR")
+    return lines.joined(separator: "\r\n") + "\r\n"
+}
+
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func seconds(_ work: () -> Void) -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    work()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+func peakMemoryMB() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024
+}
+
+@ICalActor func run() throws {
+    let text = generatedFeed(events: 10_000)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-benchmark")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let file = folder.appendingPathComponent("big.ics")
+    try Data(text.utf8).write(to: file)
+    print("feed: 10000 VEVENTs, \(text.utf8.count / 1024) KB")
+    let memoryBefore = peakMemoryMB()
+
+    var libicalTimes: [Double] = []
+    var loadTimes: [Double] = []
+    var schedule = try Schedule(displayZone: "Europe/Berlin")
+    for _ in 0..<5 {
+        libicalTimes.append(seconds {
+            let bytes = Array(text.utf8) + [0]
+            bytes.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { icalcomponent_free(icalparser_parse_string($0.baseAddress)) }
+            }
+        })
+        schedule = try Schedule(displayZone: "Europe/Berlin")
+        let fresh = schedule
+        loadTimes.append(seconds { fresh.load([file.path]) })
+    }
+    let libical = median(libicalTimes), load = median(loadTimes)
+    print(String(format: "libical parse of the same bytes: %.1f ms (median of 5)", libical * 1000))
+    print(String(format: "Schedule.load (read, scan, parse, index): %.1f ms (median of 5) = %.2fx libical",
+                 load * 1000, load / libical))
+    print(String(format: "peak memory: %.1f MB (%.1f MB before loading)", peakMemoryMB(), memoryBefore))
+    let status = schedule.feeds.first!
+    precondition(status.eventCount == 10_000 && status.problems.isEmpty, "unexpected load: \(status)")
+
+    let noon = schedule.instant(of: TimeArgument("2026-11-22 12:00")!)
+    var count = 0
+    let first = seconds { count = schedule.messages(at: noon).count }
+    print(String(format: "first messages(at:) after load (builds its 28-day window): %.2f ms, %d messages",
+                 first * 1000, count))
+    var queries: [Double] = []
+    for step in 0..<1000 {
+        let at = noon + Int64(step * 600)
+        queries.append(seconds { _ = schedule.messages(at: at) })
+    }
+    print(String(format: "messages(at:) in a built window: median %.1f µs, max %.1f µs (1000 instants)",
+                 median(queries) * 1e6, queries.max()! * 1e6))
+    var changes: [Double] = []
+    var next = noon
+    for _ in 0..<1000 {
+        let after = next
+        changes.append(seconds { next = schedule.nextChange(after: after)! })
+    }
+    print(String(format: "nextChange(after:), 1000 successive changes: median %.1f µs, max %.2f ms (reached %@)",
+                 median(changes) * 1e6, changes.max()! * 1000, schedule.zoned(next).rfc3339))
+    let far = schedule.instant(of: TimeArgument("2029-06-01 12:00")!)
+    let cold = seconds { _ = schedule.nextChange(after: far) }
+    print(String(format: "nextChange(after:) in a window not built yet: %.2f ms", cold * 1000))
+    let nextWindow = seconds { _ = schedule.messages(at: far + 40 * 86_400) }
+    print(String(format: "messages(at:) in another window not built yet: %.2f ms", nextWindow * 1000))
+}
+
+try await run()

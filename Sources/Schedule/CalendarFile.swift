@@ -339,6 +339,13 @@ public struct ScheduleLimits: Sendable, Hashable {
 
 /// Message text on one line: line breaks and tabs become spaces, other controls go.
 func singleLine(_ text: String) -> String {
+    let scalars = text.unicodeScalars
+    if let first = scalars.first, let last = scalars.last, first != " ", last != " ",
+        !scalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || ($0.value >= 0x80 && $0.value < 0xA0) }),
+        !text.contains("  ")
+    {
+        return text
+    }
     var result = ""
     var pendingSpace = false
     for scalar in text.unicodeScalars {

@@ -14,7 +14,6 @@
         for calendar in file.calendars {
             index(calendar.records, floating: calendar.floatingZone)
         }
-        statics.sort { $0.start < $1.start }
     }
 
     /// Expansion problems of the series, as problems of this file.
@@ -108,10 +107,15 @@
     static let horizonWindows = 15
     private static let cachedWindows = 64
 
+    /// The activations overlapping one window: short ones sorted by start, so a query
+    /// looks only at those that started within `shortLimit` before it; long ones scanned.
     private struct Window {
-        var activations: [Activation]
+        var short: [Activation]
+        var long: [Activation]
         var boundaries: [Int64]
     }
+
+    private static let shortLimit: Int64 = 2 * 86_400
 
     private let feeds: [FeedIndex]
     private var windows: [Int64: Window] = [:]
@@ -121,7 +125,24 @@
     }
 
     func activations(at instant: Int64) -> [Activation] {
-        window(containing: instant).activations.filter { $0.isActive(at: instant) }
+        let window = window(containing: instant)
+        var result = window.long.filter { $0.isActive(at: instant) }
+        var index = firstIndex(in: window.short, startingAfter: instant - Self.shortLimit - 1)
+        while index < window.short.count, window.short[index].start <= instant {
+            if window.short[index].isActive(at: instant) { result.append(window.short[index]) }
+            index += 1
+        }
+        return result
+    }
+
+    private func firstIndex(in activations: [Activation], startingAfter instant: Int64) -> Int {
+        var low = 0
+        var high = activations.count
+        while low < high {
+            let middle = (low + high) / 2
+            if activations[middle].start <= instant { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// The first instant after `instant` at which an activation starts or ends.
@@ -146,17 +167,16 @@
         let range = number * Self.windowSeconds..<(number + 1) * Self.windowSeconds
         var activations: [Activation] = []
         for feed in feeds {
-            for activation in feed.statics {
-                if activation.start >= range.upperBound { break }
-                if activation.end > range.lowerBound || activation.start >= range.lowerBound {
-                    activations.append(activation)
-                }
+            for activation in feed.statics
+            where activation.start < range.upperBound
+                && (activation.end > range.lowerBound || activation.start >= range.lowerBound)
+            {
+                activations.append(activation)
             }
             for series in feed.series {
                 series.expand(range, into: &activations)
             }
         }
-        activations.sort { $0.start < $1.start }
         var boundaries: [Int64] = []
         boundaries.reserveCapacity(activations.count * 2)
         for activation in activations {
@@ -167,7 +187,17 @@
         var unique: [Int64] = []
         unique.reserveCapacity(boundaries.count)
         for boundary in boundaries where boundary != unique.last { unique.append(boundary) }
-        let window = Window(activations: activations, boundaries: unique)
+        var short: [Activation] = []
+        var long: [Activation] = []
+        for activation in activations {
+            if activation.end - activation.start <= Self.shortLimit {
+                short.append(activation)
+            } else {
+                long.append(activation)
+            }
+        }
+        short.sort { $0.start < $1.start }
+        let window = Window(short: short, long: long, boundaries: unique)
         if windows.count >= Self.cachedWindows { windows.removeAll(keepingCapacity: true) }
         windows[number] = window
         return window

@@ -147,6 +147,8 @@ enum OccurrenceLength {
     private var quiet: Range<Int64>?
     /// The last expansion hit a limit, so what it saw is not the whole truth.
     private var truncated = false
+    /// The instances of COUNT rules, by rule index.
+    private var countedInstances: [Int: [CivilDateTime]] = [:]
     private(set) var warnings: [String] = []
 
     init(master: EventRecord, start: TimeValue, source: String, floating: Zone, context: ExpansionContext) {
@@ -241,8 +243,8 @@ enum OccurrenceLength {
             }
         }
         consider(firstWall, firstStart, nil)
-        for rule in master.rules {
-            iterate(rule, from: from, to: to, consider: consider)
+        for (index, rule) in master.rules.enumerated() {
+            iterate(index, rule, from: from, to: to, consider: consider)
         }
         for date in master.recurrenceDates {
             let start = context.instant(of: date.start, floating: floating)
@@ -287,7 +289,7 @@ enum OccurrenceLength {
     }
 
     private func iterate(
-        _ original: icalrecurrencetype, from: Int64, to: Int64,
+        _ ruleIndex: Int, _ original: icalrecurrencetype, from: Int64, to: Int64,
         consider: (CivilDateTime, Int64, Int64?) -> Void
     ) {
         var rule = original
@@ -295,18 +297,29 @@ enum OccurrenceLength {
             let untilWall = zone.wallClock(at: rule.until.civil.secondsAsUTC)
             rule.until = icaltimetype(civil: untilWall, isDate: isDate)
         }
-        guard let iterator = RecurrenceIterator(rule: rule, start: firstWall, isDate: isDate) else {
-            warnOnce("its RRULE cannot be expanded by libical; only DTSTART is used")
-            return
-        }
-        if rule.count == 0 {
-            let startWall = zone.wallClock(at: from).adding(seconds: -86_400)
-            if startWall > firstWall { iterator.skip(to: startWall) }
+        let fromWall = zone.wallClock(at: from).adding(seconds: -86_400)
+        var nextWall: () -> CivilDateTime?
+        if rule.count > 0 {
+            // libical cannot skip ahead in a COUNT rule, so it is expanded once and kept.
+            let instances = countedInstances[ruleIndex] ?? expandCounted(rule)
+            countedInstances[ruleIndex] = instances
+            var index = instances.partitionPoint { $0 < fromWall }
+            nextWall = {
+                guard index < instances.count else { return nil }
+                defer { index += 1 }
+                return instances[index]
+            }
+        } else {
+            guard let iterator = RecurrenceIterator(rule: rule, start: firstWall, isDate: isDate) else {
+                warnOnce("its RRULE cannot be expanded by libical; only DTSTART is used")
+                return
+            }
+            if fromWall > firstWall { iterator.skip(to: fromWall) }
+            nextWall = iterator.next
         }
         var steps = 0
         var kept = 0
-        while true {
-            guard let wall = iterator.next() else { break }
+        while let wall = nextWall() {
             steps += 1
             if steps > context.limits.maximumStepsPerSeries {
                 truncated = true
@@ -327,6 +340,25 @@ enum OccurrenceLength {
                 }
             }
         }
+    }
+
+    /// Every instance of a COUNT rule, up to the step limit.
+    private func expandCounted(_ rule: icalrecurrencetype) -> [CivilDateTime] {
+        guard let iterator = RecurrenceIterator(rule: rule, start: firstWall, isDate: isDate) else {
+            warnOnce("its RRULE cannot be expanded by libical; only DTSTART is used")
+            return []
+        }
+        var instances: [CivilDateTime] = []
+        while let wall = iterator.next() {
+            if instances.count >= context.limits.maximumStepsPerSeries {
+                truncated = true
+                warnOnce("its RRULE needs more than \(context.limits.maximumStepsPerSeries) steps to reach the "
+                    + "displayed period; expansion stopped there")
+                break
+            }
+            instances.append(wall)
+        }
+        return instances
     }
 
     private func warnOnce(_ message: String) {
@@ -368,5 +400,19 @@ enum OccurrenceLength {
             return nil
         }
         return next.civil
+    }
+}
+
+extension Array {
+    /// The index of the first element for which `isBefore` is false, in an array where all
+    /// elements for which it is true come first.
+    func partitionPoint(_ isBefore: (Element) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if isBefore(self[middle]) { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }
