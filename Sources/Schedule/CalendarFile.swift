@@ -43,6 +43,7 @@ public struct ScheduleLimits: Sendable, Hashable {
         case .success(let bytes):
             parse(SourceText(bytes: bytes), displayZone: displayZone)
         }
+        problems.sort { ($0.line ?? 0) < ($1.line ?? 0) }
     }
 
     private func report(_ severity: FeedProblem.Severity, _ line: Int?, _ message: String) {

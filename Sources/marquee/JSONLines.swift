@@ -7,6 +7,6 @@
 /// `--json` output: one compact JSON object per line.
 func jsonLine(_ value: some Encodable) throws -> String {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.withoutEscapingSlashes]
+    encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
     return String(decoding: try encoder.encode(value), as: UTF8.self)
 }

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+/// The built `marquee` binary, run as a user runs it, on the example feeds.
+@Suite struct CommandLineTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let examples = root.appendingPathComponent("examples/feeds").path
+
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    static func marquee(_ arguments: String...) throws -> Run {
+        try marquee(arguments)
+    }
+
+    static func marquee(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = root.appendingPathComponent(".build/debug/marquee")
+        process.arguments = arguments
+        process.environment = ["TZ": "Europe/Berlin", "PATH": "/usr/bin:/bin"]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+                   errors: String(decoding: err, as: UTF8.self))
+    }
+
+    /// `messages --json`: one object per line with the contract's fields, in display order.
+    @Test func messagesJSON() throws {
+        let run = try Self.marquee("messages", "--feeds", Self.examples, "--at", "2026-11-26 10:40", "--json")
+        #expect(run.status == 0)
+        #expect(run.errors.isEmpty)
+        let objects = try run.output.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        #expect(objects.map { $0["text"] as? String } == [
+            "Good morning! Breakfast is at 8.", "Leave for the physiotherapist now: the appointment is at 11:00.",
+        ])
+        let alarm = objects[1]
+        #expect(alarm["kind"] as? String == "alarm")
+        #expect(alarm["start"] as? String == "2026-11-26T10:30:00+01:00")
+        #expect(alarm["end"] as? String == "2026-11-26T11:00:00+01:00")
+        #expect(alarm["priority"] as? Int == 5)
+        #expect((alarm["source"] as? String)?.hasSuffix("examples/feeds/appointments.ics") == true)
+        #expect(alarm["uid"] as? String == "040000008200E00074C5B7101A82E00800000000B0F1C6E5C0DAD901000000000000000010000000")
+        #expect(alarm["color"] is NSNull)
+        for key in ["text", "start", "end", "source", "uid", "kind", "priority", "color"] {
+            #expect(objects.allSatisfy { $0.keys.contains(key) }, "missing \(key)")
+        }
+    }
+
+    /// `--timezone` changes how floating and all-day times are read and how times are shown.
+    @Test func messagesInAnotherZone() throws {
+        let run = try Self.marquee("messages", "--feeds", Self.examples, "--timezone", "America/New_York",
+                                   "--at", "2026-11-21T21:30:00+01:00")
+        #expect(run.status == 0)
+        #expect(run.output.contains("At Saturday 21 November 2026 15:30 (America/New_York):"))
+        #expect(run.output.contains("It's night-time right now. You should be in bed."))
+    }
+
+    @Test func agendaJSON() throws {
+        let run = try Self.marquee("agenda", "--feeds", Self.examples, "--from", "2026-11-24 09:00", "--days", "1",
+                                   "--json")
+        #expect(run.status == 0)
+        let lines = try run.output.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        #expect(lines.first?["change"] as? String == "active")
+        let night = lines.first { ($0["message"] as? [String: Any])?["text"] as? String == "It's night-time right now. You should be in bed." }
+        #expect(night?["at"] as? String == "2026-11-24T21:00:00+01:00")
+        #expect(night?["change"] as? String == "start")
+        // The physiotherapy of 24 November was moved to the 26th: no alarm on the 24th.
+        #expect(!run.output.contains("Leave for the physiotherapist"))
+    }
+
+    @Test func checkReportsFileAndLineAndExitsOne() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let broken = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART:20260701T100000Z\r\nDTEND:bogus\r\n"
+            + "SUMMARY:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        try Data(broken.utf8).write(to: folder.appendingPathComponent("broken.ics"))
+        let bad = try Self.marquee("check", folder.path)
+        #expect(bad.status == 1)
+        #expect(bad.output.contains("broken.ics:5: error: "))
+        #expect(bad.output.contains("broken.ics: unusable"))
+        let good = try Self.marquee("check", Self.examples)
+        #expect(good.status == 0)
+        #expect(good.output.contains("appointments.ics: ok, 3 event(s)"))
+    }
+
+    @Test(arguments: [
+        ["messages", "--at", "tomorrow"], ["agenda", "--days", "0"], ["check"], ["messages", "--no-such-flag"],
+        ["messages", "--timezone", "Nowhere/Land", "--feeds", "/tmp"],
+    ])
+    func badUsageExitsTwo(arguments: [String]) throws {
+        let run = try Self.marquee(arguments)
+        #expect(run.status == 2)
+        #expect(!run.errors.isEmpty)
+    }
+}
