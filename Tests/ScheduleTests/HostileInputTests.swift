@@ -23,9 +23,8 @@ import Testing
 
     func unusable(_ status: FeedStatus, line: Int?, _ words: String) {
         #expect(status.state == .failed(keptLastGood: false))
-        let problem = status.problems.first { $0.severity == .error }
-        #expect(problem?.line == line)
-        #expect(problem?.message.contains(words) == true, "\(String(describing: problem))")
+        #expect(status.problems.contains { $0.severity == .error && $0.line == line && $0.message.contains(words) },
+                "\(status.problems)")
     }
 
     @Test func garbageBytes() throws {
