@@ -140,7 +140,16 @@ public struct ScheduleLimits: Sendable, Hashable {
             line.flatMap { source.line(ofProperty: name, from: $0) } ?? line
         }
         func time(_ property: OpaquePointer, _ value: icaltimetype, _ name: String) -> TimeValue? {
-            timeValue(property, value, resolver: resolver) { self.report(.warning, propertyLine(name), $0) }
+            var value = value
+            // Some producers write `DTSTART;VALUE=DATE:20251222T000000`; libical drops the
+            // VALUE parameter, so the source line tells.
+            if value.is_date == 0, value.hour == 0, value.minute == 0, value.second == 0,
+                let line = propertyLine(name), source.lineText(line).uppercased().contains(";VALUE=DATE:")
+            {
+                report(.warning, line, "\(name) says VALUE=DATE but has a time; read as the date")
+                value.is_date = 1
+            }
+            return timeValue(property, value, resolver: resolver) { self.report(.warning, propertyLine(name), $0) }
         }
         for property in properties(of: event) {
             switch icalproperty_isa(property) {

@@ -81,6 +81,12 @@ struct SourceText {
         return start..<end
     }
 
+    /// A line's text (1-based).
+    func lineText(_ line: Int) -> String {
+        guard line >= 1, line <= lineStarts.count else { return "" }
+        return String(decoding: bytes[lineRange(line)], as: UTF8.self)
+    }
+
     /// The first line at or after `startLine`, within its component, that holds the named
     /// property (`RRULE:…` or `RRULE;…`).
     func line(ofProperty name: String, from startLine: Int) -> Int? {

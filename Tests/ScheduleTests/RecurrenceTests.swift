@@ -185,4 +185,22 @@ import Testing
         #expect(schedule.texts(at: "2031-01-31T23:00:00+01:00") == ["Winter"])
         #expect(schedule.texts(at: "2031-02-01T00:00:00+01:00") == [])
     }
+
+    /// The master with the highest SEQUENCE wins; several VCALENDARs in one file all count.
+    @Test func sequenceAndSeveralCalendarsInOneFile() throws {
+        let text = calendar(
+            event("UID:tea", "SEQUENCE:2", "DTSTART:20260701T150000Z", "SUMMARY:Tea at three"),
+            event("UID:tea", "SEQUENCE:1", "DTSTART:20260701T140000Z", "SUMMARY:Tea at two"))
+            + calendar(event("DTSTART:20260701T150000Z", "SUMMARY:Biscuits"))
+        let schedule = try schedule(text, zone: "UTC")
+        #expect(schedule.texts(at: "2026-07-01T14:30:00Z") == [])
+        #expect(schedule.texts(at: "2026-07-01T15:30:00Z") == ["Biscuits", "Tea at three"])
+    }
+
+    /// `DTSTART;VALUE=DATE:20251222T000000` (seen from some producers) is read as a date.
+    @Test func lenientDateWithTime() throws {
+        let schedule = try schedule(calendar(event("DTSTART;VALUE=DATE:20251222T000000", "SUMMARY:Party")))
+        #expect(schedule.texts(at: "2025-12-22T23:00:00+01:00") == ["Party"])
+        #expect(schedule.feeds.first?.problems.first?.message.contains("VALUE=DATE") == true)
+    }
 }
