@@ -10,11 +10,13 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CLibical", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
         .target(name: "Schedule", dependencies: ["CLibical"]),
+        .target(name: "Marquee"),
         .executableTarget(
             name: "marquee",
             dependencies: ["Schedule", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(name: "schedule-benchmark", dependencies: ["Schedule"], path: "Benchmarks/ScheduleBenchmark"),
         .testTarget(name: "ScheduleTests", dependencies: ["Schedule"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "MarqueeTests", dependencies: ["Marquee"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Schedule"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,312 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Owns the tape, the speed and the motion, and answers what is visible at an instant.
+/// Where the text is, is a function of time, never accumulated, so a renderer can be torn
+/// down and rebuilt at any moment and continue mid-letter. Lives as long as the display
+/// process; not thread-safe: one owner drives it.
+public final class MarqueeController {
+    public private(set) var configuration: MarqueeConfiguration
+    private let metrics: any GlyphMetrics
+    private let unitsPerSecond: Double
+    private let origin: Nanoseconds
+    private var width = 0
+    private var items: [TapeItem] = []
+    private let separator: TapeItem
+    private var tape = Tape()
+    private var motion = Motion.still(0)
+    private var announcements: [ScheduledAnnouncement] = []
+    private var activeTexts: Set<String> = []
+    private var pause: (at: Nanoseconds, resumeMotion: Motion)?
+    /// Time spent paused so far: effects run on `t - pausedTotal`.
+    private var pausedTotal: Nanoseconds = 0
+
+    public init(metrics: any GlyphMetrics, configuration: MarqueeConfiguration = .init(), origin: Nanoseconds) {
+        self.metrics = metrics
+        self.configuration = configuration
+        self.origin = origin
+        unitsPerSecond = configuration.charactersPerSecond * Double(metrics.unitsPerCharacter)
+        separator = TapeItem(MarqueeMessage(text: configuration.separator), metrics: metrics)
+    }
+
+    // MARK: - Changes
+
+    /// The active messages changed at `t`. What is on screen stays where it is; new text
+    /// enters at the next seam; typewriter messages that just became active are announced.
+    public func update(messages: [MarqueeMessage], at t: Nanoseconds, width: Int) {
+        let effective = messages.map { message in
+            var message = message
+            if let all = configuration.effectForAll { message.effect = all }
+            return message
+        }
+        for message in effective where message.effect == .typewriter && !activeTexts.contains(message.text) {
+            announce(TapeItem(message, metrics: metrics), at: t)
+        }
+        activeTexts = Set(effective.map(\.text))
+        let newItems = effective.map { TapeItem($0, metrics: metrics) }.filter { $0.width > 0 }
+        guard newItems != items || width != self.width else { return }
+        // What the window shows now was laid from the old messages and stays.
+        let left = Int(position(at: t, of: settle(at: t)).rounded(.down))
+        tape.lay(upTo: left + self.width + 1, items: items, separator: separator)
+        items = newItems
+        self.width = width
+        reconsider(at: t)
+    }
+
+    /// Stops all motion (WCAG 2.2.2) until `resume`; the text stays where it is.
+    public func pause(at t: Nanoseconds) {
+        guard pause == nil else { return }
+        let current = settle(at: t)
+        pause = (t, current)
+        motion = .still(position(at: t, of: current))
+    }
+
+    /// Motion continues from where it was paused.
+    public func resume(at t: Nanoseconds) {
+        guard let paused = pause else { return }
+        pause = nil
+        pausedTotal += t - paused.at
+        let x = position(at: t, of: motion)
+        switch paused.resumeMotion {
+        case .still(let still): motion = .still(still)
+        case .moving: motion = .moving(from: x, since: t)
+        case .gliding(_, _, let target): motion = .gliding(from: x, since: t, to: target)
+        }
+    }
+
+    public var isPaused: Bool { pause != nil }
+
+    // MARK: - Frames
+
+    /// What is visible at `t` in a window `width` units wide.
+    public func frame(at t: Nanoseconds, width: Int) -> Frame {
+        if width != self.width {
+            self.width = width
+            reconsider(at: t)
+        }
+        let x = position(at: t, of: settle(at: t))
+        let left = Int(x.rounded(.down))
+        tape.lay(upTo: left + width + 1, items: items, separator: separator)
+        tape.prune(before: left - width)
+        var glyphs: [FrameGlyph] = []
+        let effectSeconds = Double(effectTime(t) - origin) / 1e9
+        if configuration.effectForAll != .typewriter {
+            for piece in tape.pieces where piece.end > left && piece.start < left + width {
+                guard let item = piece.item else { continue }
+                for (index, glyph) in item.glyphs.enumerated() {
+                    let gx = piece.start + glyph.offset - left
+                    guard gx >= 0, gx + glyph.advance <= width else { continue }
+                    var frameGlyph = FrameGlyph(
+                        character: glyph.character, x: gx, advance: glyph.advance, colour: item.message.colour,
+                        lift: 0, tilt: 0, scale: 1, hueShift: 0)
+                    if item.message.effect == .dance {
+                        dance(&frameGlyph, index: index, seed: item.seed, seconds: effectSeconds)
+                    }
+                    glyphs.append(frameGlyph)
+                }
+            }
+        }
+        return Frame(glyphs: glyphs, announcement: announcement(at: t), position: x, isMoving: isMoving(at: t))
+    }
+
+    /// The next instant after `t` at which the frame can look different: the whole-unit
+    /// position moves on, a letter is typed, an effect steps (every `effectStep`). nil when
+    /// the picture stands still until the next change of messages.
+    public func nextFrameChange(after t: Nanoseconds, effectStep: Nanoseconds) -> Nanoseconds? {
+        var next: Nanoseconds?
+        func consider(_ candidate: Nanoseconds) {
+            if candidate > t { next = min(next ?? candidate, candidate) }
+        }
+        let current = settle(at: t)
+        switch current {
+        case .still:
+            break
+        case .moving(let from, let since), .gliding(let from, let since, _):
+            let x = position(at: t, of: current)
+            let boundary = x.rounded(.down) + 1
+            var seconds = (boundary - from) / unitsPerSecond
+            if case .gliding(_, _, let target) = current { seconds = min(seconds, (target - from) / unitsPerSecond) }
+            consider(since + Nanoseconds((seconds * 1e9).rounded(.up)))
+        }
+        if pause == nil, tape.pieces.contains(where: { $0.item?.message.effect == .dance }) {
+            consider(t + effectStep)
+        }
+        if let announcement = announcements.first(where: { $0.end > t }) {
+            if t < announcement.start {
+                consider(announcement.start)
+            } else if t < announcement.typingEnd {
+                let typed = (t - announcement.start) / configuration.typewriterLetter + 1
+                consider(announcement.start + typed * configuration.typewriterLetter)
+            } else {
+                consider(min(announcement.end, t + effectStep))
+            }
+        }
+        return next
+    }
+
+    // MARK: - Motion
+
+    /// Still text, constant-speed motion, or motion that stops at a centred position.
+    private enum Motion: Equatable {
+        case still(Double)
+        case moving(from: Double, since: Nanoseconds)
+        case gliding(from: Double, since: Nanoseconds, to: Double)
+    }
+
+    private func position(at t: Nanoseconds, of motion: Motion) -> Double {
+        switch motion {
+        case .still(let x):
+            return x
+        case .moving(let from, let since):
+            return from + Double(t - since) / 1e9 * unitsPerSecond
+        case .gliding(let from, let since, let target):
+            return min(target, from + Double(t - since) / 1e9 * unitsPerSecond)
+        }
+    }
+
+    /// A glide that has arrived becomes still.
+    private func settle(at t: Nanoseconds) -> Motion {
+        if case .gliding(_, _, let target) = motion, position(at: t, of: motion) >= target {
+            motion = .still(target)
+        }
+        return motion
+    }
+
+    private func isMoving(at t: Nanoseconds) -> Bool {
+        if case .still = settle(at: t) { return false }
+        return true
+    }
+
+    /// Decides still or moving for the current messages and width, without moving what is
+    /// on screen: a still line that no longer fits starts moving from where it stands; a
+    /// moving line whose messages now fit glides on until its text is centred.
+    private func reconsider(at t: Nanoseconds) {
+        let current = pause?.resumeMotion ?? settle(at: t)
+        let x = position(at: t, of: motion)
+        let left = Int(x.rounded(.down))
+        tape.lay(upTo: left + width + 1, items: items, separator: separator)
+        tape.dropPieces(startingFrom: left + width + 1)
+        let lineWidth = items.isEmpty ? 0 : items.reduce(0) { $0 + $1.width } + (items.count - 1) * separator.width
+        let fits = lineWidth <= width
+        let next: Motion
+        switch current {
+        case .still where fits:
+            tape.restart()
+            let start = tape.end
+            tape.layLine(items, separator: separator)
+            next = .still(Double(start - (width - lineWidth) / 2))
+        case .moving where fits, .gliding where fits:
+            if tape.endsWithMessage && !items.isEmpty { tape.append(separator, isSeparator: true) }
+            let margin = (width - lineWidth) / 2
+            tape.appendGap(margin)
+            let start = tape.end
+            tape.layLine(items, separator: separator)
+            let target = items.isEmpty ? Double(tape.end) : Double(start - margin)
+            next = .gliding(from: x, since: t, to: max(x, target))
+        case .still:
+            // The still line starts moving where it stands; new text enters at the right edge.
+            if !tape.pieces.isEmpty { tape.appendGap(left + width - tape.end) }
+            tape.continueCycle()
+            next = .moving(from: x, since: t)
+        case .moving, .gliding:
+            tape.continueCycle()
+            next = .moving(from: x, since: t)
+        }
+        if pause != nil {
+            pause?.resumeMotion = next
+            if case .still = next { motion = next }
+        } else {
+            motion = next
+        }
+    }
+
+    // MARK: - Effects
+
+    private func effectTime(_ t: Nanoseconds) -> Nanoseconds {
+        (pause?.at ?? t) - pausedTotal
+    }
+
+    /// Letters bob and sway, each with its own phase: alternating directions plus a little
+    /// seeded randomness, all under 1 Hz.
+    private func dance(_ glyph: inout FrameGlyph, index: Int, seed: UInt64, seconds: Double) {
+        let jitter = Double(mix(seed &+ UInt64(index)) % 1000) / 1000 * 0.9
+        let phase = (index % 2 == 0 ? 0 : Double.pi) + jitter
+        glyph.lift = (1 - cos(2 * .pi * 0.4 * seconds + phase)) / 2
+        glyph.tilt = 0.12 * sin(2 * .pi * 0.3 * seconds + phase)
+        glyph.scale = 1 + 0.06 * sin(2 * .pi * 0.35 * seconds + phase + 1)
+        glyph.hueShift = 24 * sin(2 * .pi * 0.2 * seconds + phase)
+    }
+
+    private struct ScheduledAnnouncement {
+        var item: TapeItem
+        var start: Nanoseconds
+        var typingEnd: Nanoseconds
+        var end: Nanoseconds
+    }
+
+    private func announce(_ item: TapeItem, at t: Nanoseconds) {
+        announcements.removeAll { $0.end <= t }
+        let start = max(t, announcements.last?.end ?? t)
+        let letters = Nanoseconds(item.glyphs.count)
+        let typingEnd = start + letters * configuration.typewriterLetter
+        let reading = Nanoseconds(Double(letters) / configuration.charactersPerSecond * 1e9)
+        announcements.append(ScheduledAnnouncement(
+            item: item, start: start, typingEnd: typingEnd,
+            end: typingEnd + max(configuration.minimumReadingPause, reading)))
+    }
+
+    private func announcement(at t: Nanoseconds) -> Announcement? {
+        if configuration.effectForAll == .typewriter, !announcements.contains(where: { $0.end > t }) {
+            for item in items { announce(item, at: t) }
+        }
+        guard let current = announcements.first(where: { $0.start <= t && t < $0.end }) else { return nil }
+        let typing = effectTime(t) - (current.start - pausedTotal)
+        let typed = min(current.item.glyphs.count, Int(max(0, typing) / configuration.typewriterLetter))
+        var bob: Double?
+        if t >= current.typingEnd {
+            let seconds = Double(effectTime(t) - current.typingEnd) / 1e9
+            bob = (1 - cos(2 * .pi * 0.5 * seconds)) / 2
+        }
+        return Announcement(glyphs: current.item.glyphs, colour: current.item.message.colour, visibleCount: typed,
+                            arrowBob: bob)
+    }
+}
+
+/// A message measured once: its glyphs with their advances.
+struct TapeItem: Equatable {
+    var message: MarqueeMessage
+    var glyphs: [LaidGlyph]
+    var width: Int
+    /// Seeds the dance's per-letter randomness (stable across runs, unlike `Hasher`).
+    var seed: UInt64
+
+    init(_ message: MarqueeMessage, metrics: any GlyphMetrics) {
+        self.message = message
+        var glyphs: [LaidGlyph] = []
+        var offset = 0
+        for character in message.text where !character.isControl {
+            let advance = metrics.advance(of: character)
+            guard advance > 0 else { continue }
+            glyphs.append(LaidGlyph(character: character, offset: offset, advance: advance))
+            offset += advance
+        }
+        self.glyphs = glyphs
+        width = offset
+        seed = message.text.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
+    }
+}
+
+extension Character {
+    var isControl: Bool {
+        unicodeScalars.allSatisfy { $0.properties.generalCategory == .control }
+    }
+}
+
+/// A stateless 64-bit mixer (SplitMix64's finaliser).
+func mix(_ value: UInt64) -> UInt64 {
+    var z = value &+ 0x9E37_79B9_7F4A_7C15
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+}

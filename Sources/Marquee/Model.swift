@@ -1,0 +1,107 @@
+/// Nanoseconds since the Unix epoch on the display's clock. All motion is a function of it.
+public typealias Nanoseconds = Int64
+
+/// How a message is shown.
+public enum MessageEffect: String, Hashable, Sendable, CaseIterable {
+    case scroll, typewriter, dance
+}
+
+/// A colour for a message.
+public struct Colour: Hashable, Sendable {
+    public var red: UInt8
+    public var green: UInt8
+    public var blue: UInt8
+
+    public init(red: UInt8, green: UInt8, blue: UInt8) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+
+    public static let white = Colour(red: 255, green: 255, blue: 255)
+}
+
+/// One message to put on the tape.
+public struct MarqueeMessage: Hashable, Sendable {
+    public var text: String
+    public var colour: Colour?
+    public var effect: MessageEffect
+
+    public init(text: String, colour: Colour? = nil, effect: MessageEffect = .scroll) {
+        self.text = text
+        self.colour = colour
+        self.effect = effect
+    }
+}
+
+/// How wide each character is on a display, in the display's own units (terminal cells,
+/// or sub-pixels on a framebuffer), measured once when a message is laid on the tape.
+public protocol GlyphMetrics {
+    /// The advance of one grapheme cluster; 0 drops it (control characters).
+    func advance(of character: Character) -> Int
+    /// What "one character" is for speeds given in characters per second.
+    var unitsPerCharacter: Int { get }
+}
+
+/// The settings of the motion.
+public struct MarqueeConfiguration: Sendable, Hashable {
+    /// Scrolling speed in characters per second (reading research: 3–7 is comfortable).
+    public var charactersPerSecond: Double = 5
+    public var separator = " • "
+    /// Typewriter: time per letter.
+    public var typewriterLetter: Nanoseconds = 30_000_000
+    /// Typewriter: how long a fully typed announcement stays, per character (reading at the
+    /// scrolling speed), and at least.
+    public var minimumReadingPause: Nanoseconds = 3_000_000_000
+    /// Applies this effect to every message (`nil`: each message's own).
+    public var effectForAll: MessageEffect?
+
+    public init() {}
+
+    public init(charactersPerSecond: Double, separator: String = " • ") {
+        self.charactersPerSecond = charactersPerSecond
+        self.separator = separator
+    }
+}
+
+/// A glyph laid on the tape: its character and advance, measured once.
+public struct LaidGlyph: Hashable, Sendable {
+    public var character: Character
+    /// Where it starts within its piece, in display units.
+    public var offset: Int
+    public var advance: Int
+}
+
+/// What is visible at one instant: the ticker band and the announcement box.
+public struct Frame: Sendable {
+    /// The glyphs in the band, positioned relative to the window's left edge.
+    public var glyphs: [FrameGlyph]
+    public var announcement: Announcement?
+    /// The tape position of the window's left edge, in display units (fractional).
+    public var position: Double
+    public var isMoving: Bool
+}
+
+/// One visible glyph of the band.
+public struct FrameGlyph: Hashable, Sendable {
+    public var character: Character
+    /// Left edge relative to the window, in display units; always fully inside the window.
+    public var x: Int
+    public var advance: Int
+    public var colour: Colour?
+    /// Dance: 0 (resting) … 1 (lifted), and gentle sway/tilt/scale/hue around 0.
+    public var lift: Double
+    public var tilt: Double
+    public var scale: Double
+    public var hueShift: Double
+}
+
+/// The announcement box: a typewriter message being typed or read.
+public struct Announcement: Hashable, Sendable {
+    public var glyphs: [LaidGlyph]
+    public var colour: Colour?
+    /// How many glyphs are typed so far (the layout of all of them is fixed from the start).
+    public var visibleCount: Int
+    /// The "more" arrow ▶ once typing is done: 0 … 1, how far it has bobbed to the right.
+    public var arrowBob: Double?
+}

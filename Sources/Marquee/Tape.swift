@@ -1,0 +1,95 @@
+/// The laid part of the tape: messages, separators and gaps at fixed positions (display
+/// units). Pieces are laid lazily, only as far ahead as the window needs, so a change of
+/// messages reaches the screen within about one window width; a laid piece never moves.
+struct Tape {
+    struct Piece {
+        var start: Int
+        var width: Int
+        /// nil: an empty gap.
+        var item: TapeItem?
+        var isSeparator: Bool
+        var end: Int { start + width }
+    }
+
+    /// Where the next pieces come from: the messages in turn, or nothing (a still line).
+    enum Source {
+        case cycle(next: Int)
+        case ended
+    }
+
+    private(set) var pieces: [Piece] = []
+    private(set) var end = 0
+    var source = Source.ended
+    var needsSeparator = false
+
+    /// Whether the last piece is a message (not a separator or a gap).
+    var endsWithMessage: Bool {
+        guard let last = pieces.last else { return false }
+        return last.item != nil && !last.isSeparator
+    }
+
+    /// Lays the messages in turn, each followed by the separator, until `position`.
+    mutating func lay(upTo position: Int, items: [TapeItem], separator: TapeItem) {
+        guard case .cycle(var next) = source, !items.isEmpty else { return }
+        while end < position {
+            if needsSeparator {
+                append(separator, isSeparator: true)
+                needsSeparator = false
+            } else {
+                append(items[next % items.count], isSeparator: false)
+                next = (next + 1) % items.count
+                needsSeparator = true
+            }
+        }
+        source = .cycle(next: next)
+    }
+
+    /// From the next seam on, the tape repeats the (new) messages from the first.
+    mutating func continueCycle() {
+        source = .cycle(next: 0)
+        needsSeparator = endsWithMessage
+    }
+
+    mutating func append(_ item: TapeItem, isSeparator: Bool) {
+        pieces.append(Piece(start: end, width: item.width, item: item, isSeparator: isSeparator))
+        end += item.width
+    }
+
+    mutating func appendGap(_ width: Int) {
+        guard width > 0 else { return }
+        pieces.append(Piece(start: end, width: width, item: nil, isSeparator: false))
+        end += width
+    }
+
+    /// The messages once, joined by the separator, and then nothing.
+    mutating func layLine(_ items: [TapeItem], separator: TapeItem) {
+        for (index, item) in items.enumerated() {
+            if index > 0 { append(separator, isSeparator: true) }
+            append(item, isSeparator: false)
+        }
+        source = .ended
+        needsSeparator = false
+    }
+
+    /// Forgets every piece; positions go on from where the tape ended.
+    mutating func restart() {
+        pieces.removeAll()
+        source = .ended
+        needsSeparator = false
+    }
+
+    /// Forgets pieces not shown yet (starting at or after `position`), to lay new ones.
+    mutating func dropPieces(startingFrom position: Int) {
+        while let last = pieces.last, last.start >= position {
+            pieces.removeLast()
+            end = last.start
+        }
+        needsSeparator = false
+    }
+
+    /// Forgets pieces that ended before `position` (scrolled off long ago).
+    mutating func prune(before position: Int) {
+        let count = pieces.prefix { $0.end < position }.count
+        if count > 64 { pieces.removeFirst(count) }
+    }
+}

@@ -1,0 +1,249 @@
+import Testing
+
+@testable import Marquee
+
+/// One cell per character, two for CJK ideographs and emoji: a terminal's measure.
+struct CellMetrics: GlyphMetrics {
+    var unitsPerCharacter: Int { 1 }
+    func advance(of character: Character) -> Int {
+        guard let scalar = character.unicodeScalars.first else { return 0 }
+        if scalar.properties.generalCategory == .control { return 0 }
+        if (0x4E00...0x9FFF).contains(scalar.value) || scalar.properties.isEmojiPresentation { return 2 }
+        return 1
+    }
+}
+
+let second: Nanoseconds = 1_000_000_000
+let t0: Nanoseconds = 1_800_000_000 * second
+
+/// The band as a string of `width` cells ("·" marks the right half of a wide glyph).
+func row(_ frame: Frame, width: Int) -> [Character] {
+    var cells = [Character](repeating: " ", count: width)
+    for glyph in frame.glyphs {
+        cells[glyph.x] = glyph.character
+        for extra in 1..<max(1, glyph.advance) { cells[glyph.x + extra] = "·" }
+    }
+    return cells
+}
+
+func text(_ frame: Frame, width: Int) -> String { String(row(frame, width: width)) }
+
+func controller(speed: Double = 5, effectForAll: MessageEffect? = nil) -> MarqueeController {
+    var configuration = MarqueeConfiguration(charactersPerSecond: speed)
+    configuration.effectForAll = effectForAll
+    return MarqueeController(metrics: CellMetrics(), configuration: configuration, origin: t0)
+}
+
+func messages(_ texts: String...) -> [MarqueeMessage] { texts.map { MarqueeMessage(text: $0) } }
+
+/// A deterministic generator for the property tests.
+struct Seeded: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+let words = ["It's night-time", "Good morning!", "🎂 Johnny turns 7", "漢字のテスト", "Café crème", "Take your pills",
+             "Leave for the dentist at 09:30", "Ünïcödé", "a", "Bins out tonight"]
+
+@Suite struct MotionTests {
+    /// The visible text at t+dt is the text at t shifted by the distance moved (what
+    /// enters at the right edge aside), for random instants and message sets.
+    @Test func textShiftsBySpeedTimesTime() {
+        var random = Seeded(state: 7)
+        for _ in 0..<60 {
+            let width = Int.random(in: 20...80, using: &random)
+            let count = Int.random(in: 3...6, using: &random)
+            let texts = (0..<count).map { _ in words.randomElement(using: &random)! + " " + words.randomElement(using: &random)! }
+            let marquee = controller(speed: Double.random(in: 2...12, using: &random))
+            marquee.update(messages: texts.map { MarqueeMessage(text: $0) }, at: t0, width: width)
+            let t = t0 + Nanoseconds.random(in: 0...(3600 * second), using: &random)
+            let dt = Nanoseconds.random(in: 1...(3 * second), using: &random)
+            let before = marquee.frame(at: t, width: width)
+            let after = marquee.frame(at: t + dt, width: width)
+            let shift = Int(after.position.rounded(.down)) - Int(before.position.rounded(.down))
+            #expect(shift >= 0)
+            let old = row(before, width: width), new = row(after, width: width)
+            guard shift < width - 4 else { continue }
+            // Cells next to a wide glyph cut at the edge may differ; compare whole columns inside.
+            let overlap = (2..<(width - shift - 2)).filter { old[$0 + shift] != " " && old[$0 + shift] != "·" }
+            #expect(overlap.allSatisfy { new[$0] == old[$0 + shift] }, "\(String(old)) / \(String(new)) by \(shift)")
+        }
+    }
+
+    /// Position is speed × time: 5 chars/s moves 50 cells in 10 s.
+    @Test func speedIsCharactersPerSecond() {
+        let marquee = controller(speed: 5)
+        marquee.update(messages: messages(String(repeating: "long text ", count: 20)), at: t0, width: 40)
+        #expect(marquee.frame(at: t0, width: 40).position == 0)
+        #expect(marquee.frame(at: t0 + 10 * second, width: 40).position == 50)
+        #expect(marquee.frame(at: t0 + 10 * second + second / 10, width: 40).position == 50.5)
+    }
+
+    /// The loop is seamless: after one tape cycle the picture repeats exactly, no blank gap.
+    @Test func seamlessLoop() {
+        let marquee = controller(speed: 10)
+        marquee.update(messages: messages("First message here", "Second one"), at: t0, width: 20)
+        let cycle = 18 + 3 + 10 + 3  // both messages and two separators
+        for offset in stride(from: 40, to: 200, by: 7) {
+            let t = t0 + Nanoseconds(offset) * second / 10
+            let later = t + Nanoseconds(cycle) * second / 10
+            #expect(text(marquee.frame(at: t, width: 20), width: 20) == text(marquee.frame(at: later, width: 20), width: 20))
+        }
+        let full = text(marquee.frame(at: t0 + 4 * second, width: 20), width: 20)
+        #expect(!full.contains("   "))
+    }
+
+    /// What fits stands still, centred; no motion at all.
+    @Test func stillAndCentredWhenItFits() {
+        let marquee = controller()
+        marquee.update(messages: messages("Good morning!"), at: t0, width: 21)
+        let frame = marquee.frame(at: t0 + 5 * second, width: 21)
+        #expect(text(frame, width: 21) == "    Good morning!    ")
+        #expect(!frame.isMoving)
+        #expect(text(marquee.frame(at: t0 + 500 * second, width: 21), width: 21) == "    Good morning!    ")
+        #expect(marquee.nextFrameChange(after: t0 + 5 * second, effectStep: second / 10) == nil)
+    }
+
+    /// A change of messages leaves the visible cells unchanged at the moment of the change;
+    /// new text enters from the right at the next seam; an ended message is not laid again.
+    @Test func changesNeverJump() {
+        var random = Seeded(state: 11)
+        for _ in 0..<40 {
+            let width = Int.random(in: 20...50, using: &random)
+            let marquee = controller(speed: 5)
+            marquee.update(messages: messages("Alpha alpha alpha alpha alpha", "Beta beta beta beta beta"), at: t0, width: width)
+            let change = t0 + Nanoseconds.random(in: second...(600 * second), using: &random)
+            let before = text(marquee.frame(at: change, width: width), width: width)
+            marquee.update(messages: messages("Gamma gamma gamma gamma gamma gamma"), at: change, width: width)
+            #expect(text(marquee.frame(at: change, width: width), width: width) == before)
+            // Within a window width and a cycle, only the new text remains.
+            let later = change + Nanoseconds(width + 80) * second / 5
+            let shown = text(marquee.frame(at: later, width: width), width: width)
+            #expect(!shown.contains("Alpha") && !shown.contains("Beta"))
+            #expect(shown.contains("amma"))
+        }
+    }
+
+    /// A still line that no longer fits starts moving from where it stands.
+    @Test func stillLineStartsMovingFromWhereItStands() {
+        let marquee = controller(speed: 5)
+        marquee.update(messages: messages("Short"), at: t0, width: 20)
+        let still = text(marquee.frame(at: t0 + second, width: 20), width: 20)
+        #expect(still == "       Short        ")
+        let change = t0 + 2 * second
+        marquee.update(messages: messages("Short", "A much longer message now"), at: change, width: 20)
+        #expect(text(marquee.frame(at: change, width: 20), width: 20) == still)
+        #expect(text(marquee.frame(at: change + second, width: 20), width: 20) == "  Short        Short")
+        #expect(text(marquee.frame(at: change + 4 * second, width: 20), width: 20) == "Short • A much longe")
+    }
+
+    /// A moving line whose messages now fit glides on until its text is centred, and stops.
+    @Test func movingLineGlidesToCentreAndStops() {
+        let marquee = controller(speed: 10)
+        marquee.update(messages: messages("A long message that scrolls along"), at: t0, width: 20)
+        let change = t0 + 3 * second
+        let before = text(marquee.frame(at: change, width: 20), width: 20)
+        marquee.update(messages: messages("Fits"), at: change, width: 20)
+        #expect(text(marquee.frame(at: change, width: 20), width: 20) == before)
+        #expect(marquee.frame(at: change + second, width: 20).isMoving)
+        let end = change + 10 * second
+        #expect(text(marquee.frame(at: end, width: 20), width: 20) == "        Fits        ")
+        #expect(!marquee.frame(at: end, width: 20).isMoving)
+        #expect(marquee.nextFrameChange(after: end, effectStep: second / 10) == nil)
+    }
+
+    /// Resizing keeps the moving position: a rebuilt renderer continues mid-text.
+    @Test func resizeKeepsPosition() {
+        let marquee = controller(speed: 5)
+        marquee.update(messages: messages(String(repeating: "scrolling text ", count: 10)), at: t0, width: 40)
+        let t = t0 + 7 * second
+        let wide = marquee.frame(at: t, width: 40)
+        let narrow = marquee.frame(at: t, width: 25)
+        #expect(wide.position == narrow.position)
+        #expect(text(wide, width: 40).prefix(25) == text(narrow, width: 25).prefix(25))
+    }
+
+    /// Pausing freezes the position; resuming continues from there.
+    @Test func pauseAndResume() {
+        let marquee = controller(speed: 5)
+        marquee.update(messages: messages(String(repeating: "paused text ", count: 10)), at: t0, width: 30)
+        marquee.pause(at: t0 + 2 * second)
+        #expect(marquee.frame(at: t0 + 60 * second, width: 30).position == 10)
+        #expect(marquee.nextFrameChange(after: t0 + 60 * second, effectStep: second / 10) == nil)
+        marquee.resume(at: t0 + 60 * second)
+        #expect(marquee.frame(at: t0 + 61 * second, width: 30).position == 15)
+    }
+
+    /// The next frame change is the next whole-cell boundary while moving.
+    @Test func nextFrameChangeIsTheNextCell() {
+        let marquee = controller(speed: 4)
+        marquee.update(messages: messages(String(repeating: "x", count: 100)), at: t0, width: 10)
+        #expect(marquee.nextFrameChange(after: t0, effectStep: second) == t0 + second / 4)
+        #expect(marquee.nextFrameChange(after: t0 + second / 4, effectStep: second) == t0 + second / 2)
+    }
+}
+
+@Suite struct UnicodeTests {
+    /// Grapheme clusters are one glyph; control characters are removed; a wide glyph is
+    /// never cut in half at the edges.
+    @Test func clustersControlsAndWideGlyphs() {
+        let marquee = controller(speed: 3)
+        marquee.update(messages: messages("e\u{301}\u{7}👨‍👩‍👧 漢字"), at: t0, width: 12)
+        let glyphs = marquee.frame(at: t0, width: 12).glyphs
+        #expect(glyphs.map(\.character) == ["e\u{301}", "👨‍👩‍👧", " ", "漢", "字"])
+        #expect(glyphs.map(\.advance) == [1, 2, 1, 2, 2])
+        let scrolling = controller(speed: 3)
+        scrolling.update(messages: messages(String(repeating: "漢字かな🎂", count: 6)), at: t0, width: 11)
+        for step in 0..<200 {
+            let frame = scrolling.frame(at: t0 + Nanoseconds(step) * second / 7, width: 11)
+            #expect(frame.glyphs.allSatisfy { $0.x >= 0 && $0.x + $0.advance <= 11 })
+        }
+    }
+}
+
+@Suite struct EffectTests {
+    /// Typewriter: letters appear at 30 ms each at their final place, then the arrow bobs;
+    /// a second announcement waits for the first.
+    @Test func typewriterTypesThenBobsAndQueues() throws {
+        let marquee = controller(speed: 5)
+        let first = MarqueeMessage(text: "Take your pills", effect: .typewriter)
+        let second_ = MarqueeMessage(text: "Dinner", effect: .typewriter)
+        marquee.update(messages: [first, second_], at: t0, width: 40)
+        let typing = try #require(marquee.frame(at: t0 + 95_000_000, width: 40).announcement)
+        #expect(typing.visibleCount == 3)
+        #expect(typing.glyphs.count == 15)
+        #expect(typing.arrowBob == nil)
+        let done = try #require(marquee.frame(at: t0 + second, width: 40).announcement)
+        #expect(done.visibleCount == 15)
+        #expect(done.arrowBob != nil)
+        // 15 letters: 0.45 s typing + max(3 s, 15/5 s) reading; then "Dinner" types.
+        let next = try #require(marquee.frame(at: t0 + 3_450_000_000 + 60_000_000, width: 40).announcement)
+        #expect(String(next.glyphs.map(\.character)) == "Dinner")
+        #expect(next.visibleCount == 2)
+        #expect(marquee.frame(at: t0 + 20 * second, width: 40).announcement == nil)
+    }
+
+    /// Dance: every letter bobs with its own phase, under 1 Hz, and never flickers: sampled
+    /// every 10 ms, a letter turns around at most twice a second.
+    @Test func danceIsGentle() {
+        let marquee = controller(speed: 5)
+        marquee.update(messages: [MarqueeMessage(text: "Happy birthday", effect: .dance)], at: t0, width: 30)
+        let frames = (0..<1000).map { marquee.frame(at: t0 + Nanoseconds($0) * 10_000_000, width: 30) }
+        let lifts = frames.map { $0.glyphs.map(\.lift) }
+        #expect(Set(lifts[0]).count > 3)
+        for letter in 0..<lifts[0].count {
+            let series = lifts.map { $0[letter] }
+            #expect(series.allSatisfy { (0...1).contains($0) })
+            var turns = 0
+            for i in 2..<series.count where (series[i] - series[i - 1]) * (series[i - 1] - series[i - 2]) < 0 { turns += 1 }
+            #expect(turns <= 2 * 10)
+        }
+        #expect(marquee.nextFrameChange(after: t0, effectStep: second / 10) == t0 + second / 10)
+    }
+}
