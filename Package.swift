@@ -11,12 +11,17 @@ let package = Package(
         .systemLibrary(name: "CLibical", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
         .target(name: "Schedule", dependencies: ["CLibical"]),
         .target(name: "Marquee"),
+        .target(name: "CLinux"),
+        .target(name: "Display", dependencies: ["Marquee", "CLinux"]),
+        .target(name: "Daemon", dependencies: ["Schedule", "Marquee", "Display", "CLinux"]),
         .executableTarget(
             name: "marquee",
-            dependencies: ["Schedule", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        .executableTarget(name: "schedule-benchmark", dependencies: ["Schedule"], path: "Benchmarks/ScheduleBenchmark"),
+            dependencies: ["Schedule", "Marquee", "Display", "Daemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(
+            name: "schedule-benchmark", dependencies: ["Schedule", "CLibical"], path: "Benchmarks/ScheduleBenchmark"),
         .testTarget(name: "ScheduleTests", dependencies: ["Schedule"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MarqueeTests", dependencies: ["Marquee"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Schedule"]),
     ],
     swiftLanguageModes: [.v6]

@@ -70,6 +70,12 @@ public struct LaidGlyph: Hashable, Sendable {
     /// Where it starts within its piece, in display units.
     public var offset: Int
     public var advance: Int
+
+    public init(character: Character, offset: Int, advance: Int) {
+        self.character = character
+        self.offset = offset
+        self.advance = advance
+    }
 }
 
 /// What is visible at one instant: the ticker band and the announcement box.

@@ -1,0 +1,22 @@
+#pragma once
+/* The Linux calls Swift cannot make directly (variadic ioctl with typed arguments,
+   signal handlers, pthread_kill). Nothing else belongs here. */
+#include <signal.h>
+#include <stdint.h>
+
+/* Rows and columns of the terminal on fd; 0 on success. */
+int mq_terminal_size(int fd, unsigned short *rows, unsigned short *columns);
+/* Terminal cells of a code point by the C library's wcwidth in a UTF-8 locale. */
+int mq_cell_width(uint32_t code_point);
+/* 1 if fd is a Linux virtual console (KDGETMODE succeeds). */
+int mq_is_linux_console(int fd);
+/* Records SIGWINCH, SIGINT, SIGTERM and SIGHUP as flags (no SA_RESTART), and makes sure
+   the calling thread - the one sleeping in mq_sleep_until - is interrupted by them. */
+void mq_catch_signals(void);
+/* 1 if the signal arrived since the last call. */
+int mq_take_signal(int signal);
+/* clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) until the deadline (ns); returns 0 when
+   reached, EINTR when a caught signal interrupted it. */
+int mq_sleep_until(int64_t monotonic_ns);
+int64_t mq_monotonic_ns(void);
+int64_t mq_realtime_ns(void);

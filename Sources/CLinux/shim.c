@@ -1,0 +1,71 @@
+#define _GNU_SOURCE
+#include "CLinux.h"
+#include <errno.h>
+#include <locale.h>
+#include <wchar.h>
+#include <linux/kd.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+int mq_terminal_size(int fd, unsigned short *rows, unsigned short *columns) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0) return -1;
+    *rows = size.ws_row;
+    *columns = size.ws_col;
+    return 0;
+}
+
+int mq_cell_width(uint32_t code_point) {
+    static locale_t utf8 = 0;
+    if (!utf8) utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", 0);
+    locale_t previous = uselocale(utf8);
+    int width = wcwidth((wchar_t)code_point);
+    uselocale(previous);
+    return width;
+}
+
+int mq_is_linux_console(int fd) {
+    int mode;
+    return ioctl(fd, KDGETMODE, &mode) == 0;
+}
+
+static volatile sig_atomic_t arrived[NSIG];
+static pthread_t sleeper;
+
+static void record(int signal) {
+    arrived[signal] = 1;
+    if (!pthread_equal(pthread_self(), sleeper)) pthread_kill(sleeper, signal);
+}
+
+void mq_catch_signals(void) {
+    sleeper = pthread_self();
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = record;
+    sigemptyset(&action.sa_mask);
+    int signals[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP};
+    for (unsigned i = 0; i < sizeof signals / sizeof signals[0]; i++) sigaction(signals[i], &action, 0);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+int mq_take_signal(int signal) {
+    if (!arrived[signal]) return 0;
+    arrived[signal] = 0;
+    return 1;
+}
+
+int mq_sleep_until(int64_t monotonic_ns) {
+    struct timespec deadline = {.tv_sec = monotonic_ns / 1000000000, .tv_nsec = monotonic_ns % 1000000000};
+    return clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, 0);
+}
+
+static int64_t now(clockid_t clock) {
+    struct timespec time;
+    clock_gettime(clock, &time);
+    return (int64_t)time.tv_sec * 1000000000 + time.tv_nsec;
+}
+
+int64_t mq_monotonic_ns(void) { return now(CLOCK_MONOTONIC); }
+int64_t mq_realtime_ns(void) { return now(CLOCK_REALTIME); }

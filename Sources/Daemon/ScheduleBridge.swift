@@ -1,0 +1,52 @@
+import Dispatch
+import Marquee
+import Schedule
+
+/// What the display needs from the schedule at an instant: the messages to show and until
+/// when they hold (the next change, or local midnight, when the idle date changes).
+public struct ScheduleSnapshot: Sendable {
+    public var messages: [Message]
+    public var validUntil: Instant
+    /// Today's date written out, shown when nothing is scheduled.
+    public var idleText: String
+
+    /// The messages for the marquee; the date when there are none, so the screen is never blank.
+    public var marqueeMessages: [MarqueeMessage] {
+        guard !messages.isEmpty else { return [MarqueeMessage(text: idleText)] }
+        return messages.map { message in
+            MarqueeMessage(
+                text: message.text,
+                colour: message.color.map { Colour(red: $0.red, green: $0.green, blue: $0.blue) },
+                effect: message.effect.flatMap { MessageEffect(rawValue: $0.rawValue) } ?? .scroll)
+        }
+    }
+}
+
+extension Schedule {
+    /// The snapshot at `instant`.
+    public func snapshot(at instant: Instant) -> ScheduleSnapshot {
+        let today = zoned(instant).wallClock.date
+        let midnight = self.instant(ofLocal: CivilDateTime(date: today.adding(days: 1)))
+        let next = nextChange(after: instant).map { min($0, midnight) } ?? midnight
+        return ScheduleSnapshot(messages: messages(at: instant), validUntil: next, idleText: today.spokenForm)
+    }
+}
+
+/// Runs `work` on the schedule's actor and waits for it, from a thread outside Swift
+/// concurrency (the render thread): schedule queries are rare and take microseconds.
+func waitOnScheduleActor<T: Sendable>(_ work: @escaping @Sendable @ICalActor () -> T) -> T {
+    let result = ResultSlot<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task { @ICalActor in
+        result.value = work()
+        done.signal()
+    }
+    done.wait()
+    return result.value!
+}
+
+/// Hands one value from the actor's task to the waiting thread; the semaphore orders the
+/// write before the read.
+private final class ResultSlot<T>: @unchecked Sendable {
+    var value: T?
+}

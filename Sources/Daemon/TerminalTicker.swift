@@ -1,0 +1,80 @@
+import CLinux
+import Display
+import Marquee
+import Schedule
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `marquee run` in a terminal: the schedule, the marquee and the screen wired together on
+/// one render thread. Wakes only when the picture can change (the next whole cell, a typed
+/// letter, an effect step) or the schedule says the messages change; still pictures cost
+/// no wakeups at all.
+public final class TerminalTicker {
+    public static let effectStep: Nanoseconds = 100_000_000
+    /// While moving, the band is rewritten whole every so often, in case something else
+    /// wrote to the terminal.
+    static let repaintInterval: Nanoseconds = 10_000_000_000
+
+    private let schedule: Schedule
+    private let clock: DisplayClock
+    private let configuration: MarqueeConfiguration
+    private let screen: TerminalScreen
+
+    public init(schedule: Schedule, clock: DisplayClock, configuration: MarqueeConfiguration, screen: TerminalScreen) {
+        self.schedule = schedule
+        self.clock = clock
+        self.configuration = configuration
+        self.screen = screen
+    }
+
+    /// Runs until SIGINT, SIGTERM or SIGHUP (or the terminal goes away), then gives the
+    /// terminal back as it was. Returns the exit status.
+    public func run() -> Int32 {
+        mq_catch_signals()
+        do {
+            try screen.enter()
+        } catch {
+            return 1
+        }
+        defer { screen.leave() }
+        let controller = MarqueeController(metrics: TerminalMetrics(), configuration: configuration, origin: clock.now())
+        var validUntil = Nanoseconds.min
+        var queriedAt = Nanoseconds.max
+        var lastRepaint = clock.now()
+        let schedule = self.schedule
+        while true {
+            if mq_take_signal(SIGINT) == 1 || mq_take_signal(SIGTERM) == 1 || mq_take_signal(SIGHUP) == 1 {
+                return 0
+            }
+            var repaint = false
+            if mq_take_signal(SIGWINCH) == 1 {
+                repaint = screen.refreshSize()
+            }
+            let now = clock.now()
+            if now >= validUntil || now < queriedAt {
+                let instant = Instant(secondsSinceEpoch: now / 1_000_000_000)
+                let snapshot = waitOnScheduleActor { schedule.snapshot(at: instant) }
+                controller.update(messages: snapshot.marqueeMessages, at: now, width: screen.bandWidth)
+                validUntil = snapshot.validUntil.secondsSinceEpoch * 1_000_000_000
+                queriedAt = now
+            }
+            let frame = controller.frame(at: now, width: screen.bandWidth)
+            if frame.isMoving, now - lastRepaint >= Self.repaintInterval {
+                repaint = true
+                lastRepaint = now
+            }
+            do {
+                try screen.draw(frame, clearFirst: repaint && screen.sizeChanged, fullRepaint: repaint)
+            } catch {
+                return 0
+            }
+            var deadline = validUntil
+            if let next = controller.nextFrameChange(after: now, effectStep: Self.effectStep) {
+                deadline = min(deadline, next)
+            }
+            clock.sleep(until: deadline)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Marquee
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How many colours a terminal shows, and how a colour is written for it.
+public enum ColourDepth: Sendable, Hashable {
+    /// `COLORTERM=truecolor`: 24-bit SGR.
+    case trueColour
+    /// xterm's 256-colour palette.
+    case palette256
+    /// The Linux console: 8 hues, bold for the bright ones.
+    case basic8
+
+    /// The SGR parameters that select `colour` as the foreground.
+    func foreground(_ colour: Colour) -> String {
+        switch self {
+        case .trueColour:
+            return "38;2;\(colour.red);\(colour.green);\(colour.blue)"
+        case .palette256:
+            func level(_ value: UInt8) -> Int { value < 48 ? 0 : value < 115 ? 1 : (Int(value) - 35) / 40 }
+            return "38;5;\(16 + 36 * level(colour.red) + 6 * level(colour.green) + level(colour.blue))"
+        case .basic8:
+            let top = max(colour.red, colour.green, colour.blue)
+            func on(_ value: UInt8) -> Int { Int(value) * 2 > Int(top) ? 1 : 0 }
+            let hue = on(colour.red) + 2 * on(colour.green) + 4 * on(colour.blue)
+            return top > 0xAA ? "1;3\(hue)" : "3\(hue)"
+        }
+    }
+}
+
+extension Colour {
+    /// WCAG relative luminance.
+    var luminance: Double {
+        func linear(_ value: UInt8) -> Double {
+            let c = Double(value) / 255
+            return c <= 0.039_28 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+        }
+        return 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
+    }
+
+    /// Contrast ratio against black (the screen's background).
+    var contrastOnBlack: Double { (luminance + 0.05) / 0.05 }
+
+    /// This colour, lightened towards white until it reads at `ratio`:1 on black.
+    public func readable(onBlackAtLeast ratio: Double = 7) -> Colour {
+        var colour = self
+        var step = 0.0
+        while colour.contrastOnBlack < ratio, step < 1 {
+            step += 0.05
+            func toward(_ value: UInt8) -> UInt8 { UInt8((Double(value) + (255 - Double(value)) * step).rounded()) }
+            colour = Colour(red: toward(red), green: toward(green), blue: toward(blue))
+        }
+        return colour
+    }
+
+    /// The hue turned by `degrees`, saturation and value kept (for the dance).
+    func hueRotated(by degrees: Double) -> Colour {
+        let r = Double(red) / 255, g = Double(green) / 255, b = Double(blue) / 255
+        let high = max(r, g, b), low = min(r, g, b), delta = high - low
+        guard delta > 0.001 else { return self }
+        var hue: Double
+        if high == r { hue = 60 * ((g - b) / delta).truncatingRemainder(dividingBy: 6) }
+        else if high == g { hue = 60 * ((b - r) / delta + 2) }
+        else { hue = 60 * ((r - g) / delta + 4) }
+        hue = (hue + degrees).truncatingRemainder(dividingBy: 360)
+        if hue < 0 { hue += 360 }
+        let x = delta * (1 - abs((hue / 60).truncatingRemainder(dividingBy: 2) - 1))
+        let (r1, g1, b1): (Double, Double, Double) =
+            switch Int(hue / 60) {
+            case 0: (delta, x, 0)
+            case 1: (x, delta, 0)
+            case 2: (0, delta, x)
+            case 3: (0, x, delta)
+            case 4: (x, 0, delta)
+            default: (delta, 0, x)
+            }
+        func byte(_ value: Double) -> UInt8 { UInt8(((value + low) * 255).rounded()) }
+        return Colour(red: byte(r1), green: byte(g1), blue: byte(b1))
+    }
+}

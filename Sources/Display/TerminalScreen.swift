@@ -1,0 +1,326 @@
+import CLinux
+import Marquee
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The terminal went away (hang-up, closed pipe): stop drawing.
+public struct TerminalGone: Error {}
+
+/// A terminal that shows the ticker: takes it over (alternate screen where there is one,
+/// cursor hidden, autowrap off), draws frames as cheaply as possible — only what changed,
+/// one character shift plus the new cell when the line just moved on, in one `write` — and
+/// gives it back as it was. Never clears the screen while running.
+public final class TerminalScreen {
+    public struct Capabilities: Sendable, Hashable {
+        public var isLinuxConsole: Bool
+        public var hasAlternateScreen: Bool
+        public var colourDepth: ColourDepth
+        /// DEC mode 2026 (synchronized output), as the terminal answered the probe.
+        public var synchronizedOutput: Bool
+
+        /// What `TERM` and `COLORTERM` say (and whether the fd is a Linux console).
+        public static func detect(fd: Int32, environment: [String: String]) -> Capabilities {
+            let term = environment["TERM"] ?? ""
+            let linux = term == "linux" || mq_is_linux_console(fd) == 1
+            let colourTerm = (environment["COLORTERM"] ?? "").lowercased()
+            let depth: ColourDepth =
+                linux ? .basic8 : (colourTerm == "truecolor" || colourTerm == "24bit") ? .trueColour : .palette256
+            return Capabilities(isLinuxConsole: linux, hasAlternateScreen: !linux, colourDepth: depth,
+                                synchronizedOutput: false)
+        }
+    }
+
+    /// One cell of the screen as last written.
+    struct Cell: Equatable {
+        var text: String
+        var sgr: String
+        /// The right half of a wide glyph.
+        var isContinuation: Bool
+
+        static let blank = Cell(text: " ", sgr: "", isContinuation: false)
+    }
+
+    public private(set) var rows = 24
+    public private(set) var columns = 80
+    public private(set) var capabilities: Capabilities
+    /// Bytes and `write` calls so far (for the benchmark and status).
+    public private(set) var bytesWritten = 0
+    public private(set) var frameWrites = 0
+    private let fd: Int32
+    private var lastRows: [Int: [Cell]] = [:]
+    private var currentSGR = ""
+    private var savedTerminal: termios?
+
+    public init(fd: Int32 = STDOUT_FILENO, capabilities: Capabilities) {
+        self.fd = fd
+        self.capabilities = capabilities
+        _ = refreshSize()
+    }
+
+    /// The size changed since the last frame (the next one clears and repaints).
+    public private(set) var sizeChanged = false
+
+    /// Reads the size again; true if it changed (then the next frame repaints fully).
+    public func refreshSize() -> Bool {
+        var height: UInt16 = 0
+        var width: UInt16 = 0
+        guard mq_terminal_size(fd, &height, &width) == 0, height > 0, width > 0 else { return false }
+        let changed = Int(height) != rows || Int(width) != columns
+        rows = Int(height)
+        columns = Int(width)
+        if changed {
+            lastRows = [:]
+            sizeChanged = true
+        }
+        return changed
+    }
+
+    /// The width the ticker band has, in cells.
+    public var bandWidth: Int { columns }
+
+    // MARK: - Taking over and giving back
+
+    /// Resets what an earlier, killed run may have left, then takes the terminal over.
+    public func enter(input: Int32 = STDIN_FILENO) throws(TerminalGone) {
+        if isatty(input) == 1 {
+            var settings = termios()
+            if tcgetattr(input, &settings) == 0 {
+                savedTerminal = settings
+                settings.c_lflag &= ~tcflag_t(ECHO | ICANON)
+                tcsetattr(input, TCSANOW, &settings)
+                capabilities.synchronizedOutput = probeSynchronizedOutput(input: input)
+            }
+        }
+        var setup = "\u{1B}[0m"
+        if capabilities.hasAlternateScreen { setup += "\u{1B}[?1049h" }
+        setup += capabilities.isLinuxConsole ? "\u{1B}[?25l\u{1B}[?1c" : "\u{1B}[?25l"
+        setup += "\u{1B}[?7l\u{1B}[2J"
+        try send(Array(setup.utf8))
+        lastRows = [:]
+        currentSGR = ""
+    }
+
+    /// The terminal as it was: cursor, autowrap, main screen, echo.
+    public func leave(input: Int32 = STDIN_FILENO) {
+        var restore = "\u{1B}[0m\u{1B}[?7h"
+        restore += capabilities.isLinuxConsole ? "\u{1B}[?25h\u{1B}[?0c" : "\u{1B}[?25h"
+        restore += capabilities.hasAlternateScreen ? "\u{1B}[?1049l" : "\u{1B}[2J\u{1B}[H"
+        try? send(Array(restore.utf8))
+        if var saved = savedTerminal { tcsetattr(input, TCSANOW, &saved) }
+        savedTerminal = nil
+    }
+
+    /// Asks for DEC mode 2026 (DECRQM) followed by DA1, which every terminal answers, so the
+    /// probe never hangs: a reply `CSI ?2026;1$y` or `;2$y` before the DA1 reply means yes.
+    private func probeSynchronizedOutput(input: Int32) -> Bool {
+        guard (try? send(Array("\u{1B}[?2026$p\u{1B}[c".utf8))) != nil else { return false }
+        var reply: [UInt8] = []
+        let deadline = mq_monotonic_ns() + 300_000_000
+        while mq_monotonic_ns() < deadline {
+            var poller = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 50) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 256)
+            let count = read(input, &buffer, buffer.count)
+            guard count > 0 else { break }
+            reply += buffer[0..<count]
+            if containsDA1Reply(reply) { break }
+        }
+        let text = String(decoding: reply, as: UTF8.self)
+        return text.contains("\u{1B}[?2026;1$y") || text.contains("\u{1B}[?2026;2$y")
+    }
+
+    // MARK: - Drawing
+
+    /// Draws a frame: the band in the middle row, dancing letters lifted into the row above,
+    /// the announcement box above that. Writes only what changed, in one `write`.
+    public func draw(_ frame: Frame, clearFirst: Bool = false, fullRepaint: Bool = false) throws(TerminalGone) {
+        if fullRepaint { lastRows = [:] }
+        let newRows = compose(frame)
+        var out: [UInt8] = []
+        if clearFirst {
+            setSGR("", into: &out)
+            out += Array("\u{1B}[2J".utf8)
+            sizeChanged = false
+        }
+        for row in newRows.keys.sorted() {
+            let new = newRows[row]!
+            let old = lastRows[row] ?? [Cell](repeating: .blank, count: columns)
+            guard new != old else { continue }
+            if let shift = singleShift(from: old, to: new) {
+                emitShift(row: row, by: shift, new: new, into: &out)
+            } else {
+                emitChanges(row: row, old: old, new: new, into: &out)
+            }
+        }
+        lastRows = newRows
+        guard !out.isEmpty else { return }
+        if capabilities.synchronizedOutput {
+            out = Array("\u{1B}[?2026h".utf8) + out + Array("\u{1B}[?2026l".utf8)
+        }
+        try send(out)
+        frameWrites += 1
+    }
+
+    /// The rows the ticker owns, as cells.
+    func compose(_ frame: Frame) -> [Int: [Cell]] {
+        let band = rows / 2
+        let owned = rows >= 7 ? (band - 4)...band : band...band
+        var result: [Int: [Cell]] = [:]
+        for row in owned { result[row] = [Cell](repeating: .blank, count: columns) }
+        for glyph in frame.glyphs where glyph.x >= 0 && glyph.x + glyph.advance <= columns {
+            let row = glyph.lift > 0.8 && rows >= 7 ? band - 1 : band
+            put(glyph.character, at: glyph.x, advance: glyph.advance, sgr: sgr(glyph.colour, hueShift: glyph.hueShift),
+                row: row, into: &result)
+        }
+        if let announcement = frame.announcement, rows >= 7 {
+            placeAnnouncement(announcement, top: band - 4, into: &result)
+        }
+        return result
+    }
+
+    private func sgr(_ colour: Colour?, hueShift: Double) -> String {
+        guard var colour else {
+            guard hueShift != 0, capabilities.colourDepth != .basic8 else { return "" }
+            return capabilities.colourDepth.foreground(Colour(red: 255, green: 236, blue: 200).hueRotated(by: hueShift))
+        }
+        if hueShift != 0, capabilities.colourDepth != .basic8 { colour = colour.hueRotated(by: hueShift) }
+        return capabilities.colourDepth.foreground(colour.readable())
+    }
+
+    private func put(
+        _ character: Character, at column: Int, advance: Int, sgr: String, row: Int, into rows: inout [Int: [Cell]]
+    ) {
+        guard var cells = rows[row], column >= 0, column + advance <= cells.count else { return }
+        cells[column] = Cell(text: String(character), sgr: sgr, isContinuation: false)
+        for extra in 1..<max(1, advance) { cells[column + extra] = Cell(text: "", sgr: sgr, isContinuation: true) }
+        rows[row] = cells
+    }
+
+    /// The announcement wrapped (at word boundaries, fixed before the first letter shows)
+    /// into two lines of a centred box; the typed letters, then the bobbing ▶.
+    private func placeAnnouncement(_ announcement: Announcement, top: Int, into rows: inout [Int: [Cell]]) {
+        let boxWidth = min(columns - 4, 64)
+        guard boxWidth > 8 else { return }
+        let lines = wrap(announcement.glyphs, width: boxWidth - 2).prefix(2)
+        let sgr = sgr(announcement.colour, hueShift: 0)
+        let left = (columns - boxWidth) / 2
+        var shown = 0
+        var arrowPosition: (row: Int, column: Int)?
+        for (lineIndex, line) in lines.enumerated() {
+            var column = left
+            for glyph in line {
+                if shown < announcement.visibleCount {
+                    put(glyph.character, at: column, advance: glyph.advance, sgr: sgr, row: top + lineIndex, into: &rows)
+                }
+                shown += 1
+                column += glyph.advance
+            }
+            arrowPosition = (top + lineIndex, column + 1)
+        }
+        if let bob = announcement.arrowBob, let arrow = arrowPosition {
+            put("▶", at: arrow.column + (bob > 0.5 ? 1 : 0), advance: 1, sgr: sgr, row: arrow.row, into: &rows)
+        }
+    }
+
+    /// Greedy word wrap of laid glyphs into lines no wider than `width`.
+    func wrap(_ glyphs: [LaidGlyph], width: Int) -> [[LaidGlyph]] {
+        var lines: [[LaidGlyph]] = [[]]
+        var lineWidth = 0
+        var word: [LaidGlyph] = []
+        var wordWidth = 0
+        func flushWord() {
+            if lineWidth + wordWidth > width, !lines[lines.count - 1].isEmpty {
+                while lines[lines.count - 1].last?.character == " " { lines[lines.count - 1].removeLast() }
+                lines.append([])
+                lineWidth = 0
+                word = Array(word.drop { $0.character == " " })
+                wordWidth = word.reduce(0) { $0 + $1.advance }
+            }
+            lines[lines.count - 1] += word
+            lineWidth += wordWidth
+            word = []
+            wordWidth = 0
+        }
+        for glyph in glyphs {
+            if glyph.character == " " { flushWord() }
+            word.append(glyph)
+            wordWidth += glyph.advance
+        }
+        flushWord()
+        return lines
+    }
+
+    /// The number of cells `new` is `old` moved left by, if that is all that changed.
+    func singleShift(from old: [Cell], to new: [Cell]) -> Int? {
+        let count = old.count
+        guard count == new.count, count > 4 else { return nil }
+        for shift in 1...3 where !old[shift].isContinuation && !new[count - shift].isContinuation {
+            if new[0..<(count - shift)] == old[shift..<count] { return shift }
+        }
+        return nil
+    }
+
+    private func emitShift(row: Int, by shift: Int, new: [Cell], into out: inout [UInt8]) {
+        setSGR("", into: &out)
+        out += Array("\u{1B}[\(row + 1)H\u{1B}[\(shift == 1 ? "" : String(shift))P".utf8)
+        let from = columns - shift
+        out += Array("\u{1B}[\(row + 1);\(from + 1)H".utf8)
+        for cell in new[from...] { emit(cell, into: &out) }
+    }
+
+    private func emitChanges(row: Int, old: [Cell], new: [Cell], into out: inout [UInt8]) {
+        guard var first = (0..<columns).first(where: { old[$0] != new[$0] }),
+            var last = (0..<columns).last(where: { old[$0] != new[$0] })
+        else { return }
+        while first > 0, new[first].isContinuation || old[first].isContinuation { first -= 1 }
+        while last + 1 < columns, new[last + 1].isContinuation || old[last + 1].isContinuation { last += 1 }
+        out += Array("\u{1B}[\(row + 1);\(first + 1)H".utf8)
+        for cell in new[first...last] { emit(cell, into: &out) }
+    }
+
+    private func emit(_ cell: Cell, into out: inout [UInt8]) {
+        guard !cell.isContinuation else { return }
+        setSGR(cell.sgr, into: &out)
+        out += Array(cell.text.utf8)
+    }
+
+    private func setSGR(_ sgr: String, into out: inout [UInt8]) {
+        guard sgr != currentSGR else { return }
+        out += Array((sgr.isEmpty ? "\u{1B}[0m" : "\u{1B}[0;\(sgr)m").utf8)
+        currentSGR = sgr
+    }
+
+    private func send(_ bytes: [UInt8]) throws(TerminalGone) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN {
+                    var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&poller, 1, 100)
+                    continue
+                }
+                throw TerminalGone()
+            }
+            offset += written
+        }
+        bytesWritten += bytes.count
+    }
+}
+
+/// Whether `bytes` hold a complete DA1 reply: `CSI ?` digits and semicolons, then `c`.
+func containsDA1Reply(_ bytes: [UInt8]) -> Bool {
+    var index = 0
+    while index + 2 < bytes.count {
+        if bytes[index] == 0x1B, bytes[index + 1] == UInt8(ascii: "["), bytes[index + 2] == UInt8(ascii: "?") {
+            var end = index + 3
+            while end < bytes.count, bytes[end] == UInt8(ascii: ";") || (0x30...0x39).contains(bytes[end]) { end += 1 }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "c") { return true }
+        }
+        index += 1
+    }
+    return false
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Marquee
+import Testing
+
+@testable import Display
+
+/// The terminal renderer against a pipe: what it writes, byte for byte.
+@Suite struct TerminalScreenTests {
+    let second: Nanoseconds = 1_000_000_000
+    let t0: Nanoseconds = 1_800_000_000 * 1_000_000_000
+
+    /// A screen (24×80: a pipe has no size) whose output is collected.
+    func screen(depth: ColourDepth = .palette256) -> (TerminalScreen, Pipe) {
+        let pipe = Pipe()
+        let capabilities = TerminalScreen.Capabilities(
+            isLinuxConsole: depth == .basic8, hasAlternateScreen: depth != .basic8, colourDepth: depth,
+            synchronizedOutput: false)
+        return (TerminalScreen(fd: pipe.fileHandleForWriting.fileDescriptor, capabilities: capabilities), pipe)
+    }
+
+    func written(_ pipe: Pipe) -> String {
+        String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self)
+    }
+
+    /// One step of an ASCII line is one character deletion plus the new last cell.
+    @Test func singleStepIsACharacterShift() throws {
+        let (screen, output) = screen()
+        let marquee = MarqueeController(metrics: TerminalMetrics(), configuration: MarqueeConfiguration(charactersPerSecond: 10), origin: t0)
+        marquee.update(messages: [MarqueeMessage(text: String(repeating: "abcdefghij ", count: 20))], at: t0, width: 80)
+        try screen.draw(marquee.frame(at: t0, width: 80))
+        _ = written(output)
+        try screen.draw(marquee.frame(at: t0 + second / 10, width: 80))
+        #expect(written(output) == "\u{1B}[13H\u{1B}[P\u{1B}[13;80Hd")
+        #expect(screen.frameWrites == 2)
+    }
+
+    /// A still frame drawn again writes nothing.
+    @Test func unchangedFrameWritesNothing() throws {
+        let (screen, output) = screen()
+        let marquee = MarqueeController(metrics: TerminalMetrics(), origin: t0)
+        marquee.update(messages: [MarqueeMessage(text: "Good morning!")], at: t0, width: 80)
+        try screen.draw(marquee.frame(at: t0, width: 80))
+        _ = written(output)
+        let before = screen.bytesWritten
+        try screen.draw(marquee.frame(at: t0 + 30 * second, width: 80))
+        #expect(screen.bytesWritten == before)
+    }
+
+    /// A wide glyph at the left edge cannot be shifted by one cell: the row is rewritten.
+    @Test func wideGlyphAtTheEdgeRewritesTheRow() {
+        let (screen, _) = screen()
+        typealias Cell = TerminalScreen.Cell
+        let wide = [Cell(text: "漢", sgr: "", isContinuation: false), Cell(text: "", sgr: "", isContinuation: true)]
+        let rest = (0..<78).map { Cell(text: String($0 % 10), sgr: "", isContinuation: false) }
+        let old = wide + rest
+        let new = Array(old.dropFirst()) + [Cell.blank]
+        #expect(screen.singleShift(from: old, to: new) == nil)
+        let plain = rest + [Cell.blank, Cell.blank]
+        #expect(screen.singleShift(from: plain, to: Array(plain.dropFirst(2)) + [Cell.blank, Cell.blank]) == 2)
+    }
+
+    @Test func cellWidths() {
+        let metrics = TerminalMetrics()
+        #expect(metrics.advance(of: "a") == 1)
+        #expect(metrics.advance(of: "é") == 1)
+        #expect(metrics.advance(of: "e\u{301}") == 1)
+        #expect(metrics.advance(of: "漢") == 2)
+        #expect(metrics.advance(of: "🎂") == 2)
+        #expect(metrics.advance(of: "👨‍👩‍👧") == 2)
+        #expect(metrics.advance(of: "\u{7}") == 0)
+        #expect(metrics.advance(of: "\u{200B}") == 0)
+    }
+
+    /// Colours stay readable on black (7:1); the Linux console gets its 8 hues.
+    @Test func coloursAreReadable() {
+        let navy = Colour(red: 0, green: 0, blue: 128)
+        #expect(navy.contrastOnBlack < 7)
+        #expect(navy.readable().contrastOnBlack >= 7)
+        #expect(Colour(red: 255, green: 215, blue: 0).readable() == Colour(red: 255, green: 215, blue: 0))
+        #expect(ColourDepth.basic8.foreground(Colour(red: 255, green: 105, blue: 180)) == "1;35")
+        #expect(ColourDepth.trueColour.foreground(Colour(red: 1, green: 2, blue: 3)) == "38;2;1;2;3")
+        #expect(ColourDepth.palette256.foreground(Colour(red: 255, green: 0, blue: 0)) == "38;5;196")
+    }
+
+    /// The announcement is wrapped at word boundaries before the first letter shows.
+    @Test func announcementWrapIsFixed() {
+        let (screen, _) = screen()
+        let glyphs = Array("Leave for the physiotherapist now please").enumerated().map {
+            LaidGlyph(character: $1, offset: $0, advance: 1)
+        }
+        let lines = screen.wrap(glyphs, width: 20).map { String($0.map(\.character)) }
+        #expect(lines == ["Leave for the", "physiotherapist now", "please"])
+    }
+
+    @Test func terminalReplies() {
+        #expect(containsDA1Reply(Array("\u{1B}[?2026;2$y\u{1B}[?62;22c".utf8)))
+        #expect(!containsDA1Reply(Array("\u{1B}[?2026;2$y".utf8)))
+    }
+}

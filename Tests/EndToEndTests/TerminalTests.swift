@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+/// `marquee run` in a real terminal emulator (tmux): what is on screen, how far it moves,
+/// resizing, and the terminal given back on exit.
+@Suite(.serialized) struct TerminalTests {
+    let session = "marquee-test-\(UUID().uuidString.prefix(8))"
+
+    /// Runs a tmux command on this test's own server and returns what it printed. Spawned
+    /// and reaped directly: the daemonizing `new-session` client confuses Foundation's
+    /// `Process` bookkeeping.
+    @discardableResult
+    func tmux(_ arguments: String...) throws -> String {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let quoted = (["/usr/bin/tmux", "-L", session] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let command = quoted.joined(separator: " ") + " > '\(output.path)' 2>/dev/null < /dev/null"
+        var pid: pid_t = 0
+        let words: [String] = ["/bin/sh", "-c", command]
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { throw POSIXError(.ECHILD) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+    }
+
+    func start(term: String = "tmux-256color", width: Int = 80, at: String = "2026-11-22 19:10", speed: Int = 10) throws {
+        let binary = CommandLineTests.root.appendingPathComponent(".build/debug/marquee").path
+        let command = "TERM=\(term) TZ=Europe/Berlin \(binary) run --feeds \(CommandLineTests.examples) "
+            + "--at '\(at)' --speed \(speed); sleep 60"
+        try tmux("new-session", "-d", "-s", "t", "-x", String(width), "-y", "24", command)
+        Thread.sleep(forTimeInterval: 1.5)
+    }
+
+    func screen() throws -> [String] {
+        try tmux("capture-pane", "-t", "t", "-p").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    func state() throws -> String {
+        try tmux("display", "-t", "t", "-p", "alt=#{alternate_on} cursor=#{cursor_flag}")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The shift s (in cells) that turns `before` into `after`, if there is one.
+    func shift(from before: String, to after: String) -> Int? {
+        let old = Array(before), new = Array(after)
+        return (0..<min(old.count, 60)).first { s in
+            let overlap = min(old.count - s, new.count) - 1
+            return overlap > 20 && (0..<overlap).allSatisfy { old[$0 + s] == new[$0] }
+        }
+    }
+
+    @Test func scrollsAtItsSpeedResizesAndRestores() throws {
+        try start()
+        defer { _ = try? tmux("kill-server") }
+        #expect(try state() == "alt=1 cursor=0")
+        let first = try screen()
+        let firstTime = Date()
+        #expect(first[12].contains("Take your evening pills") || first[12].contains("Good evening"))
+        #expect(first[8].hasPrefix("        Take your evening pills"))  // the announcement box, typing
+        Thread.sleep(forTimeInterval: 2)
+        let second = try screen()
+        let elapsed = Date().timeIntervalSince(firstTime)
+        let moved = try #require(shift(from: first[12], to: second[12]), "\(first[12]) / \(second[12])")
+        #expect(abs(Double(moved) - 10 * elapsed) <= 3, "moved \(moved) cells in \(elapsed) s at 10/s")
+        // Narrower window: the band moves to the new middle row and keeps scrolling.
+        try tmux("resize-window", "-t", "t", "-x", "50", "-y", "16")
+        Thread.sleep(forTimeInterval: 1)
+        let resized = try screen()
+        #expect(resized[8].count >= 40)
+        #expect(resized.filter { $0.contains("evening") || $0.contains("pills") || $0.contains("•") }.count >= 1)
+        try tmux("send-keys", "-t", "t", "C-c")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try state() == "alt=0 cursor=1")
+    }
+
+    /// The Linux console has no alternate screen: the ticker clears on exit instead.
+    @Test func linuxConsoleTerminal() throws {
+        try start(term: "linux")
+        defer { _ = try? tmux("kill-server") }
+        #expect(try state() == "alt=0 cursor=0")
+        #expect(try screen()[12].contains("evening"))
+        try tmux("send-keys", "-t", "t", "C-c")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try state() == "alt=0 cursor=1")
+        #expect(try screen().allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty })
+    }
+
+    /// What fits stands still, centred, and does not move.
+    @Test func stillWhenItFits() throws {
+        try start(at: "2026-11-22 03:00")
+        defer { _ = try? tmux("kill-server") }
+        let line = "It's night-time right now. You should be in bed."
+        let first = try screen()[12]
+        #expect(first.trimmingCharacters(in: .whitespaces) == line)
+        #expect(first.prefix(while: { $0 == " " }).count == (80 - line.count) / 2)
+        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try screen()[12] == first)
+        try tmux("send-keys", "-t", "t", "C-c")
+    }
+}
