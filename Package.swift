@@ -19,6 +19,7 @@ let package = Package(
             dependencies: ["Schedule", "Marquee", "Display", "Daemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "schedule-benchmark", dependencies: ["Schedule", "CLibical"], path: "Benchmarks/ScheduleBenchmark"),
+        .executableTarget(name: "marquee-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/MarqueeBenchmark"),
         .testTarget(name: "ScheduleTests", dependencies: ["Schedule"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MarqueeTests", dependencies: ["Marquee"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee"]),

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Daemon
-import Dispatch
 import Display
 import Marquee
 import Schedule
@@ -55,14 +54,11 @@ struct RunCommand: AsyncParsableCommand {
         var marqueeConfiguration = MarqueeConfiguration(charactersPerSecond: speed, separator: separator)
         marqueeConfiguration.effectForAll = effect.flatMap(MessageEffect.init(rawValue:))
         let capabilities = TerminalScreen.Capabilities.detect(fd: STDOUT_FILENO, environment: environment())
-        let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-            // The render loop sleeps on absolute deadlines: it gets a thread of its own.
-            DispatchQueue(label: "marquee.render").async { [marqueeConfiguration] in
-                let ticker = TerminalTicker(
-                    schedule: schedule, clock: DisplayClock(startingAt: start), configuration: marqueeConfiguration,
-                    screen: TerminalScreen(fd: STDOUT_FILENO, capabilities: capabilities))
-                continuation.resume(returning: ticker.run())
-            }
+        let status = await onRenderThread { [marqueeConfiguration] in
+            TerminalTicker(
+                schedule: schedule, clock: DisplayClock(startingAt: start), configuration: marqueeConfiguration,
+                screen: TerminalScreen(fd: STDOUT_FILENO, capabilities: capabilities)
+            ).run()
         }
         if status != 0 { throw ExitCode(status) }
     }
