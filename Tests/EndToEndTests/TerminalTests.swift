@@ -75,16 +75,26 @@ import Testing
         #expect(try state() == "alt=0 cursor=1")
     }
 
-    /// The Linux console has no alternate screen: the ticker clears on exit instead.
-    @Test func linuxConsoleTerminal() throws {
+    /// The Linux console has no alternate screen: the ticker clears on exit instead. SIGTERM
+    /// and SIGHUP restore the terminal just like Ctrl-C.
+    @Test(arguments: [SIGTERM, SIGHUP])
+    func linuxConsoleTerminal(signal: Int32) throws {
         try start(term: "linux")
         defer { _ = try? tmux("kill-server") }
         #expect(try state() == "alt=0 cursor=0")
         #expect(try screen()[12].contains("evening"))
-        try tmux("send-keys", "-t", "t", "C-c")
+        let shell = try #require(Int32(try tmux("display", "-t", "t", "-p", "#{pane_pid}").trimmingCharacters(in: .whitespacesAndNewlines)))
+        let marquee = try #require(Self.child(of: shell))
+        kill(marquee, signal)
         Thread.sleep(forTimeInterval: 0.5)
         #expect(try state() == "alt=0 cursor=1")
         #expect(try screen().allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty })
+    }
+
+    /// The first child process of `parent` (the shell in the pane runs marquee).
+    static func child(of parent: Int32) -> Int32? {
+        let children = (try? String(contentsOfFile: "/proc/\(parent)/task/\(parent)/children", encoding: .utf8)) ?? ""
+        return children.split(separator: " ").first.flatMap { Int32($0) }
     }
 
     /// What fits stands still, centred, and does not move.
