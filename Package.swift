@@ -23,6 +23,7 @@ let package = Package(
         .testTarget(name: "ScheduleTests", dependencies: ["Schedule"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MarqueeTests", dependencies: ["Marquee"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "Schedule", "Marquee"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Schedule"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,42 @@
+import Foundation
+import Marquee
+import Schedule
+import Testing
+
+@testable import Daemon
+
+/// What the render loop takes from the schedule: messages, how long they hold, the idle date.
+@Suite @ICalActor struct ScheduleSnapshotTests {
+    func schedule(_ text: String?) throws -> Schedule {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-daemon-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        if let text { try Data(text.utf8).write(to: folder.appendingPathComponent("feed.ics")) }
+        let schedule = try Schedule(displayZone: "Europe/Berlin")
+        schedule.load([folder.path])
+        return schedule
+    }
+
+    func instant(_ text: String) -> Instant {
+        guard case .instant(let instant) = TimeArgument(text) else { fatalError(text) }
+        return instant
+    }
+
+    /// Nothing scheduled: the date, written out, until local midnight.
+    @Test func idleShowsTheDateUntilMidnight() throws {
+        let snapshot = try schedule(nil).snapshot(at: instant("2026-11-22T17:10:00+01:00"))
+        #expect(snapshot.marqueeMessages == [MarqueeMessage(text: "Sunday 22 November 2026")])
+        #expect(snapshot.validUntil == instant("2026-11-23T00:00:00+01:00"))
+    }
+
+    /// Messages carry their colour and effect; they hold until the next change.
+    @Test func messagesHoldUntilTheNextChange() throws {
+        let feed = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nDTSTART;TZID=Europe/Berlin:20261122T170000\r\n"
+            + "DTEND;TZID=Europe/Berlin:20261122T180000\r\nSUMMARY:Supper\r\nCOLOR:gold\r\nX-MARQUEE-EFFECT:dance\r\n"
+            + "END:VEVENT\r\nEND:VCALENDAR\r\n"
+        let snapshot = try schedule(feed).snapshot(at: instant("2026-11-22T17:10:00+01:00"))
+        #expect(snapshot.marqueeMessages == [
+            MarqueeMessage(text: "Supper", colour: Colour(red: 255, green: 215, blue: 0), effect: .dance),
+        ])
+        #expect(snapshot.validUntil == instant("2026-11-22T18:00:00+01:00"))
+    }
+}
