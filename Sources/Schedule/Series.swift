@@ -322,9 +322,7 @@ enum OccurrenceLength {
         while let wall = nextWall() {
             steps += 1
             if steps > context.limits.maximumStepsPerSeries {
-                truncated = true
-                warnOnce("its RRULE needs more than \(context.limits.maximumStepsPerSeries) steps to reach the "
-                    + "displayed period; expansion stopped there")
+                stepLimitReached()
                 break
             }
             let start = instant(of: wall)
@@ -351,14 +349,18 @@ enum OccurrenceLength {
         var instances: [CivilDateTime] = []
         while let wall = iterator.next() {
             if instances.count >= context.limits.maximumStepsPerSeries {
-                truncated = true
-                warnOnce("its RRULE needs more than \(context.limits.maximumStepsPerSeries) steps to reach the "
-                    + "displayed period; expansion stopped there")
+                stepLimitReached()
                 break
             }
             instances.append(wall)
         }
         return instances
+    }
+
+    private func stepLimitReached() {
+        truncated = true
+        warnOnce("its RRULE needs more than \(context.limits.maximumStepsPerSeries) steps to reach the displayed "
+            + "period; expansion stopped there")
     }
 
     private func warnOnce(_ message: String) {
