@@ -45,9 +45,21 @@ void mq_catch_signals(void) {
     memset(&action, 0, sizeof action);
     action.sa_handler = record;
     sigemptyset(&action.sa_mask);
-    int signals[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP};
-    for (unsigned i = 0; i < sizeof signals / sizeof signals[0]; i++) sigaction(signals[i], &action, 0);
+    int signals[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGUSR1};
+    sigset_t wanted;
+    sigemptyset(&wanted);
+    for (unsigned i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        sigaction(signals[i], &action, 0);
+        sigaddset(&wanted, signals[i]);
+    }
+    /* A thread started from a libdispatch worker inherits its mask, which blocks them all. */
+    pthread_sigmask(SIG_UNBLOCK, &wanted, 0);
     signal(SIGPIPE, SIG_IGN);
+}
+
+void mq_wake_sleeper(void) {
+    arrived[SIGUSR1] = 1;
+    if (sleeper) pthread_kill(sleeper, SIGUSR1);
 }
 
 int mq_take_signal(int signal) {

@@ -9,8 +9,8 @@ import Schedule
 
 /// `marquee run` in a terminal: the schedule, the marquee and the screen wired together on
 /// one render thread. Wakes only when the picture can change (the next whole cell, a typed
-/// letter, an effect step) or the schedule says the messages change; still pictures cost
-/// no wakeups at all.
+/// letter, an effect step), the schedule says the messages change, or the feed folder
+/// changed; still pictures cost no wakeups at all.
 public final class TerminalTicker {
     public static let effectStep: Nanoseconds = 100_000_000
     /// While moving, the band is rewritten whole every so often, in case something else
@@ -21,12 +21,18 @@ public final class TerminalTicker {
     private let clock: DisplayClock
     private let configuration: MarqueeConfiguration
     private let screen: TerminalScreen
+    private let feedFolder: String?
 
-    public init(schedule: Schedule, clock: DisplayClock, configuration: MarqueeConfiguration, screen: TerminalScreen) {
+    /// - Parameter feedFolder: reloaded (and the new messages shown) when its files change.
+    public init(
+        schedule: Schedule, clock: DisplayClock, configuration: MarqueeConfiguration, screen: TerminalScreen,
+        feedFolder: String? = nil
+    ) {
         self.schedule = schedule
         self.clock = clock
         self.configuration = configuration
         self.screen = screen
+        self.feedFolder = feedFolder
     }
 
     /// Runs until SIGINT, SIGTERM or SIGHUP (or the terminal goes away), then gives the
@@ -39,14 +45,26 @@ public final class TerminalTicker {
             return 1
         }
         defer { screen.leave() }
+        let schedule = self.schedule
+        let watcher = feedFolder.flatMap { folder in
+            try? FeedFolderWatcher(folder: folder) {
+                Task { @ICalActor in
+                    schedule.reload()
+                    mq_wake_sleeper()
+                }
+            }
+        }
+        defer { withExtendedLifetime(watcher) {} }
         let controller = MarqueeController(metrics: TerminalMetrics(), configuration: configuration, origin: clock.now())
         var validUntil = Nanoseconds.min
         var queriedAt = Nanoseconds.max
         var lastRepaint = clock.now()
-        let schedule = self.schedule
         while true {
             if mq_take_signal(SIGINT) == 1 || mq_take_signal(SIGTERM) == 1 || mq_take_signal(SIGHUP) == 1 {
                 return 0
+            }
+            if mq_take_signal(SIGUSR1) == 1 {
+                validUntil = .min
             }
             var repaint = false
             if mq_take_signal(SIGWINCH) == 1 {

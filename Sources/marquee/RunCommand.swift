@@ -54,10 +54,12 @@ struct RunCommand: AsyncParsableCommand {
         var marqueeConfiguration = MarqueeConfiguration(charactersPerSecond: speed, separator: separator)
         marqueeConfiguration.effectForAll = effect.flatMap(MessageEffect.init(rawValue:))
         let capabilities = TerminalScreen.Capabilities.detect(fd: STDOUT_FILENO, environment: environment())
+        var info = stat()
+        let folder = stat(feedOptions.feeds, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? feedOptions.feeds : nil
         let status = await onRenderThread { [marqueeConfiguration] in
             TerminalTicker(
                 schedule: schedule, clock: DisplayClock(startingAt: start), configuration: marqueeConfiguration,
-                screen: TerminalScreen(fd: STDOUT_FILENO, capabilities: capabilities)
+                screen: TerminalScreen(fd: STDOUT_FILENO, capabilities: capabilities), feedFolder: folder
             ).run()
         }
         if status != 0 { throw ExitCode(status) }

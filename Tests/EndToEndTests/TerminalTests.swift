@@ -25,10 +25,13 @@ import Testing
         return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
     }
 
-    func start(term: String = "tmux-256color", width: Int = 80, at: String = "2026-11-22 19:10", speed: Int = 10) throws {
+    func start(
+        term: String = "tmux-256color", width: Int = 80, at: String? = "2026-11-22 19:10", speed: Int = 10,
+        feeds: String = CommandLineTests.examples
+    ) throws {
         let binary = CommandLineTests.root.appendingPathComponent(".build/debug/marquee").path
-        let command = "TERM=\(term) TZ=Europe/Berlin \(binary) run --feeds \(CommandLineTests.examples) "
-            + "--at '\(at)' --speed \(speed); sleep 60"
+        let command = "TERM=\(term) TZ=Europe/Berlin \(binary) run --feeds \(feeds) "
+            + (at.map { "--at '\($0)' " } ?? "") + "--speed \(speed); sleep 60"
         try tmux("new-session", "-d", "-s", "t", "-x", String(width), "-y", "24", command)
         Thread.sleep(forTimeInterval: 1.5)
     }
@@ -108,5 +111,30 @@ import Testing
         Thread.sleep(forTimeInterval: 1.2)
         #expect(try screen()[12] == first)
         try tmux("send-keys", "-t", "t", "C-c")
+    }
+
+    /// A file synced into the folder (temporary file, then rename) shows within a second; a
+    /// broken rewrite keeps the last good version; SIGTERM ends a still picture at once.
+    @Test func feedFolderIsWatched() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-live-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try start(at: nil, feeds: folder.path)
+        defer { _ = try? tmux("kill-server") }
+        let idle = try screen()[12].trimmingCharacters(in: .whitespaces)
+        #expect(idle.hasSuffix(" 2026") || idle.hasSuffix(" 2027"))  // today's date, written out
+        let feed = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:n\r\nDTSTART;VALUE=DATE:20200101\r\nRRULE:FREQ=DAILY\r\n"
+            + "SUMMARY:Dropped in just now\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        let temporary = folder.appendingPathComponent(".partial")
+        try Data(feed.utf8).write(to: temporary)
+        try FileManager.default.moveItem(at: temporary, to: folder.appendingPathComponent("family.ics"))
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try screen()[12].trimmingCharacters(in: .whitespaces) == "Dropped in just now")
+        try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:bro".utf8).write(to: folder.appendingPathComponent("family.ics"))
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try screen()[12].trimmingCharacters(in: .whitespaces) == "Dropped in just now")
+        let shell = try #require(Int32(try tmux("display", "-t", "t", "-p", "#{pane_pid}").trimmingCharacters(in: .whitespacesAndNewlines)))
+        kill(try #require(Self.child(of: shell)), SIGTERM)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(try state() == "alt=0 cursor=1")
     }
 }

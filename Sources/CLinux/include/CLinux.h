@@ -10,9 +10,11 @@ int mq_terminal_size(int fd, unsigned short *rows, unsigned short *columns);
 int mq_cell_width(uint32_t code_point);
 /* 1 if fd is a Linux virtual console (KDGETMODE succeeds). */
 int mq_is_linux_console(int fd);
-/* Records SIGWINCH, SIGINT, SIGTERM and SIGHUP as flags (no SA_RESTART), and makes sure
+/* Records SIGWINCH, SIGINT, SIGTERM, SIGHUP and SIGUSR1 as flags (no SA_RESTART), and makes sure
    the calling thread - the one sleeping in mq_sleep_until - is interrupted by them. */
 void mq_catch_signals(void);
+/* Interrupts the sleeping thread from any thread (flags SIGUSR1: "look again"). */
+void mq_wake_sleeper(void);
 /* 1 if the signal arrived since the last call. */
 int mq_take_signal(int signal);
 /* clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) until the deadline (ns); returns 0 when

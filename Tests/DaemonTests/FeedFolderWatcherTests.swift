@@ -1,0 +1,38 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Daemon
+
+/// inotify on a real folder: a burst of changes to feed files is reported once; other
+/// files are not reported.
+@Suite struct FeedFolderWatcherTests {
+    @Test func reportsFeedChangesOncePerBurst() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let changes = Mutex(0)
+        let watcher = try FeedFolderWatcher(folder: folder.path, debounce: .milliseconds(100)) {
+            changes.withLock { $0 += 1 }
+        }
+        try Data("x".utf8).write(to: folder.appendingPathComponent("notes.txt"))
+        try Data("x".utf8).write(to: folder.appendingPathComponent(".hidden.ics"))
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(changes.withLock { $0 } == 0)
+        // Written the way sync tools do it: a temporary file renamed into place, twice.
+        for round in 0..<2 {
+            let temporary = folder.appendingPathComponent(".sync-\(round)")
+            try Data("BEGIN:VCALENDAR".utf8).write(to: temporary)
+            try FileManager.default.moveItem(at: temporary, to: folder.appendingPathComponent("family-\(round).ics"))
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(changes.withLock { $0 } == 1)
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("family-0.ics"))
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(changes.withLock { $0 } == 2)
+        withExtendedLifetime(watcher) {}
+    }
+
+    @Test func missingFolderIsAnError() {
+        #expect(throws: WatchError.self) { try FeedFolderWatcher(folder: "/nonexistent/feeds.d") {} }
+    }
+}
