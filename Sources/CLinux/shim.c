@@ -6,8 +6,11 @@
 #include <linux/kd.h>
 #include <pthread.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/timerfd.h>
 #include <time.h>
+#include <unistd.h>
 
 int mq_terminal_size(int fd, unsigned short *rows, unsigned short *columns) {
     struct winsize size;
@@ -81,3 +84,26 @@ static int64_t now(clockid_t clock) {
 
 int64_t mq_monotonic_ns(void) { return now(CLOCK_MONOTONIC); }
 int64_t mq_realtime_ns(void) { return now(CLOCK_REALTIME); }
+
+static int arm_clock_change(int fd) {
+    struct itimerspec far = {.it_value = {.tv_sec = INT32_MAX}};
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &far, 0);
+}
+
+int mq_clock_change_fd(void) {
+    int fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (fd < 0) return -1;
+    if (arm_clock_change(fd) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int mq_take_clock_change(int fd) {
+    uint64_t expirations;
+    if (read(fd, &expirations, sizeof expirations) >= 0) return 0;
+    if (errno == EAGAIN) return 0;
+    if (errno != ECANCELED) return -1;
+    return arm_clock_change(fd) == 0 ? 1 : -1;
+}

@@ -74,11 +74,11 @@ public final class FeedFolderWatcher: Sendable {
     }
 }
 
-/// The folder cannot be watched.
+/// A folder or the clock cannot be watched.
 public struct WatchError: Error, CustomStringConvertible {
     public let description: String
 
     init(errno code: Int32) {
-        description = "cannot watch the feed folder: \(String(cString: strerror(code)))"
+        description = "cannot watch: \(String(cString: strerror(code)))"
     }
 }

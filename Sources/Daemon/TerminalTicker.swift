@@ -9,8 +9,8 @@ import Schedule
 
 /// `marquee run` in a terminal: the schedule, the marquee and the screen wired together on
 /// one render thread. Wakes only when the picture can change (the next whole cell, a typed
-/// letter, an effect step), the schedule says the messages change, or the feed folder
-/// changed; still pictures cost no wakeups at all.
+/// letter, an effect step), the schedule says the messages change, the feed folder changed
+/// or the wall clock was set; still pictures cost no wakeups at all.
 public final class TerminalTicker {
     public static let effectStep: Nanoseconds = 100_000_000
     /// While moving, the band is rewritten whole every so often, in case something else
@@ -54,7 +54,9 @@ public final class TerminalTicker {
                 }
             }
         }
-        defer { withExtendedLifetime(watcher) {} }
+        // A wall-clock step (NTP at boot, a new date) recomputes the messages at once.
+        let clockWatcher = try? ClockChangeWatcher { mq_wake_sleeper() }
+        defer { withExtendedLifetime((watcher, clockWatcher)) {} }
         let controller = MarqueeController(metrics: TerminalMetrics(), configuration: configuration, origin: clock.now())
         var validUntil = Nanoseconds.min
         var queriedAt = Nanoseconds.max

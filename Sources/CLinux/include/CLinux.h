@@ -20,5 +20,9 @@ int mq_take_signal(int signal);
 /* clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) until the deadline (ns); returns 0 when
    reached, EINTR when a caught signal interrupted it. */
 int mq_sleep_until(int64_t monotonic_ns);
+/* A timerfd that turns readable when CLOCK_REALTIME is set (NTP step, date -s, suspend). */
+int mq_clock_change_fd(void);
+/* Reads it: 1 if the clock was set (and re-arms it), 0 if nothing happened, -1 on error. */
+int mq_take_clock_change(int fd);
 int64_t mq_monotonic_ns(void);
 int64_t mq_realtime_ns(void);
