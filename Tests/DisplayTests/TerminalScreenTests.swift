@@ -10,11 +10,11 @@ import Testing
     let t0: Nanoseconds = 1_800_000_000 * 1_000_000_000
 
     /// A screen (24×80: a pipe has no size) whose output is collected.
-    func screen(depth: ColourDepth = .palette256) -> (TerminalScreen, Pipe) {
+    func screen(depth: ColourDepth = .palette256, synchronized: Bool = false) -> (TerminalScreen, Pipe) {
         let pipe = Pipe()
         let capabilities = TerminalScreen.Capabilities(
             isLinuxConsole: depth == .basic8, hasAlternateScreen: depth != .basic8, colourDepth: depth,
-            synchronizedOutput: false)
+            synchronizedOutput: synchronized)
         return (TerminalScreen(fd: pipe.fileHandleForWriting.fileDescriptor, capabilities: capabilities), pipe)
     }
 
@@ -32,6 +32,17 @@ import Testing
         try screen.draw(marquee.frame(at: t0 + second / 10, width: 80))
         #expect(written(output) == "\u{1B}[13H\u{1B}[P\u{1B}[13;80Hd")
         #expect(screen.frameWrites == 2)
+    }
+
+    /// Where the terminal has DEC mode 2026, each frame is one synchronized update.
+    @Test func framesAreSynchronizedWhereSupported() throws {
+        let (screen, output) = screen(synchronized: true)
+        let marquee = MarqueeController(metrics: TerminalMetrics(), origin: t0)
+        marquee.update(messages: [MarqueeMessage(text: "Good morning!")], at: t0, width: 80)
+        try screen.draw(marquee.frame(at: t0, width: 80))
+        let bytes = written(output)
+        #expect(bytes.hasPrefix("\u{1B}[?2026h\u{1B}[13;34H"))
+        #expect(bytes.hasSuffix("Good morning!\u{1B}[?2026l"))
     }
 
     /// A still frame drawn again writes nothing.
