@@ -16,7 +16,7 @@ let package = Package(
         .target(name: "Daemon", dependencies: ["Schedule", "Marquee", "Display", "CLinux"]),
         .executableTarget(
             name: "marquee",
-            dependencies: ["Schedule", "Marquee", "Display", "Daemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["Schedule", "Marquee", "Display", "Daemon", "CLinux", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "schedule-benchmark", dependencies: ["Schedule", "CLibical"], path: "Benchmarks/ScheduleBenchmark"),
         .executableTarget(name: "marquee-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/MarqueeBenchmark"),

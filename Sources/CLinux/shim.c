@@ -6,8 +6,12 @@
 #include <linux/kd.h>
 #include <pthread.h>
 #include <string.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -107,3 +111,27 @@ int mq_take_clock_change(int fd) {
     if (errno != ECANCELED) return -1;
     return arm_clock_change(fd) == 0 ? 1 : -1;
 }
+
+int mq_peer_credentials(int fd, uint32_t *uid, uint32_t *gid) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *uid = credentials.uid;
+    *gid = credentials.gid;
+    return 0;
+}
+
+int mq_peer_may_control(uint32_t uid, uint32_t gid) {
+    gid_t group = getegid();
+    if (uid == 0 || uid == geteuid() || gid == group) return 1;
+    struct passwd entry, *found = 0;
+    char buffer[4096];
+    if (getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) != 0 || !found) return 0;
+    gid_t groups[256];
+    int count = 256;
+    if (getgrouplist(found->pw_name, found->pw_gid, groups, &count) < 0) return 0;
+    for (int i = 0; i < count; i++) if (groups[i] == group) return 1;
+    return 0;
+}
+
+int mq_accept(int fd) { return accept4(fd, 0, 0, SOCK_CLOEXEC | SOCK_NONBLOCK); }

@@ -1,3 +1,4 @@
+import CLinux
 import Dispatch
 import Marquee
 import Schedule
@@ -6,9 +7,12 @@ import Schedule
 /// when they hold (the next change, or local midnight, when the idle date changes).
 public struct ScheduleSnapshot: Sendable {
     public var messages: [Message]
-    public var validUntil: Instant
+    /// The next change of messages, or local midnight, with the display zone's offset.
+    public var validUntil: ZonedTime
     /// Today's date written out, shown when nothing is scheduled.
     public var idleText: String
+    /// The feed files and their state.
+    public var feeds: [FeedStatus]
 
     /// The messages for the marquee; the date when there are none, so the screen is never blank.
     public var marqueeMessages: [MarqueeMessage] {
@@ -28,7 +32,16 @@ extension Schedule {
         let today = zoned(instant).wallClock.date
         let midnight = self.instant(ofLocal: CivilDateTime(date: today.adding(days: 1)))
         let next = nextChange(after: instant).map { min($0, midnight) } ?? midnight
-        return ScheduleSnapshot(messages: messages(at: instant), validUntil: next, idleText: today.spokenForm)
+        return ScheduleSnapshot(
+            messages: messages(at: instant), validUntil: zoned(next), idleText: today.spokenForm, feeds: feeds)
+    }
+}
+
+/// Reloads the feeds on the schedule's actor, then wakes the render thread to show the result.
+public func reloadFeeds(_ schedule: Schedule) {
+    Task { @ICalActor in
+        schedule.reload()
+        mq_wake_sleeper()
     }
 }
 

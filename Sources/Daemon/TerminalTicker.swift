@@ -22,17 +22,33 @@ public final class TerminalTicker {
     private let configuration: MarqueeConfiguration
     private let screen: TerminalScreen
     private let feedFolder: String?
+    private let control: DisplayControl?
 
-    /// - Parameter feedFolder: reloaded (and the new messages shown) when its files change.
+    /// - Parameters:
+    ///   - feedFolder: reloaded (and the new messages shown) when its files change.
+    ///   - control: where the status is published and pause/resume arrive from.
     public init(
         schedule: Schedule, clock: DisplayClock, configuration: MarqueeConfiguration, screen: TerminalScreen,
-        feedFolder: String? = nil
+        feedFolder: String? = nil, control: DisplayControl? = nil
     ) {
         self.schedule = schedule
         self.clock = clock
         self.configuration = configuration
         self.screen = screen
         self.feedFolder = feedFolder
+        self.control = control
+    }
+
+    /// How the output is described in the status.
+    private var outputDescription: String {
+        let colours = switch screen.capabilities.colourDepth {
+        case .trueColour: "24-bit colour"
+        case .palette256: "256 colours"
+        case .basic8: "8 colours"
+        }
+        let kind = screen.capabilities.isLinuxConsole ? "Linux console" : "terminal"
+        let sync = screen.capabilities.synchronizedOutput ? ", synchronized output" : ""
+        return "\(kind) \(screen.columns)x\(screen.rows), \(colours)\(sync)"
     }
 
     /// Runs until SIGINT, SIGTERM or SIGHUP (or the terminal goes away), then gives the
@@ -46,14 +62,7 @@ public final class TerminalTicker {
         }
         defer { screen.leave() }
         let schedule = self.schedule
-        let watcher = feedFolder.flatMap { folder in
-            try? FeedFolderWatcher(folder: folder) {
-                Task { @ICalActor in
-                    schedule.reload()
-                    mq_wake_sleeper()
-                }
-            }
-        }
+        let watcher = feedFolder.flatMap { folder in try? FeedFolderWatcher(folder: folder) { reloadFeeds(schedule) } }
         // A wall-clock step (NTP at boot, a new date) recomputes the messages at once.
         let clockWatcher = try? ClockChangeWatcher { mq_wake_sleeper() }
         defer { withExtendedLifetime((watcher, clockWatcher)) {} }
@@ -61,6 +70,25 @@ public final class TerminalTicker {
         var validUntil = Nanoseconds.min
         var queriedAt = Nanoseconds.max
         var lastRepaint = clock.now()
+        let started = clock.now()
+        var framesSincePublish = 0
+        var lastPublish = started
+        var snapshot: ScheduleSnapshot?
+        func publish(at now: Nanoseconds, moving: Bool) {
+            guard let control else { return }
+            let seconds = Double(now - lastPublish) / 1e9
+            control.publish { report in
+                if let snapshot { report.update(from: snapshot) }
+                report.updatedAt = ZonedTime(instant: Instant(secondsSinceEpoch: now / 1_000_000_000), utcOffset: 0).rfc3339
+                report.output = outputDescription
+                report.paused = controller.isPaused
+                report.moving = moving
+                report.framesPerSecond = seconds > 0.5 ? (Double(framesSincePublish) / seconds * 10).rounded() / 10 : 0
+                report.uptimeSeconds = Int((now - started) / 1_000_000_000)
+            }
+            framesSincePublish = 0
+            lastPublish = now
+        }
         while true {
             if mq_take_signal(SIGINT) == 1 || mq_take_signal(SIGTERM) == 1 || mq_take_signal(SIGHUP) == 1 {
                 return 0
@@ -73,23 +101,34 @@ public final class TerminalTicker {
                 repaint = screen.refreshSize()
             }
             let now = clock.now()
+            var publishNow = repaint
+            for command in control?.takeCommands() ?? [] {
+                if command == .pause { controller.pause(at: now) }
+                if command == .resume { controller.resume(at: now) }
+                publishNow = true
+            }
             if now >= validUntil || now < queriedAt {
                 let instant = Instant(secondsSinceEpoch: now / 1_000_000_000)
-                let snapshot = waitOnScheduleActor { schedule.snapshot(at: instant) }
-                controller.update(messages: snapshot.marqueeMessages, at: now, width: screen.bandWidth)
-                validUntil = snapshot.validUntil.secondsSinceEpoch * 1_000_000_000
+                let current = waitOnScheduleActor { schedule.snapshot(at: instant) }
+                controller.update(messages: current.marqueeMessages, at: now, width: screen.bandWidth)
+                validUntil = current.validUntil.instant.secondsSinceEpoch * 1_000_000_000
                 queriedAt = now
+                snapshot = current
+                publishNow = true
             }
             let frame = controller.frame(at: now, width: screen.bandWidth)
             if frame.isMoving, now - lastRepaint >= Self.repaintInterval {
                 repaint = true
                 lastRepaint = now
+                publishNow = true
             }
             do {
                 try screen.draw(frame, clearFirst: repaint && screen.sizeChanged, fullRepaint: repaint)
             } catch {
                 return 0
             }
+            framesSincePublish += 1
+            if publishNow { publish(at: now, moving: frame.isMoving) }
             var deadline = validUntil
             if let next = controller.nextFrameChange(after: now, effectStep: Self.effectStep) {
                 deadline = min(deadline, next)

@@ -8,7 +8,10 @@ import ArgumentParser
 @main struct Marquee: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Scheduled messages from iCalendar feeds, for calendar displays.",
-        subcommands: [RunCommand.self, MessagesCommand.self, AgendaCommand.self, CheckCommand.self])
+        subcommands: [
+            RunCommand.self, StatusCommand.self, PauseCommand.self, ResumeCommand.self, MessagesCommand.self,
+            AgendaCommand.self, CheckCommand.self,
+        ])
 
     /// Runs the command; usage errors exit 2 (not ArgumentParser's 64), as the CLI contract says.
     static func main() async {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinux
 import Daemon
 import Display
 import Marquee
@@ -34,6 +35,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Show every message this way: scroll, typewriter or dance (default: each its own).")
     var effect: String?
 
+    @Option(name: .long, help: "The status and control socket (default: \(defaultSocket), if its folder is writable).")
+    var socket: String?
+
     func validate() throws {
         if let at { _ = try parseTime(at, option: "--at") }
         guard (1...12).contains(speed) else { throw ValidationError("--speed must be between 1 and 12 characters per second") }
@@ -56,12 +60,26 @@ struct RunCommand: AsyncParsableCommand {
         let capabilities = TerminalScreen.Capabilities.detect(fd: STDOUT_FILENO, environment: environment())
         var info = stat()
         let folder = stat(feedOptions.feeds, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? feedOptions.feeds : nil
+        let control = DisplayControl(initial: StatusReport(updatedAt: "", output: "terminal"), wake: { mq_wake_sleeper() })
+        let server: ControlServer?
+        do {
+            server = try ControlServer(path: socket ?? defaultSocket, control: control) { reloadFeeds(schedule) }
+        } catch {
+            guard socket == nil else {
+                standardError("marquee run: \(error)")
+                throw ExitCode(1)
+            }
+            server = nil
+            standardError("marquee run: no status socket (\(error))")
+        }
         let status = await onRenderThread { [marqueeConfiguration] in
             TerminalTicker(
                 schedule: schedule, clock: DisplayClock(startingAt: start), configuration: marqueeConfiguration,
-                screen: TerminalScreen(fd: STDOUT_FILENO, capabilities: capabilities), feedFolder: folder
+                screen: TerminalScreen(fd: STDOUT_FILENO, capabilities: capabilities), feedFolder: folder,
+                control: control
             ).run()
         }
+        withExtendedLifetime(server) {}
         if status != 0 { throw ExitCode(status) }
     }
 

@@ -17,9 +17,19 @@ import Testing
         try marquee(arguments)
     }
 
+    static let binary = root.appendingPathComponent(".build/debug/marquee").path
+
     static func marquee(_ arguments: [String]) throws -> Run {
+        try run(binary, arguments)
+    }
+
+    static func run(_ executable: String, _ arguments: String...) throws -> Run {
+        try run(executable, arguments)
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> Run {
         let process = Process()
-        process.executableURL = root.appendingPathComponent(".build/debug/marquee")
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ["TZ": "Europe/Berlin", "PATH": "/usr/bin:/bin"]
         let output = Pipe()

@@ -27,11 +27,11 @@ import Testing
 
     func start(
         term: String = "tmux-256color", width: Int = 80, at: String? = "2026-11-22 19:10", speed: Int = 10,
-        feeds: String = CommandLineTests.examples
+        feeds: String = CommandLineTests.examples, socket: String? = nil
     ) throws {
         let binary = CommandLineTests.root.appendingPathComponent(".build/debug/marquee").path
         let command = "TERM=\(term) TZ=Europe/Berlin \(binary) run --feeds \(feeds) "
-            + (at.map { "--at '\($0)' " } ?? "") + "--speed \(speed); sleep 60"
+            + (at.map { "--at '\($0)' " } ?? "") + (socket.map { "--socket \($0) " } ?? "") + "--speed \(speed); sleep 60"
         try tmux("new-session", "-d", "-s", "t", "-x", String(width), "-y", "24", command)
         Thread.sleep(forTimeInterval: 1.5)
     }
@@ -136,5 +136,84 @@ import Testing
         kill(try #require(Self.child(of: shell)), SIGTERM)
         Thread.sleep(forTimeInterval: 0.3)
         #expect(try state() == "alt=0 cursor=1")
+    }
+
+    /// `marquee status`, `pause` and `resume` against the running display, who may control
+    /// it, and what hostile clients get.
+    @Test func statusSocket() throws {
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-\(UUID().uuidString.prefix(8)).sock").path
+        try start(socket: socket)
+        defer { _ = try? tmux("kill-server") }
+        let status = try CommandLineTests.marquee("status", "--json", "--socket", socket)
+        #expect(status.status == 0)
+        let report = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as! [String: Any]
+        #expect((report["showing"] as? [String])?.contains("Good evening! Supper is at 6.") == true)
+        #expect((report["feeds"] as? [[String: Any]])?.count == 3)
+        #expect(report["nextChange"] as? String == "2026-11-22T19:30:00+01:00")
+        #expect(report["paused"] as? Bool == false)
+
+        #expect(try CommandLineTests.marquee("pause", "--socket", socket).status == 0)
+        Thread.sleep(forTimeInterval: 0.3)
+        let paused = try screen()[12]
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try screen()[12] == paused)
+        #expect(try CommandLineTests.marquee("status", "--socket", socket).output.contains(": paused,"))
+        #expect(try CommandLineTests.marquee("resume", "--socket", socket).status == 0)
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try screen()[12] != paused)
+
+        // Another user may read the status but not control the display (SO_PEERCRED). The
+        // binary is copied where `nobody` can run it, wherever this checkout lives.
+        chmod(socket, 0o666)
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.copyItem(atPath: CommandLineTests.binary, toPath: copy)
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        chmod(copy, 0o755)
+        let refused = try CommandLineTests.run("/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                                               copy, "pause", "--socket", socket)
+        #expect(refused.status == 1)
+        #expect(refused.errors.contains("not allowed: pause needs root, marquee's user or its group"))
+        let reader = try CommandLineTests.run("/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                                              copy, "status", "--socket", socket)
+        #expect(reader.status == 0)
+
+        // Idle connections do not block others; garbage and oversized requests get an error.
+        let idle = (0..<20).compactMap { _ in Self.connect(socket) }
+        defer { idle.forEach { close($0) } }
+        #expect(Self.exchange(socket, Array("garbage\n".utf8)).contains("malformed request"))
+        #expect(Self.exchange(socket, [UInt8](repeating: 0x41, count: 5000)).contains("request too large"))
+        #expect(try CommandLineTests.marquee("status", "--socket", socket).status == 0)
+
+        try tmux("send-keys", "-t", "t", "C-c")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try CommandLineTests.marquee("status", "--socket", socket).status == 1)
+    }
+
+    static func connect(_ path: String) -> Int32? {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + path.utf8.count + 1)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, length) }
+        }
+        guard result == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
+    /// Sends raw bytes and returns the reply line.
+    static func exchange(_ path: String, _ bytes: [UInt8]) -> String {
+        guard let descriptor = connect(path) else { return "" }
+        defer { close(descriptor) }
+        _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var reply = [UInt8](repeating: 0, count: 4096)
+        var timeout = timeval(tv_sec: 3, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let count = reply.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? String(decoding: reply[0..<count], as: UTF8.self) : ""
     }
 }

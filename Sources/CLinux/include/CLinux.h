@@ -20,6 +20,12 @@ int mq_take_signal(int signal);
 /* clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) until the deadline (ns); returns 0 when
    reached, EINTR when a caught signal interrupted it. */
 int mq_sleep_until(int64_t monotonic_ns);
+/* The uid and gid of the process at the other end of a Unix socket (SO_PEERCRED). */
+int mq_peer_credentials(int fd, uint32_t *uid, uint32_t *gid);
+/* 1 if the user is root, this process's user, or a member of this process's group. */
+int mq_peer_may_control(uint32_t uid, uint32_t gid);
+/* accept4 with SOCK_CLOEXEC | SOCK_NONBLOCK. */
+int mq_accept(int fd);
 /* A timerfd that turns readable when CLOCK_REALTIME is set (NTP step, date -s, suspend). */
 int mq_clock_change_fd(void);
 /* Reads it: 1 if the clock was set (and re-arms it), 0 if nothing happened, -1 on error. */

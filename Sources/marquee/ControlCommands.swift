@@ -1,0 +1,128 @@
+import ArgumentParser
+import Daemon
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where `marquee run` answers unless told otherwise.
+let defaultSocket = "/run/marquee/marquee.sock"
+
+/// The option naming the running display's socket.
+struct SocketOption: ParsableArguments {
+    @Option(name: .long, help: "The running display's status socket.")
+    var socket = defaultSocket
+}
+
+/// Sends one request to the running display and returns its reply; a clear message and
+/// exit 1 when nobody answers.
+func ask(_ request: ControlRequest, socketPath: String) throws -> ControlReply {
+    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard descriptor >= 0 else { throw notRunning(socketPath, reason: String(cString: strerror(errno))) }
+    defer { close(descriptor) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(socketPath.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        throw ValidationError("socket path too long: \(socketPath)")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1)
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, length) }
+    }
+    guard connected == 0 else { throw notRunning(socketPath, reason: String(cString: strerror(errno))) }
+    var timeout = timeval(tv_sec: 3, tv_usec: 0)
+    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var line = try JSONEncoder().encode(request)
+    line.append(0x0A)
+    _ = line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var reply: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while !reply.contains(0x0A) {
+        let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { break }
+        reply += chunk[0..<count]
+    }
+    guard let decoded = try? JSONDecoder().decode(ControlReply.self, from: Data(reply.prefix { $0 != 0x0A })) else {
+        throw notRunning(socketPath, reason: "no answer")
+    }
+    return decoded
+}
+
+private func notRunning(_ path: String, reason: String) -> ExitCode {
+    standardError("marquee is not running: nothing answers on \(path) (\(reason))")
+    return ExitCode(1)
+}
+
+/// A refused request: its reason on stderr, exit 1.
+private func requireOK(_ reply: ControlReply) throws {
+    guard reply.ok else {
+        standardError("marquee: \(reply.error ?? "refused")")
+        throw ExitCode(1)
+    }
+}
+
+/// `marquee status`: what the running display shows.
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show what the running display shows.")
+
+    @OptionGroup var socketOption: SocketOption
+
+    @Flag(name: .long, help: "The raw reply: one JSON object.")
+    var json = false
+
+    func run() throws {
+        let reply = try ask(ControlRequest(type: .status), socketPath: socketOption.socket)
+        try requireOK(reply)
+        guard let status = reply.status else { return }
+        if json {
+            print(try jsonLine(status))
+            return
+        }
+        let motion = status.paused ? "paused" : status.moving ? "moving" : "still"
+        print("marquee on \(status.output): \(motion), \(status.framesPerSecond) frames/s, up \(status.uptimeSeconds) s")
+        print("showing:")
+        if status.messages.isEmpty {
+            for text in status.showing { print("  \(text)  (nothing scheduled)") }
+        }
+        for message in status.messages {
+            print("  \(message.text)")
+            print("      \(message.kind) until \(message.end) · \(message.source)")
+        }
+        print("next change: \(status.nextChange ?? "none")")
+        print("feeds:")
+        for feed in status.feeds {
+            let kept = feed.state == "error" ? (feed.lastGoodKept ? ", last good version kept" : ", nothing earlier to keep") : ""
+            print("  \(feed.path): \(feed.state)\(kept), \(feed.events) event(s)")
+            for problem in feed.problems { print("    \(problem)") }
+        }
+    }
+}
+
+/// `marquee pause`: stops all motion on the display (the carer's WCAG 2.2.2 control).
+struct PauseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "pause", abstract: "Stop the motion on the display.")
+
+    @OptionGroup var socketOption: SocketOption
+
+    func run() throws {
+        try requireOK(try ask(ControlRequest(type: .pause), socketPath: socketOption.socket))
+    }
+}
+
+/// `marquee resume`: lets the display move again.
+struct ResumeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "resume", abstract: "Let the display move again.")
+
+    @OptionGroup var socketOption: SocketOption
+
+    func run() throws {
+        try requireOK(try ask(ControlRequest(type: .resume), socketPath: socketOption.socket))
+    }
+}
