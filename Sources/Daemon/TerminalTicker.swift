@@ -23,13 +23,15 @@ public final class TerminalTicker {
     private let screen: TerminalScreen
     private let feedFolder: String?
     private let control: DisplayControl?
+    private let systemd: SystemdNotifier
+    private let watchdogInterval: Nanoseconds?
 
     /// - Parameters:
     ///   - feedFolder: reloaded (and the new messages shown) when its files change.
     ///   - control: where the status is published and pause/resume arrive from.
     public init(
         schedule: Schedule, clock: DisplayClock, configuration: MarqueeConfiguration, screen: TerminalScreen,
-        feedFolder: String? = nil, control: DisplayControl? = nil
+        feedFolder: String? = nil, control: DisplayControl? = nil, environment: [String: String] = [:]
     ) {
         self.schedule = schedule
         self.clock = clock
@@ -37,6 +39,8 @@ public final class TerminalTicker {
         self.screen = screen
         self.feedFolder = feedFolder
         self.control = control
+        systemd = SystemdNotifier(environment: environment)
+        watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
     }
 
     /// How the output is described in the status.
@@ -52,7 +56,9 @@ public final class TerminalTicker {
     }
 
     /// Runs until SIGINT, SIGTERM or SIGHUP (or the terminal goes away), then gives the
-    /// terminal back as it was. Returns the exit status.
+    /// terminal back as it was. Under systemd SIGHUP reloads the feeds instead, READY=1 follows
+    /// the first frame, STATUS= says what is shown, and WATCHDOG=1 comes from this loop, so a
+    /// stuck display gets restarted. Returns the exit status.
     public func run() -> Int32 {
         mq_catch_signals()
         do {
@@ -60,7 +66,10 @@ public final class TerminalTicker {
         } catch {
             return 1
         }
-        defer { screen.leave() }
+        defer {
+            systemd.send("STOPPING=1")
+            screen.leave()
+        }
         let schedule = self.schedule
         let watcher = feedFolder.flatMap { folder in try? FeedFolderWatcher(folder: folder) { reloadFeeds(schedule) } }
         // A wall-clock step (NTP at boot, a new date) recomputes the messages at once.
@@ -89,9 +98,15 @@ public final class TerminalTicker {
             framesSincePublish = 0
             lastPublish = now
         }
+        var lastPing = clock.now()
+        var ready = false
         while true {
-            if mq_take_signal(SIGINT) == 1 || mq_take_signal(SIGTERM) == 1 || mq_take_signal(SIGHUP) == 1 {
+            if mq_take_signal(SIGINT) == 1 || mq_take_signal(SIGTERM) == 1 {
                 return 0
+            }
+            if mq_take_signal(SIGHUP) == 1 {
+                guard systemd.isActive else { return 0 }
+                reloadFeeds(schedule)
             }
             if mq_take_signal(SIGUSR1) == 1 {
                 validUntil = .min
@@ -128,12 +143,30 @@ public final class TerminalTicker {
                 return 0
             }
             framesSincePublish += 1
-            if publishNow { publish(at: now, moving: frame.isMoving) }
+            if publishNow {
+                publish(at: now, moving: frame.isMoving)
+                if let snapshot { systemd.send("STATUS=" + Self.summary(snapshot)) }
+            }
+            if !ready {
+                ready = systemd.send("READY=1")
+            }
+            if let watchdogInterval, now - lastPing >= watchdogInterval {
+                systemd.send("WATCHDOG=1")
+                lastPing = now
+            }
             var deadline = validUntil
             if let next = controller.nextFrameChange(after: now, effectStep: Self.effectStep) {
                 deadline = min(deadline, next)
             }
+            if let watchdogInterval { deadline = min(deadline, lastPing + watchdogInterval) }
             clock.sleep(until: deadline)
         }
+    }
+
+    /// "showing 3 messages; next change 21:00" for systemctl status.
+    static func summary(_ snapshot: ScheduleSnapshot) -> String {
+        let count = snapshot.messages.count
+        let showing = count == 0 ? "showing the date" : "showing \(count) message\(count == 1 ? "" : "s")"
+        return "\(showing); next change \(snapshot.validUntil.wallClock.clock())"
     }
 }

@@ -76,7 +76,7 @@ struct RunCommand: AsyncParsableCommand {
             TerminalTicker(
                 schedule: schedule, clock: DisplayClock(startingAt: start), configuration: marqueeConfiguration,
                 screen: TerminalScreen(fd: STDOUT_FILENO, capabilities: capabilities), feedFolder: folder,
-                control: control
+                control: control, environment: environment()
             ).run()
         }
         withExtendedLifetime(server) {}

@@ -27,10 +27,10 @@ import Testing
 
     func start(
         term: String = "tmux-256color", width: Int = 80, at: String? = "2026-11-22 19:10", speed: Int = 10,
-        feeds: String = CommandLineTests.examples, socket: String? = nil
+        feeds: String = CommandLineTests.examples, socket: String? = nil, environment: String = ""
     ) throws {
         let binary = CommandLineTests.root.appendingPathComponent(".build/debug/marquee").path
-        let command = "TERM=\(term) TZ=Europe/Berlin \(binary) run --feeds \(feeds) "
+        let command = "\(environment) TERM=\(term) TZ=Europe/Berlin \(binary) run --feeds \(feeds) "
             + (at.map { "--at '\($0)' " } ?? "") + (socket.map { "--socket \($0) " } ?? "") + "--speed \(speed); sleep 60"
         try tmux("new-session", "-d", "-s", "t", "-x", String(width), "-y", "24", command)
         Thread.sleep(forTimeInterval: 1.5)
@@ -215,5 +215,47 @@ import Testing
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let count = reply.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
         return count > 0 ? String(decoding: reply[0..<count], as: UTF8.self) : ""
+    }
+
+    /// Under systemd (a fake NOTIFY_SOCKET): READY=1 after the first frame, STATUS=, WATCHDOG=1
+    /// from the render loop, STOPPING=1 on SIGTERM; SIGHUP reloads instead of ending.
+    @Test func systemdNotifyProtocol() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString.prefix(8))").path
+        let receiver = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(receiver); unlink(path) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + path.utf8.count + 1)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(receiver, $0, length) }
+        }
+        try #require(bound == 0)
+        var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(receiver, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        func received(for seconds: Double) -> [String] {
+            var messages: [String] = []
+            let end = Date().addingTimeInterval(seconds)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while Date() < end {
+                let count = buffer.withUnsafeMutableBytes { recv(receiver, $0.baseAddress, $0.count, 0) }
+                if count > 0 { messages.append(String(decoding: buffer[0..<count], as: UTF8.self)) }
+            }
+            return messages
+        }
+        try start(at: "2026-11-22 03:00", environment: "NOTIFY_SOCKET=\(path) WATCHDOG_USEC=400000")
+        defer { _ = try? tmux("kill-server") }
+        let first = received(for: 1.5)
+        #expect(first.contains("READY=1"))
+        #expect(first.contains("STATUS=showing 1 message; next change 07:00"))
+        #expect(first.filter { $0 == "WATCHDOG=1" }.count >= 4)  // every 200 ms, even for a still picture
+        let shell = try #require(Int32(try tmux("display", "-t", "t", "-p", "#{pane_pid}").trimmingCharacters(in: .whitespacesAndNewlines)))
+        let marquee = try #require(Self.child(of: shell))
+        kill(marquee, SIGHUP)
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(kill(marquee, 0) == 0)  // still running
+        kill(marquee, SIGTERM)
+        #expect(received(for: 0.8).contains("STOPPING=1"))
+        #expect(try state() == "alt=0 cursor=1")
     }
 }

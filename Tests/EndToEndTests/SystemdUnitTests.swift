@@ -1,0 +1,20 @@
+import Foundation
+import Testing
+
+/// The unit file as systemd itself reads it.
+@Suite struct SystemdUnitTests {
+    /// `systemd-analyze verify` passes (with the built binary standing in for the installed one).
+    @Test func unitVerifies() throws {
+        let unit = try String(contentsOf: CommandLineTests.root.appendingPathComponent("systemd/marquee.service"),
+                              encoding: .utf8)
+        #expect(unit.contains("Type=notify"))
+        #expect(unit.contains("WatchdogSec="))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("unit-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let local = folder.appendingPathComponent("marquee.service")
+        try Data(unit.replacingOccurrences(of: "/usr/local/bin/marquee", with: CommandLineTests.binary).utf8).write(to: local)
+        let run = try CommandLineTests.run("/usr/bin/systemd-analyze", "verify", local.path)
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(!run.errors.contains("marquee.service"), "\(run.errors)")
+    }
+}
