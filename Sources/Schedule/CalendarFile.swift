@@ -34,16 +34,37 @@ public struct ScheduleLimits: Sendable, Hashable {
     }
 
     /// Reads and parses the file. Never throws: what goes wrong becomes a problem.
-    init(path: String, displayZone: Zone, limits: ScheduleLimits) {
+    /// - Parameters:
+    ///   - readingFrom: where the bytes are (a saved last good copy), if not at `path`.
+    ///   - goodCopy: where to save the bytes when they parse without errors.
+    init(path: String, readingFrom source: String? = nil, goodCopy: String? = nil, displayZone: Zone,
+         limits: ScheduleLimits) {
         self.path = path
         ICalActor.ensureConfigured()
-        switch readFile(path, limit: limits.maximumFileBytes) {
+        switch readFile(source ?? path, limit: limits.maximumFileBytes) {
         case .failure(let message):
             report(.error, nil, message.message)
         case .success(let bytes):
             parse(SourceText(bytes: bytes), displayZone: displayZone)
+            if let goodCopy, !hasErrors { saveCopy(bytes, to: goodCopy) }
         }
         problems.sort { ($0.line ?? 0) < ($1.line ?? 0) }
+    }
+
+    /// Writes a last good copy atomically (temporary file, then rename); a failure is a warning.
+    private func saveCopy(_ bytes: [UInt8], to destination: String) {
+        let temporary = destination + ".partial"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
+        var written = descriptor >= 0
+        if written {
+            written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count
+            close(descriptor)
+        }
+        guard written, rename(temporary, destination) == 0 else {
+            unlink(temporary)
+            report(.warning, nil, "cannot keep a last good copy in \(destination): \(String(cString: strerror(errno)))")
+            return
+        }
     }
 
     private func report(_ severity: FeedProblem.Severity, _ line: Int?, _ message: String) {

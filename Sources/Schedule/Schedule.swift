@@ -21,6 +21,8 @@
     /// The zone the display shows times in; floating times and all-day dates are read in it.
     public let displayZoneName: String
     private let context: ExpansionContext
+    /// Where last good copies of the feed files are kept, so they survive a restart.
+    private let lastGoodDirectory: String?
     private var sources: [String] = []
     private var statuses: [FeedStatus] = []
     /// Per file path: the version in effect, and whether it parsed without errors.
@@ -30,13 +32,19 @@
     /// - Parameters:
     ///   - displayZone: an IANA zone name, `UTC`, or a Windows zone name.
     ///   - defaultEventDuration: how long a timed event without DTEND or DURATION lasts.
-    public init(displayZone: String, defaultEventDuration: Int64 = 3600, limits: ScheduleLimits = .init()) throws {
+    ///   - lastGoodDirectory: a folder of its own where the last good version of every feed file
+    ///     is kept, so a file that breaks while marquee is not running still shows its old version.
+    public init(
+        displayZone: String, defaultEventDuration: Int64 = 3600, limits: ScheduleLimits = .init(),
+        lastGoodDirectory: String? = nil
+    ) throws {
         ICalActor.ensureConfigured()
         guard let zone = SystemZones.zone(named: displayZone) else {
             throw ConfigurationError.unknownTimeZone(displayZone)
         }
         displayZoneName = displayZone
         context = ExpansionContext(displayZone: zone, defaultDuration: defaultEventDuration, limits: limits)
+        self.lastGoodDirectory = lastGoodDirectory
     }
 
     /// Loads (or reloads) feed files and folders: a folder contributes its `*.ics` files
@@ -57,12 +65,19 @@
                 files = found
             }
             for file in files where seen.insert(file).inserted {
-                let parsed = CalendarFile(path: file, displayZone: context.displayZone, limits: context.limits)
+                let copy = lastGoodDirectory.map { $0 + "/" + escapedFileName(file) }
+                let parsed = CalendarFile(path: file, goodCopy: copy, displayZone: context.displayZone,
+                                          limits: context.limits)
                 let state: FeedStatus.State
                 if !parsed.hasErrors {
                     inEffect[file] = (FeedIndex(file: parsed, context: context), true)
                     state = .loaded
                 } else if let previous = inEffect[file], previous.isGood {
+                    state = .failed(keptLastGood: true)
+                } else if let saved = copy.map({
+                    CalendarFile(path: file, readingFrom: $0, displayZone: context.displayZone, limits: context.limits)
+                }), !saved.hasErrors {
+                    inEffect[file] = (FeedIndex(file: saved, context: context), true)
                     state = .failed(keptLastGood: true)
                 } else {
                     inEffect[file] = (FeedIndex(file: parsed, context: context), false)
@@ -75,6 +90,7 @@
             }
         }
         inEffect = inEffect.filter { seen.contains($0.key) }
+        if let lastGoodDirectory { forgetCopies(in: lastGoodDirectory, keeping: seen) }
         self.statuses = statuses
         index = ScheduleIndex(feeds: feeds)
         return statuses
@@ -173,6 +189,22 @@ public struct AgendaEntry: Hashable, Sendable {
     public var at: ZonedTime
     public var change: Change
     public var message: Message
+}
+
+/// A feed file's path as one file name (for its last good copy): `%` and `/` escaped.
+func escapedFileName(_ path: String) -> String {
+    path.replacing("%", with: "%25").replacing("/", with: "%2F") + ".last-good"
+}
+
+/// Removes the last good copies of files that are no longer feeds (deleted from the folder).
+func forgetCopies(in directory: String, keeping paths: Set<String>) {
+    let wanted = Set(paths.map(escapedFileName))
+    guard let folder = opendir(directory) else { return }
+    defer { closedir(folder) }
+    while let entry = readdir(folder) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if name.hasSuffix(".last-good"), !wanted.contains(name) { unlink(directory + "/" + name) }
+    }
 }
 
 /// Replaces `{name}` with what `value(name)` gives; unknown names stay as written.

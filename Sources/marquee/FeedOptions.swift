@@ -15,10 +15,10 @@ struct FeedOptions: ParsableArguments {
     var timezone: String?
 
     /// A schedule in the chosen zone with the feeds loaded; problems go to standard error.
-    @ICalActor func loadSchedule(reportProblems: Bool = true) throws -> Schedule {
+    @ICalActor func loadSchedule(reportProblems: Bool = true, lastGoodDirectory: String? = nil) throws -> Schedule {
         let schedule: Schedule
         do {
-            schedule = try Schedule(displayZone: timezone ?? systemTimeZoneName())
+            schedule = try Schedule(displayZone: timezone ?? systemTimeZoneName(), lastGoodDirectory: lastGoodDirectory)
         } catch {
             throw ValidationError("\(error)")
         }

@@ -35,6 +35,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Show every message this way: scroll, typewriter or dance (default: each its own).")
     var effect: String?
 
+    @Option(name: .long, help: "A folder of its own where last good copies of the feeds are kept across restarts.")
+    var stateDir: String?
+
     @Option(name: .long, help: "The status and control socket (default: \(defaultSocket), if its folder is writable).")
     var socket: String?
 
@@ -85,7 +88,7 @@ struct RunCommand: AsyncParsableCommand {
 
     /// The loaded schedule and, with `--at`, the display clock's start in nanoseconds.
     @ICalActor private func prepare() throws -> (Schedule, Nanoseconds?) {
-        let schedule = try feedOptions.loadSchedule()
+        let schedule = try feedOptions.loadSchedule(lastGoodDirectory: stateDir)
         let start = try at.map { schedule.instant(of: try parseTime($0, option: "--at")).secondsSinceEpoch * 1_000_000_000 }
         return (schedule, start)
     }

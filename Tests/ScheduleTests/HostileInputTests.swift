@@ -158,6 +158,26 @@ import Testing
         #expect(schedule.texts(at: Self.at) == ["Version 2"])
     }
 
+    /// With a state directory, the last good version survives a restart of marquee.
+    @Test func lastGoodVersionSurvivesARestart() throws {
+        let folder = try feedFolder(["family.ics": calendar(event("UID:v", "DTSTART:20260701T100000Z", "SUMMARY:Version 1"))])
+        let state = try feedFolder([:])
+        let first = try Schedule(displayZone: "UTC", lastGoodDirectory: state)
+        first.load([folder])
+        let copies = try FileManager.default.contentsOfDirectory(atPath: state)
+        #expect(copies.count == 1 && copies[0].hasSuffix("family.ics.last-good"))
+        try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:half".utf8).write(to: URL(fileURLWithPath: folder + "/family.ics"))
+        let restarted = try Schedule(displayZone: "UTC", lastGoodDirectory: state)
+        let status = restarted.load([folder])
+        #expect(status.first?.state == .failed(keptLastGood: true))
+        #expect(status.first?.problems.contains { $0.severity == .error } == true)
+        #expect(restarted.texts(at: Self.at) == ["Version 1"])
+        #expect(restarted.messages(at: instant(Self.at)).first?.source == folder + "/family.ics")
+        try FileManager.default.removeItem(atPath: folder + "/family.ics")
+        restarted.reload()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state).isEmpty)
+    }
+
     @Test func missingFeedFolder() throws {
         let schedule = try Schedule(displayZone: "UTC")
         let status = schedule.load(["/nonexistent/feeds.d"])
