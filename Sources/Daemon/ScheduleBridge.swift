@@ -37,10 +37,12 @@ extension Schedule {
     }
 }
 
-/// Reloads the feeds on the schedule's actor, then wakes the render thread to show the result.
-public func reloadFeeds(_ schedule: Schedule) {
+/// Reloads the feeds on the schedule's actor, logs what became of them, then wakes the
+/// render thread to show the result.
+public func reloadFeeds(_ schedule: Schedule, log: EventLog?) {
     Task { @ICalActor in
         schedule.reload()
+        log?.feeds(schedule.feeds)
         mq_wake_sleeper()
     }
 }

@@ -25,13 +25,16 @@ public final class TerminalTicker {
     private let control: DisplayControl?
     private let systemd: SystemdNotifier
     private let watchdogInterval: Nanoseconds?
+    private let log: EventLog
 
     /// - Parameters:
     ///   - feedFolder: reloaded (and the new messages shown) when its files change.
     ///   - control: where the status is published and pause/resume arrive from.
+    ///   - log: where events go (journald under systemd).
     public init(
         schedule: Schedule, clock: DisplayClock, configuration: MarqueeConfiguration, screen: TerminalScreen,
-        feedFolder: String? = nil, control: DisplayControl? = nil, environment: [String: String] = [:]
+        feedFolder: String? = nil, control: DisplayControl? = nil, environment: [String: String] = [:],
+        log: EventLog? = nil
     ) {
         self.schedule = schedule
         self.clock = clock
@@ -41,6 +44,7 @@ public final class TerminalTicker {
         self.control = control
         systemd = SystemdNotifier(environment: environment)
         watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
+        self.log = log ?? EventLog(environment: environment)
     }
 
     /// How the output is described in the status.
@@ -71,9 +75,15 @@ public final class TerminalTicker {
             screen.leave()
         }
         let schedule = self.schedule
-        let watcher = feedFolder.flatMap { folder in try? FeedFolderWatcher(folder: folder) { reloadFeeds(schedule) } }
+        let log = self.log
+        let watcher = feedFolder.flatMap { folder in
+            try? FeedFolderWatcher(folder: folder) { reloadFeeds(schedule, log: log) }
+        }
         // A wall-clock step (NTP at boot, a new date) recomputes the messages at once.
-        let clockWatcher = try? ClockChangeWatcher { mq_wake_sleeper() }
+        let clockWatcher = try? ClockChangeWatcher {
+            log.log(.notice, "the wall clock was set; recomputing the messages")
+            mq_wake_sleeper()
+        }
         defer { withExtendedLifetime((watcher, clockWatcher)) {} }
         let controller = MarqueeController(metrics: TerminalMetrics(), configuration: configuration, origin: clock.now())
         var validUntil = Nanoseconds.min
@@ -102,11 +112,13 @@ public final class TerminalTicker {
         var ready = false
         while true {
             if mq_take_signal(SIGINT) == 1 || mq_take_signal(SIGTERM) == 1 {
+                log.log(.notice, "stopping")
                 return 0
             }
             if mq_take_signal(SIGHUP) == 1 {
                 guard systemd.isActive else { return 0 }
-                reloadFeeds(schedule)
+                log.log(.notice, "SIGHUP: reloading the feeds")
+                reloadFeeds(schedule, log: log)
             }
             if mq_take_signal(SIGUSR1) == 1 {
                 validUntil = .min
@@ -120,6 +132,7 @@ public final class TerminalTicker {
             for command in control?.takeCommands() ?? [] {
                 if command == .pause { controller.pause(at: now) }
                 if command == .resume { controller.resume(at: now) }
+                log.log(.notice, command == .pause ? "paused by request" : "resumed by request")
                 publishNow = true
             }
             if now >= validUntil || now < queriedAt {

@@ -57,29 +57,37 @@ struct RunCommand: AsyncParsableCommand {
             standardError("marquee run: standard output is not a terminal")
             throw ExitCode(1)
         }
-        let (schedule, start) = try await prepare()
+        let environment = environment()
+        let log = EventLog(environment: environment)
+        let (schedule, start) = try await prepare(log: log)
         var marqueeConfiguration = MarqueeConfiguration(charactersPerSecond: speed, separator: separator)
         marqueeConfiguration.effectForAll = effect.flatMap(MessageEffect.init(rawValue:))
-        let capabilities = TerminalScreen.Capabilities.detect(fd: STDOUT_FILENO, environment: environment())
+        let capabilities = TerminalScreen.Capabilities.detect(fd: STDOUT_FILENO, environment: environment)
         var info = stat()
         let folder = stat(feedOptions.feeds, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? feedOptions.feeds : nil
         let control = DisplayControl(initial: StatusReport(updatedAt: "", output: "terminal"), wake: { mq_wake_sleeper() })
         let server: ControlServer?
         do {
-            server = try ControlServer(path: socket ?? defaultSocket, control: control) { reloadFeeds(schedule) }
+            server = try ControlServer(path: socket ?? defaultSocket, control: control) {
+                reloadFeeds(schedule, log: log)
+            }
         } catch {
             guard socket == nil else {
                 standardError("marquee run: \(error)")
                 throw ExitCode(1)
             }
             server = nil
-            standardError("marquee run: no status socket (\(error))")
+            if log.isEnabled {
+                log.log(.warning, "no status socket (\(error))")
+            } else {
+                standardError("marquee run: no status socket (\(error))")
+            }
         }
         let status = await onRenderThread { [marqueeConfiguration] in
             TerminalTicker(
                 schedule: schedule, clock: DisplayClock(startingAt: start), configuration: marqueeConfiguration,
                 screen: TerminalScreen(fd: STDOUT_FILENO, capabilities: capabilities), feedFolder: folder,
-                control: control, environment: environment()
+                control: control, environment: environment, log: log
             ).run()
         }
         withExtendedLifetime(server) {}
@@ -87,8 +95,10 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// The loaded schedule and, with `--at`, the display clock's start in nanoseconds.
-    @ICalActor private func prepare() throws -> (Schedule, Nanoseconds?) {
-        let schedule = try feedOptions.loadSchedule(lastGoodDirectory: stateDir)
+    @ICalActor private func prepare(log: EventLog) throws -> (Schedule, Nanoseconds?) {
+        // Problems go to the journal under systemd, else to the terminal before the ticker takes it.
+        let schedule = try feedOptions.loadSchedule(reportProblems: !log.isEnabled, lastGoodDirectory: stateDir)
+        log.feeds(schedule.feeds)
         let start = try at.map { schedule.instant(of: try parseTime($0, option: "--at")).secondsSinceEpoch * 1_000_000_000 }
         return (schedule, start)
     }

@@ -1,0 +1,75 @@
+import CLinux
+import Schedule
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One line per event on stderr, with the priority prefix journald reads (`<3>` … `<6>`)
+/// when stderr is the journal. Silent when stderr is the terminal the ticker draws on. An
+/// identical line repeated within a minute is held back and counted.
+public final class EventLog: Sendable {
+    public enum Level: Int, Sendable {
+        case error = 3, warning = 4, notice = 5, info = 6
+    }
+
+    public static let repeatWindow: Int64 = 60_000_000_000
+
+    /// False when the log would write onto the terminal the ticker draws on.
+    public let isEnabled: Bool
+    private let journal: Bool
+    private let descriptor: Int32
+    private let recent = Mutex<[String: (last: Int64, held: Int)]>([:])
+
+    /// - Parameters:
+    ///   - descriptor: where lines go (stderr).
+    ///   - display: the terminal the ticker draws on (stdout).
+    public init(environment: [String: String], descriptor: Int32 = STDERR_FILENO, display: Int32 = STDOUT_FILENO) {
+        self.descriptor = descriptor
+        var error = stat()
+        var output = stat()
+        let sameTerminal = isatty(descriptor) == 1 && fstat(descriptor, &error) == 0
+            && fstat(display, &output) == 0 && error.st_rdev == output.st_rdev
+        isEnabled = !sameTerminal
+        if let stream = environment["JOURNAL_STREAM"], fstat(descriptor, &error) == 0 {
+            journal = stream == "\(error.st_dev):\(error.st_ino)"
+        } else {
+            journal = false
+        }
+    }
+
+    public func log(_ level: Level, _ message: String) {
+        guard isEnabled else { return }
+        let now = mq_monotonic_ns()
+        let held: Int? = recent.withLock { recent in
+            if let previous = recent[message], now - previous.last < Self.repeatWindow {
+                recent[message] = (previous.last, previous.held + 1)
+                return nil
+            }
+            let count = recent[message]?.held ?? 0
+            recent[message] = (now, 0)
+            if recent.count > 1000 { recent = recent.filter { now - $0.value.last < Self.repeatWindow } }
+            return count
+        }
+        guard let held else { return }
+        let repeats = held > 0 ? " (and \(held) more times in the last minute)" : ""
+        var line = Array(((journal ? "<\(level.rawValue)>" : "") + message + repeats + "\n").utf8)
+        line.withUnsafeMutableBytes { _ = write(descriptor, $0.baseAddress, $0.count) }
+    }
+
+    /// Every feed's state and problems, as after a (re)load.
+    public func feeds(_ statuses: [FeedStatus]) {
+        for status in statuses {
+            for problem in status.problems {
+                log(problem.severity == .error ? .error : .warning, problem.description)
+            }
+            switch status.state {
+            case .loaded:
+                log(.info, "\(status.path): loaded, \(status.eventCount) event(s)")
+            case .failed(let kept):
+                log(.error, "\(status.path): unusable; " + (kept ? "its last good version stays in effect" : "nothing earlier to keep"))
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+@testable import Daemon
+
+/// Log lines as journald reads them, with repeats held back.
+@Suite struct EventLogTests {
+    func stream(of pipe: Pipe) -> String {
+        var info = stat()
+        fstat(pipe.fileHandleForWriting.fileDescriptor, &info)
+        return "\(info.st_dev):\(info.st_ino)"
+    }
+
+    @Test func journalPrioritiesAndRepeats() {
+        let pipe = Pipe()
+        let log = EventLog(environment: ["JOURNAL_STREAM": stream(of: pipe)],
+                           descriptor: pipe.fileHandleForWriting.fileDescriptor)
+        #expect(log.isEnabled)
+        log.log(.error, "feeds/a.ics:3: error: broken")
+        log.log(.error, "feeds/a.ics:3: error: broken")
+        log.log(.error, "feeds/a.ics:3: error: broken")
+        log.log(.notice, "paused by request")
+        let lines = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n")
+        #expect(lines == ["<3>feeds/a.ics:3: error: broken", "<5>paused by request"])
+    }
+
+    /// Outside the journal there is no prefix.
+    @Test func plainWithoutJournal() {
+        let pipe = Pipe()
+        let log = EventLog(environment: [:], descriptor: pipe.fileHandleForWriting.fileDescriptor)
+        log.log(.warning, "no status socket")
+        #expect(String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self) == "no status socket\n")
+    }
+}
