@@ -47,6 +47,23 @@ public func reloadFeeds(_ schedule: Schedule, log: EventLog?) {
     }
 }
 
+/// After `/etc/localtime` changed: shows times in the new system zone (if it is a new one),
+/// logs it, and wakes the render thread. Returns the zone now in use.
+@ICalActor @discardableResult
+public func followSystemZone(_ schedule: Schedule, etc: String, log: EventLog?) -> String {
+    let name = SystemTimeZone.name(environment: [:], etc: etc)
+    if name != schedule.displayZoneName {
+        do {
+            try schedule.setDisplayZone(name)
+            log?.log(.notice, "the system time zone is now \(name); recomputing the messages")
+        } catch {
+            log?.log(.error, "the system time zone changed to \(name), which is unknown; keeping \(schedule.displayZoneName)")
+        }
+        mq_wake_sleeper()
+    }
+    return schedule.displayZoneName
+}
+
 /// Runs `work` on the schedule's actor and waits for it, from a thread outside Swift
 /// concurrency (the render thread): schedule queries are rare and take microseconds.
 func waitOnScheduleActor<T: Sendable>(_ work: @escaping @Sendable @ICalActor () -> T) -> T {

@@ -23,6 +23,7 @@ public final class TerminalTicker {
     private let screen: TerminalScreen
     private let feedFolder: String?
     private let control: DisplayControl?
+    private let systemZoneFolder: String?
     private let systemd: SystemdNotifier
     private let watchdogInterval: Nanoseconds?
     private let log: EventLog
@@ -31,10 +32,11 @@ public final class TerminalTicker {
     ///   - feedFolder: reloaded (and the new messages shown) when its files change.
     ///   - control: where the status is published and pause/resume arrive from.
     ///   - log: where events go (journald under systemd).
+    ///   - systemZoneFolder: `/etc`, when the display follows the system's time zone.
     public init(
         schedule: Schedule, clock: DisplayClock, configuration: MarqueeConfiguration, screen: TerminalScreen,
         feedFolder: String? = nil, control: DisplayControl? = nil, environment: [String: String] = [:],
-        log: EventLog? = nil
+        log: EventLog? = nil, systemZoneFolder: String? = nil
     ) {
         self.schedule = schedule
         self.clock = clock
@@ -42,6 +44,7 @@ public final class TerminalTicker {
         self.screen = screen
         self.feedFolder = feedFolder
         self.control = control
+        self.systemZoneFolder = systemZoneFolder
         systemd = SystemdNotifier(environment: environment)
         watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         self.log = log ?? EventLog(environment: environment)
@@ -77,14 +80,19 @@ public final class TerminalTicker {
         let schedule = self.schedule
         let log = self.log
         let watcher = feedFolder.flatMap { folder in
-            try? FeedFolderWatcher(folder: folder) { reloadFeeds(schedule, log: log) }
+            try? FolderWatcher(folder: folder) { reloadFeeds(schedule, log: log) }
         }
         // A wall-clock step (NTP at boot, a new date) recomputes the messages at once.
         let clockWatcher = try? ClockChangeWatcher {
             log.log(.notice, "the wall clock was set; recomputing the messages")
             mq_wake_sleeper()
         }
-        defer { withExtendedLifetime((watcher, clockWatcher)) {} }
+        let zoneWatcher = systemZoneFolder.flatMap { etc in
+            try? FolderWatcher(folder: etc, isRelevant: SystemTimeZone.isZoneFile) {
+                Task { @ICalActor in followSystemZone(schedule, etc: etc, log: log) }
+            }
+        }
+        defer { withExtendedLifetime((watcher, clockWatcher, zoneWatcher)) {} }
         let controller = MarqueeController(metrics: TerminalMetrics(), configuration: configuration, origin: clock.now())
         var validUntil = Nanoseconds.min
         var queriedAt = Nanoseconds.max

@@ -19,8 +19,8 @@
     }
 
     /// The zone the display shows times in; floating times and all-day dates are read in it.
-    public let displayZoneName: String
-    private let context: ExpansionContext
+    public private(set) var displayZoneName: String
+    private var context: ExpansionContext
     /// Where last good copies of the feed files are kept, so they survive a restart.
     private let lastGoodDirectory: String?
     private var sources: [String] = []
@@ -94,6 +94,16 @@
         self.statuses = statuses
         index = ScheduleIndex(feeds: feeds)
         return statuses
+    }
+
+    /// Shows times in another zone from now on (the system's zone changed): every file is
+    /// read again, since floating times and all-day dates depend on the zone.
+    public func setDisplayZone(_ name: String) throws {
+        guard let zone = SystemZones.zone(named: name) else { throw ConfigurationError.unknownTimeZone(name) }
+        displayZoneName = name
+        context = ExpansionContext(displayZone: zone, defaultDuration: context.defaultDuration, limits: context.limits)
+        inEffect = [:]
+        reload()
     }
 
     /// Loads the same files and folders again.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Daemon
 import Schedule
 
 /// `marquee check`: validates feed files and reports every problem with file and line.
@@ -25,7 +26,7 @@ struct CheckCommand: AsyncParsableCommand {
     @ICalActor private func check() throws -> Bool {
         let schedule: Schedule
         do {
-            schedule = try Schedule(displayZone: timezone ?? systemTimeZoneName())
+            schedule = try Schedule(displayZone: timezone ?? SystemTimeZone.name(environment: environment()))
         } catch {
             throw ValidationError("\(error)")
         }

@@ -87,7 +87,8 @@ struct RunCommand: AsyncParsableCommand {
             TerminalTicker(
                 schedule: schedule, clock: DisplayClock(startingAt: start), configuration: marqueeConfiguration,
                 screen: TerminalScreen(fd: STDOUT_FILENO, capabilities: capabilities), feedFolder: folder,
-                control: control, environment: environment, log: log
+                control: control, environment: environment, log: log,
+                systemZoneFolder: feedOptions.timezone == nil && environment["TZ"] == nil ? "/etc" : nil
             ).run()
         }
         withExtendedLifetime(server) {}

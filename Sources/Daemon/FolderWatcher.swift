@@ -4,15 +4,23 @@
     import Glibc
 #endif
 
-/// Watches a feed folder with inotify and reports, once a burst of events has settled,
-/// that its `*.ics` files changed: written, created, renamed in or out (how sync tools and
-/// editors save: a temporary file, then a rename), or deleted. Hidden files are ignored.
-public final class FeedFolderWatcher: Sendable {
+/// Watches a folder with inotify and reports, once a burst of events has settled, that files
+/// of interest changed: written, created, renamed in or out (how sync tools, editors and
+/// timedatectl save: a temporary file, then a rename), or deleted.
+public final class FolderWatcher: Sendable {
     private let descriptor: Int32
     private let source: any DispatchSourceRead
 
-    /// - Parameter onChange: called on a private queue, `debounce` after the last event of a burst.
+    /// Feed files: `*.ics`, not hidden.
+    public static func isFeedFile(_ name: String) -> Bool {
+        name.lowercased().hasSuffix(".ics") && !name.hasPrefix(".")
+    }
+
+    /// - Parameters:
+    ///   - isRelevant: which file names matter (events on the folder itself always do).
+    ///   - onChange: called on a private queue, `debounce` after the last event of a burst.
     public init(folder: String, debounce: DispatchTimeInterval = .milliseconds(200),
+                isRelevant: @escaping @Sendable (String) -> Bool = FolderWatcher.isFeedFile,
                 onChange: @escaping @Sendable () -> Void) throws(WatchError) {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw WatchError(errno: errno) }
@@ -28,7 +36,7 @@ public final class FeedFolderWatcher: Sendable {
         source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
         let burst = Burst()
         source.setEventHandler {
-            guard Self.drain(descriptor) else { return }
+            guard Self.drain(descriptor, isRelevant: isRelevant) else { return }
             burst.generation += 1
             let generation = burst.generation
             queue.asyncAfter(deadline: .now() + debounce) {
@@ -43,8 +51,8 @@ public final class FeedFolderWatcher: Sendable {
         source.cancel()
     }
 
-    /// Reads every pending event; true if one concerns a feed file or the folder itself.
-    private static func drain(_ descriptor: Int32) -> Bool {
+    /// Reads every pending event; true if one concerns a relevant file or the folder itself.
+    private static func drain(_ descriptor: Int32, isRelevant: (String) -> Bool) -> Bool {
         var relevant = false
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
@@ -58,7 +66,7 @@ public final class FeedFolderWatcher: Sendable {
                     let nameEnd = min(count, nameStart + Int(event.len))
                     let name = String(decoding: raw[nameStart..<nameEnd].prefix { $0 != 0 }, as: UTF8.self)
                     let folderEvent = UInt32(IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)
-                    if event.mask & folderEvent != 0 || (name.lowercased().hasSuffix(".ics") && !name.hasPrefix(".")) {
+                    if event.mask & folderEvent != 0 || (!name.isEmpty && isRelevant(name)) {
                         relevant = true
                     }
                     offset = nameStart + Int(event.len)

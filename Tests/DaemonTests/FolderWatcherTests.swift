@@ -6,12 +6,12 @@ import Testing
 
 /// inotify on a real folder: a burst of changes to feed files is reported once; other
 /// files are not reported.
-@Suite struct FeedFolderWatcherTests {
+@Suite struct FolderWatcherTests {
     @Test func reportsFeedChangesOncePerBurst() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-watch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let changes = Mutex(0)
-        let watcher = try FeedFolderWatcher(folder: folder.path, debounce: .milliseconds(100)) {
+        let watcher = try FolderWatcher(folder: folder.path, debounce: .milliseconds(100)) {
             changes.withLock { $0 += 1 }
         }
         try Data("x".utf8).write(to: folder.appendingPathComponent("notes.txt"))
@@ -33,6 +33,6 @@ import Testing
     }
 
     @Test func missingFolderIsAnError() {
-        #expect(throws: WatchError.self) { try FeedFolderWatcher(folder: "/nonexistent/feeds.d") {} }
+        #expect(throws: WatchError.self) { try FolderWatcher(folder: "/nonexistent/feeds.d") {} }
     }
 }

@@ -1,0 +1,64 @@
+import Foundation
+import Schedule
+import Synchronization
+import Testing
+
+@testable import Daemon
+
+/// Following the system's time zone, with a stand-in for /etc.
+@Suite struct SystemTimeZoneTests {
+    func fakeEtc(zone: String) throws -> String {
+        let etc = FileManager.default.temporaryDirectory.appendingPathComponent("etc-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: etc, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: etc + "/localtime", withDestinationPath: "/usr/share/zoneinfo/" + zone)
+        return etc
+    }
+
+    /// timedatectl's way: a new symlink renamed over /etc/localtime.
+    func switchZone(_ etc: String, to zone: String) throws {
+        try FileManager.default.createSymbolicLink(atPath: etc + "/.localtime.new", withDestinationPath: "/usr/share/zoneinfo/" + zone)
+        rename(etc + "/.localtime.new", etc + "/localtime")
+    }
+
+    @Test func nameFromEnvironmentLinkAndFile() throws {
+        let etc = try fakeEtc(zone: "Europe/Berlin")
+        #expect(SystemTimeZone.name(environment: [:], etc: etc) == "Europe/Berlin")
+        #expect(SystemTimeZone.name(environment: ["TZ": ":Asia/Tokyo"], etc: etc) == "Asia/Tokyo")
+        try FileManager.default.removeItem(atPath: etc + "/localtime")
+        try Data("America/Chicago\n".utf8).write(to: URL(fileURLWithPath: etc + "/timezone"))
+        #expect(SystemTimeZone.name(environment: [:], etc: etc) == "America/Chicago")
+        #expect(SystemTimeZone.name(environment: [:], etc: "/nonexistent") == "UTC")
+    }
+
+    /// A zone change is noticed by the watcher and the schedule recomputes: an all-day
+    /// event now starts at New York's midnight, not Berlin's.
+    @Test func zoneChangeRecomputesTheMessages() async throws {
+        let etc = try fakeEtc(zone: "Europe/Berlin")
+        let feeds = FileManager.default.temporaryDirectory.appendingPathComponent("feeds-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: feeds, withIntermediateDirectories: true)
+        try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:d\r\nDTSTART;VALUE=DATE:20261124\r\nSUMMARY:Trash day\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n".utf8)
+            .write(to: URL(fileURLWithPath: feeds + "/f.ics"))
+        let schedule = try await ICalActor.run(etc: etc, feeds: feeds)
+        let noticed = Mutex(0)
+        let watcher = try FolderWatcher(folder: etc, debounce: .milliseconds(50), isRelevant: SystemTimeZone.isZoneFile) {
+            noticed.withLock { $0 += 1 }
+        }
+        // 2026-11-24 03:00 UTC: already the 24th in Berlin, still the 23rd in New York.
+        let instant = Instant(secondsSinceEpoch: 1_795_489_200)
+        #expect(await schedule.messages(at: instant).map(\.text) == ["Trash day"])
+        try switchZone(etc, to: "America/New_York")
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(noticed.withLock { $0 } == 1)
+        #expect(await followSystemZone(schedule, etc: etc, log: nil) == "America/New_York")
+        #expect(await schedule.messages(at: instant).isEmpty)
+        withExtendedLifetime(watcher) {}
+    }
+}
+
+extension ICalActor {
+    @ICalActor static func run(etc: String, feeds: String) throws -> Schedule {
+        let schedule = try Schedule(displayZone: SystemTimeZone.name(environment: [:], etc: etc))
+        schedule.load([feeds])
+        return schedule
+    }
+}
