@@ -88,7 +88,7 @@ public struct StatusReport: Codable, Sendable, Hashable {
 
     /// Fills in what the schedule says.
     mutating func update(from snapshot: ScheduleSnapshot) {
-        showing = snapshot.marqueeMessages.map(\.text)
+        showing = snapshot.marqueeMessages().map(\.text)
         messages = snapshot.messages.map {
             ActiveMessage(text: $0.text, kind: $0.kind.rawValue, start: $0.start.rfc3339, end: $0.end.rfc3339,
                           source: $0.source, priority: $0.priority)

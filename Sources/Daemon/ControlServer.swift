@@ -30,12 +30,12 @@ public final class ControlServer: Sendable {
     private let listener: any DispatchSourceRead
     private let state: ServerState
 
-    /// - Parameter reload: asked to reload the feeds (from the socket's queue).
-    public init(path: String, control: DisplayControl, reload: @escaping @Sendable () -> Void) throws(ControlSocketError) {
+    /// - Parameter group: the group the socket file belongs to (its members may read and control).
+    public init(path: String, group: String? = nil, control: DisplayControl) throws(ControlSocketError) {
         self.path = path
-        let descriptor = try Self.bind(path)
+        let descriptor = try Self.bind(path, group: group)
         let queue = DispatchQueue(label: "marquee.control")
-        let state = ServerState(control: control, reload: reload, queue: queue)
+        let state = ServerState(control: control, queue: queue)
         self.state = state
         listener = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
         listener.setEventHandler {
@@ -56,7 +56,7 @@ public final class ControlServer: Sendable {
 
     /// Binds the socket; a stale socket file (no daemon answers on it) is replaced, a live
     /// one is an error.
-    private static func bind(_ path: String) throws(ControlSocketError) -> Int32 {
+    private static func bind(_ path: String, group: String?) throws(ControlSocketError) -> Int32 {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -82,6 +82,12 @@ public final class ControlServer: Sendable {
             close(descriptor)
             throw ControlSocketError(description: "cannot listen on \(path): \(reason)")
         }
+        if let group {
+            guard let entry = getgrnam(group), chown(path, uid_t.max, entry.pointee.gr_gid) == 0 else {
+                close(descriptor)
+                throw ControlSocketError(description: "cannot give \(path) to the group \(group)")
+            }
+        }
         return descriptor
     }
 }
@@ -89,14 +95,12 @@ public final class ControlServer: Sendable {
 /// The clients being served; touched only on the server's queue.
 private final class ServerState: @unchecked Sendable {
     let control: DisplayControl
-    let reload: @Sendable () -> Void
     let queue: DispatchQueue
     private var clients: [Int32: (source: any DispatchSourceRead, timer: any DispatchSourceTimer)] = [:]
     private var buffers: [Int32: [UInt8]] = [:]
 
-    init(control: DisplayControl, reload: @escaping @Sendable () -> Void, queue: DispatchQueue) {
+    init(control: DisplayControl, queue: DispatchQueue) {
         self.control = control
-        self.reload = reload
         self.queue = queue
     }
 
@@ -153,10 +157,8 @@ private final class ServerState: @unchecked Sendable {
         switch request.type {
         case .status:
             return ControlReply(ok: true, status: control.status)
-        case .pause, .resume:
+        case .pause, .resume, .reload:
             control.post(request.type)
-        case .reload:
-            reload()
         }
         return ControlReply(ok: true)
     }

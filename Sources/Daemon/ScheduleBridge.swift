@@ -14,13 +14,17 @@ public struct ScheduleSnapshot: Sendable {
     /// The feed files and their state.
     public var feeds: [FeedStatus]
 
-    /// The messages for the marquee; the date when there are none, so the screen is never blank.
-    public var marqueeMessages: [MarqueeMessage] {
-        guard !messages.isEmpty else { return [MarqueeMessage(text: idleText)] }
+    /// The messages for the marquee; the idle text (by default the date) when there are none,
+    /// so the screen is never blank.
+    public func marqueeMessages(idleTemplate: String = "{date}", textColour: Colour? = nil) -> [MarqueeMessage] {
+        guard !messages.isEmpty else {
+            let idle = idleTemplate.replacing("{date}", with: idleText)
+            return [MarqueeMessage(text: idle.isEmpty ? idleText : idle, colour: textColour)]
+        }
         return messages.map { message in
             MarqueeMessage(
                 text: message.text,
-                colour: message.color.map { Colour(red: $0.red, green: $0.green, blue: $0.blue) },
+                colour: message.color.map { Colour(red: $0.red, green: $0.green, blue: $0.blue) } ?? textColour,
                 effect: message.effect.flatMap { MessageEffect(rawValue: $0.rawValue) } ?? .scroll)
         }
     }

@@ -19,7 +19,8 @@ public final class TerminalTicker {
 
     private let schedule: Schedule
     private let clock: DisplayClock
-    private let configuration: MarqueeConfiguration
+    private var settings: DisplaySettings
+    private let reloadSettings: (@Sendable () -> DisplaySettings?)?
     private let screen: TerminalScreen
     private let feedFolder: String?
     private let control: DisplayControl?
@@ -33,14 +34,17 @@ public final class TerminalTicker {
     ///   - control: where the status is published and pause/resume arrive from.
     ///   - log: where events go (journald under systemd).
     ///   - systemZoneFolder: `/etc`, when the display follows the system's time zone.
+    ///   - reloadSettings: reads the settings again on a reload (nil: keep the old ones).
     public init(
-        schedule: Schedule, clock: DisplayClock, configuration: MarqueeConfiguration, screen: TerminalScreen,
+        schedule: Schedule, clock: DisplayClock, settings: DisplaySettings, screen: TerminalScreen,
         feedFolder: String? = nil, control: DisplayControl? = nil, environment: [String: String] = [:],
-        log: EventLog? = nil, systemZoneFolder: String? = nil
+        log: EventLog? = nil, systemZoneFolder: String? = nil,
+        reloadSettings: (@Sendable () -> DisplaySettings?)? = nil
     ) {
         self.schedule = schedule
         self.clock = clock
-        self.configuration = configuration
+        self.settings = settings
+        self.reloadSettings = reloadSettings
         self.screen = screen
         self.feedFolder = feedFolder
         self.control = control
@@ -93,7 +97,7 @@ public final class TerminalTicker {
             }
         }
         defer { withExtendedLifetime((watcher, clockWatcher, zoneWatcher)) {} }
-        let controller = MarqueeController(metrics: TerminalMetrics(), configuration: configuration, origin: clock.now())
+        let controller = MarqueeController(metrics: TerminalMetrics(), configuration: settings.marquee, origin: clock.now())
         var validUntil = Nanoseconds.min
         var queriedAt = Nanoseconds.max
         var lastRepaint = clock.now()
@@ -123,10 +127,11 @@ public final class TerminalTicker {
                 log.log(.notice, "stopping")
                 return 0
             }
+            var reload = false
             if mq_take_signal(SIGHUP) == 1 {
                 guard systemd.isActive else { return 0 }
-                log.log(.notice, "SIGHUP: reloading the feeds")
-                reloadFeeds(schedule, log: log)
+                log.log(.notice, "SIGHUP: reloading the configuration and the feeds")
+                reload = true
             }
             if mq_take_signal(SIGUSR1) == 1 {
                 validUntil = .min
@@ -138,15 +143,35 @@ public final class TerminalTicker {
             let now = clock.now()
             var publishNow = repaint
             for command in control?.takeCommands() ?? [] {
-                if command == .pause { controller.pause(at: now) }
-                if command == .resume { controller.resume(at: now) }
-                log.log(.notice, command == .pause ? "paused by request" : "resumed by request")
+                switch command {
+                case .pause:
+                    controller.pause(at: now)
+                    log.log(.notice, "paused by request")
+                case .resume:
+                    controller.resume(at: now)
+                    log.log(.notice, "resumed by request")
+                case .reload:
+                    log.log(.notice, "reloading the configuration and the feeds by request")
+                    reload = true
+                case .status:
+                    break
+                }
                 publishNow = true
+            }
+            if reload {
+                if let reloadSettings, let fresh = reloadSettings() {
+                    settings = fresh
+                    controller.reconfigure(fresh.marquee, at: now)
+                    validUntil = .min
+                }
+                reloadFeeds(schedule, log: log)
             }
             if now >= validUntil || now < queriedAt {
                 let instant = Instant(secondsSinceEpoch: now / 1_000_000_000)
                 let current = waitOnScheduleActor { schedule.snapshot(at: instant) }
-                controller.update(messages: current.marqueeMessages, at: now, width: screen.bandWidth)
+                controller.update(
+                    messages: current.marqueeMessages(idleTemplate: settings.idleText, textColour: settings.textColour),
+                    at: now, width: screen.bandWidth)
                 validUntil = current.validUntil.instant.secondsSinceEpoch * 1_000_000_000
                 queriedAt = now
                 snapshot = current

@@ -9,11 +9,13 @@
 public final class MarqueeController {
     public private(set) var configuration: MarqueeConfiguration
     private let metrics: any GlyphMetrics
-    private let unitsPerSecond: Double
+    private var unitsPerSecond: Double
     private let origin: Nanoseconds
     private var width = 0
     private var items: [TapeItem] = []
-    private let separator: TapeItem
+    private var separator: TapeItem
+    /// The messages of the last update, as given (before `effectForAll`).
+    private var messages: [MarqueeMessage] = []
     private var tape = Tape()
     private var motion = Motion.still(0)
     private var announcements: [ScheduledAnnouncement] = []
@@ -35,6 +37,7 @@ public final class MarqueeController {
     /// The active messages changed at `t`. What is on screen stays where it is; new text
     /// enters at the next seam; typewriter messages that just became active are announced.
     public func update(messages: [MarqueeMessage], at t: Nanoseconds, width: Int) {
+        self.messages = messages
         let effective = messages.map { message in
             var message = message
             if let all = configuration.effectForAll { message.effect = all }
@@ -52,6 +55,30 @@ public final class MarqueeController {
         items = newItems
         self.width = width
         reconsider(at: t)
+    }
+
+    /// New settings from `t` on (a reloaded configuration): the text on screen stays where it
+    /// is and moves on at the new speed; the new separator and effects apply from the next seam.
+    public func reconfigure(_ configuration: MarqueeConfiguration, at t: Nanoseconds) {
+        let x = position(at: t, of: settle(at: t))
+        self.configuration = configuration
+        unitsPerSecond = configuration.charactersPerSecond * Double(metrics.unitsPerCharacter)
+        separator = TapeItem(MarqueeMessage(text: configuration.separator), metrics: metrics)
+        func reanchored(_ motion: Motion) -> Motion {
+            switch motion {
+            case .still: motion
+            case .moving: .moving(from: x, since: t)
+            case .gliding(_, _, let target): .gliding(from: x, since: t, to: target)
+            }
+        }
+        if let paused = pause {
+            pause = (paused.at, reanchored(paused.resumeMotion))
+        } else {
+            motion = reanchored(motion)
+        }
+        let current = messages
+        items = []
+        update(messages: current, at: t, width: width)
     }
 
     /// Stops all motion (WCAG 2.2.2) until `resume`; the text stays where it is.

@@ -9,28 +9,37 @@ import Schedule
 /// The options every offline command shares: where the feeds are and which zone the
 /// display is in.
 struct FeedOptions: ParsableArguments {
-    @Option(name: .long, help: "The feed folder (or a single .ics file).")
-    var feeds = "/etc/marquee/feeds.d"
+    @Option(name: .long, help: "The feed folder or a single .ics file (default: \(defaultFeeds)).")
+    var feeds: String?
 
     @Option(name: .long, help: "The display's time zone, e.g. Europe/Berlin (default: the system's).")
     var timezone: String?
 
     /// A schedule in the chosen zone with the feeds loaded; problems go to standard error.
-    @ICalActor func loadSchedule(reportProblems: Bool = true, lastGoodDirectory: String? = nil) throws -> Schedule {
+    /// - Parameter configuration: what the configuration file says (the options win).
+    @ICalActor func loadSchedule(
+        configuration: ConfigurationFile = ConfigurationFile(), reportProblems: Bool = true,
+        lastGoodDirectory: String? = nil
+    ) throws -> Schedule {
         let schedule: Schedule
         do {
             schedule = try Schedule(
-                displayZone: timezone ?? SystemTimeZone.name(environment: environment()), lastGoodDirectory: lastGoodDirectory)
+                displayZone: timezone ?? configuration.timezone ?? SystemTimeZone.name(environment: environment()),
+                defaultEventDuration: Int64(configuration.defaultEventMinutes ?? 60) * 60,
+                lastGoodDirectory: lastGoodDirectory)
         } catch {
             throw ValidationError("\(error)")
         }
-        schedule.load([feeds])
+        schedule.load([feeds ?? configuration.feeds ?? defaultFeeds])
         if reportProblems {
             for problem in schedule.feeds.flatMap(\.problems) { standardError("\(problem)") }
         }
         return schedule
     }
 }
+
+/// Where feed files are unless told otherwise.
+let defaultFeeds = "/etc/marquee/feeds.d"
 
 /// Parses a TIME option (RFC 3339, or a local `2026-12-24 21:30`).
 func parseTime(_ text: String, option: String) throws -> TimeArgument {

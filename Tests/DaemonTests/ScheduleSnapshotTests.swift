@@ -24,8 +24,10 @@ import Testing
     /// Nothing scheduled: the date, written out, until local midnight.
     @Test func idleShowsTheDateUntilMidnight() throws {
         let snapshot = try schedule(nil).snapshot(at: instant("2026-11-22T17:10:00+01:00"))
-        #expect(snapshot.marqueeMessages == [MarqueeMessage(text: "Sunday 22 November 2026")])
+        #expect(snapshot.marqueeMessages() == [MarqueeMessage(text: "Sunday 22 November 2026")])
         #expect(snapshot.validUntil.rfc3339 == "2026-11-23T00:00:00+01:00")
+        #expect(snapshot.marqueeMessages(idleTemplate: "Today is {date}. Nothing else.").first?.text
+            == "Today is Sunday 22 November 2026. Nothing else.")
     }
 
     /// Messages carry their colour and effect; they hold until the next change.
@@ -34,7 +36,7 @@ import Testing
             + "DTEND;TZID=Europe/Berlin:20261122T180000\r\nSUMMARY:Supper\r\nCOLOR:gold\r\nX-MARQUEE-EFFECT:dance\r\n"
             + "END:VEVENT\r\nEND:VCALENDAR\r\n"
         let snapshot = try schedule(feed).snapshot(at: instant("2026-11-22T17:10:00+01:00"))
-        #expect(snapshot.marqueeMessages == [
+        #expect(snapshot.marqueeMessages() == [
             MarqueeMessage(text: "Supper", colour: Colour(red: 255, green: 215, blue: 0), effect: .dance),
         ])
         #expect(snapshot.validUntil.rfc3339 == "2026-11-22T18:00:00+01:00")

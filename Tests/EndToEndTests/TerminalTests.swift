@@ -27,11 +27,11 @@ import Testing
 
     func start(
         term: String = "tmux-256color", width: Int = 80, at: String? = "2026-11-22 19:10", speed: Int = 10,
-        feeds: String = CommandLineTests.examples, socket: String? = nil, environment: String = ""
+        feeds: String = CommandLineTests.examples, socket: String? = nil, environment: String = "", extra: String = ""
     ) throws {
         let binary = CommandLineTests.root.appendingPathComponent(".build/debug/marquee").path
         let command = "\(environment) TERM=\(term) TZ=Europe/Berlin \(binary) run --feeds \(feeds) "
-            + (at.map { "--at '\($0)' " } ?? "") + (socket.map { "--socket \($0) " } ?? "") + "--speed \(speed); sleep 60"
+            + (at.map { "--at '\($0)' " } ?? "") + (socket.map { "--socket \($0) " } ?? "") + "\(extra) --speed \(speed); sleep 60"
         try tmux("new-session", "-d", "-s", "t", "-x", String(width), "-y", "24", command)
         Thread.sleep(forTimeInterval: 1.5)
     }
@@ -257,5 +257,31 @@ import Testing
         kill(marquee, SIGTERM)
         #expect(received(for: 0.8).contains("STOPPING=1"))
         #expect(try state() == "alt=0 cursor=1")
+    }
+
+    /// The configuration file is read at start (a broken one is refused with its line and
+    /// key) and again on a reload request; a broken file on reload keeps the settings in use.
+    @Test func configurationFileAndReload() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-conf-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let config = folder.appendingPathComponent("marquee.toml")
+        let feeds = folder.appendingPathComponent("feeds")
+        try FileManager.default.createDirectory(at: feeds, withIntermediateDirectories: true)
+        try Data("idle_text = \"Nothing planned. {date}\"\nspeed = 4\n".utf8).write(to: config)
+        let socket = folder.appendingPathComponent("m.sock").path
+        try start(at: "2026-11-22 10:00", feeds: feeds.path, socket: socket, extra: "--config \(config.path)")
+        defer { _ = try? tmux("kill-server") }
+        #expect(try screen()[12].trimmingCharacters(in: .whitespaces) == "Nothing planned. Sunday 22 November 2026")
+        try Data("idle_text = \"A quiet day\"\n".utf8).write(to: config)
+        #expect(Self.exchange(socket, Array("{\"type\":\"reload\"}\n".utf8)).contains(#""ok":true"#))
+        Thread.sleep(forTimeInterval: 0.7)
+        #expect(try screen()[12].trimmingCharacters(in: .whitespaces) == "A quiet day")
+        try Data("idle_text = 'broken\n".utf8).write(to: config)
+        _ = Self.exchange(socket, Array("{\"type\":\"reload\"}\n".utf8))
+        Thread.sleep(forTimeInterval: 0.7)
+        #expect(try screen()[12].trimmingCharacters(in: .whitespaces) == "A quiet day")
+        let refused = try CommandLineTests.marquee("run", "--config", config.path, "--feeds", feeds.path)
+        #expect(refused.status == 1)
+        #expect(refused.errors.contains("marquee.toml:1: `idle_text` the string has no closing '"))
     }
 }

@@ -1,0 +1,246 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `/etc/marquee/marquee.toml`: the settings a carer may change, every one optional (flags
+/// on the command line override them). Read with a strict parser for the part of TOML these
+/// settings need — `key = value` lines with strings, integers, floats and booleans, and `#`
+/// comments; anything else (tables, arrays, dates, a key twice, an unknown key, a wrong type)
+/// is an error naming the file, the line and the key.
+public struct ConfigurationFile: Sendable, Hashable {
+    public var feeds: String?
+    public var output: String?
+    public var device: String?
+    public var timezone: String?
+    public var speed: Double?
+    public var separator: String?
+    /// Shown when nothing is scheduled; `{date}` is today written out.
+    public var idleText: String?
+    /// The colour of messages without COLOR (`#rrggbb` or a CSS name).
+    public var textColour: String?
+    /// Show every message this way (e.g. `scroll` to turn dancing and typing off).
+    public var effect: String?
+    public var socket: String?
+    /// The group the socket belongs to: its members may read the status and pause.
+    public var socketGroup: String?
+    public var stateDirectory: String?
+    public var defaultEventMinutes: Int?
+
+    public init() {}
+
+    /// Reads and checks a configuration file.
+    public static func load(_ path: String) throws(ConfigurationError) -> ConfigurationFile {
+        guard let file = fopen(path, "r") else {
+            throw ConfigurationError(path: path, line: nil, key: nil, message: String(cString: strerror(errno)))
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count <= 1 << 20 {
+            let count = fread(&chunk, 1, chunk.count, file)
+            if count == 0 { break }
+            bytes += chunk[0..<count]
+        }
+        guard bytes.count <= 1 << 20 else {
+            throw ConfigurationError(path: path, line: nil, key: nil, message: "the file is larger than 1 MB")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigurationError(path: path, line: nil, key: nil, message: "the file is not UTF-8")
+        }
+        return try parse(text, path: path)
+    }
+
+    /// Parses configuration text (`path` names it in errors).
+    public static func parse(_ text: String, path: String) throws(ConfigurationError) -> ConfigurationFile {
+        var configuration = ConfigurationFile()
+        var seen: Set<String> = []
+        // "\r\n" is one Character in Swift, so lines split on any line break.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+        for (index, rawLine) in lines.enumerated() {
+            let line = index + 1
+            func fail(_ key: String?, _ message: String) -> ConfigurationError {
+                ConfigurationError(path: path, line: line, key: key, message: message)
+            }
+            var scanner = TOMLScanner(Substring(rawLine))
+            scanner.skipSpaces()
+            if scanner.atEndOrComment { continue }
+            if scanner.peek == "[" { throw fail(nil, "tables are not used in marquee.toml; write plain `key = value` lines") }
+            let key = scanner.bareKey()
+            guard !key.isEmpty else { throw fail(nil, "expected `key = value`") }
+            scanner.skipSpaces()
+            guard scanner.take("=") else { throw fail(key, "expected `=` after the key") }
+            scanner.skipSpaces()
+            let value: TOMLValue
+            do {
+                value = try scanner.value()
+            } catch {
+                throw fail(key, error.message)
+            }
+            scanner.skipSpaces()
+            guard scanner.atEndOrComment else { throw fail(key, "unexpected text after the value") }
+            guard seen.insert(key).inserted else { throw fail(key, "the key is set twice") }
+            do {
+                try configuration.set(key, value)
+            } catch {
+                throw fail(key, error.message)
+            }
+        }
+        return configuration
+    }
+
+    private mutating func set(_ key: String, _ value: TOMLValue) throws(TOMLError) {
+        func string() throws(TOMLError) -> String {
+            guard case .string(let text) = value else { throw TOMLError("must be a string in quotes") }
+            return text
+        }
+        func oneOf(_ choices: [String]) throws(TOMLError) -> String {
+            let text = try string()
+            guard choices.contains(text) else { throw TOMLError("must be one of " + choices.joined(separator: ", ")) }
+            return text
+        }
+        switch key {
+        case "feeds": feeds = try string()
+        case "output": output = try oneOf(["auto", "terminal", "framebuffer"])
+        case "device": device = try string()
+        case "timezone": timezone = try string()
+        case "separator": separator = try string()
+        case "idle_text": idleText = try string()
+        case "text_colour", "text_color": textColour = try string()
+        case "effect": effect = try oneOf(["scroll", "typewriter", "dance"])
+        case "socket": socket = try string()
+        case "socket_group": socketGroup = try string()
+        case "state_dir": stateDirectory = try string()
+        case "speed":
+            let number: Double
+            switch value {
+            case .integer(let integer): number = Double(integer)
+            case .float(let float): number = float
+            default: throw TOMLError("must be a number of characters per second")
+            }
+            guard (1...12).contains(number) else { throw TOMLError("must be between 1 and 12 characters per second") }
+            speed = number
+        case "default_event_minutes":
+            guard case .integer(let minutes) = value, (1...1440).contains(minutes) else {
+                throw TOMLError("must be a whole number of minutes from 1 to 1440")
+            }
+            defaultEventMinutes = minutes
+        default:
+            throw TOMLError("unknown key (see examples/marquee.toml for every setting)")
+        }
+    }
+}
+
+/// A problem in the configuration file, with where it is.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var line: Int?
+    public var key: String?
+    public var message: String
+
+    public init(path: String, line: Int?, key: String?, message: String) {
+        self.path = path
+        self.line = line
+        self.key = key
+        self.message = message
+    }
+
+    public var description: String {
+        let location = line.map { "\(path):\($0)" } ?? path
+        return "\(location): " + (key.map { "`\($0)` " } ?? "") + message
+    }
+}
+
+enum TOMLValue: Equatable {
+    case string(String)
+    case integer(Int)
+    case float(Double)
+    case boolean(Bool)
+}
+
+struct TOMLError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// Reads one line of the TOML subset.
+struct TOMLScanner {
+    private var rest: Substring
+
+    init(_ line: Substring) {
+        rest = line
+    }
+
+    var peek: Character? { rest.first }
+    var atEndOrComment: Bool { rest.isEmpty || rest.first == "#" }
+
+    mutating func skipSpaces() {
+        rest = rest.drop { $0 == " " || $0 == "\t" }
+    }
+
+    mutating func take(_ character: Character) -> Bool {
+        guard rest.first == character else { return false }
+        rest.removeFirst()
+        return true
+    }
+
+    mutating func bareKey() -> String {
+        let key = rest.prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }
+        rest = rest.dropFirst(key.count)
+        return String(key)
+    }
+
+    mutating func value() throws(TOMLError) -> TOMLValue {
+        switch rest.first {
+        case "\"":
+            rest.removeFirst()
+            return .string(try basicString())
+        case "'":
+            rest.removeFirst()
+            guard let end = rest.firstIndex(of: "'") else { throw TOMLError("the string has no closing '") }
+            defer { rest = rest[rest.index(after: end)...] }
+            return .string(String(rest[..<end]))
+        default:
+            let word = String(rest.prefix { !$0.isWhitespace && $0 != "#" })
+            rest = rest.dropFirst(word.count)
+            if word == "true" { return .boolean(true) }
+            if word == "false" { return .boolean(false) }
+            let digits = word.replacing("_", with: "")
+            if let integer = Int(digits) { return .integer(integer) }
+            if let float = Double(digits), digits.contains(".") { return .float(float) }
+            throw TOMLError(word.isEmpty ? "the value is missing" : "`\(word)` is not a value marquee understands (quote strings)")
+        }
+    }
+
+    private mutating func basicString() throws(TOMLError) -> String {
+        var result = ""
+        while let character = rest.first {
+            rest.removeFirst()
+            switch character {
+            case "\"":
+                return result
+            case "\\":
+                guard let escape = rest.first else { break }
+                rest.removeFirst()
+                switch escape {
+                case "\"": result.append("\"")
+                case "\\": result.append("\\")
+                case "n": result.append("\n")
+                case "t": result.append("\t")
+                case "u", "U":
+                    let length = escape == "u" ? 4 : 8
+                    let hex = rest.prefix(length)
+                    guard hex.count == length, let value = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(value) else {
+                        throw TOMLError("bad \\\(escape) escape in the string")
+                    }
+                    rest = rest.dropFirst(length)
+                    result.unicodeScalars.append(scalar)
+                default:
+                    throw TOMLError("unknown escape \\\(escape) in the string")
+                }
+            default:
+                result.append(character)
+            }
+        }
+        throw TOMLError("the string has no closing \"")
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+@testable import Daemon
+
+/// The configuration file: every setting read, every mistake named with its line and key.
+@Suite struct ConfigurationFileTests {
+    @Test func theExampleFileIsValid() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("examples/marquee.toml").path
+        let file = try ConfigurationFile.load(path)
+        #expect(file.feeds == "/etc/marquee/feeds.d")
+        #expect(file.speed == 5)
+        #expect(file.separator == " • ")
+        #expect(file.idleText == "{date}")
+        #expect(file.defaultEventMinutes == 60)
+        #expect(file.timezone == nil)
+    }
+
+    @Test func valuesAndComments() throws {
+        let text = """
+            # a comment
+            speed = 4.5   # trailing comment
+            separator = "  \\u2022 \\"x\\" "
+            idle_text = 'C:\\literal'
+            text_colour = "gold"
+            effect = "scroll"\r
+            default_event_minutes = 1_440
+            """
+        let file = try ConfigurationFile.parse(text, path: "m.toml")
+        #expect(file.speed == 4.5)
+        #expect(file.separator == "  • \"x\" ")
+        #expect(file.idleText == "C:\\literal")
+        #expect(file.textColour == "gold")
+        #expect(file.effect == "scroll")
+        #expect(file.defaultEventMinutes == 1440)
+    }
+
+    @Test(arguments: [
+        ("speed = 20", "m.toml:1: `speed` must be between 1 and 12 characters per second"),
+        ("spede = 5", "m.toml:1: `spede` unknown key (see examples/marquee.toml for every setting)"),
+        ("speed = \"fast\"", "m.toml:1: `speed` must be a number of characters per second"),
+        ("separator = \"open", "m.toml:1: `separator` the string has no closing \""),
+        ("[display]", "m.toml:1: tables are not used in marquee.toml; write plain `key = value` lines"),
+        ("effect = \"flash\"", "m.toml:1: `effect` must be one of scroll, typewriter, dance"),
+        ("feeds = /etc/x", "m.toml:1: `feeds` `/etc/x` is not a value marquee understands (quote strings)"),
+        ("speed = 5\nspeed = 6", "m.toml:2: `speed` the key is set twice"),
+        ("speed 5", "m.toml:1: `speed` expected `=` after the key"),
+        ("speed = 5 6", "m.toml:1: `speed` unexpected text after the value"),
+        ("= 5", "m.toml:1: expected `key = value`"),
+        ("separator = \"\\q\"", "m.toml:1: `separator` unknown escape \\q in the string"),
+    ])
+    func mistakesAreNamed(text: String, message: String) {
+        #expect(throws: ConfigurationError.self) { try ConfigurationFile.parse(text, path: "m.toml") }
+        do {
+            _ = try ConfigurationFile.parse(text, path: "m.toml")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test func hostileFiles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let binary = folder.appendingPathComponent("binary.toml")
+        try Data([0x73, 0x70, 0xFF, 0xFE, 0x00]).write(to: binary)
+        #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(binary.path) }
+        let huge = folder.appendingPathComponent("huge.toml")
+        try Data(repeating: 0x23, count: 2 << 20).write(to: huge)
+        #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(huge.path) }
+        #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(folder.appendingPathComponent("none").path) }
+    }
+}
