@@ -71,7 +71,16 @@ public struct StatusReport: Codable, Sendable, Hashable {
     public var paused: Bool
     public var moving: Bool
     public var framesPerSecond: Double
+    /// How late frames were drawn after their deadline, over the last frames (milliseconds).
+    public var frameLateness: Lateness?
     public var uptimeSeconds: Int
+
+    public struct Lateness: Codable, Sendable, Hashable {
+        public var frames: Int
+        public var p50: Double
+        public var p99: Double
+        public var max: Double
+    }
 
     public init(updatedAt: String, output: String) {
         self.updatedAt = updatedAt
@@ -83,6 +92,7 @@ public struct StatusReport: Codable, Sendable, Hashable {
         paused = false
         moving = false
         framesPerSecond = 0
+        frameLateness = nil
         uptimeSeconds = 0
     }
 

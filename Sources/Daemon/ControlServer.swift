@@ -77,7 +77,7 @@ public final class ControlServer: Sendable {
         unlink(path)
         let descriptor = socket(AF_UNIX, type | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw ControlSocketError(description: "socket: \(String(cString: strerror(errno)))") }
-        guard call({ Glibc.bind(descriptor, $0, $1) }) == 0, chmod(path, 0o660) == 0, listen(descriptor, 64) == 0 else {
+        guard call({ Glibc.bind(descriptor, $0, $1) }) == 0, chmod(path, 0o660) == 0, listen(descriptor, SOMAXCONN) == 0 else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
             throw ControlSocketError(description: "cannot listen on \(path): \(reason)")

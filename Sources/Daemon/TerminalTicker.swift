@@ -104,6 +104,10 @@ public final class TerminalTicker {
         let started = clock.now()
         var framesSincePublish = 0
         var lastPublish = started
+        // Lateness of the last frames drawn at a frame deadline (not woken early by an event).
+        var lateness = [Nanoseconds](repeating: 0, count: 512)
+        var latenessCount = 0
+        var frameDeadline: Nanoseconds?
         var snapshot: ScheduleSnapshot?
         func publish(at now: Nanoseconds, moving: Bool) {
             guard let control else { return }
@@ -115,6 +119,13 @@ public final class TerminalTicker {
                 report.paused = controller.isPaused
                 report.moving = moving
                 report.framesPerSecond = seconds > 0.5 ? (Double(framesSincePublish) / seconds * 10).rounded() / 10 : 0
+                let recorded = lateness.prefix(min(latenessCount, lateness.count)).sorted()
+                if !recorded.isEmpty {
+                    func milliseconds(_ value: Nanoseconds) -> Double { (Double(value) / 1e4).rounded() / 100 }
+                    report.frameLateness = StatusReport.Lateness(
+                        frames: recorded.count, p50: milliseconds(recorded[recorded.count / 2]),
+                        p99: milliseconds(recorded[recorded.count * 99 / 100]), max: milliseconds(recorded.last!))
+                }
                 report.uptimeSeconds = Int((now - started) / 1_000_000_000)
             }
             framesSincePublish = 0
@@ -141,6 +152,11 @@ public final class TerminalTicker {
                 repaint = screen.refreshSize()
             }
             let now = clock.now()
+            if let due = frameDeadline, now >= due {
+                lateness[latenessCount % lateness.count] = now - due
+                latenessCount += 1
+            }
+            frameDeadline = nil
             var publishNow = repaint
             for command in control?.takeCommands() ?? [] {
                 switch command {
@@ -201,8 +217,9 @@ public final class TerminalTicker {
                 lastPing = now
             }
             var deadline = validUntil
-            if let next = controller.nextFrameChange(after: now, effectStep: Self.effectStep) {
-                deadline = min(deadline, next)
+            if let next = controller.nextFrameChange(after: now, effectStep: Self.effectStep), next < deadline {
+                deadline = next
+                frameDeadline = next
             }
             if let watchdogInterval { deadline = min(deadline, lastPing + watchdogInterval) }
             clock.sleep(until: deadline)

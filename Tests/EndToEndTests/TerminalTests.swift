@@ -284,4 +284,40 @@ import Testing
         #expect(refused.status == 1)
         #expect(refused.errors.contains("marquee.toml:1: `idle_text` the string has no closing '"))
     }
+
+    /// Seen through `marquee status --json`: a file renamed into the folder shows within a
+    /// second; breaking it reports the error and keeps the old messages; a restart with the
+    /// broken file still shows its last good version (kept in the state folder).
+    @Test func feedLifecycleThroughStatus() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-life-\(UUID().uuidString.prefix(8))")
+        let feeds = folder.appendingPathComponent("feeds")
+        let state = folder.appendingPathComponent("state")
+        for path in [feeds, state] { try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true) }
+        let socket = folder.appendingPathComponent("m.sock").path
+        func status() throws -> [String: Any] {
+            let run = try CommandLineTests.marquee("status", "--json", "--socket", socket)
+            return (try? JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]) ?? [:]
+        }
+        func showing() throws -> [String] { try status()["showing"] as? [String] ?? [] }
+        try start(at: nil, feeds: feeds.path, socket: socket, extra: "--state-dir \(state.path)")
+        let feed = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART;VALUE=DATE:20200101\r\nRRULE:FREQ=DAILY\r\n"
+            + "SUMMARY:Lunch with Anna\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        try Data(feed.utf8).write(to: feeds.appendingPathComponent(".family.ics.tmp"))
+        try FileManager.default.moveItem(at: feeds.appendingPathComponent(".family.ics.tmp"),
+                                         to: feeds.appendingPathComponent("family.ics"))
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try showing() == ["Lunch with Anna"])
+        try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:Lunch wi".utf8).write(to: feeds.appendingPathComponent("family.ics"))
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try showing() == ["Lunch with Anna"])
+        let broken = (try status()["feeds"] as? [[String: Any]])?.first
+        #expect(broken?["state"] as? String == "error")
+        #expect(broken?["lastGoodKept"] as? Bool == true)
+        #expect((broken?["problems"] as? [String])?.first?.contains("truncated") == true)
+        try tmux("kill-server")
+        Thread.sleep(forTimeInterval: 0.5)
+        try start(at: nil, feeds: feeds.path, socket: socket, extra: "--state-dir \(state.path)")
+        defer { _ = try? tmux("kill-server") }
+        #expect(try showing() == ["Lunch with Anna"])
+    }
 }
