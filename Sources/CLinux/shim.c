@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -135,3 +136,5 @@ int mq_peer_may_control(uint32_t uid, uint32_t gid) {
 }
 
 int mq_accept(int fd) { return accept4(fd, 0, 0, SOCK_CLOEXEC | SOCK_NONBLOCK); }
+
+void mq_lower_thread_priority(void) { setpriority(PRIO_PROCESS, gettid(), 10); }

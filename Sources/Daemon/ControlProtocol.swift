@@ -121,6 +121,8 @@ public struct StatusReport: Codable, Sendable, Hashable {
 /// commands waiting for the render thread. Reading the status never waits for a frame.
 public final class DisplayControl: Sendable {
     private let report: Mutex<StatusReport>
+    /// The status reply as sent, encoded once per change rather than once per request.
+    private let encodedStatus = Mutex<[UInt8]?>(nil)
     private let pending = Mutex<[ControlRequest.Kind]>([])
     private let wake: @Sendable () -> Void
 
@@ -131,8 +133,18 @@ public final class DisplayControl: Sendable {
 
     public var status: StatusReport { report.withLock { $0 } }
 
+    /// `{"ok":true,"status":{…}}` and a newline.
+    var statusReply: [UInt8] {
+        if let cached = encodedStatus.withLock({ $0 }) { return cached }
+        var bytes = Array((try? JSONEncoder().encode(ControlReply(ok: true, status: status))) ?? Data())
+        bytes.append(0x0A)
+        encodedStatus.withLock { $0 = bytes }
+        return bytes
+    }
+
     func publish(_ change: (inout StatusReport) -> Void) {
         report.withLock { change(&$0) }
+        encodedStatus.withLock { $0 = nil }
     }
 
     /// Queues a command for the render thread and wakes it.

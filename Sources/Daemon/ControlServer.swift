@@ -39,6 +39,8 @@ public final class ControlServer: Sendable {
         self.state = state
         listener = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
         listener.setEventHandler {
+            // Socket work yields to the render thread: no client may delay a frame.
+            mq_lower_thread_priority()
             while true {
                 let client = mq_accept(descriptor)
                 guard client >= 0 else { break }
@@ -77,7 +79,7 @@ public final class ControlServer: Sendable {
         unlink(path)
         let descriptor = socket(AF_UNIX, type | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw ControlSocketError(description: "socket: \(String(cString: strerror(errno)))") }
-        guard call({ Glibc.bind(descriptor, $0, $1) }) == 0, chmod(path, 0o660) == 0, listen(descriptor, SOMAXCONN) == 0 else {
+        guard call({ Glibc.bind(descriptor, $0, $1) }) == 0, chmod(path, 0o660) == 0, listen(descriptor, 128) == 0 else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
             throw ControlSocketError(description: "cannot listen on \(path): \(reason)")
@@ -106,7 +108,7 @@ private final class ServerState: @unchecked Sendable {
 
     func serve(_ client: Int32) {
         guard clients.count < ControlServer.maximumClients else {
-            reply(client, ControlReply(ok: false, error: "too many clients; try again"))
+            send(client, .reply(ControlReply(ok: false, error: "too many clients; try again")))
             close(client)
             return
         }
@@ -114,10 +116,13 @@ private final class ServerState: @unchecked Sendable {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         clients[client] = (source, timer)
         buffers[client] = []
-        source.setEventHandler { [unowned self] in self.read(client) }
+        source.setEventHandler { [unowned self] in
+            mq_lower_thread_priority()
+            self.read(client)
+        }
         source.setCancelHandler { close(client) }
         timer.setEventHandler { [unowned self] in
-            self.finish(client, ControlReply(ok: false, error: "no request within 2 seconds"))
+            self.finish(client, .reply(ControlReply(ok: false, error: "no request within 2 seconds")))
         }
         timer.schedule(deadline: .now() + ControlServer.clientTimeout)
         source.resume()
@@ -137,47 +142,59 @@ private final class ServerState: @unchecked Sendable {
         if let newline = buffer.firstIndex(of: 0x0A) {
             finish(client, handle(Array(buffer[..<newline]), from: client))
         } else if buffer.count > ControlServer.maximumRequestBytes {
-            finish(client, ControlReply(ok: false, error: "request too large (at most 4096 bytes on one line)"))
+            finish(client, .reply(ControlReply(ok: false, error: "request too large (at most 4096 bytes on one line)")))
         }
     }
 
-    private func handle(_ line: [UInt8], from client: Int32) -> ControlReply {
+    private func handle(_ line: [UInt8], from client: Int32) -> Reply {
         guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line)) else {
-            return ControlReply(
-                ok: false, error: #"malformed request; send one line such as {"type":"status"} (status, pause, resume, reload)"#)
+            return .reply(ControlReply(
+                ok: false, error: #"malformed request; send one line such as {"type":"status"} (status, pause, resume, reload)"#))
         }
         if request.isControl {
             var uid: UInt32 = 0
             var gid: UInt32 = 0
             guard mq_peer_credentials(client, &uid, &gid) == 0, mq_peer_may_control(uid, gid) == 1 else {
-                return ControlReply(
-                    ok: false, error: "not allowed: \(request.type.rawValue) needs root, marquee's user or its group")
+                return .reply(ControlReply(
+                    ok: false, error: "not allowed: \(request.type.rawValue) needs root, marquee's user or its group"))
             }
         }
         switch request.type {
         case .status:
-            return ControlReply(ok: true, status: control.status)
+            return .encoded(control.statusReply)
         case .pause, .resume, .reload:
             control.post(request.type)
         }
-        return ControlReply(ok: true)
+        return .reply(ControlReply(ok: true))
+    }
+
+    /// A reply to encode, or one already encoded.
+    enum Reply {
+        case reply(ControlReply)
+        case encoded([UInt8])
     }
 
     /// Sends the reply (if any) and closes the connection.
-    private func finish(_ client: Int32, _ reply: ControlReply?) {
+    private func finish(_ client: Int32, _ reply: Reply?) {
         guard let entry = clients.removeValue(forKey: client) else { return }
         buffers[client] = nil
         entry.timer.cancel()
-        if let reply { self.reply(client, reply) }
+        if let reply { send(client, reply) }
         entry.source.cancel()
     }
 
-    private func reply(_ client: Int32, _ reply: ControlReply) {
-        guard var bytes = try? JSONEncoder().encode(reply) else { return }
-        bytes.append(0x0A)
+    private func send(_ client: Int32, _ reply: Reply) {
+        var bytes: [UInt8]
+        switch reply {
+        case .encoded(let encoded):
+            bytes = encoded
+        case .reply(let reply):
+            guard let encoded = try? JSONEncoder().encode(reply) else { return }
+            bytes = Array(encoded) + [0x0A]
+        }
         var timeout = timeval(tv_sec: 1, tv_usec: 0)
         _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) & ~O_NONBLOCK)
         setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        _ = bytes.withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 }

@@ -24,6 +24,8 @@ int mq_sleep_until(int64_t monotonic_ns);
 int mq_peer_credentials(int fd, uint32_t *uid, uint32_t *gid);
 /* 1 if the user is root, this process's user, or a member of this process's group. */
 int mq_peer_may_control(uint32_t uid, uint32_t gid);
+/* Makes the calling thread yield to the render thread (nice 10; always allowed). */
+void mq_lower_thread_priority(void);
 /* accept4 with SOCK_CLOEXEC | SOCK_NONBLOCK. */
 int mq_accept(int fd);
 /* A timerfd that turns readable when CLOCK_REALTIME is set (NTP step, date -s, suspend). */
