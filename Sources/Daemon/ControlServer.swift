@@ -59,16 +59,11 @@ public final class ControlServer: Sendable {
     /// Binds the socket; a stale socket file (no daemon answers on it) is replaced, a live
     /// one is an error.
     private static func bind(_ path: String, group: String?) throws(ControlSocketError) -> Int32 {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw ControlSocketError(description: "socket path too long: \(path)")
+        guard !path.hasPrefix("@"), withUnixSocketAddress(path, { _, _ in true }) != nil else {
+            throw ControlSocketError(description: "socket path too long or not a path: \(path)")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1)
         func call(_ operation: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
-            withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { operation($0, length) } }
+            withUnixSocketAddress(path, operation) ?? -1
         }
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         let probe = socket(AF_UNIX, type, 0)

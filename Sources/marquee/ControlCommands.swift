@@ -25,16 +25,8 @@ func ask(_ request: ControlRequest, socketPath: String) throws -> ControlReply {
     let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard descriptor >= 0 else { throw notRunning(socketPath, reason: String(cString: strerror(errno))) }
     defer { close(descriptor) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(socketPath.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+    guard let connected = withUnixSocketAddress(socketPath, { connect(descriptor, $0, $1) }) else {
         throw ValidationError("socket path too long: \(socketPath)")
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-    let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1)
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, length) }
     }
     guard connected == 0 else { throw notRunning(socketPath, reason: String(cString: strerror(errno))) }
     var timeout = timeval(tv_sec: 3, tv_usec: 0)
