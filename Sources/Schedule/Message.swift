@@ -116,7 +116,8 @@ public struct FeedStatus: Hashable, Sendable {
     public enum State: Hashable, Sendable {
         /// In effect as it is now (possibly with warnings).
         case loaded
-        /// Not usable as it is now; `keptLastGood` says whether an earlier version is in effect.
+        /// Not usable as it is now: an earlier good version is in effect (`keptLastGood`), or,
+        /// when there is none, whatever could be read of this one.
         case failed(keptLastGood: Bool)
     }
 
