@@ -33,7 +33,7 @@ struct AgendaCommand: AsyncParsableCommand {
     }
 
     @ICalActor private func show() throws {
-        let schedule = try feedOptions.loadSchedule()
+        let schedule = try feedOptions.loadSchedule(configuration: try feedOptions.configurationFile())
         let start = try from.map { schedule.instant(of: try parseTime($0, option: "--from")) } ?? now()
         let end = start + Int64(days) * 86_400
         let entries = schedule.agenda(from: start, to: end)

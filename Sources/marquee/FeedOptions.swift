@@ -15,11 +15,25 @@ struct FeedOptions: ParsableArguments {
     @Option(name: .long, help: "The display's time zone, e.g. Europe/Berlin (default: the system's).")
     var timezone: String?
 
+    @Option(name: .long, help: "The configuration file (default: \(defaultConfiguration), if it exists).")
+    var config: String?
+
+    /// The configuration file's settings; a file that is missing is fine unless named.
+    func configurationFile() throws -> ConfigurationFile {
+        let path = config ?? defaultConfiguration
+        guard config != nil || access(path, F_OK) == 0 else { return ConfigurationFile() }
+        do {
+            return try ConfigurationFile.load(path)
+        } catch {
+            standardError("marquee: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
     /// A schedule in the chosen zone with the feeds loaded; problems go to standard error.
     /// - Parameter configuration: what the configuration file says (the options win).
     @ICalActor func loadSchedule(
-        configuration: ConfigurationFile = ConfigurationFile(), reportProblems: Bool = true,
-        lastGoodDirectory: String? = nil
+        configuration: ConfigurationFile, reportProblems: Bool = true, lastGoodDirectory: String? = nil
     ) throws -> Schedule {
         let schedule: Schedule
         do {
@@ -40,6 +54,9 @@ struct FeedOptions: ParsableArguments {
 
 /// Where feed files are unless told otherwise.
 let defaultFeeds = "/etc/marquee/feeds.d"
+
+/// Where the configuration file is unless told otherwise.
+let defaultConfiguration = "/etc/marquee/marquee.toml"
 
 /// Parses a TIME option (RFC 3339, or a local `2026-12-24 21:30`).
 func parseTime(_ text: String, option: String) throws -> TimeArgument {

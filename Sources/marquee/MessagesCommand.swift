@@ -23,7 +23,7 @@ struct MessagesCommand: AsyncParsableCommand {
     }
 
     @ICalActor private func show() throws {
-        let schedule = try feedOptions.loadSchedule()
+        let schedule = try feedOptions.loadSchedule(configuration: try feedOptions.configurationFile())
         let instant = try at.map { schedule.instant(of: try parseTime($0, option: "--at")) } ?? now()
         let messages = schedule.messages(at: instant)
         if json {

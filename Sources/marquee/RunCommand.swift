@@ -15,16 +15,11 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Show the active messages as a calm, endless ticker.")
 
-    static let defaultConfiguration = "/etc/marquee/marquee.toml"
-
     enum Output: String, ExpressibleByArgument, CaseIterable {
         case auto, terminal, framebuffer
     }
 
     @OptionGroup var feedOptions: FeedOptions
-
-    @Option(name: .long, help: "The configuration file (default: \(defaultConfiguration), if it exists).")
-    var config: String?
 
     @Option(name: .long, help: "Where to draw: auto, terminal or framebuffer.")
     var output: Output?
@@ -57,18 +52,6 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// The configuration file's settings; a file that is missing is fine unless named.
-    func configurationFile() throws -> ConfigurationFile {
-        let path = config ?? Self.defaultConfiguration
-        guard config != nil || access(path, F_OK) == 0 else { return ConfigurationFile() }
-        do {
-            return try ConfigurationFile.load(path)
-        } catch {
-            standardError("marquee run: \(error)")
-            throw ExitCode(1)
-        }
-    }
-
     /// Command line over configuration file over defaults.
     func settings(_ file: ConfigurationFile) throws -> DisplaySettings {
         var marquee = MarqueeConfiguration(
@@ -77,7 +60,7 @@ struct RunCommand: AsyncParsableCommand {
         var colour: Colour?
         if let name = file.textColour {
             guard let parsed = RGBColor(css: name) else {
-                throw ConfigurationError(path: config ?? Self.defaultConfiguration, line: nil, key: "text_colour",
+                throw ConfigurationError(path: feedOptions.config ?? defaultConfiguration, line: nil, key: "text_colour",
                                          message: "\"\(name)\" is not a CSS colour name or #rrggbb")
             }
             colour = Colour(red: parsed.red, green: parsed.green, blue: parsed.blue)
@@ -86,7 +69,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let file = try configurationFile()
+        let file = try feedOptions.configurationFile()
         let settings: DisplaySettings
         do {
             settings = try self.settings(file)
@@ -129,7 +112,7 @@ struct RunCommand: AsyncParsableCommand {
         // A reload reads the file again; a broken file keeps the settings in use.
         let reloadSettings: @Sendable () -> DisplaySettings? = { [self] in
             do {
-                return try self.settings(try ConfigurationFile.load(config ?? Self.defaultConfiguration))
+                return try self.settings(try ConfigurationFile.load(feedOptions.config ?? defaultConfiguration))
             } catch {
                 log.log(.error, "\(error); keeping the previous configuration")
                 return nil
