@@ -17,8 +17,6 @@ public struct Colour: Hashable, Sendable {
         self.green = green
         self.blue = blue
     }
-
-    public static let white = Colour(red: 255, green: 255, blue: 255)
 }
 
 /// One message to put on the tape.
