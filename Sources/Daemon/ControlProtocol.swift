@@ -121,8 +121,11 @@ public struct StatusReport: Codable, Sendable, Hashable {
 /// commands waiting for the render thread. Reading the status never waits for a frame.
 public final class DisplayControl: Sendable {
     private let report: Mutex<StatusReport>
-    /// The status reply as sent, encoded once per change rather than once per request.
-    private let encodedStatus = Mutex<[UInt8]?>(nil)
+    /// The status reply as sent, encoded once per change rather than once per request, with
+    /// the generation of the report it was encoded from.
+    private let encodedStatus = Mutex<(generation: Int, bytes: [UInt8])?>(nil)
+    /// Counts publications, so an encoding of an older report is never cached as current.
+    private let generation = Mutex(0)
     private let pending = Mutex<[ControlRequest.Kind]>([])
     private let wake: @Sendable () -> Void
 
@@ -135,16 +138,21 @@ public final class DisplayControl: Sendable {
 
     /// `{"ok":true,"status":{…}}` and a newline.
     var statusReply: [UInt8] {
-        if let cached = encodedStatus.withLock({ $0 }) { return cached }
-        var bytes = Array((try? JSONEncoder().encode(ControlReply(ok: true, status: status))) ?? Data())
+        let (current, version) = report.withLock { ($0, generation.withLock { $0 }) }
+        if let cached = encodedStatus.withLock({ $0 }), cached.generation == version { return cached.bytes }
+        var bytes = Array((try? JSONEncoder().encode(ControlReply(ok: true, status: current))) ?? Data())
         bytes.append(0x0A)
-        encodedStatus.withLock { $0 = bytes }
+        encodedStatus.withLock { cached in
+            if version == generation.withLock({ $0 }) { cached = (version, bytes) }
+        }
         return bytes
     }
 
     func publish(_ change: (inout StatusReport) -> Void) {
-        report.withLock { change(&$0) }
-        encodedStatus.withLock { $0 = nil }
+        report.withLock { report in
+            change(&report)
+            generation.withLock { $0 += 1 }
+        }
     }
 
     /// Queues a command for the render thread and wakes it.
