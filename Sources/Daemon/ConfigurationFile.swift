@@ -28,6 +28,13 @@ public struct ConfigurationFile: Sendable, Hashable {
 
     public init() {}
 
+    /// The settings at `path`; when the file does not exist and was not asked for by name
+    /// (`required` false: the default location), the defaults.
+    public static func load(_ path: String, required: Bool) throws(ConfigurationError) -> ConfigurationFile {
+        guard required || access(path, F_OK) == 0 else { return ConfigurationFile() }
+        return try load(path)
+    }
+
     /// Reads and checks a configuration file.
     public static func load(_ path: String) throws(ConfigurationError) -> ConfigurationFile {
         guard let file = fopen(path, "r") else {

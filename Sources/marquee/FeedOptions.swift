@@ -18,16 +18,20 @@ struct FeedOptions: ParsableArguments {
     @Option(name: .long, help: "The configuration file (default: \(defaultConfiguration), if it exists).")
     var config: String?
 
-    /// The configuration file's settings; a file that is missing is fine unless named.
+    /// The configuration file's settings (a file that is missing is fine unless named); a
+    /// broken one ends the command with its error.
     func configurationFile() throws -> ConfigurationFile {
-        let path = config ?? defaultConfiguration
-        guard config != nil || access(path, F_OK) == 0 else { return ConfigurationFile() }
         do {
-            return try ConfigurationFile.load(path)
+            return try loadConfiguration()
         } catch {
             standardError("marquee: \(error)")
             throw ExitCode(1)
         }
+    }
+
+    /// The configuration file's settings; a file that is missing is fine unless named.
+    func loadConfiguration() throws(ConfigurationError) -> ConfigurationFile {
+        try ConfigurationFile.load(config ?? defaultConfiguration, required: config != nil)
     }
 
     /// A schedule in the chosen zone with the feeds loaded; problems go to standard error.

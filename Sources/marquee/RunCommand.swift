@@ -112,7 +112,7 @@ struct RunCommand: AsyncParsableCommand {
         // A reload reads the file again; a broken file keeps the settings in use.
         let reloadSettings: @Sendable () -> DisplaySettings? = { [self] in
             do {
-                return try self.settings(try ConfigurationFile.load(feedOptions.config ?? defaultConfiguration))
+                return try self.settings(try feedOptions.loadConfiguration())
             } catch {
                 log.log(.error, "\(error); keeping the previous configuration")
                 return nil

@@ -68,6 +68,9 @@ import Testing
         let huge = folder.appendingPathComponent("huge.toml")
         try Data(repeating: 0x23, count: 2 << 20).write(to: huge)
         #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(huge.path) }
-        #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(folder.appendingPathComponent("none").path) }
+        let missing = folder.appendingPathComponent("none").path
+        #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(missing) }
+        #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(missing, required: true) }
+        #expect(try ConfigurationFile.load(missing, required: false) == ConfigurationFile())
     }
 }
