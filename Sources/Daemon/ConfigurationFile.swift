@@ -1,3 +1,5 @@
+import Schedule
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -37,19 +39,10 @@ public struct ConfigurationFile: Sendable, Hashable {
 
     /// Reads and checks a configuration file.
     public static func load(_ path: String) throws(ConfigurationError) -> ConfigurationFile {
-        guard let file = fopen(path, "r") else {
-            throw ConfigurationError(path: path, line: nil, key: nil, message: String(cString: strerror(errno)))
-        }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count <= 1 << 20 {
-            let count = fread(&chunk, 1, chunk.count, file)
-            if count == 0 { break }
-            bytes += chunk[0..<count]
-        }
-        guard bytes.count <= 1 << 20 else {
-            throw ConfigurationError(path: path, line: nil, key: nil, message: "the file is larger than 1 MB")
+        let bytes: [UInt8]
+        switch readFile(path, limit: 1 << 20) {
+        case .success(let read): bytes = read
+        case .failure(let problem): throw ConfigurationError(path: path, line: nil, key: nil, message: problem.message)
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigurationError(path: path, line: nil, key: nil, message: "the file is not UTF-8")

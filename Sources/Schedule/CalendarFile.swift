@@ -415,8 +415,8 @@ func singleLine(_ text: String) -> String {
     return result
 }
 
-/// The whole file, or why it cannot be had.
-func readFile(_ path: String, limit: Int) -> Result<[UInt8], FileReadError> {
+/// The whole file (at most `limit` bytes), or why it cannot be had.
+public func readFile(_ path: String, limit: Int) -> Result<[UInt8], FileReadError> {
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { return .failure(FileReadError(errno: errno)) }
     defer { close(fd) }
@@ -448,8 +448,9 @@ func readFile(_ path: String, limit: Int) -> Result<[UInt8], FileReadError> {
     return .success(bytes)
 }
 
-struct FileReadError: Error {
-    var message: String
+/// Why a file could not be read, in words for a person.
+public struct FileReadError: Error {
+    public var message: String
 
     init(message: String) { self.message = message }
 

@@ -209,12 +209,20 @@ func escapedFileName(_ path: String) -> String {
 /// Removes the last good copies of files that are no longer feeds (deleted from the folder).
 func forgetCopies(in directory: String, keeping paths: Set<String>) {
     let wanted = Set(paths.map(escapedFileName))
-    guard let folder = opendir(directory) else { return }
-    defer { closedir(folder) }
-    while let entry = readdir(folder) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        if name.hasSuffix(".last-good"), !wanted.contains(name) { unlink(directory + "/" + name) }
+    for name in directoryEntries(directory) ?? [] where name.hasSuffix(".last-good") && !wanted.contains(name) {
+        unlink(directory + "/" + name)
     }
+}
+
+/// The names in a folder, or nil (with `errno` set) if it cannot be listed.
+func directoryEntries(_ path: String) -> [String]? {
+    guard let directory = opendir(path) else { return nil }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+        names.append(withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+    }
+    return names
 }
 
 /// Replaces `{name}` with what `value(name)` gives; unknown names stay as written.
@@ -240,18 +248,11 @@ func feedFiles(in path: String) -> Result<[String], FeedProblem> {
         return .failure(FeedProblem(severity: .error, path: path, line: nil, message: "cannot read: \(reason)"))
     }
     guard info.st_mode & S_IFMT == S_IFDIR else { return .success([path]) }
-    guard let directory = opendir(path) else {
+    guard let entries = directoryEntries(path) else {
         return .failure(FeedProblem(severity: .error, path: path, line: nil,
                                     message: "cannot list the folder: \(String(cString: strerror(errno)))"))
     }
-    defer { closedir(directory) }
-    var names: [String] = []
-    while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        if !name.hasPrefix("."), name.lowercased().hasSuffix(".ics") { names.append(name) }
-    }
+    let names = entries.filter { !$0.hasPrefix(".") && $0.lowercased().hasSuffix(".ics") }
     let folder = path.hasSuffix("/") ? path : path + "/"
     return .success(names.sorted().map { folder + $0 })
 }
