@@ -12,7 +12,9 @@ let package = Package(
         .target(name: "Schedule", dependencies: ["CLibical"]),
         .target(name: "Marquee"),
         .target(name: "CLinux"),
-        .target(name: "Display", dependencies: ["Marquee", "CLinux"]),
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "Display", dependencies: ["Marquee", "CLinux", "CFreeType", "CZlib"]),
         .target(name: "Daemon", dependencies: ["Schedule", "Marquee", "Display", "CLinux"]),
         .executableTarget(
             name: "marquee",

@@ -3,7 +3,11 @@
 #include <errno.h>
 #include <locale.h>
 #include <wchar.h>
+#include <linux/fb.h>
 #include <linux/kd.h>
+#include <linux/vt.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <pthread.h>
 #include <string.h>
 #include <grp.h>
@@ -53,7 +57,7 @@ void mq_catch_signals(void) {
     memset(&action, 0, sizeof action);
     action.sa_handler = record;
     sigemptyset(&action.sa_mask);
-    int signals[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGUSR1};
+    int signals[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
     sigset_t wanted;
     sigemptyset(&wanted);
     for (unsigned i = 0; i < sizeof signals / sizeof signals[0]; i++) {
@@ -138,3 +142,72 @@ int mq_peer_may_control(uint32_t uid, uint32_t gid) {
 int mq_accept(int fd) { return accept4(fd, 0, 0, SOCK_CLOEXEC | SOCK_NONBLOCK); }
 
 void mq_lower_thread_priority(void) { setpriority(PRIO_PROCESS, gettid(), 10); }
+
+int mq_fb_info(int fd, struct mq_fb_info *info) {
+    struct fb_var_screeninfo var;
+    struct fb_fix_screeninfo fix;
+    if (ioctl(fd, FBIOGET_VSCREENINFO, &var) != 0 || ioctl(fd, FBIOGET_FSCREENINFO, &fix) != 0) return -1;
+    memset(info, 0, sizeof *info);
+    info->width = var.xres;
+    info->height = var.yres;
+    info->virtual_width = var.xres_virtual;
+    info->virtual_height = var.yres_virtual;
+    info->x_offset = var.xoffset;
+    info->y_offset = var.yoffset;
+    info->bits_per_pixel = var.bits_per_pixel;
+    info->red_offset = var.red.offset;
+    info->red_length = var.red.length;
+    info->green_offset = var.green.offset;
+    info->green_length = var.green.length;
+    info->blue_offset = var.blue.offset;
+    info->blue_length = var.blue.length;
+    info->alpha_offset = var.transp.offset;
+    info->alpha_length = var.transp.length;
+    info->line_length = fix.line_length;
+    info->memory_length = fix.smem_len;
+    info->visual = fix.visual;
+    info->pixclock = var.pixclock;
+    info->left_margin = var.left_margin;
+    info->right_margin = var.right_margin;
+    info->upper_margin = var.upper_margin;
+    info->lower_margin = var.lower_margin;
+    info->hsync_len = var.hsync_len;
+    info->vsync_len = var.vsync_len;
+    memcpy(info->id, fix.id, sizeof fix.id);
+    info->id[16] = 0;
+    return 0;
+}
+
+int mq_fb_wait_for_vsync(int fd) {
+    __u32 crtc = 0;
+    return ioctl(fd, FBIO_WAITFORVSYNC, &crtc);
+}
+
+int mq_console_set_graphics(int fd, int graphics) {
+    return ioctl(fd, KDSETMODE, graphics ? KD_GRAPHICS : KD_TEXT);
+}
+
+int mq_console_number(int fd) {
+    struct stat info;
+    if (fstat(fd, &info) != 0 || !S_ISCHR(info.st_mode) || major(info.st_rdev) != 4) return 0;
+    unsigned number = minor(info.st_rdev);
+    return number >= 1 && number <= 63 ? (int)number : 0;
+}
+
+int mq_console_active(int fd) {
+    struct vt_stat state;
+    if (ioctl(fd, VT_GETSTATE, &state) != 0) return 0;
+    return state.v_active;
+}
+
+int mq_console_process_switching(int fd, int signal) {
+    struct vt_mode mode = {.mode = VT_PROCESS, .relsig = (short)signal, .acqsig = (short)signal};
+    return ioctl(fd, VT_SETMODE, &mode);
+}
+
+int mq_console_auto_switching(int fd) {
+    struct vt_mode mode = {.mode = VT_AUTO};
+    return ioctl(fd, VT_SETMODE, &mode);
+}
+
+int mq_console_release(int fd, int answer) { return ioctl(fd, VT_RELDISP, answer); }

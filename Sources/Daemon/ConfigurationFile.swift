@@ -27,6 +27,10 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var socketGroup: String?
     public var stateDirectory: String?
     public var defaultEventMinutes: Int?
+    /// The framebuffer's text font (the default fonts stay as fallbacks).
+    public var font: String?
+    /// The framebuffer's text size as a share of the screen height.
+    public var textHeight: Double?
 
     public init() {}
 
@@ -110,15 +114,17 @@ public struct ConfigurationFile: Sendable, Hashable {
         case "socket": socket = try string()
         case "socket_group": socketGroup = try string()
         case "state_dir": stateDirectory = try string()
+        case "font": font = try string()
         case "speed":
-            let number: Double
-            switch value {
-            case .integer(let integer): number = Double(integer)
-            case .float(let float): number = float
-            default: throw TOMLError("must be a number of characters per second")
+            guard let number = value.number, (1...12).contains(number) else {
+                throw TOMLError("must be between 1 and 12 characters per second")
             }
-            guard (1...12).contains(number) else { throw TOMLError("must be between 1 and 12 characters per second") }
             speed = number
+        case "text_height":
+            guard let number = value.number, (0.03...0.5).contains(number) else {
+                throw TOMLError("must be a share of the screen height from 0.03 to 0.5 (default 0.125)")
+            }
+            textHeight = number
         case "default_event_minutes":
             guard case .integer(let minutes) = value, (1...1440).contains(minutes) else {
                 throw TOMLError("must be a whole number of minutes from 1 to 1440")
@@ -155,6 +161,15 @@ enum TOMLValue: Equatable {
     case integer(Int)
     case float(Double)
     case boolean(Bool)
+
+    /// An integer or a float as a number.
+    var number: Double? {
+        switch self {
+        case .integer(let integer): Double(integer)
+        case .float(let float): float
+        default: nil
+        }
+    }
 }
 
 struct TOMLError: Error {

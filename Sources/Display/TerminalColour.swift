@@ -31,6 +31,9 @@ public enum ColourDepth: Sendable, Hashable {
 }
 
 extension Colour {
+    /// Letters without a colour of their own: a warm white.
+    public static let plainText = Colour(red: 255, green: 240, blue: 220)
+
     /// WCAG relative luminance.
     var luminance: Double {
         func linear(_ value: UInt8) -> Double {

@@ -183,7 +183,7 @@ public final class TerminalScreen {
     private func sgr(_ colour: Colour?, hueShift: Double) -> String {
         guard var colour else {
             guard hueShift != 0, capabilities.colourDepth != .basic8 else { return "" }
-            return capabilities.colourDepth.foreground(Colour(red: 255, green: 236, blue: 200).hueRotated(by: hueShift))
+            return capabilities.colourDepth.foreground(Colour.plainText.hueRotated(by: hueShift))
         }
         if hueShift != 0, capabilities.colourDepth != .basic8 { colour = colour.hueRotated(by: hueShift) }
         return capabilities.colourDepth.foreground(colour.readable())
@@ -203,7 +203,7 @@ public final class TerminalScreen {
     private func placeAnnouncement(_ announcement: Announcement, top: Int, into rows: inout [Int: [Cell]]) {
         let boxWidth = min(columns - 4, 64)
         guard boxWidth > 8 else { return }
-        let lines = wrap(announcement.glyphs, width: boxWidth - 2).prefix(2)
+        let lines = wrapWords(announcement.glyphs, width: boxWidth - 2).prefix(2)
         let sgr = sgr(announcement.colour, hueShift: 0)
         let left = (columns - boxWidth) / 2
         var shown = 0
@@ -222,34 +222,6 @@ public final class TerminalScreen {
         if let bob = announcement.arrowBob, let arrow = arrowPosition {
             put("▶", at: arrow.column + (bob > 0.5 ? 1 : 0), advance: 1, sgr: sgr, row: arrow.row, into: &rows)
         }
-    }
-
-    /// Greedy word wrap of laid glyphs into lines no wider than `width`.
-    func wrap(_ glyphs: [LaidGlyph], width: Int) -> [[LaidGlyph]] {
-        var lines: [[LaidGlyph]] = [[]]
-        var lineWidth = 0
-        var word: [LaidGlyph] = []
-        var wordWidth = 0
-        func flushWord() {
-            if lineWidth + wordWidth > width, !lines[lines.count - 1].isEmpty {
-                while lines[lines.count - 1].last?.character == " " { lines[lines.count - 1].removeLast() }
-                lines.append([])
-                lineWidth = 0
-                word = Array(word.drop { $0.character == " " })
-                wordWidth = word.reduce(0) { $0 + $1.advance }
-            }
-            lines[lines.count - 1] += word
-            lineWidth += wordWidth
-            word = []
-            wordWidth = 0
-        }
-        for glyph in glyphs {
-            if glyph.character == " " { flushWord() }
-            word.append(glyph)
-            wordWidth += glyph.advance
-        }
-        flushWord()
-        return lines
     }
 
     /// The number of cells `new` is `old` moved left by, if that is all that changed.

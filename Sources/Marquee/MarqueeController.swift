@@ -106,8 +106,9 @@ public final class MarqueeController {
 
     // MARK: - Frames
 
-    /// What is visible at `t` in a window `width` units wide.
-    public func frame(at t: Nanoseconds, width: Int) -> Frame {
+    /// What is visible at `t` in a window `width` units wide. Glyphs cut by the window's edges
+    /// are left out (a terminal cannot show half a cell) unless `includingPartialGlyphs`.
+    public func frame(at t: Nanoseconds, width: Int, includingPartialGlyphs: Bool = false) -> Frame {
         if width != self.width {
             self.width = width
             reconsider(at: t)
@@ -123,7 +124,9 @@ public final class MarqueeController {
                 guard let item = piece.item else { continue }
                 for (index, glyph) in item.glyphs.enumerated() {
                     let gx = piece.start + glyph.offset - left
-                    guard gx >= 0, gx + glyph.advance <= width else { continue }
+                    let visible = includingPartialGlyphs
+                        ? gx + glyph.advance > 0 && gx < width : gx >= 0 && gx + glyph.advance <= width
+                    guard visible else { continue }
                     var frameGlyph = FrameGlyph(
                         character: glyph.character, x: gx, advance: glyph.advance, colour: item.message.colour,
                         lift: 0, tilt: 0, scale: 1, hueShift: 0)
@@ -312,11 +315,14 @@ struct TapeItem: Equatable {
         self.message = message
         var glyphs: [LaidGlyph] = []
         var offset = 0
+        var previous: Character?
         for character in message.text where !character.isControl {
             let advance = metrics.advance(of: character)
             guard advance > 0 else { continue }
+            if let previous { offset += metrics.kerning(between: previous, and: character) }
             glyphs.append(LaidGlyph(character: character, offset: offset, advance: advance))
             offset += advance
+            previous = character
         }
         self.glyphs = glyphs
         width = offset

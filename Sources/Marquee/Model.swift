@@ -39,6 +39,14 @@ public protocol GlyphMetrics {
     func advance(of character: Character) -> Int
     /// What "one character" is for speeds given in characters per second.
     var unitsPerCharacter: Int { get }
+    /// How much closer (negative) or further apart two neighbouring characters sit than
+    /// their advances say (a font's kerning).
+    func kerning(between left: Character, and right: Character) -> Int
+}
+
+extension GlyphMetrics {
+    /// No kerning: terminals and monospaced displays.
+    public func kerning(between left: Character, and right: Character) -> Int { 0 }
 }
 
 /// The settings of the motion.
@@ -89,7 +97,8 @@ public struct Frame: Sendable {
 /// One visible glyph of the band.
 public struct FrameGlyph: Hashable, Sendable {
     public var character: Character
-    /// Left edge relative to the window, in display units; always fully inside the window.
+    /// Left edge relative to the window, in display units; fully inside the window unless the
+    /// frame was asked for partial glyphs (then it may start left of 0 or end right of the width).
     public var x: Int
     public var advance: Int
     public var colour: Colour?

@@ -10,7 +10,7 @@ import ArgumentParser
         abstract: "Scheduled messages from iCalendar feeds, for calendar displays.",
         subcommands: [
             RunCommand.self, StatusCommand.self, PauseCommand.self, ResumeCommand.self, MessagesCommand.self,
-            AgendaCommand.self, CheckCommand.self,
+            AgendaCommand.self, CheckCommand.self, SnapshotCommand.self, ResetConsoleCommand.self,
         ])
 
     /// Runs the command; usage errors exit 2 (not ArgumentParser's 64), as the CLI contract says.

@@ -27,14 +27,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Start the display's clock at this instant and let it run on (a preview).")
     var at: String?
 
-    @Option(name: .long, help: "Scrolling speed in characters per second (1–12; default 5).")
-    var speed: Double?
+    @OptionGroup var displayOptions: DisplayOptions
 
-    @Option(name: .long, help: "What goes between messages (default \" • \").")
-    var separator: String?
-
-    @Option(name: .long, help: "Show every message this way: scroll, typewriter or dance (default: each its own).")
-    var effect: String?
+    @Option(name: .long, help: "The framebuffer device (default /dev/fb0).")
+    var device: String?
 
     @Option(name: .long, help: "A folder of its own where last good copies of the feeds are kept across restarts.")
     var stateDir: String?
@@ -44,51 +40,27 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let at { _ = try parseTime(at, option: "--at") }
-        if let speed, !(1...12).contains(speed) {
-            throw ValidationError("--speed must be between 1 and 12 characters per second")
-        }
-        if let effect, MessageEffect(rawValue: effect) == nil {
-            throw ValidationError("--effect must be scroll, typewriter or dance")
-        }
-    }
-
-    /// Command line over configuration file over defaults.
-    func settings(_ file: ConfigurationFile) throws -> DisplaySettings {
-        var marquee = MarqueeConfiguration(
-            charactersPerSecond: speed ?? file.speed ?? 5, separator: separator ?? file.separator ?? " • ")
-        marquee.effectForAll = (effect ?? file.effect).flatMap(MessageEffect.init(rawValue:))
-        var colour: Colour?
-        if let name = file.textColour {
-            guard let parsed = RGBColor(css: name) else {
-                throw ConfigurationError(path: feedOptions.config ?? defaultConfiguration, line: nil, key: "text_colour",
-                                         message: "\"\(name)\" is not a CSS colour name or #rrggbb")
-            }
-            colour = Colour(red: parsed.red, green: parsed.green, blue: parsed.blue)
-        }
-        return DisplaySettings(marquee: marquee, idleText: file.idleText ?? "{date}", textColour: colour)
     }
 
     func run() async throws {
         let file = try feedOptions.configurationFile()
         let settings: DisplaySettings
         do {
-            settings = try self.settings(file)
+            settings = try displayOptions.settings(file, path: feedOptions.config ?? defaultConfiguration)
         } catch {
             standardError("marquee run: \(error)")
             throw ExitCode(1)
         }
-        guard (output ?? file.output.flatMap(Output.init(rawValue:)) ?? .auto) != .framebuffer else {
-            standardError("marquee run: the framebuffer output is not built yet; use --output terminal")
-            throw ExitCode(2)
-        }
-        guard isatty(STDOUT_FILENO) == 1 else {
+        let requested = output ?? file.output.flatMap(Output.init(rawValue:)) ?? .auto
+        let device = self.device ?? file.device ?? "/dev/fb0"
+        let style = DisplayOptions.style(file)
+        if requested == .terminal, isatty(STDOUT_FILENO) != 1 {
             standardError("marquee run: standard output is not a terminal")
             throw ExitCode(1)
         }
         let environment = environment()
         let log = EventLog(environment: environment)
         let (schedule, start) = try await prepare(file, log: log)
-        let capabilities = TerminalScreen.Capabilities.detect(fd: STDOUT_FILENO, environment: environment)
         let feeds = feedOptions.feeds ?? file.feeds ?? defaultFeeds
         var info = stat()
         let folder = stat(feeds, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? feeds : nil
@@ -112,7 +84,8 @@ struct RunCommand: AsyncParsableCommand {
         // A reload reads the file again; a broken file keeps the settings in use.
         let reloadSettings: @Sendable () -> DisplaySettings? = { [self] in
             do {
-                return try self.settings(try feedOptions.loadConfiguration())
+                return try displayOptions.settings(try feedOptions.loadConfiguration(),
+                                                   path: feedOptions.config ?? defaultConfiguration)
             } catch {
                 log.log(.error, "\(error); keeping the previous configuration")
                 return nil
@@ -120,15 +93,43 @@ struct RunCommand: AsyncParsableCommand {
         }
         let followZone = feedOptions.timezone == nil && file.timezone == nil && environment["TZ"] == nil
         let status = await onRenderThread {
-            TerminalTicker(
+            guard let screen = chooseScreen(requested, device: device, style: style, environment: environment, log: log)
+            else { return 1 }
+            return Ticker(
                 schedule: schedule, clock: DisplayClock(startingAt: start), settings: settings,
-                screen: TerminalScreen(fd: STDOUT_FILENO, capabilities: capabilities), feedFolder: folder,
+                screen: screen, feedFolder: folder,
                 control: control, environment: environment, log: log, systemZoneFolder: followZone ? "/etc" : nil,
                 reloadSettings: reloadSettings
             ).run()
         }
         withExtendedLifetime(server) {}
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// The framebuffer when asked for, or with `auto` when marquee runs on a virtual console
+    /// and may draw on the device; else the terminal. nil (after saying why) when neither works.
+    private func chooseScreen(
+        _ requested: Output, device: String, style: FramebufferStyle, environment: [String: String], log: EventLog
+    ) -> (any TickerScreen)? {
+        func report(_ line: String) {
+            if log.isEnabled { log.log(.error, line) } else { standardError("marquee run: " + line) }
+        }
+        let console = VirtualConsole(fd: STDIN_FILENO)
+        if requested == .framebuffer || (requested == .auto && console != nil && access(device, W_OK) == 0) {
+            do {
+                let framebuffer = try Framebuffer(device: device)
+                return try FramebufferScreen(framebuffer: framebuffer, devicePath: device, style: style, console: console)
+            } catch {
+                report("\(error)" + (requested == .auto ? "; using the terminal" : ""))
+                guard requested == .auto else { return nil }
+            }
+        }
+        guard isatty(STDOUT_FILENO) == 1 else {
+            report("standard output is not a terminal and there is no framebuffer to draw on")
+            return nil
+        }
+        return TerminalScreen(
+            fd: STDOUT_FILENO, capabilities: TerminalScreen.Capabilities.detect(fd: STDOUT_FILENO, environment: environment))
     }
 
     /// The loaded schedule and, with `--at`, the display clock's start in nanoseconds.

@@ -99,7 +99,7 @@ import Testing
         let glyphs = Array("Leave for the physiotherapist now please").enumerated().map {
             LaidGlyph(character: $1, offset: $0, advance: 1)
         }
-        let lines = screen.wrap(glyphs, width: 20).map { String($0.map(\.character)) }
+        let lines = wrapWords(glyphs, width: 20).map { String($0.map(\.character)) }
         #expect(lines == ["Leave for the", "physiotherapist now", "please"])
     }
 

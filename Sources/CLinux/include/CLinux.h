@@ -10,7 +10,7 @@ int mq_terminal_size(int fd, unsigned short *rows, unsigned short *columns);
 int mq_cell_width(uint32_t code_point);
 /* 1 if fd is a Linux virtual console (KDGETMODE succeeds). */
 int mq_is_linux_console(int fd);
-/* Records SIGWINCH, SIGINT, SIGTERM, SIGHUP and SIGUSR1 as flags (no SA_RESTART), and makes sure
+/* Records SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 (console switches) as flags (no SA_RESTART), and makes sure
    the calling thread - the one sleeping in mq_sleep_until - is interrupted by them. */
 void mq_catch_signals(void);
 /* Interrupts the sleeping thread from any thread (flags SIGUSR1: "look again"). */
@@ -34,3 +34,28 @@ int mq_clock_change_fd(void);
 int mq_take_clock_change(int fd);
 int64_t mq_monotonic_ns(void);
 int64_t mq_realtime_ns(void);
+
+/* What the framebuffer driver says about its mode (FBIOGET_VSCREENINFO + FBIOGET_FSCREENINFO). */
+struct mq_fb_info {
+    uint32_t width, height, virtual_width, virtual_height, x_offset, y_offset, bits_per_pixel;
+    uint32_t red_offset, red_length, green_offset, green_length, blue_offset, blue_length;
+    uint32_t alpha_offset, alpha_length;
+    uint32_t line_length, memory_length, visual;
+    /* Timings for the refresh rate; pixclock 0 means unknown. */
+    uint32_t pixclock, left_margin, right_margin, upper_margin, lower_margin, hsync_len, vsync_len;
+    char id[17];
+};
+int mq_fb_info(int fd, struct mq_fb_info *info);
+/* FBIO_WAITFORVSYNC on CRTC 0: 0 when it returned, -1 (errno) when the driver has none. */
+int mq_fb_wait_for_vsync(int fd);
+/* KDSETMODE: 1 graphics (the console stops drawing), 0 text. */
+int mq_console_set_graphics(int fd, int graphics);
+/* The VT number of a console fd (from its device number), 0 if it is none. */
+int mq_console_number(int fd);
+/* The active VT (VT_GETSTATE), 0 on failure. */
+int mq_console_active(int fd);
+/* VT_SETMODE: VT_PROCESS with `signal` for release and acquire (0 on success), or VT_AUTO. */
+int mq_console_process_switching(int fd, int signal);
+int mq_console_auto_switching(int fd);
+/* VT_RELDISP: 1 lets a switch away go ahead, 2 (VT_ACKACQ) acknowledges getting it back. */
+int mq_console_release(int fd, int answer);

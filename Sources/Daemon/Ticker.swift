@@ -7,27 +7,27 @@ import Schedule
     import Glibc
 #endif
 
-/// `marquee run` in a terminal: the schedule, the marquee and the screen wired together on
-/// one render thread. Wakes only when the picture can change (the next whole cell, a typed
-/// letter, an effect step), the schedule says the messages change, the feed folder changed
-/// or the wall clock was set; still pictures cost no wakeups at all.
-public final class TerminalTicker {
-    public static let effectStep: Nanoseconds = 100_000_000
+/// `marquee run`: the schedule, the marquee and a screen (terminal or framebuffer) wired
+/// together on one render thread. Wakes only when the picture can change (the next whole
+/// cell or display frame, a typed letter, an effect step), the schedule says the messages
+/// change, the feed folder changed or the wall clock was set; still pictures cost no wakeups.
+public final class Ticker {
     /// While moving, the band is rewritten whole every so often, in case something else
-    /// wrote to the terminal.
+    /// wrote to the screen.
     static let repaintInterval: Nanoseconds = 10_000_000_000
 
     private let schedule: Schedule
     private let clock: DisplayClock
     private var settings: DisplaySettings
     private let reloadSettings: (@Sendable () -> DisplaySettings?)?
-    private let screen: TerminalScreen
+    private let screen: any TickerScreen
     private let feedFolder: String?
     private let control: DisplayControl?
     private let systemZoneFolder: String?
     private let systemd: SystemdNotifier
     private let watchdogInterval: Nanoseconds?
     private let log: EventLog
+    private var frameGridOrigin: Nanoseconds?
 
     /// - Parameters:
     ///   - feedFolder: reloaded (and the new messages shown) when its files change.
@@ -36,7 +36,7 @@ public final class TerminalTicker {
     ///   - systemZoneFolder: `/etc`, when the display follows the system's time zone.
     ///   - reloadSettings: reads the settings again on a reload (nil: keep the old ones).
     public init(
-        schedule: Schedule, clock: DisplayClock, settings: DisplaySettings, screen: TerminalScreen,
+        schedule: Schedule, clock: DisplayClock, settings: DisplaySettings, screen: any TickerScreen,
         feedFolder: String? = nil, control: DisplayControl? = nil, environment: [String: String] = [:],
         log: EventLog? = nil, systemZoneFolder: String? = nil,
         reloadSettings: (@Sendable () -> DisplaySettings?)? = nil
@@ -54,32 +54,21 @@ public final class TerminalTicker {
         self.log = log ?? EventLog(environment: environment)
     }
 
-    /// How the output is described in the status.
-    private var outputDescription: String {
-        let colours = switch screen.capabilities.colourDepth {
-        case .trueColour: "24-bit colour"
-        case .palette256: "256 colours"
-        case .basic8: "8 colours"
-        }
-        let kind = screen.capabilities.isLinuxConsole ? "Linux console" : "terminal"
-        let sync = screen.capabilities.synchronizedOutput ? ", synchronized output" : ""
-        return "\(kind) \(screen.columns)x\(screen.rows), \(colours)\(sync)"
-    }
-
     /// Runs until SIGINT, SIGTERM or SIGHUP (or the terminal goes away), then gives the
-    /// terminal back as it was. Under systemd SIGHUP reloads the feeds instead, READY=1 follows
+    /// screen back as it was. Under systemd SIGHUP reloads the feeds instead, READY=1 follows
     /// the first frame, STATUS= says what is shown, and WATCHDOG=1 comes from this loop, so a
     /// stuck display gets restarted. Returns the exit status.
     public func run() -> Int32 {
         mq_catch_signals()
         do {
-            try screen.enter()
+            try screen.takeOver()
         } catch {
+            log.log(.error, "cannot use the screen: \(error)")
             return 1
         }
         defer {
             systemd.send("STOPPING=1")
-            screen.leave()
+            screen.giveBack()
         }
         let schedule = self.schedule
         let log = self.log
@@ -97,7 +86,7 @@ public final class TerminalTicker {
             }
         }
         defer { withExtendedLifetime((watcher, clockWatcher, zoneWatcher)) {} }
-        let controller = MarqueeController(metrics: TerminalMetrics(), configuration: settings.marquee, origin: clock.now())
+        let controller = MarqueeController(metrics: screen.metrics, configuration: settings.marquee, origin: clock.now())
         var validUntil = Nanoseconds.min
         var queriedAt = Nanoseconds.max
         var lastRepaint = clock.now()
@@ -115,7 +104,7 @@ public final class TerminalTicker {
             control.publish { report in
                 if let snapshot { report.update(from: snapshot) }
                 report.updatedAt = ZonedTime(instant: Instant(secondsSinceEpoch: now / 1_000_000_000), utcOffset: 0).rfc3339
-                report.output = outputDescription
+                report.output = screen.outputDescription
                 report.paused = controller.isPaused
                 report.moving = moving
                 report.framesPerSecond = seconds > 0.5 ? (Double(framesSincePublish) / seconds * 10).rounded() / 10 : 0
@@ -147,10 +136,7 @@ public final class TerminalTicker {
             if mq_take_signal(SIGUSR1) == 1 {
                 validUntil = .min
             }
-            var repaint = false
-            if mq_take_signal(SIGWINCH) == 1 {
-                repaint = screen.refreshSize()
-            }
+            var repaint = screen.noticeChanges()
             let now = clock.now()
             if let due = frameDeadline, now >= due {
                 lateness[latenessCount % lateness.count] = now - due
@@ -193,14 +179,14 @@ public final class TerminalTicker {
                 snapshot = current
                 publishNow = true
             }
-            let frame = controller.frame(at: now, width: screen.bandWidth)
+            let frame = controller.frame(at: now, width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs)
             if frame.isMoving, now - lastRepaint >= Self.repaintInterval {
                 repaint = true
                 lastRepaint = now
                 publishNow = true
             }
             do {
-                try screen.draw(frame, clearFirst: repaint && screen.sizeChanged, fullRepaint: repaint)
+                try screen.show(frame, fullRepaint: repaint)
             } catch {
                 return 0
             }
@@ -217,13 +203,26 @@ public final class TerminalTicker {
                 lastPing = now
             }
             var deadline = validUntil
-            if let next = controller.nextFrameChange(after: now, effectStep: Self.effectStep), next < deadline {
-                deadline = next
-                frameDeadline = next
+            if var next = controller.nextFrameChange(after: now, effectStep: screen.effectStep) {
+                if let period = screen.framePeriod { next = max(next, nextFrame(after: now, period: period)) }
+                if next < deadline {
+                    deadline = next
+                    frameDeadline = next
+                }
             }
             if let watchdogInterval { deadline = min(deadline, lastPing + watchdogInterval) }
             clock.sleep(until: deadline)
         }
+    }
+
+    /// The first tick of the display's frame grid after `now` (frames of a framebuffer fall on
+    /// a fixed grid of its refresh period, so a late frame never shifts the ones after it).
+    func nextFrame(after now: Nanoseconds, period: Nanoseconds) -> Nanoseconds {
+        guard let grid = frameGridOrigin, grid <= now else {
+            frameGridOrigin = now
+            return now + period
+        }
+        return now + period - (now - grid) % period
     }
 
     /// "showing 3 messages; next change 21:00" for systemctl status.

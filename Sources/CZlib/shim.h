@@ -1,0 +1,2 @@
+/* zlib, for the compressed image data and checksums of PNG snapshots. */
+#include <zlib.h>

@@ -1,0 +1,27 @@
+import Display
+import Marquee
+import Schedule
+
+/// What a display that started at `start` shows at `instant`, drawn on `screen`: the same
+/// schedule → marquee → screen path the render loop takes, with the marquee told of every
+/// change of messages in between, as the loop would have told it.
+@ICalActor
+public func showSnapshot(
+    of schedule: Schedule, settings: DisplaySettings, on screen: any TickerScreen, displayStartedAt start: Nanoseconds,
+    at instant: Nanoseconds
+) throws -> Frame {
+    let controller = MarqueeController(metrics: screen.metrics, configuration: settings.marquee, origin: start)
+    var now = start
+    while true {
+        let current = schedule.snapshot(at: Instant(secondsSinceEpoch: now / 1_000_000_000))
+        controller.update(
+            messages: current.marqueeMessages(idleTemplate: settings.idleText, textColour: settings.textColour),
+            at: now, width: screen.bandWidth)
+        let next = current.validUntil.instant.secondsSinceEpoch * 1_000_000_000
+        guard next <= instant, next > now else { break }
+        now = next
+    }
+    let frame = controller.frame(at: instant, width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs)
+    try screen.show(frame, fullRepaint: true)
+    return frame
+}

@@ -1,0 +1,339 @@
+import CFreeType
+import Marquee
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A font that could not be used, or no usable font at all.
+public struct FontError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// One rasterized glyph, placed relative to its pen position on the baseline.
+struct GlyphImage {
+    enum Pixels {
+        /// Coverage 0…255 per pixel (outline fonts), drawn in the message's colour.
+        case coverage([UInt8])
+        /// Premultiplied 0xAARRGGBB per pixel (colour emoji), drawn as they are.
+        case colour([UInt32])
+    }
+
+    var width: Int
+    var height: Int
+    /// From the pen to the bitmap's left edge, in pixels.
+    var left: Int
+    /// From the baseline up to the bitmap's top row, in pixels.
+    var top: Int
+    var pixels: Pixels
+
+    var byteCount: Int {
+        switch pixels {
+        case .coverage(let values): values.count
+        case .colour(let values): values.count * 4
+        }
+    }
+}
+
+/// How a dancing glyph is turned and sized, in steps small enough to look continuous
+/// (tilt in 1/50 radian, scale in 1/50).
+struct GlyphPose: Hashable {
+    var tiltSteps: Int8
+    var scaleSteps: Int8
+
+    static let upright = GlyphPose(tiltSteps: 0, scaleSteps: 0)
+
+    init(tiltSteps: Int8, scaleSteps: Int8) {
+        self.tiltSteps = tiltSteps
+        self.scaleSteps = scaleSteps
+    }
+
+    init(tilt: Double, scale: Double) {
+        tiltSteps = Int8(clamping: Int((tilt * 50).rounded()))
+        scaleSteps = Int8(clamping: Int(((scale - 1) * 50).rounded()))
+    }
+
+    var tilt: Double { Double(tiltSteps) / 50 }
+    var scale: Double { 1 + Double(scaleSteps) / 50 }
+}
+
+/// The fonts the framebuffer draws with, in order: the text font first, then fallbacks for
+/// the characters it lacks, colour emoji scaled to the text size. A character none of them
+/// has is left out rather than drawn as an empty box. Measures in 1/64 pixel (FreeType's
+/// 26.6) so text can stand at quarter-pixel positions; each glyph is rasterized once per
+/// quarter-pixel phase and kept. Not thread-safe: the render thread owns it.
+public final class FontStack: GlyphMetrics {
+    /// DejaVu Sans Bold (fonts-dejavu-core), DejaVu Sans for what the bold cut lacks, Noto
+    /// Color Emoji (fonts-noto-color-emoji).
+    public static let defaultPaths = [
+        "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+        "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+        "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf",
+    ]
+    /// Display units per pixel.
+    public static let unitsPerPixel = 64
+    /// Transformed (dancing) glyphs are kept up to this many bytes, then forgotten together.
+    static let poseCacheLimit = 24 << 20
+
+    /// The text size in pixels (the em square).
+    public let pixelSize: Int
+    /// Above and below the baseline, in pixels (of the first font).
+    public let ascender: Int
+    public let descender: Int
+    public private(set) var unitsPerCharacter: Int
+    /// Fonts in the list that could not be opened (the others are used).
+    public let unusable: [FontError]
+
+    private struct Face {
+        var handle: FT_Face
+        var path: String
+        /// A colour bitmap font (CBDT): one fixed strike, scaled to the text size.
+        var bitmapScale: Double?
+    }
+
+    /// What a character is drawn from: glyphs of one face (a base and its marks).
+    private struct Resolved {
+        var face: Int
+        var glyphs: [UInt32]
+        var advance: Int
+    }
+
+    private struct ImageKey: Hashable {
+        var face: Int
+        var glyph: UInt32
+        var phase: UInt8
+        var pose: GlyphPose
+    }
+
+    private var library: FT_Library?
+    private var faces: [Face] = []
+    private var resolved: [Character: Resolved?] = [:]
+    private var images: [ImageKey: GlyphImage] = [:]
+    private var posedImages: [ImageKey: GlyphImage] = [:]
+    private(set) var imageBytes = 0
+    private var posedBytes = 0
+
+    /// Opens the fonts at `paths` (missing ones are noted in `unusable`) at `pixelSize`.
+    public init(paths: [String] = FontStack.defaultPaths, pixelSize: Int) throws(FontError) {
+        self.pixelSize = max(4, pixelSize)
+        var library: FT_Library?
+        guard FT_Init_FreeType(&library) == 0, let library else { throw FontError(description: "FreeType did not start") }
+        self.library = library
+        var unusable: [FontError] = []
+        for path in paths {
+            var handle: FT_Face?
+            guard FT_New_Face(library, path, 0, &handle) == 0, let handle else {
+                unusable.append(FontError(description: "\(path): not a font FreeType can open"))
+                continue
+            }
+            if mq_ft_is_scalable(handle) == 1 {
+                FT_Set_Pixel_Sizes(handle, 0, FT_UInt(self.pixelSize))
+                faces.append(Face(handle: handle, path: path, bitmapScale: nil))
+            } else if handle.pointee.num_fixed_sizes > 0, FT_Select_Size(handle, 0) == 0 {
+                let strike = Double(handle.pointee.size.pointee.metrics.y_ppem)
+                faces.append(Face(handle: handle, path: path, bitmapScale: Double(self.pixelSize) / max(1, strike)))
+            } else {
+                FT_Done_Face(handle)
+                unusable.append(FontError(description: "\(path): has no size FreeType can draw"))
+            }
+        }
+        self.unusable = unusable
+        guard let text = faces.first(where: { $0.bitmapScale == nil }) else {
+            FT_Done_FreeType(library)
+            self.library = nil
+            let reasons = unusable.map(\.description).joined(separator: "; ")
+            throw FontError(description: "no usable text font (\(reasons.isEmpty ? "none given" : reasons))")
+        }
+        let metrics = text.handle.pointee.size.pointee.metrics
+        ascender = Int((metrics.ascender + 63) >> 6)
+        descender = Int((-metrics.descender + 63) >> 6)
+        unitsPerCharacter = 0
+        let sample = "abcdefghijklmnopqrstuvwxyz "
+        let total = sample.reduce(0) { $0 + advance(of: $1) }
+        unitsPerCharacter = max(Self.unitsPerPixel, total / sample.count)
+    }
+
+    deinit {
+        for face in faces { FT_Done_Face(face.handle) }
+        if let library { FT_Done_FreeType(library) }
+    }
+
+    /// Where the glyphs come from, for the status: "DejaVuSans-Bold.ttf 135 px (+2 fallbacks)".
+    public var summary: String {
+        let name = faces.first.map { String($0.path.split(separator: "/").last ?? "") } ?? "?"
+        return "\(name) \(pixelSize) px" + (faces.count > 1 ? " (+\(faces.count - 1) fallbacks)" : "")
+    }
+
+    // MARK: - Measuring
+
+    public func advance(of character: Character) -> Int {
+        resolve(character)?.advance ?? 0
+    }
+
+    public func kerning(between left: Character, and right: Character) -> Int {
+        guard let first = resolve(left), let second = resolve(right), first.face == second.face,
+              let a = first.glyphs.first, let b = second.glyphs.first else { return 0 }
+        let face = faces[first.face]
+        guard face.bitmapScale == nil, mq_ft_has_kerning(face.handle) == 1 else { return 0 }
+        var delta = FT_Vector()
+        guard FT_Get_Kerning(face.handle, a, b, FT_UInt(FT_KERNING_UNFITTED.rawValue), &delta) == 0 else { return 0 }
+        return Int(delta.x)
+    }
+
+    /// Whether a character has a glyph in some font of the stack.
+    public func canDraw(_ character: Character) -> Bool { resolve(character) != nil }
+
+    private func resolve(_ character: Character) -> Resolved? {
+        if let known = resolved[character] { return known }
+        let result = lookUp(character)
+        resolved[character] = result
+        return result
+    }
+
+    /// The first font with the character's base scalar, emoji presentation preferring colour
+    /// fonts; marks in the same cluster come from the same font. A ZWJ sequence shows its
+    /// first emoji (joining them needs a shaper); selectors and skin tones are dropped.
+    private func lookUp(_ character: Character) -> Resolved? {
+        let scalars = Array(character.unicodeScalars.prefix { $0.value != 0x200D })
+        guard let base = scalars.first, !base.properties.isDefaultIgnorableCodePoint else { return nil }
+        let wantsColour = base.properties.isEmojiPresentation || scalars.contains { $0.value == 0xFE0F }
+        let order = faces.indices.sorted { a, b in
+            let colourA = faces[a].bitmapScale != nil, colourB = faces[b].bitmapScale != nil
+            return colourA == colourB ? a < b : colourA == wantsColour
+        }
+        for index in order {
+            let face = faces[index]
+            let baseGlyph = FT_Get_Char_Index(face.handle, FT_ULong(base.value))
+            guard baseGlyph != 0 else { continue }
+            var glyphs = [baseGlyph]
+            for mark in scalars.dropFirst()
+            where !mark.properties.isDefaultIgnorableCodePoint && !mark.properties.isEmojiModifier {
+                let glyph = FT_Get_Char_Index(face.handle, FT_ULong(mark.value))
+                if glyph != 0 { glyphs.append(glyph) }
+            }
+            guard let advance = measure(face, glyph: baseGlyph) else { continue }
+            return Resolved(face: index, glyphs: glyphs, advance: advance)
+        }
+        return nil
+    }
+
+    /// The unhinted advance in 1/64 pixel (hinted advances are rounded to whole pixels,
+    /// which would make the speed uneven across letters).
+    private func measure(_ face: Face, glyph: UInt32) -> Int? {
+        if let scale = face.bitmapScale {
+            guard FT_Load_Glyph(face.handle, glyph, mq_ft_load_colour) == 0 else { return nil }
+            return Int((Double(face.handle.pointee.glyph.pointee.advance.x) * scale).rounded())
+        }
+        FT_Set_Transform(face.handle, nil, nil)
+        guard FT_Load_Glyph(face.handle, glyph, mq_ft_load_no_hinting) == 0 else { return nil }
+        return Int((face.handle.pointee.glyph.pointee.linearHoriAdvance + 512) >> 10)
+    }
+
+    // MARK: - Rasterizing
+
+    /// The images that draw `character` with its pen at `phase` quarter pixels right of a
+    /// whole pixel, turned and sized by `pose`. Cached.
+    func images(of character: Character, phase: Int, pose: GlyphPose = .upright) -> [GlyphImage] {
+        guard let found = resolve(character) else { return [] }
+        return found.glyphs.compactMap { glyph in
+            let key = ImageKey(face: found.face, glyph: glyph, phase: UInt8(phase), pose: pose)
+            if pose == .upright {
+                if let image = images[key] { return image }
+            } else if let image = posedImages[key] {
+                return image
+            }
+            guard let image = rasterize(faces[found.face], glyph: glyph, phase: phase, pose: pose,
+                                        advance: found.advance) else { return nil }
+            if pose == .upright {
+                images[key] = image
+                imageBytes += image.byteCount
+            } else {
+                if posedBytes + image.byteCount > Self.poseCacheLimit {
+                    posedImages = [:]
+                    posedBytes = 0
+                }
+                posedImages[key] = image
+                posedBytes += image.byteCount
+            }
+            return image
+        }
+    }
+
+    /// Bytes held by cached glyph images (upright and posed).
+    public var cacheBytes: Int { imageBytes + posedBytes }
+
+    private func rasterize(_ face: Face, glyph: UInt32, phase: Int, pose: GlyphPose, advance: Int) -> GlyphImage? {
+        if let scale = face.bitmapScale {
+            return rasterizeColour(face, glyph: glyph, scale: scale * pose.scale, shift: Double(phase) / 4)
+        }
+        // Turn about the glyph's centre (half its advance, half the x-height up), then shift by the phase.
+        let cosine = cos(pose.tilt) * pose.scale, sine = sin(pose.tilt) * pose.scale
+        var matrix = FT_Matrix(xx: FT_Fixed(cosine * 65536), xy: FT_Fixed(-sine * 65536),
+                               yx: FT_Fixed(sine * 65536), yy: FT_Fixed(cosine * 65536))
+        let centreX = Double(advance) / 2, centreY = Double(pixelSize * 64) * 0.35
+        var delta = FT_Vector(
+            x: FT_Pos((centreX - (cosine * centreX - sine * centreY)).rounded()) + FT_Pos(phase * 16),
+            y: FT_Pos((centreY - (sine * centreX + cosine * centreY)).rounded()))
+        if pose == .upright {
+            FT_Set_Transform(face.handle, nil, &delta)
+        } else {
+            FT_Set_Transform(face.handle, &matrix, &delta)
+        }
+        defer { FT_Set_Transform(face.handle, nil, nil) }
+        guard FT_Load_Glyph(face.handle, glyph, mq_ft_load_light | mq_ft_load_render) == 0 else { return nil }
+        let slot = face.handle.pointee.glyph.pointee
+        let bitmap = slot.bitmap
+        let width = Int(bitmap.width), height = Int(bitmap.rows), pitch = Int(bitmap.pitch)
+        var coverage = [UInt8](repeating: 0, count: width * height)
+        if let buffer = bitmap.buffer, width > 0 {
+            for row in 0..<height {
+                for column in 0..<width { coverage[row * width + column] = buffer[row * pitch + column] }
+            }
+        }
+        return GlyphImage(width: width, height: height, left: Int(slot.bitmap_left), top: Int(slot.bitmap_top),
+                          pixels: .coverage(coverage))
+    }
+
+    /// A colour emoji from the font's one strike, resampled to the text size (bilinear, several
+    /// samples per target pixel when shrinking), premultiplied.
+    private func rasterizeColour(_ face: Face, glyph: UInt32, scale: Double, shift: Double) -> GlyphImage? {
+        guard FT_Load_Glyph(face.handle, glyph, mq_ft_load_colour | mq_ft_load_render) == 0 else { return nil }
+        let slot = face.handle.pointee.glyph.pointee
+        let bitmap = slot.bitmap
+        guard bitmap.pixel_mode == UInt8(FT_PIXEL_MODE_BGRA.rawValue), let buffer = bitmap.buffer else { return nil }
+        let sourceWidth = Int(bitmap.width), sourceHeight = Int(bitmap.rows), pitch = Int(bitmap.pitch)
+        let width = Int((Double(sourceWidth) * scale + shift).rounded(.up))
+        let height = Int((Double(sourceHeight) * scale).rounded(.up))
+        guard width > 0, height > 0 else { return nil }
+        func sample(_ x: Double, _ y: Double, _ channel: Int) -> Double {
+            let cx = min(max(x - 0.5, 0), Double(sourceWidth - 1)), cy = min(max(y - 0.5, 0), Double(sourceHeight - 1))
+            let x0 = Int(cx), y0 = Int(cy), x1 = min(x0 + 1, sourceWidth - 1), y1 = min(y0 + 1, sourceHeight - 1)
+            let fx = cx - Double(x0), fy = cy - Double(y0)
+            func at(_ x: Int, _ y: Int) -> Double { Double(buffer[y * pitch + x * 4 + channel]) }
+            return (at(x0, y0) * (1 - fx) + at(x1, y0) * fx) * (1 - fy) + (at(x0, y1) * (1 - fx) + at(x1, y1) * fx) * fy
+        }
+        let samples = max(1, Int((1 / scale).rounded(.up)))
+        var pixels = [UInt32](repeating: 0, count: width * height)
+        for y in 0..<height {
+            for x in 0..<width {
+                var sums = (0.0, 0.0, 0.0, 0.0)
+                for sy in 0..<samples {
+                    for sx in 0..<samples {
+                        let px = (Double(x) - shift + (Double(sx) + 0.5) / Double(samples)) / scale
+                        let py = (Double(y) + (Double(sy) + 0.5) / Double(samples)) / scale
+                        guard px >= 0, px < Double(sourceWidth) else { continue }
+                        sums.0 += sample(px, py, 0)
+                        sums.1 += sample(px, py, 1)
+                        sums.2 += sample(px, py, 2)
+                        sums.3 += sample(px, py, 3)
+                    }
+                }
+                let n = Double(samples * samples)
+                func byte(_ value: Double) -> UInt32 { UInt32(min(255, (value / n).rounded())) }
+                pixels[y * width + x] = byte(sums.3) << 24 | byte(sums.2) << 16 | byte(sums.1) << 8 | byte(sums.0)
+            }
+        }
+        return GlyphImage(width: width, height: height, left: Int((Double(slot.bitmap_left) * scale).rounded()),
+                          top: Int((Double(slot.bitmap_top) * scale).rounded()), pixels: .colour(pixels))
+    }
+}

@@ -1,0 +1,147 @@
+import CLinux
+import Marquee
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The framebuffer could not be used.
+public struct FramebufferError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// Pixels that end up on a screen: a Linux framebuffer device (`/dev/fb0`) mapped into
+/// memory, a file laid out like one (tests), or plain memory (snapshots). Geometry and
+/// pixel layout come from the driver; the stride may be wider than the visible width.
+public final class Framebuffer {
+    /// How frames are paced on this device, as measured when it was opened.
+    public enum Pacing: Sendable, Hashable, CustomStringConvertible {
+        /// FBIO_WAITFORVSYNC really waits for the vertical blank.
+        case verticalBlank(hertz: Double)
+        /// Absolute deadlines at the display's rate (no usable vsync wait).
+        case timer(hertz: Double)
+
+        public var hertz: Double {
+            switch self {
+            case .verticalBlank(let hertz), .timer(let hertz): hertz
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .verticalBlank(let hertz): "vsync wait, \(Int(hertz.rounded())) Hz"
+            case .timer(let hertz): "timer at \(Int(hertz.rounded())) Hz (no vsync)"
+            }
+        }
+    }
+
+    /// The visible screen.
+    public let surface: PixelSurface
+    public let pacing: Pacing
+    /// "vesafb", "bochs-drmdrmfb"…, or what the memory stands for.
+    public let name: String
+    private let fd: Int32
+    private let mapping: UnsafeMutableRawPointer
+    private let mappingLength: Int
+
+    /// Opens and maps a framebuffer device.
+    public init(device path: String) throws(FramebufferError) {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw FramebufferError(description: "\(path): \(String(cString: strerror(errno)))") }
+        var info = mq_fb_info()
+        guard mq_fb_info(fd, &info) == 0 else {
+            close(fd)
+            throw FramebufferError(description: "\(path): not a framebuffer device")
+        }
+        let format = PixelFormat(
+            bitsPerPixel: Int(info.bits_per_pixel), red: .init(offset: Int(info.red_offset), length: Int(info.red_length)),
+            green: .init(offset: Int(info.green_offset), length: Int(info.green_length)),
+            blue: .init(offset: Int(info.blue_offset), length: Int(info.blue_length)),
+            alpha: .init(offset: Int(info.alpha_offset), length: Int(info.alpha_length)))
+        if let reason = format.unsupportedReason {
+            close(fd)
+            throw FramebufferError(description: "\(path): unsupported pixel layout: \(reason)")
+        }
+        let length = Int(info.line_length) * Int(info.virtual_height)
+        guard info.visual == 2, info.width > 0, info.height > 0, length > 0,
+              Int(info.line_length) >= Int(info.width) * format.bytesPerPixel,
+              length <= Int(info.memory_length) || info.memory_length == 0 else {
+            close(fd)
+            throw FramebufferError(description: "\(path): unusable mode (\(info.width)x\(info.height), visual \(info.visual), line \(info.line_length) bytes)")
+        }
+        guard let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), mapped != MAP_FAILED else {
+            close(fd)
+            throw FramebufferError(description: "\(path): cannot map its memory: \(String(cString: strerror(errno)))")
+        }
+        self.fd = fd
+        mapping = mapped
+        mappingLength = length
+        name = withUnsafeBytes(of: info.id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        surface = PixelSurface(
+            base: mapped + Int(info.y_offset) * Int(info.line_length) + Int(info.x_offset) * format.bytesPerPixel,
+            width: Int(info.width), height: Int(info.height), bytesPerRow: Int(info.line_length), format: format)
+        let hertz = Self.refreshRate(info)
+        pacing = Self.vsyncWaits(fd) ? .verticalBlank(hertz: hertz) : .timer(hertz: hertz)
+    }
+
+    /// A framebuffer in a file (created or resized to `bytesPerRow · height`), shared with
+    /// whoever else maps it.
+    public init(file path: String, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat) throws(FramebufferError) {
+        let length = bytesPerRow * height
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0, ftruncate(fd, off_t(length)) == 0,
+              let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), mapped != MAP_FAILED else {
+            if fd >= 0 { close(fd) }
+            throw FramebufferError(description: "\(path): \(String(cString: strerror(errno)))")
+        }
+        self.fd = fd
+        mapping = mapped
+        mappingLength = length
+        name = "file"
+        surface = PixelSurface(base: mapped, width: width, height: height, bytesPerRow: bytesPerRow, format: format)
+        pacing = .timer(hertz: 60)
+    }
+
+    /// A framebuffer in memory (snapshots).
+    public init(width: Int, height: Int, format: PixelFormat = .xrgb8888) {
+        let bytesPerRow = width * format.bytesPerPixel
+        mappingLength = max(1, bytesPerRow * height)
+        mapping = UnsafeMutableRawPointer.allocate(byteCount: mappingLength, alignment: 16)
+        mapping.initializeMemory(as: UInt8.self, repeating: 0, count: mappingLength)
+        fd = -1
+        name = "memory"
+        surface = PixelSurface(base: mapping, width: width, height: height, bytesPerRow: bytesPerRow, format: format)
+        pacing = .timer(hertz: 60)
+    }
+
+    deinit {
+        if fd >= 0 {
+            munmap(mapping, mappingLength)
+            close(fd)
+        } else {
+            mapping.deallocate()
+        }
+    }
+
+    /// Waits for the vertical blank, where the device has a wait that works.
+    public func waitForVerticalBlank() {
+        if case .verticalBlank = pacing { _ = mq_fb_wait_for_vsync(fd) }
+    }
+
+    /// From the mode's timings; 60 Hz when the driver gives none (DRM emulation).
+    static func refreshRate(_ info: mq_fb_info) -> Double {
+        let lines = Double(info.upper_margin + info.lower_margin + info.height + info.vsync_len)
+        let columns = Double(info.left_margin + info.right_margin + info.width + info.hsync_len)
+        guard info.pixclock > 0, lines > 0, columns > 0 else { return 60 }
+        let hertz = 1e12 / (lines * columns * Double(info.pixclock))
+        return (30...240).contains(hertz) ? hertz : 60
+    }
+
+    /// Some drivers answer FBIO_WAITFORVSYNC at once without waiting; time 20 calls and
+    /// trust it only if they take a few milliseconds on average.
+    static func vsyncWaits(_ fd: Int32) -> Bool {
+        let start = mq_monotonic_ns()
+        for _ in 0..<20 where mq_fb_wait_for_vsync(fd) != 0 { return false }
+        return (mq_monotonic_ns() - start) / 20 >= 5_000_000
+    }
+}

@@ -1,0 +1,232 @@
+import CLinux
+import Marquee
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How the framebuffer display looks, apart from the messages.
+public struct FramebufferStyle: Sendable, Hashable {
+    /// Font files, the text font first; a character is taken from the first that has it.
+    public var fontPaths: [String] = FontStack.defaultPaths
+    /// Text size as a share of the screen height (1/8: readable across a room).
+    public var textHeight: Double = 1.0 / 8
+
+    public init() {}
+}
+
+/// The ticker on a framebuffer: black screen, one band of large text across the middle moving
+/// by quarter pixels, the announcement box above it. The band (and the box, when it changes)
+/// is drawn into a buffer of its own in the device's format, then copied to the screen with one
+/// `memcpy` per row — right after the vertical blank where the device can wait for it. The
+/// screen's memory is never read.
+public final class FramebufferScreen: TickerScreen {
+    public let fonts: FontStack
+    /// The announcement box's smaller font.
+    let boxFonts: FontStack
+    private let framebuffer: Framebuffer
+    private let console: VirtualConsole?
+    private let devicePath: String
+    private var painter: GlyphPainter
+    /// Rows of the screen: the band, and the box above it.
+    let bandRows: Range<Int>
+    let boxRows: Range<Int>
+    /// The band's baseline, from the band's top.
+    let baseline: Int
+    private let band: PixelSurface
+    private let box: PixelSurface
+    private var lastBand: (glyphs: [FrameGlyph], position: Double)?
+    private var lastAnnouncement: Announcement??
+    private var wrapped: (text: [LaidGlyph], lines: [[LaidGlyph]])?
+
+    /// - Parameters:
+    ///   - console: the virtual console to take over (nil: a file or memory, or not on a VT).
+    public init(framebuffer: Framebuffer, devicePath: String = "memory", style: FramebufferStyle = .init(),
+                console: VirtualConsole? = nil) throws(FontError) {
+        self.framebuffer = framebuffer
+        self.devicePath = devicePath
+        self.console = console
+        let screen = framebuffer.surface
+        let size = max(8, Int((Double(screen.height) * style.textHeight).rounded()))
+        fonts = try FontStack(paths: style.fontPaths, pixelSize: size)
+        boxFonts = try FontStack(paths: style.fontPaths, pixelSize: max(8, size * 7 / 10))
+        painter = GlyphPainter(format: screen.format)
+        // Room above the letters for the dance's lift, and a little air below.
+        let lift = Self.liftRoom(size)
+        let bandHeight = min(screen.height, fonts.ascender + fonts.descender + lift + size / 8)
+        let bandTop = (screen.height - bandHeight) / 2
+        bandRows = bandTop..<(bandTop + bandHeight)
+        baseline = lift + fonts.ascender
+        let boxLine = boxFonts.ascender + boxFonts.descender
+        let boxHeight = min(bandTop - size / 4, 3 * boxLine + boxLine / 2)
+        boxRows = max(0, bandTop - size / 4 - boxHeight)..<max(0, bandTop - size / 4)
+        band = Self.allocate(width: screen.width, height: bandRows.count, format: screen.format)
+        box = Self.allocate(width: screen.width, height: boxRows.count, format: screen.format)
+    }
+
+    deinit {
+        band.base.deallocate()
+        box.base.deallocate()
+    }
+
+    private static func allocate(width: Int, height: Int, format: PixelFormat) -> PixelSurface {
+        let bytesPerRow = width * format.bytesPerPixel
+        let base = UnsafeMutableRawPointer.allocate(byteCount: max(1, bytesPerRow * height), alignment: 64)
+        return PixelSurface(base: base, width: width, height: height, bytesPerRow: bytesPerRow, format: format)
+    }
+
+    static func liftRoom(_ size: Int) -> Int { size * 3 / 20 }
+
+    // MARK: - TickerScreen
+
+    public var metrics: any GlyphMetrics { fonts }
+    public var bandWidth: Int { framebuffer.surface.width * FontStack.unitsPerPixel }
+    public var drawsPartialGlyphs: Bool { true }
+    public var framePeriod: Nanoseconds? { Nanoseconds((1e9 / framebuffer.pacing.hertz).rounded()) }
+    public var effectStep: Nanoseconds { framePeriod ?? 16_666_667 }
+
+    public var outputDescription: String {
+        let screen = framebuffer.surface
+        return "framebuffer \(devicePath) (\(framebuffer.name)) \(screen.width)x\(screen.height) \(screen.format), "
+            + "\(framebuffer.pacing), text \(fonts.summary)"
+    }
+
+    public func takeOver() throws {
+        try console?.takeOver()
+        clearOutside()
+    }
+
+    public func giveBack() {
+        console?.giveBack()
+    }
+
+    public func noticeChanges() -> Bool {
+        guard mq_take_signal(SIGUSR2) == 1, let console else { return false }
+        return console.answerSwitch()
+    }
+
+    public func show(_ frame: Frame, fullRepaint: Bool) {
+        guard console?.isShown ?? true else { return }
+        if fullRepaint {
+            clearOutside()
+            lastBand = nil
+            lastAnnouncement = nil
+        }
+        let screen = framebuffer.surface
+        let phase = frame.position - frame.position.rounded(.down)
+        let bandChanged = lastBand.map { $0.glyphs != frame.glyphs || $0.position != phase } ?? true
+        let boxChanged = lastAnnouncement.map { $0 != frame.announcement } ?? true
+        if bandChanged { drawBand(frame.glyphs) }
+        if boxChanged { drawBox(frame.announcement) }
+        guard bandChanged || boxChanged else { return }
+        framebuffer.waitForVerticalBlank()
+        if bandChanged { screen.copy(band, toRow: bandRows.lowerBound) }
+        if boxChanged { screen.copy(box, toRow: boxRows.lowerBound) }
+        lastBand = (frame.glyphs, phase)
+        lastAnnouncement = .some(frame.announcement)
+    }
+
+    // MARK: - Drawing
+
+    /// Black everywhere but the band and the box (they are drawn over whole).
+    private func clearOutside() {
+        let screen = framebuffer.surface
+        let top = min(boxRows.lowerBound, bandRows.lowerBound)
+        screen.fill(rows: 0..<top, with: painter.black)
+        screen.fill(rows: boxRows.upperBound..<bandRows.lowerBound, with: painter.black)
+        screen.fill(rows: bandRows.upperBound..<screen.height, with: painter.black)
+    }
+
+    /// The band in its buffer: the glyphs at quarter-pixel positions, dancing ones lifted,
+    /// turned and sized.
+    func drawBand(_ glyphs: [FrameGlyph]) {
+        band.fill(rows: 0..<band.height, with: painter.black)
+        let lift = Double(Self.liftRoom(fonts.pixelSize))
+        for glyph in glyphs {
+            let (x, phase) = Self.pixelAndPhase(glyph.x)
+            let pose = glyph.tilt == 0 && glyph.scale == 1 ? GlyphPose.upright : GlyphPose(tilt: glyph.tilt, scale: glyph.scale)
+            let table = painter.table(for: Self.inkColour(glyph.colour, hueShift: glyph.hueShift))
+            let raised = baseline - Int((glyph.lift * lift).rounded())
+            for image in fonts.images(of: glyph.character, phase: phase, pose: pose) {
+                painter.draw(image, x: x, baseline: raised, table: table, into: band)
+            }
+        }
+    }
+
+    /// The announcement box: a thin frame, the typed letters (wrapped once, before the first
+    /// one shows) and the bobbing ▶.
+    func drawBox(_ announcement: Announcement?) {
+        box.fill(rows: 0..<box.height, with: painter.black)
+        guard let announcement, box.height > 0 else { return }
+        let size = boxFonts.pixelSize
+        let margin = size, padding = size / 3
+        let lineHeight = boxFonts.ascender + boxFonts.descender
+        let inner = (box.width - 2 * margin - 2 * padding) * FontStack.unitsPerPixel
+        let lines = wrapAnnouncement(announcement.glyphs, width: inner).prefix(max(1, (box.height - padding) / lineHeight))
+        let height = lines.count * lineHeight + 2 * padding
+        let top = box.height - height
+        let frameTable = painter.table(for: Colour(red: 150, green: 150, blue: 150))
+        let thickness = max(2, size / 24)
+        let right = box.width - margin
+        for y in max(0, top)..<box.height {
+            let edgeRow = y < top + thickness || y >= box.height - thickness
+            let columns = edgeRow ? [margin..<right] : [margin..<(margin + thickness), (right - thickness)..<right]
+            for range in columns { for x in range { box.set(x: x, y: y, to: frameTable[255]) } }
+        }
+        let table = painter.table(for: Self.inkColour(announcement.colour, hueShift: 0))
+        var shown = 0
+        var end = (x: 0, baseline: 0)
+        for (index, line) in lines.enumerated() {
+            let baseline = top + padding + index * lineHeight + boxFonts.ascender
+            let start = line.first?.offset ?? 0
+            for glyph in line {
+                let pen = (margin + padding) * FontStack.unitsPerPixel + glyph.offset - start
+                if shown < announcement.visibleCount {
+                    let (x, phase) = Self.pixelAndPhase(pen)
+                    for image in boxFonts.images(of: glyph.character, phase: phase) {
+                        painter.draw(image, x: x, baseline: baseline, table: table, into: box)
+                    }
+                }
+                shown += 1
+                end = (pen + glyph.advance, baseline)
+            }
+        }
+        if let bob = announcement.arrowBob {
+            let pen = end.x + (size / 3 + Int((bob * Double(size) / 4).rounded())) * FontStack.unitsPerPixel
+            let (x, phase) = Self.pixelAndPhase(pen)
+            for image in boxFonts.images(of: "▶", phase: phase) {
+                painter.draw(image, x: x, baseline: end.baseline, table: table, into: box)
+            }
+        }
+    }
+
+    /// The announcement measured in the box's font and wrapped at words; kept while it is shown.
+    private func wrapAnnouncement(_ glyphs: [LaidGlyph], width: Int) -> [[LaidGlyph]] {
+        if let wrapped, wrapped.text == glyphs { return wrapped.lines }
+        var measured: [LaidGlyph] = []
+        var offset = 0
+        for glyph in glyphs {
+            if let previous = measured.last?.character { offset += boxFonts.kerning(between: previous, and: glyph.character) }
+            let advance = boxFonts.advance(of: glyph.character)
+            measured.append(LaidGlyph(character: glyph.character, offset: offset, advance: advance))
+            offset += advance
+        }
+        let lines = wrapWords(measured, width: width)
+        wrapped = (glyphs, lines)
+        return lines
+    }
+
+    /// A position in 1/64 pixel as a whole pixel and a quarter-pixel phase (0…3).
+    static func pixelAndPhase(_ units: Int) -> (pixel: Int, phase: Int) {
+        let quarters = (units + 8) >> 4
+        return (quarters >> 2, quarters & 3)
+    }
+
+    /// The colour letters are drawn in: the message's own (turned by the dance) or warm white,
+    /// lightened until it reads at 7:1 on black.
+    static func inkColour(_ colour: Colour?, hueShift: Double) -> Colour {
+        var ink = colour ?? .plainText
+        if hueShift != 0 { ink = ink.hueRotated(by: (hueShift / 2).rounded() * 2) }
+        return ink.readable()
+    }
+}

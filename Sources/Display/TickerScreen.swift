@@ -1,0 +1,62 @@
+import CLinux
+import Marquee
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What the render loop draws on: a terminal or a framebuffer. The loop owns the clock and
+/// the `MarqueeController`; a screen only measures glyphs and shows frames.
+public protocol TickerScreen: AnyObject {
+    /// How the screen measures text (cells, or 1/64 pixels).
+    var metrics: any GlyphMetrics { get }
+    /// The band's width in the metrics' units.
+    var bandWidth: Int { get }
+    /// Whether glyphs cut by the band's edges are drawn (pixels) or left out (cells).
+    var drawsPartialGlyphs: Bool { get }
+    /// The display's refresh period: frames come no closer together. nil: only when the
+    /// picture changes (a terminal, where motion goes by whole cells).
+    var framePeriod: Nanoseconds? { get }
+    /// How often an effect (dance, bobbing arrow) is redrawn.
+    var effectStep: Nanoseconds { get }
+    /// For the status: "Linux console 80x25, 8 colours", "framebuffer /dev/fb0 1920x1080 …".
+    var outputDescription: String { get }
+    /// Takes the device over; the first frame after it is drawn in full.
+    func takeOver() throws
+    /// Gives the device back as it was.
+    func giveBack()
+    /// Looks at signals meant for the screen (a resize, a console switch); true when the
+    /// next frame must be drawn in full.
+    func noticeChanges() -> Bool
+    /// Shows a frame (nothing, while the screen is not visible).
+    func show(_ frame: Frame, fullRepaint: Bool) throws
+}
+
+extension TerminalScreen: TickerScreen {
+    public var metrics: any GlyphMetrics { TerminalMetrics() }
+    public var drawsPartialGlyphs: Bool { false }
+    public var framePeriod: Nanoseconds? { nil }
+    public var effectStep: Nanoseconds { 100_000_000 }
+
+    public var outputDescription: String {
+        let colours = switch capabilities.colourDepth {
+        case .trueColour: "24-bit colour"
+        case .palette256: "256 colours"
+        case .basic8: "8 colours"
+        }
+        let kind = capabilities.isLinuxConsole ? "Linux console" : "terminal"
+        let sync = capabilities.synchronizedOutput ? ", synchronized output" : ""
+        return "\(kind) \(columns)x\(rows), \(colours)\(sync)"
+    }
+
+    public func takeOver() throws { try enter() }
+    public func giveBack() { leave() }
+
+    public func noticeChanges() -> Bool {
+        mq_take_signal(SIGWINCH) == 1 && refreshSize()
+    }
+
+    public func show(_ frame: Frame, fullRepaint: Bool) throws {
+        try draw(frame, clearFirst: fullRepaint && sizeChanged, fullRepaint: fullRepaint)
+    }
+}

@@ -1,0 +1,65 @@
+import CLinux
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The Linux virtual console marquee draws on: switched to graphics mode so the console
+/// stops painting its text and cursor over the ticker, and asked to let marquee agree to
+/// console switches (VT_PROCESS), so nothing is drawn while another console is shown and
+/// everything is drawn again when it comes back. Given back in text mode on every exit.
+public final class VirtualConsole {
+    private let fd: Int32
+    /// This console's number (tty1 is 1).
+    public let number: Int
+    /// False while another console is shown.
+    public private(set) var isShown = true
+
+    /// The console on `fd`, or nil if it is not a Linux virtual console.
+    public init?(fd: Int32) {
+        let number = Int(mq_console_number(fd))
+        guard number > 0, mq_is_linux_console(fd) == 1 else { return nil }
+        self.fd = fd
+        self.number = number
+    }
+
+    /// Graphics mode and switch requests by SIGUSR2. Fails when marquee may not (the console
+    /// is not its controlling terminal and it lacks CAP_SYS_TTY_CONFIG).
+    public func takeOver() throws(FramebufferError) {
+        guard mq_console_set_graphics(fd, 1) == 0 else {
+            throw FramebufferError(description: "tty\(number): cannot switch to graphics mode: \(String(cString: strerror(errno)))")
+        }
+        guard mq_console_process_switching(fd, SIGUSR2) == 0 else {
+            let reason = String(cString: strerror(errno))
+            _ = mq_console_set_graphics(fd, 0)
+            throw FramebufferError(description: "tty\(number): cannot take console switching: \(reason)")
+        }
+        isShown = Int(mq_console_active(fd)) == number
+    }
+
+    /// Answers a switch request (SIGUSR2): lets the switch away go ahead, or acknowledges
+    /// getting the console back. True when it was just given back (draw everything again).
+    public func answerSwitch() -> Bool {
+        if Int(mq_console_active(fd)) == number {
+            _ = mq_console_release(fd, 2)
+            let wasHidden = !isShown
+            isShown = true
+            return wasHidden
+        }
+        _ = mq_console_release(fd, 1)
+        isShown = false
+        return false
+    }
+
+    /// Text mode and automatic switching again: the console repaints its own text.
+    public func giveBack() {
+        Self.reset(fd: fd)
+    }
+
+    /// Puts a console back in text mode with automatic switching (also for `marquee
+    /// reset-console` after a crash).
+    public static func reset(fd: Int32) {
+        _ = mq_console_auto_switching(fd)
+        _ = mq_console_set_graphics(fd, 0)
+    }
+}
