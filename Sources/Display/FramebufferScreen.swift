@@ -58,7 +58,7 @@ public final class FramebufferScreen: TickerScreen {
         bandRows = bandTop..<(bandTop + bandHeight)
         baseline = lift + fonts.ascender
         let boxLine = boxFonts.ascender + boxFonts.descender
-        let boxHeight = min(bandTop - size / 4, 3 * boxLine + boxLine / 2)
+        let boxHeight = min(bandTop - size / 4, 3 * boxLine + 2 * Self.boxPadding(boxFonts.pixelSize))
         boxRows = max(0, bandTop - size / 4 - boxHeight)..<max(0, bandTop - size / 4)
         band = Self.allocate(width: screen.width, height: bandRows.count, format: screen.format)
         box = Self.allocate(width: screen.width, height: boxRows.count, format: screen.format)
@@ -76,6 +76,9 @@ public final class FramebufferScreen: TickerScreen {
     }
 
     static func liftRoom(_ size: Int) -> Int { size * 3 / 20 }
+
+    /// Between the announcement box's frame and its text.
+    static func boxPadding(_ size: Int) -> Int { size / 3 }
 
     // MARK: - TickerScreen
 
@@ -159,10 +162,10 @@ public final class FramebufferScreen: TickerScreen {
         box.fill(rows: 0..<box.height, with: painter.black)
         guard let announcement, box.height > 0 else { return }
         let size = boxFonts.pixelSize
-        let margin = size, padding = size / 3
+        let margin = size, padding = Self.boxPadding(size)
         let lineHeight = boxFonts.ascender + boxFonts.descender
         let inner = (box.width - 2 * margin - 2 * padding) * FontStack.unitsPerPixel
-        let lines = wrapAnnouncement(announcement.glyphs, width: inner).prefix(max(1, (box.height - padding) / lineHeight))
+        let lines = wrapAnnouncement(announcement.glyphs, width: inner).prefix(max(1, (box.height - 2 * padding) / lineHeight))
         let height = lines.count * lineHeight + 2 * padding
         let top = box.height - height
         let frameTable = painter.table(for: Colour(red: 150, green: 150, blue: 150))

@@ -37,9 +37,10 @@ struct GlyphPainter {
     /// clipped to the surface.
     func draw(_ image: GlyphImage, x: Int, baseline: Int, table: [UInt32], into surface: PixelSurface) {
         let left = x + image.left, top = baseline - image.top
-        let columns = max(0, -left)..<min(image.width, surface.width - left)
-        let rows = max(0, -top)..<min(image.height, surface.height - top)
-        guard !columns.isEmpty, !rows.isEmpty else { return }
+        let firstColumn = max(0, -left), endColumn = min(image.width, surface.width - left)
+        let firstRow = max(0, -top), endRow = min(image.height, surface.height - top)
+        guard firstColumn < endColumn, firstRow < endRow else { return }
+        let columns = firstColumn..<endColumn, rows = firstRow..<endRow
         switch image.pixels {
         case .coverage(let coverage):
             coverage.withUnsafeBufferPointer { coverage in
