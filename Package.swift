@@ -24,7 +24,7 @@ let package = Package(
         .executableTarget(name: "marquee-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/MarqueeBenchmark"),
         .testTarget(name: "ScheduleTests", dependencies: ["Schedule"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MarqueeTests", dependencies: ["Marquee"]),
-        .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "CZlib"], exclude: ["Golden"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "Schedule", "Marquee"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Schedule"]),
     ],

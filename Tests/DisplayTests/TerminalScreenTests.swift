@@ -95,7 +95,6 @@ import Testing
 
     /// The announcement is wrapped at word boundaries before the first letter shows.
     @Test func announcementWrapIsFixed() {
-        let (screen, _) = screen()
         let glyphs = Array("Leave for the physiotherapist now please").enumerated().map {
             LaidGlyph(character: $1, offset: $0, advance: 1)
         }

@@ -1,0 +1,82 @@
+import Marquee
+import Testing
+
+@testable import Display
+
+/// FreeType through the font stack: fallbacks, colour emoji, kerning, quarter pixels.
+@Suite struct FontStackTests {
+    static let bold = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+    static let emoji = "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf"
+
+    /// 🎂 comes from Noto Color Emoji as a colour picture about the text's size.
+    @Test func emojiComeInColourAtTheTextSize() throws {
+        let fonts = try FontStack(paths: [Self.bold, Self.emoji], pixelSize: 96)
+        let images = fonts.images(of: "🎂", phase: 0)
+        #expect(images.count == 1)
+        guard let cake = images.first, case .colour(let pixels) = cake.pixels else {
+            Issue.record("the cake is not a colour image")
+            return
+        }
+        #expect((80...130).contains(cake.height), "cake \(cake.width)x\(cake.height)")
+        #expect(pixels.contains { $0 >> 24 == 255 && $0 & 0xFF_FFFF != 0xFF_FFFF })
+        #expect((80 * 64...130 * 64).contains(fonts.advance(of: "🎂")))
+    }
+
+    /// A character the text font lacks comes from the next font; one no font has is left out
+    /// (advance 0), never drawn as an empty box.
+    @Test func missingCharactersFallBackOrAreLeftOut() throws {
+        let textOnly = try FontStack(paths: [Self.bold], pixelSize: 48)
+        #expect(textOnly.advance(of: "🎂") == 0)
+        #expect(textOnly.images(of: "🎂", phase: 0).isEmpty)
+        let withEmoji = try FontStack(paths: [Self.bold, Self.emoji], pixelSize: 48)
+        #expect(withEmoji.advance(of: "🎂") > 0)
+        #expect(withEmoji.advance(of: "中") == 0)
+        #expect(withEmoji.advance(of: "é") > 0)
+        #expect(withEmoji.advance(of: "e\u{301}") == withEmoji.advance(of: "e"))
+    }
+
+    /// A font that cannot be opened is reported and skipped; with no text font at all the
+    /// stack refuses to start.
+    @Test func unusableFontsAreReported() throws {
+        let fonts = try FontStack(paths: ["/nonexistent.ttf", "/etc/hostname", Self.bold], pixelSize: 32)
+        #expect(fonts.unusable.count == 2)
+        #expect(fonts.unusable[0].description.contains("/nonexistent.ttf"))
+        #expect(throws: FontError.self) { try FontStack(paths: ["/nonexistent.ttf", Self.emoji], pixelSize: 32) }
+    }
+
+    /// "AV" sits closer than its advances say (the font's kern table), in 1/64 pixel.
+    @Test func kerningBringsPairsCloser() throws {
+        let fonts = try FontStack(paths: [Self.bold], pixelSize: 135)
+        #expect(fonts.kerning(between: "A", and: "V") < -64)
+        #expect(fonts.kerning(between: "o", and: "o") == 0)
+        #expect(fonts.kerning(between: "A", and: "🎂") == 0)
+    }
+
+    /// Advances are unhinted 1/64 pixels, and the four quarter-pixel phases of a letter are
+    /// four different pictures (text can stand between pixels).
+    @Test func quarterPixelPhasesDiffer() throws {
+        let fonts = try FontStack(paths: [Self.bold], pixelSize: 24)
+        #expect(fonts.advance(of: "W") % 64 != 0)
+        var pictures: [[UInt8]] = []
+        for phase in 0..<4 {
+            guard case .coverage(let coverage) = fonts.images(of: "W", phase: phase).first?.pixels else {
+                Issue.record("no picture of W")
+                return
+            }
+            pictures.append(coverage)
+        }
+        #expect(Set(pictures).count == 4)
+        let before = fonts.cacheBytes
+        _ = fonts.images(of: "W", phase: 2)
+        #expect(fonts.cacheBytes == before, "a second request comes from the cache")
+    }
+
+    /// A dancing letter turned and sized is a different picture from the upright one.
+    @Test func posesTurnAndSizeTheLetter() throws {
+        let fonts = try FontStack(paths: [Self.bold], pixelSize: 64)
+        let upright = fonts.images(of: "H", phase: 0)[0]
+        let turned = fonts.images(of: "H", phase: 0, pose: GlyphPose(tilt: 0.12, scale: 1.06))[0]
+        #expect(turned.width > upright.width)
+        #expect(turned.height > upright.height)
+    }
+}

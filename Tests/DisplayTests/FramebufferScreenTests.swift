@@ -1,0 +1,165 @@
+import Foundation
+import Marquee
+import Testing
+
+@testable import Display
+
+/// The framebuffer display on a file laid out like a framebuffer (RGB565 and XRGB8888, rows
+/// padded beyond the visible width): what lands in its pixels.
+@Suite struct FramebufferScreenTests {
+    static let second: Nanoseconds = 1_000_000_000
+    static let t0: Nanoseconds = 1_800_000_000 * second
+    static let width = 640, height = 360
+    /// Padding bytes carry this value; nothing may ever write them.
+    static let padding: UInt8 = 0xA5
+
+    /// A file-backed framebuffer with `extra` bytes of padding per row, padding bytes marked.
+    static func fileFramebuffer(_ format: PixelFormat, extra: Int) throws -> (Framebuffer, String) {
+        let path = NSTemporaryDirectory() + "marquee-fb-\(UUID().uuidString)"
+        let bytesPerRow = width * format.bytesPerPixel + extra
+        let framebuffer = try Framebuffer(file: path, width: width, height: height, bytesPerRow: bytesPerRow, format: format)
+        framebuffer.surface.base.initializeMemory(as: UInt8.self, repeating: padding, count: bytesPerRow * height)
+        return (framebuffer, path)
+    }
+
+    static func messages() -> [MarqueeMessage] {
+        [
+            MarqueeMessage(text: "It's night-time right now. You should be in bed."),
+            MarqueeMessage(text: "🎂 It's Johnny's birthday!", colour: Colour(red: 255, green: 105, blue: 180), effect: .dance),
+            MarqueeMessage(text: "Take your evening pills", colour: Colour(red: 0, green: 0, blue: 128), effect: .typewriter),
+        ]
+    }
+
+    /// A screen and a marquee on it, messages given at t0.
+    static func display(_ framebuffer: Framebuffer, speed: Double = 5) throws -> (FramebufferScreen, MarqueeController) {
+        let screen = try FramebufferScreen(framebuffer: framebuffer)
+        let controller = MarqueeController(
+            metrics: screen.metrics, configuration: MarqueeConfiguration(charactersPerSecond: speed), origin: t0)
+        controller.update(messages: messages(), at: t0, width: screen.bandWidth)
+        return (screen, controller)
+    }
+
+    static func show(_ screen: FramebufferScreen, _ controller: MarqueeController, at t: Nanoseconds, full: Bool = false) {
+        screen.show(controller.frame(at: t, width: screen.bandWidth, includingPartialGlyphs: true), fullRepaint: full)
+    }
+
+    /// The visible pixels as colours, row by row.
+    static func colours(_ surface: PixelSurface) -> [[Colour]] {
+        (0..<surface.height).map { y in (0..<surface.width).map { x in surface.format.unpack(surface.pixel(x: x, y: y)) } }
+    }
+
+    static let formats: [(PixelFormat, Int)] = [(.rgb565, 96), (.xrgb8888, 64)]
+
+    /// Golden pictures of a scrolling, a dancing and a typing moment, in both formats, within a
+    /// small tolerance (the goldens are the XRGB8888 rendering; RGB565 loses the low bits).
+    /// `MARQUEE_UPDATE_GOLDENS=1` writes them anew (then look at them before committing).
+    @Test(arguments: formats) func matchesGoldenPictures(format: PixelFormat, extra: Int) throws {
+        let (framebuffer, path) = try Self.fileFramebuffer(format, extra: extra)
+        defer { unlink(path) }
+        let (screen, controller) = try Self.display(framebuffer)
+        let goldens = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+        for (name, t) in [("typing", Self.t0 + Self.second / 2), ("scrolling", Self.t0 + 3 * Self.second),
+                          ("dancing", Self.t0 + 9_300_000_000)] {
+            Self.show(screen, controller, at: t, full: true)
+            let file = goldens.appendingPathComponent("\(name).png")
+            if ProcessInfo.processInfo.environment["MARQUEE_UPDATE_GOLDENS"] == "1", format == .xrgb8888 {
+                try Data(PNGImage.encode(framebuffer.surface)).write(to: file)
+            }
+            let golden = try decodePNG(Array(Data(contentsOf: file)))
+            #expect(golden.width == Self.width && golden.height == Self.height)
+            let tolerance = format == .rgb565 ? 8 : 1
+            var off = 0, lit = 0
+            for (y, row) in Self.colours(framebuffer.surface).enumerated() {
+                for (x, colour) in row.enumerated() {
+                    let expected = golden.pixels[y * Self.width + x]
+                    if max(expected.red, expected.green, expected.blue) > 100 { lit += 1 }
+                    if abs(Int(colour.red) - Int(expected.red)) > tolerance || abs(Int(colour.green) - Int(expected.green)) > tolerance
+                        || abs(Int(colour.blue) - Int(expected.blue)) > tolerance { off += 1 }
+                }
+            }
+            #expect(off <= Self.width * Self.height / 1000, "\(name) in \(format): \(off) pixels differ from the golden")
+            #expect(lit > 2000, "\(name): the golden shows text")
+        }
+        // Nothing was written into the padding beyond the visible width.
+        let surface = framebuffer.surface
+        for y in 0..<surface.height {
+            let row = surface.base + y * surface.bytesPerRow
+            for byte in (surface.width * format.bytesPerPixel)..<surface.bytesPerRow {
+                #expect(row.load(fromByteOffset: byte, as: UInt8.self) == Self.padding)
+            }
+        }
+    }
+
+    /// The frame at t + dt is the frame at t moved left by speed·dt pixels inside the band:
+    /// at 60 px/s, one second later every pixel stands 60 px further left.
+    @Test(arguments: formats) func frameAfterAnIntervalIsTheFrameShiftedBySpeedTimesInterval(format: PixelFormat, extra: Int) throws {
+        let (framebuffer, path) = try Self.fileFramebuffer(format, extra: extra)
+        defer { unlink(path) }
+        let probe = try FramebufferScreen(framebuffer: framebuffer)
+        let perCharacter = Double(probe.fonts.unitsPerCharacter)
+        let screen = try FramebufferScreen(framebuffer: framebuffer)
+        let controller = MarqueeController(
+            metrics: screen.metrics,
+            configuration: MarqueeConfiguration(charactersPerSecond: 60 * 64 / perCharacter), origin: Self.t0)
+        controller.update(messages: [MarqueeMessage(text: "Good evening! Supper is at 6 • The blue box on the table")],
+                          at: Self.t0, width: screen.bandWidth)
+        for start in [Self.t0 + 250_000_000, Self.t0 + 2_125_000_000] {
+            Self.show(screen, controller, at: start, full: true)
+            let before = Self.colours(framebuffer.surface)
+            Self.show(screen, controller, at: start + Self.second)
+            let after = Self.colours(framebuffer.surface)
+            var lit = 0, differing = 0
+            for y in screen.bandRows {
+                for x in 0..<(Self.width - 60) {
+                    if after[y][x] != before[y][x + 60] { differing += 1 }
+                    if after[y][x].red > 128 { lit += 1 }
+                }
+            }
+            #expect(differing == 0, "\(differing) pixels are not the earlier frame shifted by 60 px")
+            #expect(lit > 1000)
+            #expect(before != after)
+        }
+    }
+
+    /// A renderer built anew (a restart, a console switch) draws the same pixels at the same
+    /// instant as the one that has been running.
+    @Test func aNewRendererContinuesExactly() throws {
+        let first = Framebuffer(width: Self.width, height: Self.height)
+        let (screen, controller) = try Self.display(first)
+        for step in 0..<30 { Self.show(screen, controller, at: Self.t0 + Nanoseconds(step) * 16_666_667) }
+        let t = Self.t0 + 4_321_000_000
+        Self.show(screen, controller, at: t)
+        let second = Framebuffer(width: Self.width, height: Self.height)
+        let (fresh, freshController) = try Self.display(second)
+        Self.show(fresh, freshController, at: t, full: true)
+        #expect(Self.colours(first.surface) == Self.colours(second.surface))
+    }
+
+    /// A dark COLOR is lightened until it reads at 7:1 on black.
+    @Test func darkColoursAreLightenedToSevenToOne() {
+        let ink = FramebufferScreen.inkColour(Colour(red: 0, green: 0, blue: 128), hueShift: 0)
+        #expect(ink.contrastOnBlack >= 7)
+        #expect(ink.blue > ink.red)
+        #expect(FramebufferScreen.inkColour(nil, hueShift: 0) == Colour.plainText)
+    }
+
+    /// Quarter-pixel phases: 1/64 units round to the nearest quarter, carrying into the pixel.
+    @Test func positionsSplitIntoPixelAndQuarter() {
+        #expect(FramebufferScreen.pixelAndPhase(0) == (0, 0))
+        #expect(FramebufferScreen.pixelAndPhase(16) == (0, 1))
+        #expect(FramebufferScreen.pixelAndPhase(40) == (0, 3))
+        #expect(FramebufferScreen.pixelAndPhase(60) == (1, 0))
+        #expect(FramebufferScreen.pixelAndPhase(-16) == (-1, 3))
+    }
+
+    /// The band sits in the middle with the box above it, and both fit on the screen.
+    @Test(arguments: [(1920, 1080), (1024, 768), (1280, 800), (320, 240)])
+    func layoutFitsTheScreen(width: Int, height: Int) throws {
+        let screen = try FramebufferScreen(framebuffer: Framebuffer(width: width, height: height))
+        #expect(screen.fonts.pixelSize == Int((Double(height) / 8).rounded()))
+        #expect(screen.bandRows.lowerBound > 0 && screen.bandRows.upperBound < height)
+        #expect(abs((screen.bandRows.lowerBound + screen.bandRows.upperBound) / 2 - height / 2) <= 1)
+        #expect(screen.boxRows.upperBound <= screen.bandRows.lowerBound && screen.boxRows.lowerBound >= 0)
+        #expect(screen.baseline + screen.fonts.descender <= screen.bandRows.count)
+    }
+}
