@@ -22,6 +22,8 @@ let package = Package(
         .executableTarget(
             name: "schedule-benchmark", dependencies: ["Schedule", "CLibical"], path: "Benchmarks/ScheduleBenchmark"),
         .executableTarget(name: "marquee-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/MarqueeBenchmark"),
+        .executableTarget(
+            name: "framebuffer-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/FramebufferBenchmark"),
         .testTarget(name: "ScheduleTests", dependencies: ["Schedule"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MarqueeTests", dependencies: ["Marquee"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "CZlib"], exclude: ["Golden"]),

@@ -35,6 +35,8 @@ public final class FramebufferScreen: TickerScreen {
     let baseline: Int
     private let band: PixelSurface
     private let box: PixelSurface
+    private var bandExtents: RowExtents
+    private var boxExtents: RowExtents
     private var lastBand: (glyphs: [FrameGlyph], position: Double)?
     private var lastAnnouncement: Announcement??
     private var wrapped: (text: [LaidGlyph], lines: [[LaidGlyph]])?
@@ -62,6 +64,10 @@ public final class FramebufferScreen: TickerScreen {
         boxRows = max(0, bandTop - size / 4 - boxHeight)..<max(0, bandTop - size / 4)
         band = Self.allocate(width: screen.width, height: bandRows.count, format: screen.format)
         box = Self.allocate(width: screen.width, height: boxRows.count, format: screen.format)
+        band.fill(rows: 0..<band.height, with: painter.black)
+        box.fill(rows: 0..<box.height, with: painter.black)
+        bandExtents = RowExtents(height: band.height)
+        boxExtents = RowExtents(height: box.height)
     }
 
     deinit {
@@ -115,19 +121,38 @@ public final class FramebufferScreen: TickerScreen {
             lastBand = nil
             lastAnnouncement = nil
         }
-        let screen = framebuffer.surface
+        let changes = render(frame)
+        guard changes.band || changes.box else { return }
+        framebuffer.waitForVerticalBlank()
+        present(changes)
+    }
+
+    /// Draws what changed since the last frame into the band's and the box's buffers (not yet
+    /// on the screen).
+    public func render(_ frame: Frame) -> (band: Bool, box: Bool) {
         let phase = frame.position - frame.position.rounded(.down)
         let bandChanged = lastBand.map { $0.glyphs != frame.glyphs || $0.position != phase } ?? true
         let boxChanged = lastAnnouncement.map { $0 != frame.announcement } ?? true
-        if bandChanged { drawBand(frame.glyphs) }
-        if boxChanged { drawBox(frame.announcement) }
-        guard bandChanged || boxChanged else { return }
-        framebuffer.waitForVerticalBlank()
-        if bandChanged { screen.copy(band, toRow: bandRows.lowerBound) }
-        if boxChanged { screen.copy(box, toRow: boxRows.lowerBound) }
-        lastBand = (frame.glyphs, phase)
-        lastAnnouncement = .some(frame.announcement)
+        if bandChanged {
+            drawBand(frame.glyphs)
+            lastBand = (frame.glyphs, phase)
+        }
+        if boxChanged {
+            drawBox(frame.announcement)
+            lastAnnouncement = .some(frame.announcement)
+        }
+        return (bandChanged, boxChanged)
     }
+
+    /// Copies the buffers that changed to the screen, one `memcpy` per row.
+    public func present(_ changes: (band: Bool, box: Bool)) {
+        let screen = framebuffer.surface
+        if changes.band { screen.copy(band, toRow: bandRows.lowerBound) }
+        if changes.box { screen.copy(box, toRow: boxRows.lowerBound) }
+    }
+
+    /// The rows of the screen the band covers.
+    public var bandHeight: Int { bandRows.count }
 
     // MARK: - Drawing
 
@@ -143,7 +168,8 @@ public final class FramebufferScreen: TickerScreen {
     /// The band in its buffer: the glyphs at quarter-pixel positions, dancing ones lifted,
     /// turned and sized.
     func drawBand(_ glyphs: [FrameGlyph]) {
-        band.fill(rows: 0..<band.height, with: painter.black)
+        painter.begin(&bandExtents)
+        defer { painter.finish(&bandExtents, on: band) }
         let lift = Double(Self.liftRoom(fonts.pixelSize))
         for glyph in glyphs {
             let (x, phase) = Self.pixelAndPhase(glyph.x)
@@ -151,7 +177,7 @@ public final class FramebufferScreen: TickerScreen {
             let table = painter.table(for: Self.inkColour(glyph.colour, hueShift: glyph.hueShift))
             let raised = baseline - Int((glyph.lift * lift).rounded())
             for image in fonts.images(of: glyph.character, phase: phase, pose: pose) {
-                painter.draw(image, x: x, baseline: raised, table: table, into: band)
+                painter.draw(image, x: x, baseline: raised, table: table, into: band, &bandExtents)
             }
         }
     }
@@ -160,6 +186,9 @@ public final class FramebufferScreen: TickerScreen {
     /// one shows) and the bobbing ▶.
     func drawBox(_ announcement: Announcement?) {
         box.fill(rows: 0..<box.height, with: painter.black)
+        boxExtents.blank()
+        painter.begin(&boxExtents)
+        defer { painter.finish(&boxExtents, on: box) }
         guard let announcement, box.height > 0 else { return }
         let size = boxFonts.pixelSize
         let margin = size, padding = Self.boxPadding(size)
@@ -187,7 +216,7 @@ public final class FramebufferScreen: TickerScreen {
                 if shown < announcement.visibleCount {
                     let (x, phase) = Self.pixelAndPhase(pen)
                     for image in boxFonts.images(of: glyph.character, phase: phase) {
-                        painter.draw(image, x: x, baseline: baseline, table: table, into: box)
+                        painter.draw(image, x: x, baseline: baseline, table: table, into: box, &boxExtents)
                     }
                 }
                 shown += 1
@@ -198,7 +227,7 @@ public final class FramebufferScreen: TickerScreen {
             let pen = end.x + (size / 3 + Int((bob * Double(size) / 4).rounded())) * FontStack.unitsPerPixel
             let (x, phase) = Self.pixelAndPhase(pen)
             for image in boxFonts.images(of: "▶", phase: phase) {
-                painter.draw(image, x: x, baseline: end.baseline, table: table, into: box)
+                painter.draw(image, x: x, baseline: end.baseline, table: table, into: box, &boxExtents)
             }
         }
     }

@@ -4,9 +4,30 @@ import Marquee
     import Glibc
 #endif
 
-/// Puts glyph images on a black surface in the device's own format: coverage is turned into
-/// device pixels through a 256-entry table per colour (blended in linear light), so drawing a
-/// pixel is one table look-up and one store. Where two glyphs overlap, the brighter wins.
+/// Where a surface's rows stand, so a new picture writes each pixel about once instead of
+/// clearing everything first: per row, the columns already final in the picture being drawn
+/// (from the left edge), and the column past which the row is black from before.
+struct RowExtents {
+    fileprivate var final: [Int]
+    fileprivate var inkedUpTo: [Int]
+
+    /// A surface of `height` rows that is black.
+    init(height: Int) {
+        final = [Int](repeating: 0, count: height)
+        inkedUpTo = final
+    }
+
+    /// The surface was filled black.
+    mutating func blank() {
+        for row in inkedUpTo.indices { inkedUpTo[row] = 0 }
+    }
+}
+
+/// Puts glyph images on a surface in the device's own format, on black: coverage is turned
+/// into device pixels through a 256-entry table per colour (blended in linear light), so a
+/// pixel is one table look-up and one store. Rows are drawn left to right: what lies between
+/// glyphs is cleared as the pen passes (only as far as earlier ink reached), the rest of a
+/// row when the picture is finished. Where two glyphs overlap, the brighter wins.
 struct GlyphPainter {
     let format: PixelFormat
     let black: UInt32
@@ -33,67 +54,104 @@ struct GlyphPainter {
         return table
     }
 
+    /// Starts a picture: nothing of it is drawn yet.
+    func begin(_ extents: inout RowExtents) {
+        for row in extents.final.indices { extents.final[row] = 0 }
+    }
+
+    /// Ends a picture: what earlier pictures left right of the new one's last pixel is cleared.
+    func finish(_ extents: inout RowExtents, on surface: PixelSurface) {
+        for y in extents.final.indices {
+            settle(y, upTo: extents.inkedUpTo[y], &extents, surface)
+            extents.inkedUpTo[y] = extents.final[y]
+        }
+    }
+
+    /// Makes the columns of row `y` up to `column` final: black where earlier ink may be.
+    private func settle(_ y: Int, upTo column: Int, _ extents: inout RowExtents, _ surface: PixelSurface) {
+        let from = extents.final[y]
+        guard from < column else { return }
+        let to = min(column, extents.inkedUpTo[y])
+        if from < to {
+            if black == 0 {
+                (surface.base + y * surface.bytesPerRow + from * format.bytesPerPixel)
+                    .initializeMemory(as: UInt8.self, repeating: 0, count: (to - from) * format.bytesPerPixel)
+            } else {
+                for x in from..<to { surface.set(x: x, y: y, to: black) }
+            }
+        }
+        extents.final[y] = column
+    }
+
     /// Draws `image` with its pen at pixel `x` on the baseline row `baseline` of `surface`,
-    /// clipped to the surface.
-    func draw(_ image: GlyphImage, x: Int, baseline: Int, table: [UInt32], into surface: PixelSurface) {
+    /// clipped to the surface, as part of the picture `extents` tracks.
+    func draw(_ image: GlyphImage, x: Int, baseline: Int, table: [UInt32], into surface: PixelSurface,
+              _ extents: inout RowExtents) {
         let left = x + image.left, top = baseline - image.top
         let firstColumn = max(0, -left), endColumn = min(image.width, surface.width - left)
         let firstRow = max(0, -top), endRow = min(image.height, surface.height - top)
         guard firstColumn < endColumn, firstRow < endRow else { return }
-        let columns = firstColumn..<endColumn, rows = firstRow..<endRow
-        switch image.pixels {
-        case .coverage(let coverage):
-            coverage.withUnsafeBufferPointer { coverage in
-                table.withUnsafeBufferPointer { table in
-                    switch format.bytesPerPixel {
-                    case 4: paint(coverage, image.width, left, top, rows, columns, table, surface, as: UInt32.self)
-                    case 2: paint(coverage, image.width, left, top, rows, columns, table, surface, as: UInt16.self)
-                    default:
-                        for row in rows {
-                            for column in columns {
-                                let level = coverage[row * image.width + column]
-                                guard level != 0 else { continue }
-                                let old = surface.pixel(x: left + column, y: top + row)
-                                surface.set(x: left + column, y: top + row,
-                                            to: old == black ? table[Int(level)] : brighter(old, table[Int(level)]))
+        for row in firstRow..<endRow {
+            let y = top + row
+            let inked = image.inked[row]
+            let first = max(firstColumn, Int(inked.lowerBound)), end = min(endColumn, Int(inked.upperBound))
+            guard first < end else { continue }
+            // Nothing of this picture right of the ink's start yet: write without reading.
+            let fresh = extents.final[y] <= left + first
+            settle(y, upTo: fresh ? left + first : left + end, &extents, surface)
+            switch image.pixels {
+            case .coverage(let coverage):
+                coverage.withUnsafeBufferPointer { coverage in
+                    table.withUnsafeBufferPointer { table in
+                        let source = coverage.baseAddress! + row * image.width
+                        switch format.bytesPerPixel {
+                        case 4: paint(source, first..<end, left, y, table, surface, fresh: fresh, as: UInt32.self)
+                        case 2: paint(source, first..<end, left, y, table, surface, fresh: fresh, as: UInt16.self)
+                        default:
+                            for column in first..<end where fresh || source[column] != 0 {
+                                let old = fresh ? black : surface.pixel(x: left + column, y: y)
+                                let value = table[Int(source[column])]
+                                surface.set(x: left + column, y: y, to: old == black ? value : brighter(old, value))
                             }
                         }
                     }
                 }
-            }
-        case .colour(let pixels):
-            for row in rows {
-                for column in columns {
+            case .colour(let pixels):
+                if fresh { settle(y, upTo: left + end, &extents, surface) }
+                for column in first..<end {
                     let source = pixels[row * image.width + column]
                     let alpha = source >> 24
                     guard alpha != 0 else { continue }
-                    let old = format.unpack(surface.pixel(x: left + column, y: top + row))
+                    let old = format.unpack(surface.pixel(x: left + column, y: y))
                     func over(_ shift: UInt32, _ below: UInt8) -> UInt8 {
                         UInt8(min(255, (source >> shift) & 0xFF + UInt32(below) * (255 - alpha) / 255))
                     }
-                    surface.set(x: left + column, y: top + row, to: format.pack(
+                    surface.set(x: left + column, y: y, to: format.pack(
                         Colour(red: over(16, old.red), green: over(8, old.green), blue: over(0, old.blue))))
                 }
             }
+            extents.final[y] = max(extents.final[y], left + end)
         }
     }
 
+    /// One row of coverage into a 16- or 32-bit surface row: on a fresh row a plain look-up
+    /// and store per pixel, else blended with what is there.
     @inline(__always)
     private func paint<Stored: FixedWidthInteger & UnsignedInteger>(
-        _ coverage: UnsafeBufferPointer<UInt8>, _ width: Int, _ left: Int, _ top: Int, _ rows: Range<Int>,
-        _ columns: Range<Int>, _ table: UnsafeBufferPointer<UInt32>, _ surface: PixelSurface, as: Stored.Type
+        _ source: UnsafePointer<UInt8>, _ columns: Range<Int>, _ left: Int, _ y: Int, _ table: UnsafeBufferPointer<UInt32>,
+        _ surface: PixelSurface, fresh: Bool, as: Stored.Type
     ) {
+        let line = (surface.base + y * surface.bytesPerRow).assumingMemoryBound(to: Stored.self) + left
+        let table = table.baseAddress!
+        if fresh {
+            for column in columns { line[column] = Stored(truncatingIfNeeded: table[Int(source[column])]) }
+            return
+        }
         let black = Stored(truncatingIfNeeded: self.black)
-        for row in rows {
-            let line = (surface.base + (top + row) * surface.bytesPerRow).assumingMemoryBound(to: Stored.self) + left
-            let source = row * width
-            for column in columns {
-                let level = coverage[source + column]
-                guard level != 0 else { continue }
-                let value = Stored(truncatingIfNeeded: table[Int(level)])
-                let old = line[column]
-                line[column] = old == black ? value : Stored(truncatingIfNeeded: brighter(UInt32(old), UInt32(value)))
-            }
+        for column in columns where source[column] != 0 {
+            let value = Stored(truncatingIfNeeded: table[Int(source[column])])
+            let old = line[column]
+            line[column] = old == black ? value : Stored(truncatingIfNeeded: brighter(UInt32(old), UInt32(value)))
         }
     }
 

@@ -37,18 +37,18 @@ public final class VirtualConsole {
         isShown = Int(mq_console_active(fd)) == number
     }
 
-    /// Answers a switch request (SIGUSR2): lets the switch away go ahead, or acknowledges
-    /// getting the console back. True when it was just given back (draw everything again).
+    /// Answers a switch request (SIGUSR2): while shown it is a request to switch away, which
+    /// is let go ahead (the console is still the active one until then); while hidden it is
+    /// the console coming back, which is acknowledged. True when it was just given back
+    /// (draw everything again).
     public func answerSwitch() -> Bool {
-        if Int(mq_console_active(fd)) == number {
-            _ = mq_console_release(fd, 2)
-            let wasHidden = !isShown
-            isShown = true
-            return wasHidden
+        if isShown {
+            if mq_console_release(fd, 1) == 0 { isShown = false }
+            return false
         }
-        _ = mq_console_release(fd, 1)
-        isShown = false
-        return false
+        _ = mq_console_release(fd, 2)
+        isShown = true
+        return true
     }
 
     /// Text mode and automatic switching again: the console repaints its own text.
