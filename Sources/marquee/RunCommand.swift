@@ -118,7 +118,11 @@ struct RunCommand: AsyncParsableCommand {
         if requested == .framebuffer || (requested == .auto && console != nil && access(device, W_OK) == 0) {
             do {
                 let framebuffer = try Framebuffer(device: device)
-                return try FramebufferScreen(framebuffer: framebuffer, devicePath: device, style: style, console: console)
+                let screen = try FramebufferScreen(framebuffer: framebuffer, devicePath: device, style: style, console: console)
+                for font in screen.fonts.unusable {
+                    if log.isEnabled { log.log(.warning, "\(font)") } else { standardError("marquee run: warning: \(font)") }
+                }
+                return screen
             } catch {
                 report("\(error)" + (requested == .auto ? "; using the terminal" : ""))
                 guard requested == .auto else { return nil }

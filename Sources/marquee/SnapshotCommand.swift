@@ -52,7 +52,9 @@ struct SnapshotCommand: AsyncParsableCommand {
         }
         var png: [UInt8]
         do {
-            png = try await render(file, settings: settings)
+            let (picture, unusableFonts) = try await render(file, settings: settings)
+            png = picture
+            for font in unusableFonts { standardError("marquee snapshot: warning: \(font)") }
         } catch let error as FontError {
             standardError("marquee snapshot: \(error)")
             throw ExitCode(1)
@@ -70,8 +72,8 @@ struct SnapshotCommand: AsyncParsableCommand {
         }
     }
 
-    /// The picture as PNG bytes.
-    @ICalActor private func render(_ file: ConfigurationFile, settings: DisplaySettings) throws -> [UInt8] {
+    /// The picture as PNG bytes, and the fonts that could not be used.
+    @ICalActor private func render(_ file: ConfigurationFile, settings: DisplaySettings) throws -> ([UInt8], [String]) {
         let (width, height) = screenSize!
         let framebuffer = Framebuffer(width: width, height: height)
         let screen = try FramebufferScreen(framebuffer: framebuffer, style: DisplayOptions.style(file))
@@ -80,6 +82,6 @@ struct SnapshotCommand: AsyncParsableCommand {
         let shown = instant.secondsSinceEpoch * 1_000_000_000
         let start = shown - Int64((running * 1e9).rounded())
         _ = try showSnapshot(of: schedule, settings: settings, on: screen, displayStartedAt: start, at: shown)
-        return PNGImage.encode(framebuffer.surface)
+        return (PNGImage.encode(framebuffer.surface), screen.fonts.unusable.map(\.description))
     }
 }
