@@ -193,7 +193,9 @@ public final class FramebufferScreen: TickerScreen {
         let size = boxFonts.pixelSize
         let margin = size, padding = Self.boxPadding(size)
         let lineHeight = boxFonts.ascender + boxFonts.descender
-        let inner = (box.width - 2 * margin - 2 * padding) * FontStack.unitsPerPixel
+        // Room at the end of the last line for the ▶ and its bob.
+        let arrowRoom = boxFonts.advance(of: "▶") + (size / 3 + size / 4) * FontStack.unitsPerPixel
+        let inner = (box.width - 2 * margin - 2 * padding) * FontStack.unitsPerPixel - arrowRoom
         let lines = wrapAnnouncement(announcement.glyphs, width: inner).prefix(max(1, (box.height - 2 * padding) / lineHeight))
         let height = lines.count * lineHeight + 2 * padding
         let top = box.height - height

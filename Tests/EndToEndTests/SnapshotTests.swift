@@ -67,3 +67,25 @@ import Testing
         #expect(try pngSize(out) == (320, 240))
     }
 }
+
+/// `marquee run --output framebuffer` where there is no usable framebuffer says why and exits 1.
+@Suite struct FramebufferOutputTests {
+    @Test(arguments: [
+        ("/nonexistent/fb0", "/nonexistent/fb0: No such file or directory"),
+        ("/dev/null", "/dev/null: not a framebuffer device"),
+    ])
+    func missingDeviceIsAnError(device: String, message: String) throws {
+        let run = try CommandLineTests.marquee(
+            "run", "--feeds", CommandLineTests.examples, "--output", "framebuffer", "--device", device,
+            "--socket", NSTemporaryDirectory() + "marquee-\(UUID().uuidString).sock")
+        #expect(run.status == 1)
+        #expect(run.errors.contains(message), "\(run.errors)")
+    }
+
+    /// Put back a console after a crash: refused, with the reason, for what is not a console.
+    @Test func resetConsoleNeedsAVirtualConsole() throws {
+        let run = try CommandLineTests.marquee("reset-console", "/dev/null")
+        #expect(run.status == 1)
+        #expect(run.errors.contains("/dev/null is not a virtual console"), "\(run.errors)")
+    }
+}
