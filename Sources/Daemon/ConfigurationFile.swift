@@ -116,13 +116,12 @@ public struct ConfigurationFile: Sendable, Hashable {
         case "state_dir": stateDirectory = try string()
         case "font": font = try string()
         case "speed":
-            guard let number = value.number, (1...12).contains(number) else {
-                throw TOMLError("must be between 1 and 12 characters per second")
-            }
+            guard let number = value.number else { throw TOMLError("must be a number of characters per second") }
+            guard (1...12).contains(number) else { throw TOMLError("must be between 1 and 12 characters per second") }
             speed = number
         case "text_height":
             guard let number = value.number, (0.03...0.5).contains(number) else {
-                throw TOMLError("must be a share of the screen height from 0.03 to 0.5 (default 0.125)")
+                throw TOMLError("must be a share of the screen height from 0.03 to 0.5 (the default is 0.125)")
             }
             textHeight = number
         case "default_event_minutes":

@@ -26,6 +26,8 @@ import Testing
             text_colour = "gold"
             effect = "scroll"\r
             default_event_minutes = 1_440
+            font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+            text_height = 0.2
             """
         let file = try ConfigurationFile.parse(text, path: "m.toml")
         #expect(file.speed == 4.5)
@@ -34,6 +36,8 @@ import Testing
         #expect(file.textColour == "gold")
         #expect(file.effect == "scroll")
         #expect(file.defaultEventMinutes == 1440)
+        #expect(file.font == "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+        #expect(file.textHeight == 0.2)
     }
 
     @Test(arguments: [
@@ -49,6 +53,8 @@ import Testing
         ("speed = 5 6", "m.toml:1: `speed` unexpected text after the value"),
         ("= 5", "m.toml:1: expected `key = value`"),
         ("separator = \"\\q\"", "m.toml:1: `separator` unknown escape \\q in the string"),
+        ("text_height = 2", "m.toml:1: `text_height` must be a share of the screen height from 0.03 to 0.5 (the default is 0.125)"),
+        ("font = 12", "m.toml:1: `font` must be a string in quotes"),
     ])
     func mistakesAreNamed(text: String, message: String) {
         #expect(throws: ConfigurationError.self) { try ConfigurationFile.parse(text, path: "m.toml") }

@@ -162,4 +162,25 @@ import Testing
         #expect(screen.boxRows.upperBound <= screen.bandRows.lowerBound && screen.boxRows.lowerBound >= 0)
         #expect(screen.baseline + screen.fonts.descender <= screen.bandRows.count)
     }
+
+    /// Control characters, a 20,000-letter message, stacked marks, a ZWJ family, letters no
+    /// font has, a huge announcement: drawn without a crash, the readable part on screen.
+    @Test func hostileTextStillDraws() throws {
+        let framebuffer = Framebuffer(width: Self.width, height: Self.height, format: .rgb565)
+        let screen = try FramebufferScreen(framebuffer: framebuffer)
+        let controller = MarqueeController(metrics: screen.metrics, origin: Self.t0)
+        let messages = [
+            MarqueeMessage(text: "\u{0}\u{7}\u{1B}[2Jbell"),
+            MarqueeMessage(text: String(repeating: "long ", count: 4000)),
+            MarqueeMessage(text: "e" + String(repeating: "\u{301}", count: 200)),
+            MarqueeMessage(text: "👨‍👩‍👧‍👦 中文 عربى \u{FFFD}"),
+            MarqueeMessage(text: String(repeating: "announce ", count: 500), effect: .typewriter),
+        ]
+        controller.update(messages: messages, at: Self.t0, width: screen.bandWidth)
+        for step in 0..<200 {
+            Self.show(screen, controller, at: Self.t0 + Nanoseconds(step) * 250_000_000, full: step == 0)
+        }
+        let lit = Self.colours(framebuffer.surface).joined().filter { $0.red > 128 }.count
+        #expect(lit > 1000)
+    }
 }
