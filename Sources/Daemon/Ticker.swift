@@ -203,7 +203,7 @@ public final class Ticker {
                 lastPing = now
             }
             var deadline = validUntil
-            if var next = controller.nextFrameChange(after: now, effectStep: screen.effectStep) {
+            if screen.isShowing, var next = controller.nextFrameChange(after: now, effectStep: screen.effectStep) {
                 if let period = screen.framePeriod { next = max(next, nextFrame(after: now, period: period)) }
                 if next < deadline {
                     deadline = next

@@ -93,6 +93,7 @@ public final class FramebufferScreen: TickerScreen {
     public var drawsPartialGlyphs: Bool { true }
     public var framePeriod: Nanoseconds? { Nanoseconds((1e9 / framebuffer.pacing.hertz).rounded()) }
     public var effectStep: Nanoseconds { framePeriod ?? 16_666_667 }
+    public var isShowing: Bool { console?.isShown ?? true }
 
     public var outputDescription: String {
         let screen = framebuffer.surface
@@ -115,7 +116,7 @@ public final class FramebufferScreen: TickerScreen {
     }
 
     public func show(_ frame: Frame, fullRepaint: Bool) {
-        guard console?.isShown ?? true else { return }
+        guard isShowing else { return }
         if fullRepaint {
             clearOutside()
             lastBand = nil

@@ -21,6 +21,8 @@ public protocol TickerScreen: AnyObject {
     var effectStep: Nanoseconds { get }
     /// For the status: "Linux console 80x25, 8 colours", "framebuffer /dev/fb0 1920x1080 …".
     var outputDescription: String { get }
+    /// False while nothing drawn would be seen (another console is shown): no frames then.
+    var isShowing: Bool { get }
     /// Takes the device over; the first frame after it is drawn in full.
     func takeOver() throws
     /// Gives the device back as it was.
@@ -37,6 +39,7 @@ extension TerminalScreen: TickerScreen {
     public var drawsPartialGlyphs: Bool { false }
     public var framePeriod: Nanoseconds? { nil }
     public var effectStep: Nanoseconds { 100_000_000 }
+    public var isShowing: Bool { true }
 
     public var outputDescription: String {
         let colours = switch capabilities.colourDepth {
