@@ -12,10 +12,6 @@ import Schedule
 /// cell or display frame, a typed letter, an effect step), the schedule says the messages
 /// change, the feed folder changed or the wall clock was set; still pictures cost no wakeups.
 public final class Ticker {
-    /// While moving, the band is rewritten whole every so often, in case something else
-    /// wrote to the screen.
-    static let repaintInterval: Nanoseconds = 10_000_000_000
-
     private let schedule: Schedule
     private let clock: DisplayClock
     private var settings: DisplaySettings
@@ -180,7 +176,7 @@ public final class Ticker {
                 publishNow = true
             }
             let frame = controller.frame(at: now, width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs)
-            if frame.isMoving, now - lastRepaint >= Self.repaintInterval {
+            if frame.isMoving, let interval = screen.repaintInterval, now - lastRepaint >= interval {
                 repaint = true
                 lastRepaint = now
                 publishNow = true
@@ -216,13 +212,19 @@ public final class Ticker {
     }
 
     /// The first tick of the display's frame grid after `now` (frames of a framebuffer fall on
-    /// a fixed grid of its refresh period, so a late frame never shifts the ones after it).
+    /// a fixed grid of its refresh period, so a late frame never shifts the ones after it). The
+    /// grid starts at the first frame, and again after the clock went back.
     func nextFrame(after now: Nanoseconds, period: Nanoseconds) -> Nanoseconds {
-        guard let grid = frameGridOrigin, grid <= now else {
+        guard let origin = frameGridOrigin, origin <= now else {
             frameGridOrigin = now
             return now + period
         }
-        return now + period - (now - grid) % period
+        return Self.nextTick(after: now, grid: origin, period: period)
+    }
+
+    /// The first instant `origin + k·period` after `now` (`now` not before `origin`).
+    static func nextTick(after now: Nanoseconds, grid origin: Nanoseconds, period: Nanoseconds) -> Nanoseconds {
+        now + period - (now - origin) % period
     }
 
     /// "showing 3 messages; next change 21:00" for systemctl status.

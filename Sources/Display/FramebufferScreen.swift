@@ -94,6 +94,9 @@ public final class FramebufferScreen: TickerScreen {
     public var framePeriod: Nanoseconds? { Nanoseconds((1e9 / framebuffer.pacing.hertz).rounded()) }
     public var effectStep: Nanoseconds { framePeriod ?? 16_666_667 }
     public var isShowing: Bool { console?.isShown ?? true }
+    /// In graphics mode the console draws nothing; a full redraw (most of the screen's memory)
+    /// would only risk a hitch on a slow bus.
+    public var repaintInterval: Nanoseconds? { nil }
 
     public var outputDescription: String {
         let screen = framebuffer.surface

@@ -21,6 +21,9 @@ public protocol TickerScreen: AnyObject {
     var effectStep: Nanoseconds { get }
     /// For the status: "Linux console 80x25, 8 colours", "framebuffer /dev/fb0 1920x1080 …".
     var outputDescription: String { get }
+    /// While moving, everything is drawn again this often in case something else wrote to the
+    /// screen (nil: nothing else can).
+    var repaintInterval: Nanoseconds? { get }
     /// False while nothing drawn would be seen (another console is shown): no frames then.
     var isShowing: Bool { get }
     /// Takes the device over; the first frame after it is drawn in full.
@@ -40,6 +43,7 @@ extension TerminalScreen: TickerScreen {
     public var framePeriod: Nanoseconds? { nil }
     public var effectStep: Nanoseconds { 100_000_000 }
     public var isShowing: Bool { true }
+    public var repaintInterval: Nanoseconds? { 10_000_000_000 }
 
     public var outputDescription: String {
         let colours = switch capabilities.colourDepth {
