@@ -58,6 +58,15 @@ public final class EventLog: Sendable {
         line.withUnsafeMutableBytes { _ = write(descriptor, $0.baseAddress, $0.count) }
     }
 
+    /// A message for whoever started marquee, at a moment nothing is drawn on its terminal
+    /// (before the ticker starts or after it stopped): the log line, or when the log is silent
+    /// because that terminal is the display, the line on it as `marquee: …`.
+    public func tell(_ level: Level, _ message: String) {
+        guard !isEnabled else { return log(level, message) }
+        var line = Array("marquee: \(level == .warning ? "warning: " : "")\(message)\n".utf8)
+        line.withUnsafeMutableBytes { _ = write(descriptor, $0.baseAddress, $0.count) }
+    }
+
     /// Every feed's state and problems, as after a (re)load.
     public func feeds(_ statuses: [FeedStatus]) {
         for status in statuses {

@@ -59,7 +59,7 @@ public final class Ticker {
         do {
             try screen.takeOver()
         } catch {
-            log.log(.error, "cannot use the screen: \(error)")
+            log.tell(.error, "cannot use the screen: \(error)")
             return 1
         }
         defer {

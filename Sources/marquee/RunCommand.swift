@@ -75,11 +75,7 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitCode(1)
             }
             server = nil
-            if log.isEnabled {
-                log.log(.warning, "no status socket (\(error))")
-            } else {
-                standardError("marquee run: no status socket (\(error))")
-            }
+            log.tell(.warning, "no status socket (\(error))")
         }
         // A reload reads the file again; a broken file keeps the settings in use.
         let reloadSettings: @Sendable () -> DisplaySettings? = { [self] in
@@ -111,25 +107,20 @@ struct RunCommand: AsyncParsableCommand {
     private func chooseScreen(
         _ requested: Output, device: String, style: FramebufferStyle, environment: [String: String], log: EventLog
     ) -> (any TickerScreen)? {
-        func report(_ line: String) {
-            if log.isEnabled { log.log(.error, line) } else { standardError("marquee run: " + line) }
-        }
         let console = VirtualConsole(fd: STDIN_FILENO)
         if requested == .framebuffer || (requested == .auto && console != nil && access(device, W_OK) == 0) {
             do {
                 let framebuffer = try Framebuffer(device: device)
                 let screen = try FramebufferScreen(framebuffer: framebuffer, devicePath: device, style: style, console: console)
-                for font in screen.fonts.unusable {
-                    if log.isEnabled { log.log(.warning, "\(font)") } else { standardError("marquee run: warning: \(font)") }
-                }
+                for font in screen.fonts.unusable { log.tell(.warning, "\(font)") }
                 return screen
             } catch {
-                report("\(error)" + (requested == .auto ? "; using the terminal" : ""))
+                log.tell(.error, "\(error)" + (requested == .auto ? "; using the terminal" : ""))
                 guard requested == .auto else { return nil }
             }
         }
         guard isatty(STDOUT_FILENO) == 1 else {
-            report("standard output is not a terminal and there is no framebuffer to draw on")
+            log.tell(.error, "standard output is not a terminal and there is no framebuffer to draw on")
             return nil
         }
         return TerminalScreen(

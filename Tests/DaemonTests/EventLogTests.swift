@@ -31,4 +31,13 @@ import Testing
         log.log(.warning, "no status socket")
         #expect(String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self) == "no status socket\n")
     }
+
+    /// With a log, telling is logging (the silent case, on the display's own terminal, is
+    /// seen in TerminalTests.unusableFramebufferIsToldOnTheTerminal).
+    @Test func tellingIsLoggingWhereThereIsALog() throws {
+        let pipe = Pipe()
+        let enabled = EventLog(environment: [:], descriptor: pipe.fileHandleForWriting.fileDescriptor)
+        enabled.tell(.warning, "no status socket")
+        #expect(String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self) == "no status socket\n")
+    }
 }

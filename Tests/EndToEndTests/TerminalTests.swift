@@ -113,6 +113,15 @@ import Testing
         try tmux("send-keys", "-t", "t", "C-c")
     }
 
+    /// When stderr is the terminal (the log is silent there), a framebuffer that cannot be used
+    /// is still told on it, before anything is drawn.
+    @Test func unusableFramebufferIsToldOnTheTerminal() throws {
+        try start(extra: "--output framebuffer --device /dev/null")
+        defer { _ = try? tmux("kill-server") }
+        let text = try screen().joined(separator: "\n")
+        #expect(text.contains("marquee: /dev/null: not a framebuffer device"), "\(text)")
+    }
+
     /// A file synced into the folder (temporary file, then rename) shows within a second; a
     /// broken rewrite keeps the last good version; SIGTERM ends a still picture at once.
     @Test func feedFolderIsWatched() throws {
