@@ -23,6 +23,17 @@ public final class VirtualConsole {
         self.number = number
     }
 
+    /// Whether the kernel will let marquee set this console's mode: it is marquee's
+    /// controlling terminal (as under the unit's TTYPath, or a login on it), or marquee is root.
+    public var mayTakeOver: Bool {
+        guard geteuid() != 0 else { return true }
+        let controlling = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC)
+        guard controlling >= 0 else { return false }
+        defer { close(controlling) }
+        var mine = stat(), console = stat()
+        return fstat(controlling, &mine) == 0 && fstat(fd, &console) == 0 && mine.st_rdev == console.st_rdev
+    }
+
     /// Graphics mode and switch requests by SIGUSR2. Fails when marquee may not (the console
     /// is not its controlling terminal and it lacks CAP_SYS_TTY_CONFIG).
     public func takeOver() throws(FramebufferError) {

@@ -102,13 +102,13 @@ struct RunCommand: AsyncParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 
-    /// The framebuffer when asked for, or with `auto` when marquee runs on a virtual console
-    /// and may draw on the device; else the terminal. nil (after saying why) when neither works.
+    /// The framebuffer when asked for, or with `auto` when marquee runs on a virtual console it
+    /// may put in graphics mode and may draw on the device; else the terminal. nil (after saying why) when neither works.
     private func chooseScreen(
         _ requested: Output, device: String, style: FramebufferStyle, environment: [String: String], log: EventLog
     ) -> (any TickerScreen)? {
         let console = VirtualConsole(fd: STDIN_FILENO)
-        if requested == .framebuffer || (requested == .auto && console != nil && access(device, W_OK) == 0) {
+        if requested == .framebuffer || (requested == .auto && console?.mayTakeOver == true && access(device, W_OK) == 0) {
             do {
                 let framebuffer = try Framebuffer(device: device)
                 let screen = try FramebufferScreen(framebuffer: framebuffer, devicePath: device, style: style, console: console)
