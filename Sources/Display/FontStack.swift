@@ -28,6 +28,8 @@ struct GlyphImage {
     var pixels: Pixels
     /// Per row, the columns from the first to past the last inked pixel (empty: none).
     var inked: [Range<Int32>]
+    /// Tells cached images apart (for caches of what is made from them).
+    var id = 0
 
     init(width: Int, height: Int, left: Int, top: Int, pixels: Pixels) {
         self.width = width
@@ -133,6 +135,7 @@ public final class FontStack: GlyphMetrics {
     private var posedImages: [ImageKey: GlyphImage] = [:]
     private(set) var imageBytes = 0
     private var posedBytes = 0
+    private var imageCount = 0
 
     /// Opens the fonts at `paths` (missing ones are noted in `unusable`) at `pixelSize`.
     public init(paths: [String] = FontStack.defaultPaths, pixelSize: Int) throws(FontError) {
@@ -256,6 +259,8 @@ public final class FontStack: GlyphMetrics {
     /// whole pixel, turned and sized by `pose`. Cached.
     func images(of character: Character, phase: Int, pose: GlyphPose = .upright) -> [GlyphImage] {
         guard let found = resolve(character) else { return [] }
+        // Colour emoji are sized but not turned.
+        let pose = faces[found.face].bitmapScale == nil ? pose : GlyphPose(tiltSteps: 0, scaleSteps: pose.scaleSteps)
         return found.glyphs.compactMap { glyph in
             let key = ImageKey(face: found.face, glyph: glyph, phase: UInt8(phase), pose: pose)
             if pose == .upright {
@@ -263,8 +268,10 @@ public final class FontStack: GlyphMetrics {
             } else if let image = posedImages[key] {
                 return image
             }
-            guard let image = rasterize(faces[found.face], glyph: glyph, phase: phase, pose: pose,
+            guard var image = rasterize(faces[found.face], glyph: glyph, phase: phase, pose: pose,
                                         advance: found.advance) else { return nil }
+            imageCount += 1
+            image.id = imageCount
             if pose == .upright {
                 images[key] = image
                 imageBytes += image.byteCount

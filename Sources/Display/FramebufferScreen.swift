@@ -155,6 +155,9 @@ public final class FramebufferScreen: TickerScreen {
         if changes.box { screen.copy(box, toRow: boxRows.lowerBound) }
     }
 
+    /// Bytes held by glyph caches: rasterized glyphs (band and box fonts) and tinted ones.
+    public var cacheBytes: Int { fonts.cacheBytes + boxFonts.cacheBytes + painter.tintedBytes }
+
     /// The rows of the screen the band covers.
     public var bandHeight: Int { bandRows.count }
 
@@ -178,10 +181,10 @@ public final class FramebufferScreen: TickerScreen {
         for glyph in glyphs {
             let (x, phase) = Self.pixelAndPhase(glyph.x)
             let pose = glyph.tilt == 0 && glyph.scale == 1 ? GlyphPose.upright : GlyphPose(tilt: glyph.tilt, scale: glyph.scale)
-            let table = painter.table(for: Self.inkColour(glyph.colour, hueShift: glyph.hueShift))
+            let ink = Self.inkColour(glyph.colour, hueShift: glyph.hueShift)
             let raised = baseline - Int((glyph.lift * lift).rounded())
             for image in fonts.images(of: glyph.character, phase: phase, pose: pose) {
-                painter.draw(image, x: x, baseline: raised, table: table, into: band, &bandExtents)
+                painter.draw(image, x: x, baseline: raised, colour: ink, keep: pose == .upright, into: band, &bandExtents)
             }
         }
     }
@@ -211,7 +214,7 @@ public final class FramebufferScreen: TickerScreen {
             let columns = edgeRow ? [margin..<right] : [margin..<(margin + thickness), (right - thickness)..<right]
             for range in columns { for x in range { box.set(x: x, y: y, to: frameTable[255]) } }
         }
-        let table = painter.table(for: Self.inkColour(announcement.colour, hueShift: 0))
+        let ink = Self.inkColour(announcement.colour, hueShift: 0)
         var shown = 0
         var end = (x: 0, baseline: 0)
         for (index, line) in lines.enumerated() {
@@ -222,7 +225,7 @@ public final class FramebufferScreen: TickerScreen {
                 if shown < announcement.visibleCount {
                     let (x, phase) = Self.pixelAndPhase(pen)
                     for image in boxFonts.images(of: glyph.character, phase: phase) {
-                        painter.draw(image, x: x, baseline: baseline, table: table, into: box, &boxExtents)
+                        painter.draw(image, x: x, baseline: baseline, colour: ink, keep: true, into: box, &boxExtents)
                     }
                 }
                 shown += 1
@@ -233,7 +236,7 @@ public final class FramebufferScreen: TickerScreen {
             let pen = end.x + (size / 3 + Int((bob * Double(size) / 4).rounded())) * FontStack.unitsPerPixel
             let (x, phase) = Self.pixelAndPhase(pen)
             for image in boxFonts.images(of: "▶", phase: phase) {
-                painter.draw(image, x: x, baseline: end.baseline, table: table, into: box, &boxExtents)
+                painter.draw(image, x: x, baseline: end.baseline, colour: ink, keep: true, into: box, &boxExtents)
             }
         }
     }

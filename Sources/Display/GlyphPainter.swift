@@ -24,14 +24,25 @@ struct RowExtents {
 }
 
 /// Puts glyph images on a surface in the device's own format, on black: coverage is turned
-/// into device pixels through a 256-entry table per colour (blended in linear light), so a
-/// pixel is one table look-up and one store. Rows are drawn left to right: what lies between
-/// glyphs is cleared as the pen passes (only as far as earlier ink reached), the rest of a
-/// row when the picture is finished. Where two glyphs overlap, the brighter wins.
+/// into device pixels through a 256-entry table per colour (blended in linear light). An
+/// upright glyph is kept tinted, in device pixels, so drawing a row of it where nothing else
+/// is yet is one `memcpy`. Rows are drawn left to right: what lies between glyphs is cleared
+/// as the pen passes (only as far as earlier ink reached), the rest of a row when the picture
+/// is finished. Where two glyphs overlap, the brighter wins.
 struct GlyphPainter {
+    /// Tinted glyphs are kept up to this many bytes, then forgotten together.
+    static let tintedLimit = 16 << 20
+
     let format: PixelFormat
     let black: UInt32
     private var tables: [Colour: [UInt32]] = [:]
+    private struct TintKey: Hashable {
+        var image: Int
+        var colour: Colour
+    }
+    private var tinted: [TintKey: [UInt8]] = [:]
+    /// Bytes held by tinted glyphs.
+    private(set) var tintedBytes = 0
 
     init(format: PixelFormat) {
         self.format = format
@@ -52,6 +63,30 @@ struct GlyphPainter {
         }
         tables[colour] = table
         return table
+    }
+
+    /// `image` in `colour` as device pixels, row after row (made on first use, then kept).
+    private mutating func tint(_ image: GlyphImage, _ colour: Colour, _ table: [UInt32]) -> [UInt8] {
+        let key = TintKey(image: image.id, colour: colour)
+        if let known = tinted[key] { return known }
+        guard case .coverage(let coverage) = image.pixels else { return [] }
+        let bytesPerRow = image.width * format.bytesPerPixel
+        var pixels = [UInt8](repeating: 0, count: bytesPerRow * image.height)
+        pixels.withUnsafeMutableBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
+            let rows = PixelSurface(base: base, width: image.width, height: image.height, bytesPerRow: bytesPerRow,
+                                    format: format)
+            for y in 0..<image.height {
+                for x in 0..<image.width { rows.set(x: x, y: y, to: table[Int(coverage[y * image.width + x])]) }
+            }
+        }
+        if tintedBytes + pixels.count > Self.tintedLimit {
+            tinted = [:]
+            tintedBytes = 0
+        }
+        tinted[key] = pixels
+        tintedBytes += pixels.count
+        return pixels
     }
 
     /// Starts a picture: nothing of it is drawn yet.
@@ -83,32 +118,51 @@ struct GlyphPainter {
         extents.final[y] = column
     }
 
-    /// Draws `image` with its pen at pixel `x` on the baseline row `baseline` of `surface`,
-    /// clipped to the surface, as part of the picture `extents` tracks.
-    func draw(_ image: GlyphImage, x: Int, baseline: Int, table: [UInt32], into surface: PixelSurface,
-              _ extents: inout RowExtents) {
+    /// Draws `image` in `colour` with its pen at pixel `x` on the baseline row `baseline` of
+    /// `surface`, clipped to the surface, as part of the picture `extents` tracks. `keep`: the
+    /// image will be drawn again (not a passing dance pose), so keep it tinted.
+    mutating func draw(_ image: GlyphImage, x: Int, baseline: Int, colour: Colour, keep: Bool, into surface: PixelSurface,
+                       _ extents: inout RowExtents) {
+        let table = table(for: colour)
+        let tinted = keep ? tint(image, colour, table) : []
         let left = x + image.left, top = baseline - image.top
         let firstColumn = max(0, -left), endColumn = min(image.width, surface.width - left)
         let firstRow = max(0, -top), endRow = min(image.height, surface.height - top)
         guard firstColumn < endColumn, firstRow < endRow else { return }
-        for row in firstRow..<endRow {
+        // Per row: the inked columns within the surface, whether nothing of this picture lies
+        // right of their start yet (then coverage is written without reading), the row made
+        // final up to where the writing starts (up to its end when the pixels are blended).
+        func span(_ row: Int, blended: Bool) -> (y: Int, columns: Range<Int>, fresh: Bool)? {
             let y = top + row
             let inked = image.inked[row]
             let first = max(firstColumn, Int(inked.lowerBound)), end = min(endColumn, Int(inked.upperBound))
-            guard first < end else { continue }
-            // Nothing of this picture right of the ink's start yet: write without reading.
+            guard first < end else { return nil }
             let fresh = extents.final[y] <= left + first
-            settle(y, upTo: fresh ? left + first : left + end, &extents, surface)
-            switch image.pixels {
-            case .coverage(let coverage):
-                coverage.withUnsafeBufferPointer { coverage in
-                    table.withUnsafeBufferPointer { table in
+            settle(y, upTo: fresh && !blended ? left + first : left + end, &extents, surface)
+            extents.final[y] = max(extents.final[y], left + end)
+            return (y, first..<end, fresh)
+        }
+        switch image.pixels {
+        case .coverage(let coverage):
+            coverage.withUnsafeBufferPointer { coverage in
+                table.withUnsafeBufferPointer { table in
+                    for row in firstRow..<endRow {
+                        guard let (y, columns, fresh) = span(row, blended: false) else { continue }
+                        let bytes = format.bytesPerPixel
+                        if fresh, !tinted.isEmpty {
+                            tinted.withUnsafeBytes { pixels in
+                                (surface.base + y * surface.bytesPerRow + (left + columns.lowerBound) * bytes).copyMemory(
+                                    from: pixels.baseAddress! + (row * image.width + columns.lowerBound) * bytes,
+                                    byteCount: columns.count * bytes)
+                            }
+                            continue
+                        }
                         let source = coverage.baseAddress! + row * image.width
-                        switch format.bytesPerPixel {
-                        case 4: paint(source, first..<end, left, y, table, surface, fresh: fresh, as: UInt32.self)
-                        case 2: paint(source, first..<end, left, y, table, surface, fresh: fresh, as: UInt16.self)
+                        switch bytes {
+                        case 4: paint(source, columns, left, y, table, surface, fresh: fresh, as: UInt32.self)
+                        case 2: paint(source, columns, left, y, table, surface, fresh: fresh, as: UInt16.self)
                         default:
-                            for column in first..<end where fresh || source[column] != 0 {
+                            for column in columns where fresh || source[column] != 0 {
                                 let old = fresh ? black : surface.pixel(x: left + column, y: y)
                                 let value = table[Int(source[column])]
                                 surface.set(x: left + column, y: y, to: old == black ? value : brighter(old, value))
@@ -116,9 +170,11 @@ struct GlyphPainter {
                         }
                     }
                 }
-            case .colour(let pixels):
-                if fresh { settle(y, upTo: left + end, &extents, surface) }
-                for column in first..<end {
+            }
+        case .colour(let pixels):
+            for row in firstRow..<endRow {
+                guard let (y, columns, _) = span(row, blended: true) else { continue }
+                for column in columns {
                     let source = pixels[row * image.width + column]
                     let alpha = source >> 24
                     guard alpha != 0 else { continue }
@@ -130,7 +186,6 @@ struct GlyphPainter {
                         Colour(red: over(16, old.red), green: over(8, old.green), blue: over(0, old.blue))))
                 }
             }
-            extents.final[y] = max(extents.final[y], left + end)
         }
     }
 
