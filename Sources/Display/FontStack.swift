@@ -1,5 +1,6 @@
 import CFreeType
 import Marquee
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -28,7 +29,7 @@ struct GlyphImage {
     var pixels: Pixels
     /// Per row, the columns from the first to past the last inked pixel (empty: none).
     var inked: [Range<Int32>]
-    /// Tells cached images apart (for caches of what is made from them).
+    /// Tells cached images apart, across font stacks (for caches of what is made from them).
     var id = 0
 
     init(width: Int, height: Int, left: Int, top: Int, pixels: Pixels) {
@@ -135,7 +136,8 @@ public final class FontStack: GlyphMetrics {
     private var posedImages: [ImageKey: GlyphImage] = [:]
     private(set) var imageBytes = 0
     private var posedBytes = 0
-    private var imageCount = 0
+    /// Numbers images for all font stacks of the process (a band and a box font share a painter).
+    private static let imageCount = Atomic<Int>(0)
 
     /// Opens the fonts at `paths` (missing ones are noted in `unusable`) at `pixelSize`.
     public init(paths: [String] = FontStack.defaultPaths, pixelSize: Int) throws(FontError) {
@@ -270,8 +272,7 @@ public final class FontStack: GlyphMetrics {
             }
             guard var image = rasterize(faces[found.face], glyph: glyph, phase: phase, pose: pose,
                                         advance: found.advance) else { return nil }
-            imageCount += 1
-            image.id = imageCount
+            image.id = Self.imageCount.add(1, ordering: .relaxed).newValue
             if pose == .upright {
                 images[key] = image
                 imageBytes += image.byteCount

@@ -79,4 +79,15 @@ import Testing
         #expect(turned.width > upright.width)
         #expect(turned.height > upright.height)
     }
+
+    /// Images are numbered across font stacks: the band's and the box's fonts share one painter,
+    /// whose tinted copies are keyed by that number.
+    @Test func imagesOfDifferentStacksAreToldApart() throws {
+        let band = try FontStack(paths: [Self.bold], pixelSize: 64)
+        let box = try FontStack(paths: [Self.bold], pixelSize: 44)
+        let ids = [band.images(of: "A", phase: 0)[0].id, box.images(of: "A", phase: 0)[0].id,
+                   band.images(of: "A", phase: 1)[0].id, box.images(of: "B", phase: 0)[0].id]
+        #expect(Set(ids).count == 4)
+        #expect(band.images(of: "A", phase: 0)[0].id == ids[0])
+    }
 }
