@@ -12,6 +12,9 @@ import Schedule
 /// cell or display frame, a typed letter, an effect step), the schedule says the messages
 /// change, the feed folder changed or the wall clock was set; still pictures cost no wakeups.
 public final class Ticker {
+    /// While moving, the published status (frame rate, lateness) is refreshed this often.
+    static let statusInterval: Nanoseconds = 10_000_000_000
+
     private let schedule: Schedule
     private let clock: DisplayClock
     private var settings: DisplaySettings
@@ -179,8 +182,8 @@ public final class Ticker {
             if frame.isMoving, let interval = screen.repaintInterval, now - lastRepaint >= interval {
                 repaint = true
                 lastRepaint = now
-                publishNow = true
             }
+            if frame.isMoving, now - lastPublish >= Self.statusInterval { publishNow = true }
             do {
                 try screen.show(frame, fullRepaint: repaint)
             } catch {

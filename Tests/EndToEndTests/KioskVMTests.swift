@@ -22,6 +22,6 @@ import Testing
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(output)")
         let passed = output.split(separator: "\n").filter { $0.hasPrefix("ok   ") }
-        #expect(passed.count == 22, "\(output)")
+        #expect(passed.count == 24, "\(output)")
     }
 }
