@@ -132,10 +132,9 @@ public final class FontStack: GlyphMetrics {
     private var library: FT_Library?
     private var faces: [Face] = []
     private var resolved: [Character: Resolved?] = [:]
-    private var images: [ImageKey: GlyphImage] = [:]
-    private var posedImages: [ImageKey: GlyphImage] = [:]
-    private(set) var imageBytes = 0
-    private var posedBytes = 0
+    /// Upright glyphs are all kept (a message's letters come back with every loop).
+    private var images = BoundedCache<ImageKey, GlyphImage>(limit: .max)
+    private var posedImages = BoundedCache<ImageKey, GlyphImage>(limit: FontStack.poseCacheLimit)
     /// Numbers images for all font stacks of the process (a band and a box font share a painter).
     private static let imageCount = Atomic<Int>(0)
 
@@ -265,31 +264,21 @@ public final class FontStack: GlyphMetrics {
         let pose = faces[found.face].bitmapScale == nil ? pose : GlyphPose(tiltSteps: 0, scaleSteps: pose.scaleSteps)
         return found.glyphs.compactMap { glyph in
             let key = ImageKey(face: found.face, glyph: glyph, phase: UInt8(phase), pose: pose)
-            if pose == .upright {
-                if let image = images[key] { return image }
-            } else if let image = posedImages[key] {
-                return image
-            }
+            if let image = pose == .upright ? images[key] : posedImages[key] { return image }
             guard var image = rasterize(faces[found.face], glyph: glyph, phase: phase, pose: pose,
                                         advance: found.advance) else { return nil }
             image.id = Self.imageCount.add(1, ordering: .relaxed).newValue
             if pose == .upright {
-                images[key] = image
-                imageBytes += image.byteCount
+                images.insert(image, bytes: image.byteCount, for: key)
             } else {
-                if posedBytes + image.byteCount > Self.poseCacheLimit {
-                    posedImages = [:]
-                    posedBytes = 0
-                }
-                posedImages[key] = image
-                posedBytes += image.byteCount
+                posedImages.insert(image, bytes: image.byteCount, for: key)
             }
             return image
         }
     }
 
     /// Bytes held by cached glyph images (upright and posed).
-    public var cacheBytes: Int { imageBytes + posedBytes }
+    public var cacheBytes: Int { images.bytes + posedImages.bytes }
 
     private func rasterize(_ face: Face, glyph: UInt32, phase: Int, pose: GlyphPose, advance: Int) -> GlyphImage? {
         if let scale = face.bitmapScale {

@@ -40,9 +40,9 @@ struct GlyphPainter {
         var image: Int
         var colour: Colour
     }
-    private var tinted: [TintKey: [UInt8]] = [:]
+    private var tinted = BoundedCache<TintKey, [UInt8]>(limit: GlyphPainter.tintedLimit)
     /// Bytes held by tinted glyphs.
-    private(set) var tintedBytes = 0
+    var tintedBytes: Int { tinted.bytes }
 
     init(format: PixelFormat) {
         self.format = format
@@ -80,12 +80,7 @@ struct GlyphPainter {
                 for x in 0..<image.width { rows.set(x: x, y: y, to: table[Int(coverage[y * image.width + x])]) }
             }
         }
-        if tintedBytes + pixels.count > Self.tintedLimit {
-            tinted = [:]
-            tintedBytes = 0
-        }
-        tinted[key] = pixels
-        tintedBytes += pixels.count
+        tinted.insert(pixels, bytes: pixels.count, for: key)
         return pixels
     }
 
