@@ -25,6 +25,16 @@ struct DisplayOptions: ParsableArguments {
         }
     }
 
+    /// The settings, or the command ends with the error (exit 1).
+    func settings(_ file: ConfigurationFile, path: String, command: String) throws -> DisplaySettings {
+        do {
+            return try settings(file, path: path)
+        } catch {
+            standardError("marquee \(command): \(error)")
+            throw ExitCode(1)
+        }
+    }
+
     func settings(_ file: ConfigurationFile, path: String) throws -> DisplaySettings {
         var marquee = MarqueeConfiguration(
             charactersPerSecond: speed ?? file.speed ?? 5, separator: separator ?? file.separator ?? " • ")

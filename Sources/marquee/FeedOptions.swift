@@ -31,8 +31,11 @@ struct FeedOptions: ParsableArguments {
 
     /// The configuration file's settings; a file that is missing is fine unless named.
     func loadConfiguration() throws(ConfigurationError) -> ConfigurationFile {
-        try ConfigurationFile.load(config ?? defaultConfiguration, required: config != nil)
+        try ConfigurationFile.load(configurationPath, required: config != nil)
     }
+
+    /// The configuration file named, or the default one.
+    var configurationPath: String { config ?? defaultConfiguration }
 
     /// A schedule in the chosen zone with the feeds loaded; problems go to standard error.
     /// - Parameter configuration: what the configuration file says (the options win).

@@ -44,13 +44,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let file = try feedOptions.configurationFile()
-        let settings: DisplaySettings
-        do {
-            settings = try displayOptions.settings(file, path: feedOptions.config ?? defaultConfiguration)
-        } catch {
-            standardError("marquee run: \(error)")
-            throw ExitCode(1)
-        }
+        let settings = try displayOptions.settings(file, path: feedOptions.configurationPath, command: "run")
         let requested = output ?? file.output.flatMap(Output.init(rawValue:)) ?? .auto
         let device = self.device ?? file.device ?? "/dev/fb0"
         let style = DisplayOptions.style(file)
@@ -80,8 +74,7 @@ struct RunCommand: AsyncParsableCommand {
         // A reload reads the file again; a broken file keeps the settings in use.
         let reloadSettings: @Sendable () -> DisplaySettings? = { [self] in
             do {
-                return try displayOptions.settings(try feedOptions.loadConfiguration(),
-                                                   path: feedOptions.config ?? defaultConfiguration)
+                return try displayOptions.settings(try feedOptions.loadConfiguration(), path: feedOptions.configurationPath)
             } catch {
                 log.log(.error, "\(error); keeping the previous configuration")
                 return nil

@@ -43,13 +43,7 @@ struct SnapshotCommand: AsyncParsableCommand {
 
     func run() async throws {
         let file = try feedOptions.configurationFile()
-        let settings: DisplaySettings
-        do {
-            settings = try displayOptions.settings(file, path: feedOptions.config ?? defaultConfiguration)
-        } catch {
-            standardError("marquee snapshot: \(error)")
-            throw ExitCode(1)
-        }
+        let settings = try displayOptions.settings(file, path: feedOptions.configurationPath, command: "snapshot")
         var png: [UInt8]
         do {
             let (picture, unusableFonts) = try await render(file, settings: settings)
