@@ -37,8 +37,11 @@ public final class FramebufferScreen: TickerScreen {
     private let box: PixelSurface
     private var bandExtents: RowExtents
     private var boxExtents: RowExtents
-    private var lastBand: (glyphs: [FrameGlyph], position: Double)?
+    /// The glyphs in the band's buffer (their positions are all the picture depends on).
+    private var lastBand: [FrameGlyph]?
     private var lastAnnouncement: Announcement??
+    /// The display's refresh period, as measured when the device was opened.
+    private let refreshPeriod: Nanoseconds
     private var wrapped: (text: [LaidGlyph], lines: [[LaidGlyph]])?
 
     /// - Parameters:
@@ -48,6 +51,7 @@ public final class FramebufferScreen: TickerScreen {
         self.framebuffer = framebuffer
         self.devicePath = devicePath
         self.console = console
+        refreshPeriod = Nanoseconds((1e9 / framebuffer.pacing.hertz).rounded())
         let screen = framebuffer.surface
         let size = max(8, Int((Double(screen.height) * style.textHeight).rounded()))
         fonts = try FontStack(paths: style.fontPaths, pixelSize: size)
@@ -91,8 +95,8 @@ public final class FramebufferScreen: TickerScreen {
     public var metrics: any GlyphMetrics { fonts }
     public var bandWidth: Int { framebuffer.surface.width * FontStack.unitsPerPixel }
     public var drawsPartialGlyphs: Bool { true }
-    public var framePeriod: Nanoseconds? { Nanoseconds((1e9 / framebuffer.pacing.hertz).rounded()) }
-    public var effectStep: Nanoseconds { framePeriod ?? 16_666_667 }
+    public var framePeriod: Nanoseconds? { refreshPeriod }
+    public var effectStep: Nanoseconds { refreshPeriod }
     public var isShowing: Bool { console?.isShown ?? true }
     /// In graphics mode the console draws nothing; a full redraw (most of the screen's memory)
     /// would only risk a hitch on a slow bus.
@@ -134,12 +138,11 @@ public final class FramebufferScreen: TickerScreen {
     /// Draws what changed since the last frame into the band's and the box's buffers (not yet
     /// on the screen).
     public func render(_ frame: Frame) -> (band: Bool, box: Bool) {
-        let phase = frame.position - frame.position.rounded(.down)
-        let bandChanged = lastBand.map { $0.glyphs != frame.glyphs || $0.position != phase } ?? true
+        let bandChanged = lastBand != frame.glyphs
         let boxChanged = lastAnnouncement.map { $0 != frame.announcement } ?? true
         if bandChanged {
             drawBand(frame.glyphs)
-            lastBand = (frame.glyphs, phase)
+            lastBand = frame.glyphs
         }
         if boxChanged {
             drawBox(frame.announcement)
