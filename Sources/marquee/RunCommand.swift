@@ -96,7 +96,8 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// The framebuffer when asked for, or with `auto` when marquee runs on a virtual console it
-    /// may put in graphics mode and may draw on the device; else the terminal. nil (after saying why) when neither works.
+    /// may put in graphics mode and may draw on the device; else the terminal. nil (after
+    /// saying why) when neither works.
     private func chooseScreen(
         _ requested: Output, device: String, style: FramebufferStyle, environment: [String: String], log: EventLog
     ) -> (any TickerScreen)? {
