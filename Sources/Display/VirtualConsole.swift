@@ -23,15 +23,29 @@ public final class VirtualConsole {
         self.number = number
     }
 
-    /// Whether the kernel will let marquee set this console's mode: it is marquee's
-    /// controlling terminal (as under the unit's TTYPath, or a login on it), or marquee is root.
-    public var mayTakeOver: Bool {
-        guard geteuid() != 0 else { return true }
-        let controlling = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC)
-        guard controlling >= 0 else { return false }
-        defer { close(controlling) }
-        var mine = stat(), console = stat()
-        return fstat(controlling, &mine) == 0 && fstat(fd, &console) == 0 && mine.st_rdev == console.st_rdev
+    /// Whether the kernel will let marquee set this console's mode, and why: it is the
+    /// controlling terminal of marquee's session (as under the unit's `TTYPath=` with
+    /// `StandardInput=tty-force`, or a login on it), or marquee is root. The kernel checks
+    /// exactly this (`current->signal->tty == tty`, else CAP_SYS_TTY_CONFIG).
+    public var ownership: Ownership {
+        if geteuid() == 0 { return .root }
+        let session = getsid(0)
+        let owner = tcgetsid(fd)
+        if owner >= 0, owner == session { return .controllingTerminal }
+        return .notOurs(owner < 0 ? "tty\(number) is not the controlling terminal of marquee's session"
+                                  : "tty\(number) belongs to session \(owner), marquee runs in session \(session)")
+    }
+
+    /// Whether marquee may put this console in graphics mode (see `ownership`).
+    public enum Ownership: Equatable, Sendable {
+        case root, controllingTerminal
+        /// Not allowed, with the reason.
+        case notOurs(String)
+
+        public var mayTakeOver: Bool {
+            if case .notOurs = self { return false }
+            return true
+        }
     }
 
     /// Graphics mode and switch requests by SIGUSR2. Fails when marquee may not (the console

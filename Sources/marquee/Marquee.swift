@@ -8,6 +8,7 @@ import ArgumentParser
 @main struct Marquee: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Scheduled messages from iCalendar feeds, for calendar displays.",
+        version: marqueeVersion,
         subcommands: [
             RunCommand.self, StatusCommand.self, PauseCommand.self, ResumeCommand.self, MessagesCommand.self,
             AgendaCommand.self, CheckCommand.self, SnapshotCommand.self, ResetConsoleCommand.self,
@@ -31,6 +32,9 @@ import ArgumentParser
         }
     }
 }
+
+/// The release, as `marquee --version` prints it and the Debian package is named.
+let marqueeVersion = "0.9.0"
 
 /// One line on standard error, written in one call.
 func standardError(_ line: String) {

@@ -15,14 +15,10 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Show the active messages as a calm, endless ticker.")
 
-    enum Output: String, ExpressibleByArgument, CaseIterable {
-        case auto, terminal, framebuffer
-    }
-
     @OptionGroup var feedOptions: FeedOptions
 
     @Option(name: .long, help: "Where to draw: auto, terminal or framebuffer.")
-    var output: Output?
+    var output: OutputChoice.Request?
 
     @Option(name: .long, help: "Start the display's clock at this instant and let it run on (a preview).")
     var at: String?
@@ -45,7 +41,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let file = try feedOptions.configurationFile()
         let settings = try displayOptions.settings(file, path: feedOptions.configurationPath, command: "run")
-        let requested = output ?? file.output.flatMap(Output.init(rawValue:)) ?? .auto
+        let requested = output ?? file.output.flatMap(OutputChoice.Request.init(rawValue:)) ?? .auto
         let device = self.device ?? file.device ?? "/dev/fb0"
         let style = DisplayOptions.style(file)
         if requested == .terminal, isatty(STDOUT_FILENO) != 1 {
@@ -96,29 +92,39 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// The framebuffer when asked for, or with `auto` when marquee runs on a virtual console it
-    /// may put in graphics mode and may draw on the device; else the terminal. nil (after
-    /// saying why) when neither works.
+    /// may put in graphics mode and may draw on the device; else the terminal. The choice and
+    /// its reason go to the journal (a fallback as a warning). nil (after saying why) when
+    /// neither works.
     private func chooseScreen(
-        _ requested: Output, device: String, style: FramebufferStyle, environment: [String: String], log: EventLog
+        _ requested: OutputChoice.Request, device: String, style: FramebufferStyle, environment: [String: String],
+        log: EventLog
     ) -> (any TickerScreen)? {
         let console = VirtualConsole(fd: STDIN_FILENO)
-        if requested == .framebuffer || (requested == .auto && console?.mayTakeOver == true && access(device, W_OK) == 0) {
+        let deviceProblem = access(device, W_OK) == 0 ? nil : String(cString: strerror(errno))
+        let choice = OutputChoice.decide(
+            requested, device: device, console: console.map { ($0.number, $0.ownership) }, deviceProblem: deviceProblem)
+        if choice.target == .framebuffer {
             do {
                 let framebuffer = try Framebuffer(device: device)
                 let screen = try FramebufferScreen(framebuffer: framebuffer, devicePath: device, style: style, console: console)
                 for font in screen.fonts.unusable { log.tell(.warning, "\(font)") }
+                log.log(.notice, "drawing on \(screen.outputDescription) (\(choice.reason))")
                 return screen
             } catch {
                 log.tell(.error, "\(error)" + (requested == .auto ? "; using the terminal" : ""))
                 guard requested == .auto else { return nil }
             }
+        } else if choice.isFallback {
+            log.log(.warning, "not drawing on the framebuffer: \(choice.reason); using the terminal")
         }
         guard isatty(STDOUT_FILENO) == 1 else {
             log.tell(.error, "standard output is not a terminal and there is no framebuffer to draw on")
             return nil
         }
-        return TerminalScreen(
+        let screen = TerminalScreen(
             fd: STDOUT_FILENO, capabilities: TerminalScreen.Capabilities.detect(fd: STDOUT_FILENO, environment: environment))
+        log.log(.notice, "drawing on the \(screen.outputDescription) (\(choice.reason))")
+        return screen
     }
 
     /// The loaded schedule and, with `--at`, the display clock's start in nanoseconds.
@@ -145,3 +151,5 @@ func environment() -> [String: String] {
     }
     return result
 }
+
+extension OutputChoice.Request: ExpressibleByArgument {}

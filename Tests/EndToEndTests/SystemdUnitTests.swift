@@ -12,7 +12,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("unit-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let local = folder.appendingPathComponent("marquee.service")
-        try Data(unit.replacingOccurrences(of: "/usr/local/bin/marquee", with: CommandLineTests.binary).utf8).write(to: local)
+        try Data(unit.replacingOccurrences(of: "/usr/bin/marquee", with: CommandLineTests.binary).utf8).write(to: local)
         let run = try CommandLineTests.run("/usr/bin/systemd-analyze", "verify", local.path)
         #expect(run.status == 0, "\(run.errors)")
         #expect(!run.errors.contains("marquee.service"), "\(run.errors)")
