@@ -141,7 +141,6 @@ int mq_peer_may_control(uint32_t uid, uint32_t gid) {
 
 int mq_accept(int fd) { return accept4(fd, 0, 0, SOCK_CLOEXEC | SOCK_NONBLOCK); }
 
-void mq_lower_thread_priority(void) { setpriority(PRIO_PROCESS, gettid(), 10); }
 
 int mq_fb_info(int fd, struct mq_fb_info *info) {
     struct fb_var_screeninfo var;
@@ -176,6 +175,13 @@ int mq_fb_info(int fd, struct mq_fb_info *info) {
     memcpy(info->id, fix.id, sizeof fix.id);
     info->id[16] = 0;
     return 0;
+}
+
+int mq_fb_activate(int fd) {
+    struct fb_var_screeninfo var;
+    if (ioctl(fd, FBIOGET_VSCREENINFO, &var) != 0) return -1;
+    var.activate = FB_ACTIVATE_NOW | FB_ACTIVATE_FORCE;
+    return ioctl(fd, FBIOPUT_VSCREENINFO, &var);
 }
 
 int mq_fb_wait_for_vsync(int fd) {

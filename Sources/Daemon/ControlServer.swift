@@ -39,8 +39,6 @@ public final class ControlServer: Sendable {
         self.state = state
         listener = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
         listener.setEventHandler {
-            // Socket work yields to the render thread: no client may delay a frame.
-            mq_lower_thread_priority()
             while true {
                 let client = mq_accept(descriptor)
                 guard client >= 0 else { break }
@@ -111,10 +109,7 @@ private final class ServerState: @unchecked Sendable {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         clients[client] = (source, timer)
         buffers[client] = []
-        source.setEventHandler { [unowned self] in
-            mq_lower_thread_priority()
-            self.read(client)
-        }
+        source.setEventHandler { [unowned self] in self.read(client) }
         source.setCancelHandler { close(client) }
         timer.setEventHandler { [unowned self] in
             self.finish(client, .reply(ControlReply(ok: false, error: "no request within 2 seconds")))

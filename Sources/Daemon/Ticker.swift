@@ -53,21 +53,33 @@ public final class Ticker {
         self.log = log ?? EventLog(environment: environment)
     }
 
+    /// How a run ended.
+    public enum Ending: Equatable, Sendable {
+        /// Stopped (a signal, the terminal gone): the process exits with this status.
+        case finished(Int32)
+        /// The screen's device went away (a DRM driver replaced the firmware framebuffer): a new
+        /// screen is to be opened and run; the console is not given back in between.
+        case screenReplaced
+    }
+
     /// Runs until SIGINT, SIGTERM or SIGHUP (or the terminal goes away), then gives the
     /// screen back as it was. Under systemd SIGHUP reloads the feeds instead, READY=1 follows
     /// the first frame, STATUS= says what is shown, and WATCHDOG=1 comes from this loop, so a
-    /// stuck display gets restarted. Returns the exit status.
-    public func run() -> Int32 {
+    /// stuck display gets restarted.
+    public func run() -> Ending {
         mq_catch_signals()
         do {
             try screen.takeOver()
         } catch {
             log.tell(.error, "cannot use the screen: \(error)")
-            return 1
+            return .finished(1)
         }
+        var ending = Ending.finished(0)
         defer {
-            systemd.send("STOPPING=1")
-            screen.giveBack()
+            if ending != .screenReplaced {
+                systemd.send("STOPPING=1")
+                screen.giveBack()
+            }
         }
         let schedule = self.schedule
         let log = self.log
@@ -88,7 +100,6 @@ public final class Ticker {
         let controller = MarqueeController(metrics: screen.metrics, configuration: settings.marquee, origin: clock.now())
         var validUntil = Nanoseconds.min
         var queriedAt = Nanoseconds.max
-        var lastRepaint = clock.now()
         let started = clock.now()
         var framesSincePublish = 0
         var lastPublish = started
@@ -124,19 +135,26 @@ public final class Ticker {
         while true {
             if mq_take_signal(SIGINT) == 1 || mq_take_signal(SIGTERM) == 1 {
                 log.log(.notice, "stopping")
-                return 0
+                return ending
             }
             var reload = false
             if mq_take_signal(SIGHUP) == 1 {
-                guard systemd.isActive else { return 0 }
+                guard systemd.isActive else { return ending }
                 log.log(.notice, "SIGHUP: reloading the configuration and the feeds")
                 reload = true
             }
             if mq_take_signal(SIGUSR1) == 1 {
                 validUntil = .min
             }
-            var repaint = screen.noticeChanges()
             let now = clock.now()
+            var repaint: Bool
+            do {
+                repaint = try screen.noticeChanges(at: now)
+            } catch {
+                log.log(.warning, "\(error); opening the screen again")
+                ending = .screenReplaced
+                return ending
+            }
             if let due = frameDeadline, now >= due {
                 lateness[latenessCount % lateness.count] = now - due
                 latenessCount += 1
@@ -179,15 +197,11 @@ public final class Ticker {
                 publishNow = true
             }
             let frame = controller.frame(at: now, width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs)
-            if frame.isMoving, let interval = screen.repaintInterval, now - lastRepaint >= interval {
-                repaint = true
-                lastRepaint = now
-            }
             if frame.isMoving, now - lastPublish >= Self.statusInterval { publishNow = true }
             do {
                 try screen.show(frame, fullRepaint: repaint)
             } catch {
-                return 0
+                return ending
             }
             framesSincePublish += 1
             if publishNow {
@@ -210,6 +224,7 @@ public final class Ticker {
                 }
             }
             if let watchdogInterval { deadline = min(deadline, lastPing + watchdogInterval) }
+            if let interval = screen.checkInterval { deadline = min(deadline, now + interval) }
             clock.sleep(until: deadline)
         }
     }

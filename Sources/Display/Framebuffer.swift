@@ -41,13 +41,17 @@ public final class Framebuffer {
     /// "vesafb", "bochs-drmdrmfb"…, or what the memory stands for.
     public let name: String
     private let fd: Int32
+    /// The mode as opened: name, size, depth and stride ("" for files and memory).
+    private let mode: String
     private let mapping: UnsafeMutableRawPointer
     private let mappingLength: Int
 
-    /// Opens and maps a framebuffer device.
+    /// Opens and maps a framebuffer device, and makes its mode the one on the display (a DRM
+    /// driver that just replaced the firmware framebuffer has not programmed it yet).
     public init(device path: String) throws(FramebufferError) {
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw FramebufferError(description: "\(path): \(String(cString: strerror(errno)))") }
+        _ = mq_fb_activate(fd)
         var info = mq_fb_info()
         guard mq_fb_info(fd, &info) == 0 else {
             close(fd)
@@ -77,6 +81,7 @@ public final class Framebuffer {
         mapping = mapped
         mappingLength = length
         name = withUnsafeBytes(of: info.id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        mode = Self.mode(info)
         surface = PixelSurface(
             base: mapped + Int(info.y_offset) * Int(info.line_length) + Int(info.x_offset) * format.bytesPerPixel,
             width: Int(info.width), height: Int(info.height), bytesPerRow: Int(info.line_length), format: format)
@@ -98,6 +103,7 @@ public final class Framebuffer {
         mapping = mapped
         mappingLength = length
         name = "file"
+        mode = ""
         surface = PixelSurface(base: mapped, width: width, height: height, bytesPerRow: bytesPerRow, format: format)
         pacing = .timer(hertz: 60)
     }
@@ -110,6 +116,7 @@ public final class Framebuffer {
         mapping.initializeMemory(as: UInt8.self, repeating: 0, count: mappingLength)
         fd = -1
         name = "memory"
+        mode = ""
         surface = PixelSurface(base: mapping, width: width, height: height, bytesPerRow: bytesPerRow, format: format)
         pacing = .timer(hertz: 60)
     }
@@ -126,6 +133,24 @@ public final class Framebuffer {
     /// Waits for the vertical blank, where the device has a wait that works.
     public func waitForVerticalBlank() {
         if case .verticalBlank = pacing { _ = mq_fb_wait_for_vsync(fd) }
+    }
+
+    /// Why this mapping no longer is the screen, or nil while it is: the driver let go of the
+    /// device (a DRM driver took over from efifb/vesafb/simplefb: the old device answers no
+    /// more), or its mode changed. Then the device must be opened again.
+    public func replacement() -> String? {
+        guard !mode.isEmpty else { return nil }
+        var info = mq_fb_info()
+        guard mq_fb_info(fd, &info) == 0 else {
+            return "\(name) is gone (\(String(cString: strerror(errno))))"
+        }
+        let now = Self.mode(info)
+        return now == mode ? nil : "the mode changed from \(mode) to \(now)"
+    }
+
+    private static func mode(_ info: mq_fb_info) -> String {
+        let id = withUnsafeBytes(of: info.id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return "\(id) \(info.width)x\(info.height) \(info.bits_per_pixel) bpp, \(info.line_length) bytes a row"
     }
 
     /// From the mode's timings; 60 Hz when the driver gives none (DRM emulation).

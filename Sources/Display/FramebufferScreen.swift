@@ -43,6 +43,7 @@ public final class FramebufferScreen: TickerScreen {
     /// The display's refresh period, as measured when the device was opened.
     private let refreshPeriod: Nanoseconds
     private var wrapped: (text: [LaidGlyph], lines: [[LaidGlyph]])?
+    private var lastDeviceCheck: Nanoseconds?
 
     /// - Parameters:
     ///   - console: the virtual console to take over (nil: a file or memory, or not on a VT).
@@ -98,9 +99,10 @@ public final class FramebufferScreen: TickerScreen {
     public var framePeriod: Nanoseconds? { refreshPeriod }
     public var effectStep: Nanoseconds { refreshPeriod }
     public var isShowing: Bool { console?.isShown ?? true }
-    /// In graphics mode the console draws nothing; a full redraw (most of the screen's memory)
-    /// would only risk a hitch on a slow bus.
-    public var repaintInterval: Nanoseconds? { nil }
+    /// In graphics mode the console draws nothing, so nothing is repainted periodically (a full
+    /// redraw would only risk a hitch on a slow bus); once a second the device is asked whether
+    /// it is still the screen.
+    public var checkInterval: Nanoseconds? { 1_000_000_000 }
 
     public var outputDescription: String {
         let screen = framebuffer.surface
@@ -117,7 +119,13 @@ public final class FramebufferScreen: TickerScreen {
         console?.giveBack()
     }
 
-    public func noticeChanges() -> Bool {
+    public func noticeChanges(at now: Nanoseconds) throws(ScreenReplaced) -> Bool {
+        if lastDeviceCheck.map({ now - $0 >= checkInterval! }) ?? true {
+            lastDeviceCheck = now
+            if let reason = framebuffer.replacement() {
+                throw ScreenReplaced(description: "\(devicePath): \(reason)")
+            }
+        }
         guard mq_take_signal(SIGUSR2) == 1, let console else { return false }
         return console.answerSwitch()
     }

@@ -40,6 +40,8 @@ public final class TerminalScreen {
         var isContinuation: Bool
 
         static let blank = Cell(text: " ", sgr: "", isContinuation: false)
+        /// What an unknown screen holds: equal to no cell marquee draws, so every cell is written.
+        static let unknown = Cell(text: "", sgr: "unknown", isContinuation: false)
     }
 
     public private(set) var rows = 24
@@ -61,6 +63,9 @@ public final class TerminalScreen {
 
     /// The size changed since the last frame (the next one clears and repaints).
     public private(set) var sizeChanged = false
+    /// When everything was last drawn again (see `checkInterval`), and whether the last frame moved.
+    var lastFullRepaint: Nanoseconds?
+    var lastFrameMoved = false
 
     /// Reads the size again; true if it changed (then the next frame repaints fully).
     public func refreshSize() -> Bool {
@@ -136,9 +141,20 @@ public final class TerminalScreen {
     /// Draws a frame: the band in the middle row, dancing letters lifted into the row above,
     /// the announcement box above that. Writes only what changed, in one `write`.
     public func draw(_ frame: Frame, clearFirst: Bool = false, fullRepaint: Bool = false) throws(TerminalGone) {
-        if fullRepaint { lastRows = [:] }
         let newRows = compose(frame)
         var out: [UInt8] = []
+        // On a full repaint the screen may hold anything (a kernel message, text another program
+        // wrote): every cell of the rows the ticker owns is written again and every other row is
+        // erased, line by line (a whole-screen clear would flash).
+        var unknown: [Cell]?
+        if fullRepaint {
+            lastRows = [:]
+            if !clearFirst {
+                unknown = [Cell](repeating: .unknown, count: columns)
+                setSGR("", into: &out)
+                for row in 0..<rows where newRows[row] == nil { out += Array("\u{1B}[\(row + 1);1H\u{1B}[2K".utf8) }
+            }
+        }
         if clearFirst {
             setSGR("", into: &out)
             out += Array("\u{1B}[2J".utf8)
@@ -146,7 +162,7 @@ public final class TerminalScreen {
         }
         for row in newRows.keys.sorted() {
             let new = newRows[row]!
-            let old = lastRows[row] ?? [Cell](repeating: .blank, count: columns)
+            let old = lastRows[row] ?? unknown ?? [Cell](repeating: .blank, count: columns)
             guard new != old else { continue }
             if let shift = singleShift(from: old, to: new) {
                 emitShift(row: row, by: shift, new: new, into: &out)

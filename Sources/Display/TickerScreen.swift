@@ -21,20 +21,27 @@ public protocol TickerScreen: AnyObject {
     var effectStep: Nanoseconds { get }
     /// For the status: "Linux console 80x25, 8 colours", "framebuffer /dev/fb0 1920x1080 …".
     var outputDescription: String { get }
-    /// While moving, everything is drawn again this often in case something else wrote to the
-    /// screen (nil: nothing else can).
-    var repaintInterval: Nanoseconds? { get }
+    /// The loop asks `noticeChanges(at:)` at least this often, even while the picture is
+    /// still (nil: only when it wakes for other reasons).
+    var checkInterval: Nanoseconds? { get }
     /// False while nothing drawn would be seen (another console is shown): no frames then.
     var isShowing: Bool { get }
     /// Takes the device over; the first frame after it is drawn in full.
     func takeOver() throws
     /// Gives the device back as it was.
     func giveBack()
-    /// Looks at signals meant for the screen (a resize, a console switch); true when the
-    /// next frame must be drawn in full.
-    func noticeChanges() -> Bool
+    /// Looks at what changed outside the picture (a resize, a console switch, something else
+    /// writing to the screen); true when the next frame must be drawn in full. Throws
+    /// `ScreenReplaced` when the device is gone and a new screen must be opened.
+    func noticeChanges(at now: Nanoseconds) throws(ScreenReplaced) -> Bool
     /// Shows a frame (nothing, while the screen is not visible).
     func show(_ frame: Frame, fullRepaint: Bool) throws
+}
+
+/// The device under a screen went away or changed (a DRM driver replaced the firmware
+/// framebuffer): the screen must be opened again.
+public struct ScreenReplaced: Error, CustomStringConvertible {
+    public var description: String
 }
 
 extension TerminalScreen: TickerScreen {
@@ -43,7 +50,11 @@ extension TerminalScreen: TickerScreen {
     public var framePeriod: Nanoseconds? { nil }
     public var effectStep: Nanoseconds { 100_000_000 }
     public var isShowing: Bool { true }
-    public var repaintInterval: Nanoseconds? { 10_000_000_000 }
+    /// Something else may write to a terminal: everything is drawn again this often while the
+    /// line moves; on a Linux console (kernel messages, a stray `echo`) also while it stands still.
+    public var checkInterval: Nanoseconds? {
+        capabilities.isLinuxConsole ? 2_000_000_000 : lastFrameMoved ? 10_000_000_000 : nil
+    }
 
     public var outputDescription: String {
         let colours = switch capabilities.colourDepth {
@@ -59,11 +70,15 @@ extension TerminalScreen: TickerScreen {
     public func takeOver() throws { try enter() }
     public func giveBack() { leave() }
 
-    public func noticeChanges() -> Bool {
-        mq_take_signal(SIGWINCH) == 1 && refreshSize()
+    public func noticeChanges(at now: Nanoseconds) -> Bool {
+        if mq_take_signal(SIGWINCH) == 1 && refreshSize() { return true }
+        guard let interval = checkInterval, lastFullRepaint.map({ now - $0 >= interval }) ?? true else { return false }
+        lastFullRepaint = now
+        return true
     }
 
     public func show(_ frame: Frame, fullRepaint: Bool) throws {
+        lastFrameMoved = frame.isMoving
         try draw(frame, clearFirst: fullRepaint && sizeChanged, fullRepaint: fullRepaint)
     }
 }

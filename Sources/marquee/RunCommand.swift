@@ -78,14 +78,22 @@ struct RunCommand: AsyncParsableCommand {
         }
         let followZone = feedOptions.timezone == nil && file.timezone == nil && environment["TZ"] == nil
         let status = await onRenderThread {
-            guard let screen = chooseScreen(requested, device: device, style: style, environment: environment, log: log)
-            else { return 1 }
-            return Ticker(
-                schedule: schedule, clock: DisplayClock(startingAt: start), settings: settings,
-                screen: screen, feedFolder: folder,
-                control: control, environment: environment, log: log, systemZoneFolder: followZone ? "/etc" : nil,
-                reloadSettings: reloadSettings
-            ).run()
+            var replaced = false
+            while true {
+                if replaced { waitForDevice(device) }
+                guard let screen = chooseScreen(requested, device: device, style: style, environment: environment, log: log)
+                else { return 1 }
+                let ending = Ticker(
+                    schedule: schedule, clock: DisplayClock(startingAt: start), settings: settings,
+                    screen: screen, feedFolder: folder,
+                    control: control, environment: environment, log: log, systemZoneFolder: followZone ? "/etc" : nil,
+                    reloadSettings: reloadSettings
+                ).run()
+                switch ending {
+                case .finished(let status): return status
+                case .screenReplaced: replaced = true
+                }
+            }
         }
         withExtendedLifetime(server) {}
         if status != 0 { throw ExitCode(status) }
@@ -125,6 +133,19 @@ struct RunCommand: AsyncParsableCommand {
             fd: STDOUT_FILENO, capabilities: TerminalScreen.Capabilities.detect(fd: STDOUT_FILENO, environment: environment))
         log.log(.notice, "drawing on the \(screen.outputDescription) (\(choice.reason))")
         return screen
+    }
+
+    /// After a framebuffer went away, its successor takes a moment to appear (udev creates the
+    /// node, then gives it its group): up to 10 s for the device to open for writing.
+    private func waitForDevice(_ device: String) {
+        for _ in 0..<100 {
+            let fd = open(device, O_RDWR | O_CLOEXEC)
+            if fd >= 0 {
+                close(fd)
+                return
+            }
+            usleep(100_000)
+        }
     }
 
     /// The loaded schedule and, with `--at`, the display clock's start in nanoseconds.

@@ -22,6 +22,40 @@ import Testing
         String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self)
     }
 
+    /// On a Linux console a still line is drawn again every 2 s, whatever wrote over it (a
+    /// kernel message): its own rows in full, blanks included, every other row erased.
+    @Test func linuxConsoleRepaintsAStillLine() throws {
+        let (screen, output) = screen(depth: .basic8)
+        let marquee = MarqueeController(metrics: TerminalMetrics(), origin: t0)
+        marquee.update(messages: [MarqueeMessage(text: "Supper at six")], at: t0, width: 80)
+        #expect(screen.checkInterval == 2 * second)
+        #expect(screen.noticeChanges(at: t0))
+        try screen.show(marquee.frame(at: t0, width: 80), fullRepaint: true)
+        _ = written(output)
+        #expect(!screen.noticeChanges(at: t0 + second))
+        try screen.show(marquee.frame(at: t0 + second, width: 80), fullRepaint: false)
+        #expect(written(output).isEmpty)
+        #expect(screen.noticeChanges(at: t0 + 2 * second))
+        try screen.show(marquee.frame(at: t0 + 2 * second, width: 80), fullRepaint: true)
+        let repaint = written(output)
+        for row in [1, 7, 14, 24] { #expect(repaint.contains("\u{1B}[\(row);1H\u{1B}[2K")) }
+        #expect(!repaint.contains("\u{1B}[13;1H\u{1B}[2K"))
+        #expect(repaint.contains("\u{1B}[13;1H" + String(repeating: " ", count: 33) + "Supper at six"))
+        #expect(!repaint.contains("\u{1B}[2J"))
+    }
+
+    /// Another terminal is drawn again only while the line moves (nothing else writes there).
+    @Test func otherTerminalsRepaintOnlyWhileMoving() throws {
+        let (screen, _) = screen()
+        let marquee = MarqueeController(metrics: TerminalMetrics(), origin: t0)
+        marquee.update(messages: [MarqueeMessage(text: "Supper at six")], at: t0, width: 80)
+        try screen.show(marquee.frame(at: t0, width: 80), fullRepaint: false)
+        #expect(screen.checkInterval == nil)
+        marquee.update(messages: [MarqueeMessage(text: String(repeating: "a long line ", count: 20))], at: t0, width: 80)
+        try screen.show(marquee.frame(at: t0 + second, width: 80), fullRepaint: false)
+        #expect(screen.checkInterval == 10 * second)
+    }
+
     /// One step of an ASCII line is one character deletion plus the new last cell.
     @Test func singleStepIsACharacterShift() throws {
         let (screen, output) = screen()

@@ -9,6 +9,10 @@ import Testing
                               encoding: .utf8)
         #expect(unit.contains("Type=notify"))
         #expect(unit.contains("WatchdogSec="))
+        // systemd applies these to ExecReload= too: a reload would hang up the display.
+        #expect(!unit.contains("TTYReset=yes") && !unit.contains("TTYVHangup=yes"))
+        // The configuration file decides; nothing on the command line overrides it.
+        #expect(unit.contains("ExecStart=/usr/bin/marquee run\n"))
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("unit-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let local = folder.appendingPathComponent("marquee.service")

@@ -24,8 +24,6 @@ int mq_sleep_until(int64_t monotonic_ns);
 int mq_peer_credentials(int fd, uint32_t *uid, uint32_t *gid);
 /* 1 if the user is root, this process's user, or a member of this process's group. */
 int mq_peer_may_control(uint32_t uid, uint32_t gid);
-/* Makes the calling thread yield to the render thread (nice 10; always allowed). */
-void mq_lower_thread_priority(void);
 /* accept4 with SOCK_CLOEXEC | SOCK_NONBLOCK. */
 int mq_accept(int fd);
 /* A timerfd that turns readable when CLOCK_REALTIME is set (NTP step, date -s, suspend). */
@@ -46,6 +44,10 @@ struct mq_fb_info {
     char id[17];
 };
 int mq_fb_info(int fd, struct mq_fb_info *info);
+/* Sets the device's current mode again (FBIOPUT_VSCREENINFO with FB_ACTIVATE_FORCE): a DRM
+   driver's fbdev emulation programs the display only then, and with the console in graphics
+   mode nothing else does it after the driver took over from the firmware framebuffer. */
+int mq_fb_activate(int fd);
 /* FBIO_WAITFORVSYNC on CRTC 0: 0 when it returned, -1 (errno) when the driver has none. */
 int mq_fb_wait_for_vsync(int fd);
 /* KDSETMODE: 1 graphics (the console stops drawing), 0 text. */
