@@ -45,6 +45,17 @@ import Testing
     }
 
     /// `messages --json`: one object per line with the contract's fields, in display order.
+    /// `--version` names the release the Debian package is built as; completions come from the
+    /// same command definitions (the package installs them).
+    @Test func versionAndCompletions() throws {
+        let version = try Self.marquee("--version")
+        #expect(version.status == 0)
+        #expect(version.output == "0.9.0\n")
+        let bash = try Self.marquee("--generate-completion-script", "bash")
+        #expect(bash.status == 0)
+        #expect(bash.output.contains("reset-console") && bash.output.contains("--feeds"))
+    }
+
     @Test func messagesJSON() throws {
         let run = try Self.marquee("messages", "--feeds", Self.examples, "--at", "2026-11-26 10:40", "--json")
         #expect(run.status == 0)
