@@ -193,6 +193,9 @@ public struct ScheduleLimits: Sendable, Hashable {
                 record.end = time(property, icalproperty_get_dtend(property), "DTEND")
             case ICAL_DURATION_PROPERTY:
                 record.duration = NominalDuration(icalproperty_get_duration(property))
+                if record.duration == nil {
+                    report(.warning, propertyLine("DURATION"), "DURATION is longer than a hundred years; ignored")
+                }
             case ICAL_RRULE_PROPERTY:
                 let rule = icalproperty_get_rrule(property)
                 if rule.freq == ICAL_NO_RECURRENCE {
@@ -209,9 +212,14 @@ public struct ScheduleLimits: Sendable, Hashable {
                 } else if let start = time(property, value.period.start, "RDATE") {
                     let end = icaltime_is_null_time(value.period.end) == 0
                         ? time(property, value.period.end, "RDATE") : nil
+                    let duration = end == nil ? NominalDuration(value.period.duration) : nil
+                    if end == nil, duration == nil {
+                        report(.warning, propertyLine("RDATE"), "RDATE period is longer than a hundred years; ignored")
+                        continue
+                    }
                     record.recurrenceDates.append(
                         RecurrenceDate(start: start, periodEnd: end,
-                                       periodDuration: end == nil ? NominalDuration(value.period.duration) : nil))
+                                       periodDuration: duration))
                 }
             case ICAL_EXDATE_PROPERTY:
                 if let value = time(property, icalproperty_get_exdate(property), "EXDATE") {

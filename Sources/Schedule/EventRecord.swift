@@ -29,10 +29,19 @@ struct NominalDuration: Hashable {
     var days: Int
     var seconds: Int64
 
-    init(_ duration: icaldurationtype) {
-        let sign = duration.is_neg != 0 ? -1 : 1
-        days = sign * Int(duration.weeks * 7 + duration.days)
-        seconds = Int64(sign) * Int64(duration.hours * 3600 + duration.minutes * 60 + duration.seconds)
+    /// The longest duration marquee reads: a hundred years, in days and in seconds.
+    static let limitDays: Int64 = 36_525
+    static let limitSeconds: Int64 = limitDays * 86_400
+
+    /// nil when it is longer than a hundred years (`PT1193047H` would overflow the arithmetic
+    /// libical's fields are read with; no reminder lasts that long).
+    init?(_ duration: icaldurationtype) {
+        let sign: Int64 = duration.is_neg != 0 ? -1 : 1
+        let days = Int64(duration.weeks) * 7 + Int64(duration.days)
+        let seconds = Int64(duration.hours) * 3600 + Int64(duration.minutes) * 60 + Int64(duration.seconds)
+        guard days <= Self.limitDays, seconds <= Self.limitSeconds else { return nil }
+        self.days = Int(sign * days)
+        self.seconds = sign * seconds
     }
 
     /// An upper bound of its length in seconds, for look-back windows.

@@ -46,10 +46,11 @@ import Testing
 
     /// Another terminal is drawn again only while the line moves (nothing else writes there).
     @Test func otherTerminalsRepaintOnlyWhileMoving() throws {
-        let (screen, _) = screen()
+        let (screen, output) = screen()
         let marquee = MarqueeController(metrics: TerminalMetrics(), origin: t0)
         marquee.update(messages: [MarqueeMessage(text: "Supper at six")], at: t0, width: 80)
         try screen.show(marquee.frame(at: t0, width: 80), fullRepaint: false)
+        #expect(written(output).contains("Supper at six"))
         #expect(screen.checkInterval == nil)
         marquee.update(messages: [MarqueeMessage(text: String(repeating: "a long line ", count: 20))], at: t0, width: 80)
         try screen.show(marquee.frame(at: t0 + second, width: 80), fullRepaint: false)

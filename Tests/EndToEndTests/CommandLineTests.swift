@@ -44,6 +44,24 @@ import Testing
                    errors: String(decoding: err, as: UTF8.self))
     }
 
+    /// Runs one of the repository's scripts with this process's environment (plus `environment`);
+    /// its exit status and what it printed on both streams, interleaved.
+    static func script(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (
+        status: Int32, output: String
+    ) {
+        let process = Process()
+        process.executableURL = root.appendingPathComponent("scripts/\(name)")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
     /// `messages --json`: one object per line with the contract's fields, in display order.
     /// `--version` names the release the Debian package is built as; completions come from the
     /// same command definitions (the package installs them).

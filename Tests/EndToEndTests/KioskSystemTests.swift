@@ -10,19 +10,10 @@ import Testing
     @Test(.timeLimit(.minutes(45))) func installedPackageDrawsOnTheFramebuffer() throws {
         let out = NSTemporaryDirectory() + "marquee-kiosk-system-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let script = CommandLineTests.root.appendingPathComponent("scripts/kiosk-system-test").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: script)
         // Other tests share the machine meanwhile, and the guest is emulated: a dropped-in file
         // may take longer than on hardware (the note gives the figure measured alone).
-        process.arguments = ["--out", out, "--drop-in-limit", "3"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(output)")
+        let (status, output) = try CommandLineTests.script("kiosk-system-test", ["--out", out, "--drop-in-limit", "3"])
+        #expect(status == 0, "\(output)")
         #expect(output.contains(" passed, 0 failed"), "\(output)")
     }
 }

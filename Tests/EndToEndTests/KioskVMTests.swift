@@ -9,18 +9,9 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func framebufferOnARealKernel() throws {
         let out = NSTemporaryDirectory() + "marquee-kiosk-vm-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let script = CommandLineTests.root.appendingPathComponent("scripts/kiosk-vm-test").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: script)
-        process.arguments = [out]
-        process.environment = ProcessInfo.processInfo.environment.merging(["MARQUEE_BINARY": CommandLineTests.binary]) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(output)")
+        let (status, output) = try CommandLineTests.script(
+            "kiosk-vm-test", [out], environment: ["MARQUEE_BINARY": CommandLineTests.binary])
+        #expect(status == 0, "\(output)")
         let passed = output.split(separator: "\n").filter { $0.hasPrefix("ok   ") }
         #expect(passed.count == 24, "\(output)")
     }
