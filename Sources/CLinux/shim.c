@@ -15,7 +15,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -140,7 +139,6 @@ int mq_peer_may_control(uint32_t uid, uint32_t gid) {
 }
 
 int mq_accept(int fd) { return accept4(fd, 0, 0, SOCK_CLOEXEC | SOCK_NONBLOCK); }
-
 
 int mq_fb_info(int fd, struct mq_fb_info *info) {
     struct fb_var_screeninfo var;

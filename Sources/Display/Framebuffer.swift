@@ -80,7 +80,7 @@ public final class Framebuffer {
         self.fd = fd
         mapping = mapped
         mappingLength = length
-        name = withUnsafeBytes(of: info.id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        name = Self.id(info)
         mode = Self.mode(info)
         surface = PixelSurface(
             base: mapped + Int(info.y_offset) * Int(info.line_length) + Int(info.x_offset) * format.bytesPerPixel,
@@ -149,8 +149,12 @@ public final class Framebuffer {
     }
 
     private static func mode(_ info: mq_fb_info) -> String {
-        let id = withUnsafeBytes(of: info.id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        return "\(id) \(info.width)x\(info.height) \(info.bits_per_pixel) bpp, \(info.line_length) bytes a row"
+        "\(id(info)) \(info.width)x\(info.height) \(info.bits_per_pixel) bpp, \(info.line_length) bytes a row"
+    }
+
+    /// The driver's name for the device ("VESA VGA", "bochs-drmdrmfb").
+    private static func id(_ info: mq_fb_info) -> String {
+        withUnsafeBytes(of: info.id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
     /// From the mode's timings; 60 Hz when the driver gives none (DRM emulation).

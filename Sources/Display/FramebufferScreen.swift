@@ -102,7 +102,8 @@ public final class FramebufferScreen: TickerScreen {
     /// In graphics mode the console draws nothing, so nothing is repainted periodically (a full
     /// redraw would only risk a hitch on a slow bus); once a second the device is asked whether
     /// it is still the screen.
-    public var checkInterval: Nanoseconds? { 1_000_000_000 }
+    public var checkInterval: Nanoseconds? { Self.deviceCheckInterval }
+    static let deviceCheckInterval: Nanoseconds = 1_000_000_000
 
     public var outputDescription: String {
         let screen = framebuffer.surface
@@ -120,7 +121,7 @@ public final class FramebufferScreen: TickerScreen {
     }
 
     public func noticeChanges(at now: Nanoseconds) throws(ScreenReplaced) -> Bool {
-        if lastDeviceCheck.map({ now - $0 >= checkInterval! }) ?? true {
+        if lastDeviceCheck.map({ now - $0 >= Self.deviceCheckInterval }) ?? true {
             lastDeviceCheck = now
             if let reason = framebuffer.replacement() {
                 throw ScreenReplaced(description: "\(devicePath): \(reason)")

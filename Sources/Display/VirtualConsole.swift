@@ -41,11 +41,6 @@ public final class VirtualConsole {
         case root, controllingTerminal
         /// Not allowed, with the reason.
         case notOurs(String)
-
-        public var mayTakeOver: Bool {
-            if case .notOurs = self { return false }
-            return true
-        }
     }
 
     /// Graphics mode and switch requests by SIGUSR2. Fails when marquee may not (the console

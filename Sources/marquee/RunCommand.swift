@@ -78,9 +78,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let followZone = feedOptions.timezone == nil && file.timezone == nil && environment["TZ"] == nil
         let status = await onRenderThread {
-            var replaced = false
             while true {
-                if replaced { waitForDevice(device) }
                 guard let screen = chooseScreen(requested, device: device, style: style, environment: environment, log: log)
                 else { return 1 }
                 let ending = Ticker(
@@ -91,7 +89,7 @@ struct RunCommand: AsyncParsableCommand {
                 ).run()
                 switch ending {
                 case .finished(let status): return status
-                case .screenReplaced: replaced = true
+                case .screenReplaced: waitForDevice(device)
                 }
             }
         }
