@@ -12,6 +12,14 @@ public struct ScheduleLimits: Sendable, Hashable {
     public var maximumStepsPerSeries = 100_000
     /// Occurrences kept from one series in one expansion window.
     public var maximumOccurrencesPerWindow = 5_000
+    /// Activations (messages with their times) computed ahead from one file...
+    public var maximumActivationsPerFile = 100_000
+    /// ...and from all files together (the daemon keeps about 50 bytes for each).
+    public var maximumActivations = 400_000
+    /// How long the feed reader may take for one file before it is stopped.
+    public var maximumSecondsPerFile = 15.0
+    /// How much memory the feed reader may use for one file.
+    public var maximumReaderBytes = 512 << 20
 
     public init() {}
 }
@@ -33,38 +41,12 @@ public struct ScheduleLimits: Sendable, Hashable {
         if let root { icalcomponent_free(root) }
     }
 
-    /// Reads and parses the file. Never throws: what goes wrong becomes a problem.
-    /// - Parameters:
-    ///   - readingFrom: where the bytes are (a saved last good copy), if not at `path`.
-    ///   - goodCopy: where to save the bytes when they parse without errors.
-    init(path: String, readingFrom source: String? = nil, goodCopy: String? = nil, displayZone: Zone,
-         limits: ScheduleLimits) {
+    /// Parses the bytes of the file at `path`. Never throws: what goes wrong becomes a problem.
+    init(path: String, bytes: [UInt8], displayZone: Zone) {
         self.path = path
         ICalActor.ensureConfigured()
-        switch readFile(source ?? path, limit: limits.maximumFileBytes) {
-        case .failure(let message):
-            report(.error, nil, message.message)
-        case .success(let bytes):
-            parse(SourceText(bytes: bytes), displayZone: displayZone)
-            if let goodCopy, !hasErrors { saveCopy(bytes, to: goodCopy) }
-        }
+        parse(SourceText(bytes: bytes), displayZone: displayZone)
         problems.sort { ($0.line ?? 0) < ($1.line ?? 0) }
-    }
-
-    /// Writes a last good copy atomically (temporary file, then rename); a failure is a warning.
-    private func saveCopy(_ bytes: [UInt8], to destination: String) {
-        let temporary = destination + ".partial"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
-        var written = descriptor >= 0
-        if written {
-            written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count
-            close(descriptor)
-        }
-        guard written, rename(temporary, destination) == 0 else {
-            unlink(temporary)
-            report(.warning, nil, "cannot keep a last good copy in \(destination): \(String(cString: strerror(errno)))")
-            return
-        }
     }
 
     private func report(_ severity: FeedProblem.Severity, _ line: Int?, _ message: String) {
@@ -329,11 +311,12 @@ public struct ScheduleLimits: Sendable, Hashable {
     // MARK: - libical's own complaints
 
     private func reportLibicalErrors(in component: OpaquePointer, source: SourceText, componentLine: Int?) {
-        for property in properties(of: component) where icalproperty_isa(property) == ICAL_XLICERROR_PROPERTY {
-            reportLibicalError(property, source: source, componentLine: componentLine)
-        }
-        for child in children(of: component, ICAL_ANY_COMPONENT) {
-            reportLibicalErrors(in: child, source: source, componentLine: componentLine)
+        var pending = [component]
+        while let next = pending.popLast() {
+            for property in properties(of: next) where icalproperty_isa(property) == ICAL_XLICERROR_PROPERTY {
+                reportLibicalError(property, source: source, componentLine: componentLine)
+            }
+            pending += children(of: next, ICAL_ANY_COMPONENT).reversed()
         }
     }
 

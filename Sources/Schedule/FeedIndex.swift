@@ -4,7 +4,7 @@
 /// override with the highest SEQUENCE.
 @ICalActor final class FeedIndex {
     let file: CalendarFile
-    private(set) var statics: [Activation] = []
+    private(set) var statics: [EventActivation] = []
     private(set) var series: [Series] = []
     private let context: ExpansionContext
 
@@ -13,6 +13,82 @@
         self.context = context
         for calendar in file.calendars {
             index(calendar.records, floating: calendar.floatingZone)
+        }
+    }
+
+    /// The file's activations from the start of `focus` on, over `windows` expansion windows or
+    /// until `budget` activations are reached, whichever comes first.
+    func expansion(from focus: Int64, windows: Int, budget: Int) -> FeedExpansion {
+        var result = FeedExpansion(problems: file.problems, eventCount: file.eventCount)
+        guard windows > 0 else { return result }
+        var until = focus + Int64(windows) * ScheduleIndex.windowSeconds
+        var found = statics.filter { $0.start < until && ($0.end > focus || $0.start >= focus) }
+        var windowStart = focus
+        while windowStart < until, found.count < budget {
+            let window = windowStart..<min(until, windowStart + ScheduleIndex.windowSeconds)
+            for series in series {
+                series.expand(window, into: &found, budget: budget)
+                if let cut = series.cut { until = min(until, cut) }
+            }
+            windowStart = window.upperBound
+        }
+        if found.count > budget {
+            found.sort { $0.start < $1.start }
+            until = min(until, found[budget].start)
+        }
+        result.isCut = until < focus + Int64(windows) * ScheduleIndex.windowSeconds
+        if until <= focus {
+            // More than the budget starts at once: keep a part rather than nothing.
+            until = focus + 3_600
+            found = Array(found.sorted { $0.start < $1.start }.prefix(budget))
+        }
+        if result.isCut {
+            result.problems.append(FeedProblem(
+                severity: .warning, path: file.path, line: nil,
+                message: "more than \(budget) messages from here on; those after \(Instant(secondsSinceEpoch: until)) are computed when "
+                    + "their time comes"))
+        }
+        result.coverage = focus..<until
+        var templateIndex: [TemplateKey: Int] = [:]
+        var seen: Set<ActivationKey> = []
+        for activation in found where activation.start < until {
+            let key = TemplateKey(record: ObjectIdentifier(activation.record), alarmText: activation.alarmText)
+            let template = templateIndex[key] ?? {
+                let record = activation.record
+                result.templates.append(MessageTemplate(
+                    text: activation.alarmText ?? record.text, uid: record.uid, priority: record.priority,
+                    color: record.color, effect: record.effect))
+                templateIndex[key] = result.templates.count - 1
+                return result.templates.count - 1
+            }()
+            let plain = Activation(
+                start: activation.start, end: activation.end, kind: activation.kind, template: template,
+                occurrenceStart: activation.occurrenceStart, occurrenceEnd: activation.occurrenceEnd,
+                age: activation.age)
+            if seen.insert(ActivationKey(plain)).inserted { result.activations.append(plain) }
+        }
+        result.activations.sort { $0.start < $1.start }
+        result.problems += warnings
+        return result
+    }
+
+    private struct TemplateKey: Hashable {
+        var record: ObjectIdentifier
+        var alarmText: String?
+    }
+
+    /// An activation met in two windows is kept once.
+    private struct ActivationKey: Hashable {
+        var start, end, occurrenceStart: Int64
+        var template: Int
+        var kind: Message.Kind
+
+        init(_ activation: Activation) {
+            start = activation.start
+            end = activation.end
+            occurrenceStart = activation.occurrenceStart
+            template = activation.template
+            kind = activation.kind
         }
     }
 
@@ -96,115 +172,4 @@
             age: start.wall.date.year - firstYear, source: file.path, floating: floating, isFirst: true,
             context: context, into: &statics)
     }
-}
-
-/// Activations of all feeds in effect, grouped in fixed windows of the time line that are
-/// built on first use, so a query scans one window instead of expanding every series.
-@ICalActor final class ScheduleIndex {
-    static let windowDays = 28
-    static let windowSeconds = Int64(windowDays) * 86_400
-    /// `nextChange` looks this many windows ahead (a yearly event recurs within it).
-    static let horizonWindows = 15
-    private static let cachedWindows = 64
-
-    /// The activations overlapping one window: short ones sorted by start, so a query
-    /// looks only at those that started within `shortLimit` before it; long ones scanned.
-    private struct Window {
-        var short: [Activation]
-        var long: [Activation]
-        var boundaries: [Int64]
-    }
-
-    private static let shortLimit: Int64 = 2 * 86_400
-
-    private let feeds: [FeedIndex]
-    private var windows: [Int64: Window] = [:]
-
-    init(feeds: [FeedIndex]) {
-        self.feeds = feeds
-    }
-
-    func activations(at instant: Int64) -> [Activation] {
-        let window = window(containing: instant)
-        var result = window.long.filter { $0.isActive(at: instant) }
-        var index = firstIndex(in: window.short, startingAfter: instant - Self.shortLimit - 1)
-        while index < window.short.count, window.short[index].start <= instant {
-            if window.short[index].isActive(at: instant) { result.append(window.short[index]) }
-            index += 1
-        }
-        return result
-    }
-
-    private func firstIndex(in activations: [Activation], startingAfter instant: Int64) -> Int {
-        var low = 0
-        var high = activations.count
-        while low < high {
-            let middle = (low + high) / 2
-            if activations[middle].start <= instant { low = middle + 1 } else { high = middle }
-        }
-        return low
-    }
-
-    /// The first instant after `instant` at which an activation starts or ends.
-    func nextBoundary(after instant: Int64) -> Int64? {
-        for step in 0...Self.horizonWindows {
-            let probe = instant + Int64(step) * Self.windowSeconds
-            let boundaries = window(containing: probe).boundaries
-            var low = 0
-            var high = boundaries.count
-            while low < high {
-                let middle = (low + high) / 2
-                if boundaries[middle] <= instant { low = middle + 1 } else { high = middle }
-            }
-            if low < boundaries.count { return boundaries[low] }
-        }
-        return nil
-    }
-
-    private func window(containing instant: Int64) -> Window {
-        let number = floorDivide(instant, Self.windowSeconds)
-        if let cached = windows[number] { return cached }
-        let range = number * Self.windowSeconds..<(number + 1) * Self.windowSeconds
-        var activations: [Activation] = []
-        for feed in feeds {
-            for activation in feed.statics
-            where activation.start < range.upperBound
-                && (activation.end > range.lowerBound || activation.start >= range.lowerBound)
-            {
-                activations.append(activation)
-            }
-            for series in feed.series {
-                series.expand(range, into: &activations)
-            }
-        }
-        var boundaries: [Int64] = []
-        boundaries.reserveCapacity(activations.count * 2)
-        for activation in activations {
-            if range.contains(activation.start) { boundaries.append(activation.start) }
-            if range.contains(activation.end) { boundaries.append(activation.end) }
-        }
-        boundaries.sort()
-        var unique: [Int64] = []
-        unique.reserveCapacity(boundaries.count)
-        for boundary in boundaries where boundary != unique.last { unique.append(boundary) }
-        var short: [Activation] = []
-        var long: [Activation] = []
-        for activation in activations {
-            if activation.end - activation.start <= Self.shortLimit {
-                short.append(activation)
-            } else {
-                long.append(activation)
-            }
-        }
-        short.sort { $0.start < $1.start }
-        let window = Window(short: short, long: long, boundaries: unique)
-        if windows.count >= Self.cachedWindows { windows.removeAll(keepingCapacity: true) }
-        windows[number] = window
-        return window
-    }
-}
-
-func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
-    let quotient = value / divisor
-    return (value % divisor != 0 && (value < 0) != (divisor < 0)) ? quotient - 1 : quotient
 }

@@ -20,79 +20,129 @@
 
     /// The zone the display shows times in; floating times and all-day dates are read in it.
     public private(set) var displayZoneName: String
-    private var context: ExpansionContext
+    private var displayZone: Zone
+    private let defaultDuration: Int64
+    private let limits: ScheduleLimits
+    private let reader: FeedReader
     /// Where last good copies of the feed files are kept, so they survive a restart.
     private let lastGoodDirectory: String?
     private var sources: [String] = []
     private var statuses: [FeedStatus] = []
-    /// Per file path: the version in effect, and whether it parsed without errors.
-    private var inEffect: [String: (feed: FeedIndex, isGood: Bool)] = [:]
+    /// Per file path: the version in effect.
+    private var inEffect: [String: FeedInEffect] = [:]
+    /// The files in effect, in the order of `statuses`.
+    private var order: [String] = []
     private var index = ScheduleIndex(feeds: [])
+    /// Where expansions start; nil until a load or a query names an instant.
+    private var focus: Int64?
+
+    /// A file's version in effect: its bytes (to expand again for later times) and what they gave.
+    private struct FeedInEffect {
+        var bytes: [UInt8]
+        var expansion: FeedExpansion
+        var isGood: Bool
+        /// False once the reader gave up on these bytes (a hang or crash): they are not
+        /// expanded again until the file is reloaded.
+        var isExpandable = true
+    }
+
+    /// How many windows an expansion covers: twice the look-ahead, so it lasts a while.
+    private static let coveredWindows = 2 * ScheduleIndex.horizonWindows
 
     /// - Parameters:
     ///   - displayZone: an IANA zone name, `UTC`, or a Windows zone name.
     ///   - defaultEventDuration: how long a timed event without DTEND or DURATION lasts.
+    ///   - reader: where libical runs (`.helper` in the daemon and the CLI).
     ///   - lastGoodDirectory: a folder of its own where the last good version of every feed file
     ///     is kept, so a file that breaks while marquee is not running still shows its old version.
     public init(
         displayZone: String, defaultEventDuration: Int64 = 3600, limits: ScheduleLimits = .init(),
-        lastGoodDirectory: String? = nil
+        reader: FeedReader = .inProcess, lastGoodDirectory: String? = nil
     ) throws {
         ICalActor.ensureConfigured()
         guard let zone = SystemZones.zone(named: displayZone) else {
             throw ConfigurationError.unknownTimeZone(displayZone)
         }
         displayZoneName = displayZone
-        context = ExpansionContext(displayZone: zone, defaultDuration: defaultEventDuration, limits: limits)
+        self.displayZone = zone
+        defaultDuration = defaultEventDuration
+        self.limits = limits
+        self.reader = reader
         self.lastGoodDirectory = lastGoodDirectory
     }
 
     /// Loads (or reloads) feed files and folders: a folder contributes its `*.ics` files
     /// (hidden ones, such as editors' temporary files, are skipped). Returns each file's state.
-    @discardableResult public func load(_ paths: [String]) -> [FeedStatus] {
+    /// - Parameter around: where the first queries will be (saves expanding twice).
+    @discardableResult public func load(_ paths: [String], around instant: Instant? = nil) -> [FeedStatus] {
+        if let instant { focus = instant.secondsSinceEpoch }
         sources = paths
-        var seen: Set<String> = []
         var statuses: [FeedStatus] = []
-        var feeds: [FeedIndex] = []
+        var files: [String] = []
         for path in paths {
-            let files: [String]
             switch feedFiles(in: path) {
             case .failure(let problem):
                 statuses.append(FeedStatus(path: path, state: .failed(keptLastGood: false), problems: [problem],
                                            eventCount: 0))
-                continue
             case .success(let found):
-                files = found
-            }
-            for file in files where seen.insert(file).inserted {
-                let copy = lastGoodDirectory.map { $0 + "/" + escapedFileName(file) }
-                let parsed = CalendarFile(path: file, goodCopy: copy, displayZone: context.displayZone,
-                                          limits: context.limits)
-                let state: FeedStatus.State
-                if !parsed.hasErrors {
-                    inEffect[file] = (FeedIndex(file: parsed, context: context), true)
-                    state = .loaded
-                } else if let previous = inEffect[file], previous.isGood {
-                    state = .failed(keptLastGood: true)
-                } else if let saved = copy.map({
-                    CalendarFile(path: file, readingFrom: $0, displayZone: context.displayZone, limits: context.limits)
-                }), !saved.hasErrors {
-                    inEffect[file] = (FeedIndex(file: saved, context: context), true)
-                    state = .failed(keptLastGood: true)
-                } else {
-                    inEffect[file] = (FeedIndex(file: parsed, context: context), false)
-                    state = .failed(keptLastGood: false)
-                }
-                let feed = inEffect[file]!.feed
-                feeds.append(feed)
-                statuses.append(FeedStatus(path: file, state: state, problems: parsed.problems,
-                                           eventCount: feed.file.eventCount))
+                files += found.filter { !files.contains($0) }
             }
         }
+        var contents: [String: Result<[UInt8], FileReadError>] = [:]
+        for file in files { contents[file] = readFile(file, limit: limits.maximumFileBytes) }
+        let readable = files.compactMap { file in (try? contents[file]?.get()).map { (file, $0) } }
+        let attempts = expand(readable)
+        var attemptByFile: [String: FeedExpansion] = [:]
+        for ((file, _), attempt) in zip(readable, attempts) { attemptByFile[file] = attempt }
+        var needCopies: [(String, [UInt8])] = []
+        for file in files where (attemptByFile[file]?.hasErrors ?? true) && !(inEffect[file]?.isGood ?? false) {
+            if let copy = lastGoodCopy(of: file), case .success(let bytes) = readFile(copy, limit: limits.maximumFileBytes) {
+                needCopies.append((file, bytes))
+            }
+        }
+        var copyByFile: [String: FeedInEffect] = [:]
+        for ((file, bytes), expansion) in zip(needCopies, expand(needCopies)) where !expansion.hasErrors {
+            copyByFile[file] = FeedInEffect(bytes: bytes, expansion: expansion, isGood: true)
+        }
+        for file in files {
+            let problems: [FeedProblem]
+            let state: FeedStatus.State
+            switch contents[file] {
+            case .success(let bytes)?:
+                let attempt = attemptByFile[file] ?? FeedExpansion()
+                problems = attempt.problems
+                if !attempt.hasErrors {
+                    inEffect[file] = FeedInEffect(bytes: bytes, expansion: attempt, isGood: true)
+                    if let copy = lastGoodCopy(of: file), let problem = saveCopy(bytes, of: file, to: copy) {
+                        inEffect[file]?.expansion.problems.append(problem)
+                    }
+                    state = .loaded
+                } else if inEffect[file]?.isGood == true {
+                    state = .failed(keptLastGood: true)
+                } else if let saved = copyByFile[file] {
+                    inEffect[file] = saved
+                    state = .failed(keptLastGood: true)
+                } else {
+                    inEffect[file] = FeedInEffect(bytes: bytes, expansion: attempt, isGood: false,
+                                                  isExpandable: !attempt.readerGaveUp)
+                    state = .failed(keptLastGood: false)
+                }
+            case .failure(let error)?:
+                problems = [FeedProblem(severity: .error, path: file, line: nil, message: error.message)]
+                if inEffect[file]?.isGood != true { inEffect[file] = copyByFile[file] }
+                state = .failed(keptLastGood: inEffect[file] != nil)
+            case nil:
+                continue
+            }
+            statuses.append(FeedStatus(path: file, state: state, problems: problems,
+                                       eventCount: inEffect[file]?.expansion.eventCount ?? 0))
+        }
+        let seen = Set(files)
         inEffect = inEffect.filter { seen.contains($0.key) }
+        order = files.filter { inEffect[$0] != nil }
         if let lastGoodDirectory { forgetCopies(in: lastGoodDirectory, keeping: seen) }
         self.statuses = statuses
-        index = ScheduleIndex(feeds: feeds)
+        rebuildIndex()
         return statuses
     }
 
@@ -101,7 +151,7 @@
     public func setDisplayZone(_ name: String) throws {
         guard let zone = SystemZones.zone(named: name) else { throw ConfigurationError.unknownTimeZone(name) }
         displayZoneName = name
-        context = ExpansionContext(displayZone: zone, defaultDuration: context.defaultDuration, limits: context.limits)
+        displayZone = zone
         inEffect = [:]
         reload()
     }
@@ -115,13 +165,61 @@
     public var feeds: [FeedStatus] {
         statuses.map { status in
             var status = status
-            if let feed = inEffect[status.path]?.feed { status.problems += feed.warnings }
+            if status.state == .loaded, let expansion = inEffect[status.path]?.expansion {
+                status.problems = expansion.problems
+            }
             return status
         }
     }
 
+    /// The last good copy's path for a feed file, if copies are kept.
+    private func lastGoodCopy(of file: String) -> String? {
+        lastGoodDirectory.map { $0 + "/" + escapedFileName(file) }
+    }
+
+    /// Expansions of files' bytes from the focus on (only parsed while there is no focus),
+    /// each file with its share of the activation budget.
+    private func expand(_ files: [(String, [UInt8])]) -> [FeedExpansion] {
+        guard !files.isEmpty else { return [] }
+        let requests = files.map { file, bytes in
+            ExpansionRequest(
+                path: file, displayZone: displayZoneName, defaultDuration: defaultDuration, limits: limits,
+                focus: focus ?? 0, windows: focus == nil ? 0 : Self.coveredWindows,
+                budget: min(limits.maximumActivationsPerFile, limits.maximumActivations / max(1, inEffect.count, files.count)),
+                bytes: bytes)
+        }
+        return reader.expand(requests, limits: limits)
+    }
+
+    /// Expands again, from `instant` on, every file whose expansion does not reach from
+    /// `instant` to `through`; an expansion cut short by its budget only needs `instant`.
+    private func cover(_ instant: Int64, through: Int64) {
+        let stale = order.filter { file in
+            guard let feed = inEffect[file], feed.isExpandable else { return false }
+            let coverage = feed.expansion.coverage
+            return !coverage.contains(instant) || (!feed.expansion.isCut && coverage.upperBound < through)
+        }
+        guard !stale.isEmpty else { return }
+        focus = instant
+        let results = expand(stale.map { ($0, inEffect[$0]!.bytes) })
+        for (file, expansion) in zip(stale, results) {
+            if expansion.readerGaveUp {
+                inEffect[file]!.isExpandable = false
+                inEffect[file]!.expansion.problems += expansion.problems
+            } else {
+                inEffect[file]!.expansion = expansion
+            }
+        }
+        rebuildIndex()
+    }
+
+    private func rebuildIndex() {
+        index = ScheduleIndex(feeds: order.map { inEffect[$0]!.expansion })
+    }
+
     /// The messages active at `instant`, in display order, each text once.
     public func messages(at instant: Instant) -> [Message] {
+        cover(instant.secondsSinceEpoch, through: instant.secondsSinceEpoch)
         var messages = index.activations(at: instant.secondsSinceEpoch).map(message(for:))
         messages.sort(by: Message.displayOrder)
         var seen: Set<String> = []
@@ -131,18 +229,27 @@
     /// The first instant after `instant` at which a message starts or ends, or nil if none
     /// does within about a year and two months.
     public func nextChange(after instant: Instant) -> Instant? {
-        index.nextBoundary(after: instant.secondsSinceEpoch).map(Instant.init(secondsSinceEpoch:))
+        let seconds = instant.secondsSinceEpoch
+        cover(seconds, through: seconds + Int64(ScheduleIndex.horizonWindows + 1) * ScheduleIndex.windowSeconds)
+        // Where a file's expansion was cut, what follows is computed then.
+        let cuts = order.compactMap { file -> Int64? in
+            guard let expansion = inEffect[file]?.expansion, expansion.isCut,
+                expansion.coverage.upperBound > seconds else { return nil }
+            return expansion.coverage.upperBound
+        }
+        let next = [index.nextBoundary(after: seconds), cuts.min()].compactMap { $0 }.min()
+        return next.map(Instant.init(secondsSinceEpoch:))
     }
 
     /// The messages already active at `from`, then every start and end of a message text up
     /// to `to` (at most `limit` changes).
     public func agenda(from: Instant, to: Instant, limit: Int = 10_000) -> [AgendaEntry] {
         var active = messages(at: from)
-        var entries = active.map { AgendaEntry(at: context.displayZone.zoned(from.secondsSinceEpoch), change: .active, message: $0) }
+        var entries = active.map { AgendaEntry(at: displayZone.zoned(from.secondsSinceEpoch), change: .active, message: $0) }
         var now = from
         while entries.count < limit, let next = nextChange(after: now), next < to {
             let current = messages(at: next)
-            let at = context.displayZone.zoned(next.secondsSinceEpoch)
+            let at = displayZone.zoned(next.secondsSinceEpoch)
             let before = Set(active.map(\.text))
             let after = Set(current.map(\.text))
             for message in active where !after.contains(message.text) {
@@ -159,19 +266,20 @@
 
     /// An instant with the display zone's UTC offset at that instant.
     public func zoned(_ instant: Instant) -> ZonedTime {
-        context.displayZone.zoned(instant.secondsSinceEpoch)
+        displayZone.zoned(instant.secondsSinceEpoch)
     }
 
     /// The instant a wall-clock reading in the display zone stands for (RFC 5545 §3.3.5).
     public func instant(ofLocal wall: CivilDateTime) -> Instant {
-        Instant(secondsSinceEpoch: context.displayZone.instant(of: wall))
+        Instant(secondsSinceEpoch: displayZone.instant(of: wall))
     }
 
-    private func message(for activation: Activation) -> Message {
-        let record = activation.record
-        let zone = context.displayZone
-        let template = activation.alarmText ?? record.text
-        let text = fillPlaceholders(template) { name in
+    private func message(for entry: ScheduleIndex.Entry) -> Message {
+        let activation = entry.activation
+        let source = order[entry.feed]
+        let template = inEffect[source]!.expansion.templates[activation.template]
+        let zone = displayZone
+        let text = fillPlaceholders(template.text) { name in
             switch name {
             case "age": String(activation.age)
             case "start": zone.zoned(activation.occurrenceStart).wallClock.clock()
@@ -182,8 +290,8 @@
         }
         return Message(
             text: text, start: zone.zoned(activation.start), end: zone.zoned(activation.end),
-            source: activation.source, uid: record.uid, kind: activation.kind, priority: record.priority,
-            color: record.color, effect: record.effect)
+            source: source, uid: template.uid, kind: activation.kind, priority: template.priority,
+            color: template.color, effect: template.effect)
     }
 }
 
@@ -204,6 +312,24 @@ public struct AgendaEntry: Hashable, Sendable {
 /// A feed file's path as one file name (for its last good copy): `%` and `/` escaped.
 func escapedFileName(_ path: String) -> String {
     path.replacing("%", with: "%25").replacing("/", with: "%2F") + ".last-good"
+}
+
+/// Writes a last good copy atomically (temporary file, then rename); a failure is a warning.
+func saveCopy(_ bytes: [UInt8], of file: String, to destination: String) -> FeedProblem? {
+    let temporary = destination + ".partial"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
+    var written = descriptor >= 0
+    if written {
+        written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count
+        close(descriptor)
+    }
+    guard written, rename(temporary, destination) == 0 else {
+        let reason = String(cString: strerror(errno))
+        unlink(temporary)
+        return FeedProblem(severity: .warning, path: file, line: nil,
+                           message: "cannot keep a last good copy in \(destination): \(reason)")
+    }
+    return nil
 }
 
 /// Removes the last good copies of files that are no longer feeds (deleted from the folder).

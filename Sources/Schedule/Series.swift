@@ -1,7 +1,7 @@
 import CLibical
 
 /// An interval during which one message is active, with what the message needs to be built.
-@ICalActor struct Activation {
+@ICalActor struct EventActivation {
     var start: Int64
     var end: Int64
     var kind: Message.Kind
@@ -96,13 +96,13 @@ enum OccurrenceLength {
 /// Turns an occurrence into its activations: the event itself and its display alarms.
 @ICalActor func appendActivations(
     of occurrence: Occurrence, age: Int, source: String, floating: Zone, isFirst: Bool,
-    context: ExpansionContext, into result: inout [Activation]
+    context: ExpansionContext, into result: inout [EventActivation]
 ) {
     let record = occurrence.record
     let start = occurrence.start
     let end = max(start, occurrence.end)
-    func activation(_ kind: Message.Kind, _ from: Int64, _ to: Int64, _ text: String?) -> Activation {
-        Activation(
+    func activation(_ kind: Message.Kind, _ from: Int64, _ to: Int64, _ text: String?) -> EventActivation {
+        EventActivation(
             start: from, end: to, kind: kind, record: record, alarmText: text, occurrenceStart: start,
             occurrenceEnd: end, age: age, source: source)
     }
@@ -147,6 +147,9 @@ enum OccurrenceLength {
     private var quiet: Range<Int64>?
     /// The last expansion hit a limit, so what it saw is not the whole truth.
     private var truncated = false
+    /// Where the last expansion stopped keeping occurrences (a limit or the budget): what
+    /// starts from here on is unknown.
+    private(set) var cut: Int64?
     /// The instances of COUNT rules, by rule index.
     private var countedInstances: [Int: [CivilDateTime]] = [:]
     private(set) var warnings: [String] = []
@@ -227,10 +230,12 @@ enum OccurrenceLength {
         isDate ? context.displayZone.startOfDay(wall.date) : zone.instant(of: wall)
     }
 
-    /// Appends the activations of every occurrence that overlaps `window`.
-    func expand(_ window: Range<Int64>, into result: inout [Activation]) {
+    /// Appends the activations of every occurrence that overlaps `window`, while `result`
+    /// holds fewer than `budget`; `cut` says where it stopped short.
+    func expand(_ window: Range<Int64>, into result: inout [EventActivation], budget: Int) {
         let from = window.lowerBound - lookBack
         let to = window.upperBound + lookAhead
+        cut = nil
         if let quiet, quiet.lowerBound <= from, to <= quiet.upperBound { return }
         var starts: [(wall: CivilDateTime, start: Int64, end: Int64?)] = []
         var nextBeyond = Int64.max
@@ -265,6 +270,10 @@ enum OccurrenceLength {
         var previous: Int64?
         for candidate in starts where candidate.start != previous {
             previous = candidate.start
+            if result.count >= budget {
+                cut = min(cut ?? .max, candidate.start)
+                break
+            }
             if excludedStarts.contains(candidate.start) { continue }
             if !excludedDates.isEmpty, excludedDates.contains(isDate ? candidate.wall.date : zone.wallClock(at: candidate.start).date) {
                 continue
@@ -278,7 +287,7 @@ enum OccurrenceLength {
                 occurrence.wall = zone.wallClock(at: occurrence.start)
                 occurrence.end = end(of: occurrence.wall, start: occurrence.start, length: change.length)
             }
-            var activations: [Activation] = []
+            var activations: [EventActivation] = []
             appendActivations(
                 of: occurrence, age: candidate.wall.date.year - firstWall.date.year, source: source,
                 floating: floating, isFirst: candidate.start == firstStart, context: context, into: &activations)
@@ -332,8 +341,9 @@ enum OccurrenceLength {
                 kept += 1
                 if kept > context.limits.maximumOccurrencesPerWindow {
                     truncated = true
+                    cut = min(cut ?? .max, start)
                     warnOnce("its RRULE yields more than \(context.limits.maximumOccurrencesPerWindow) occurrences "
-                        + "in \(ScheduleIndex.windowDays) days; only the first are shown")
+                        + "in \(ScheduleIndex.windowDays) days; later ones are computed when their time comes")
                     break
                 }
             }

@@ -33,8 +33,8 @@ struct AgendaCommand: AsyncParsableCommand {
     }
 
     @ICalActor private func show() throws {
-        let schedule = try feedOptions.loadSchedule(configuration: try feedOptions.configurationFile())
-        let start = try from.map { schedule.instant(of: try parseTime($0, option: "--from")) } ?? now()
+        let (schedule, start) = try feedOptions.loadSchedule(
+            configuration: try feedOptions.configurationFile(), at: from, option: "--from")
         let end = start + Int64(days) * 86_400
         let entries = schedule.agenda(from: start, to: end)
         if json {

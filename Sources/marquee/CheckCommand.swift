@@ -26,11 +26,12 @@ struct CheckCommand: AsyncParsableCommand {
     @ICalActor private func check() throws -> Bool {
         let schedule: Schedule
         do {
-            schedule = try Schedule(displayZone: timezone ?? SystemTimeZone.name(environment: environment()))
+            schedule = try Schedule(
+                displayZone: timezone ?? SystemTimeZone.name(environment: environment()), reader: feedReader)
         } catch {
             throw ValidationError("\(error)")
         }
-        schedule.load(paths)
+        schedule.load(paths, around: now())
         // Expanding the coming year surfaces recurrence problems (endless or huge rules).
         _ = schedule.agenda(from: now(), to: now() + 366 * 86_400, limit: 1_000)
         var usable = true

@@ -37,27 +37,33 @@ struct FeedOptions: ParsableArguments {
     /// The configuration file named, or the default one.
     var configurationPath: String { config ?? defaultConfiguration }
 
-    /// A schedule in the chosen zone with the feeds loaded; problems go to standard error.
+    /// A schedule in the chosen zone with the feeds loaded around the instant a TIME option
+    /// names (default: now); problems go to standard error.
     /// - Parameter configuration: what the configuration file says (the options win).
     @ICalActor func loadSchedule(
-        configuration: ConfigurationFile, reportProblems: Bool = true, lastGoodDirectory: String? = nil
-    ) throws -> Schedule {
+        configuration: ConfigurationFile, at time: String? = nil, option: String = "--at", reportProblems: Bool = true,
+        lastGoodDirectory: String? = nil
+    ) throws -> (Schedule, Instant) {
         let schedule: Schedule
         do {
             schedule = try Schedule(
                 displayZone: timezone ?? configuration.timezone ?? SystemTimeZone.name(environment: environment()),
                 defaultEventDuration: Int64(configuration.defaultEventMinutes ?? 60) * 60,
-                lastGoodDirectory: lastGoodDirectory)
+                reader: feedReader, lastGoodDirectory: lastGoodDirectory)
         } catch {
             throw ValidationError("\(error)")
         }
-        schedule.load([feeds ?? configuration.feeds ?? defaultFeeds])
+        let instant = try time.map { schedule.instant(of: try parseTime($0, option: option)) } ?? now()
+        schedule.load([feeds ?? configuration.feeds ?? defaultFeeds], around: instant)
         if reportProblems {
             for problem in schedule.feeds.flatMap(\.problems) { standardError("\(problem)") }
         }
-        return schedule
+        return (schedule, instant)
     }
 }
+
+/// libical runs in a helper: this binary's hidden `read-feed` command.
+let feedReader = FeedReader.helper(executable: "/proc/self/exe", arguments: ["read-feed"])
 
 /// Where feed files are unless told otherwise.
 let defaultFeeds = "/etc/marquee/feeds.d"

@@ -11,7 +11,7 @@ import ArgumentParser
         version: marqueeVersion,
         subcommands: [
             RunCommand.self, StatusCommand.self, PauseCommand.self, ResumeCommand.self, MessagesCommand.self,
-            AgendaCommand.self, CheckCommand.self, SnapshotCommand.self, ResetConsoleCommand.self,
+            AgendaCommand.self, CheckCommand.self, SnapshotCommand.self, ResetConsoleCommand.self, ReadFeedCommand.self,
         ])
 
     /// Runs the command; usage errors exit 2 (not ArgumentParser's 64), as the CLI contract says.

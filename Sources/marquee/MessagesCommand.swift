@@ -23,8 +23,7 @@ struct MessagesCommand: AsyncParsableCommand {
     }
 
     @ICalActor private func show() throws {
-        let schedule = try feedOptions.loadSchedule(configuration: try feedOptions.configurationFile())
-        let instant = try at.map { schedule.instant(of: try parseTime($0, option: "--at")) } ?? now()
+        let (schedule, instant) = try feedOptions.loadSchedule(configuration: try feedOptions.configurationFile(), at: at)
         let messages = schedule.messages(at: instant)
         if json {
             for message in messages { print(try jsonLine(message)) }

@@ -149,11 +149,11 @@ struct RunCommand: AsyncParsableCommand {
     /// The loaded schedule and, with `--at`, the display clock's start in nanoseconds.
     @ICalActor private func prepare(_ file: ConfigurationFile, log: EventLog) throws -> (Schedule, Nanoseconds?) {
         // Problems go to the journal under systemd, else to the terminal before the ticker takes it.
-        let schedule = try feedOptions.loadSchedule(
-            configuration: file, reportProblems: !log.isEnabled, lastGoodDirectory: stateDir ?? file.stateDirectory)
+        let (schedule, start) = try feedOptions.loadSchedule(
+            configuration: file, at: at, reportProblems: !log.isEnabled,
+            lastGoodDirectory: stateDir ?? file.stateDirectory)
         log.feeds(schedule.feeds)
-        let start = try at.map { schedule.instant(of: try parseTime($0, option: "--at")).secondsSinceEpoch * 1_000_000_000 }
-        return (schedule, start)
+        return (schedule, at == nil ? nil : start.secondsSinceEpoch * 1_000_000_000)
     }
 }
 

@@ -71,8 +71,7 @@ struct SnapshotCommand: AsyncParsableCommand {
         let (width, height) = screenSize!
         let framebuffer = Framebuffer(width: width, height: height)
         let screen = try FramebufferScreen(framebuffer: framebuffer, style: DisplayOptions.style(file))
-        let schedule = try feedOptions.loadSchedule(configuration: file)
-        let instant = try at.map { schedule.instant(of: try parseTime($0, option: "--at")) } ?? now()
+        let (schedule, instant) = try feedOptions.loadSchedule(configuration: file, at: at)
         let shown = instant.secondsSinceEpoch * 1_000_000_000
         let start = shown - Int64((running * 1e9).rounded())
         _ = try showSnapshot(of: schedule, settings: settings, on: screen, displayStartedAt: start, at: shown)

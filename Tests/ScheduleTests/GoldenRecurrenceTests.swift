@@ -27,8 +27,8 @@ import Testing
 
     @Test(arguments: cases)
     func reproduces(_ golden: Case) throws {
-        let folder = try feedFolder(["rule.ics": calendar(event("DTSTART:\(golden.dtstart)", "RRULE:\(golden.rrule)", "SUMMARY:x"))])
-        let file = CalendarFile(path: folder + "/rule.ics", displayZone: .utc, limits: ScheduleLimits())
+        let text = calendar(event("DTSTART:\(golden.dtstart)", "RRULE:\(golden.rrule)", "SUMMARY:x"))
+        let file = CalendarFile(path: "rule.ics", bytes: Array(text.utf8), displayZone: .utc)
         let record = try #require(file.calendars.first?.records.first)
         let rule = try #require(record.rules.first)
         let start = try #require(record.start)

@@ -142,8 +142,12 @@ import Testing
 
     @Test func fileThatDisappearsWhileBeingRead() throws {
         let folder = try feedFolder([:])
-        let file = CalendarFile(path: folder + "/gone.ics", displayZone: .utc, limits: ScheduleLimits())
-        #expect(file.problems.map(\.message) == ["cannot read the file: it does not exist (removed while being read?)"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = readFile(folder + "/gone.ics", limit: ScheduleLimits().maximumFileBytes)
+        #expect(throws: FileReadError.self) { try result.get() }
+        if case .failure(let error) = result {
+            #expect(error.message == "cannot read the file: it does not exist (removed while being read?)")
+        }
     }
 
     @Test func directoryAndSymlinkLoopInTheFolder() throws {

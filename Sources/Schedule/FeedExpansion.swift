@@ -1,0 +1,227 @@
+/// What one feed file contributes to the schedule over a stretch of time: its problems, and
+/// every activation that starts in `coverage` (or started before it and is still active at its
+/// start), as plain values. It is computed where libical runs (a helper process in the daemon
+/// and the CLI) and is all the schedule keeps of a file, so nothing libical built outlives it.
+struct FeedExpansion: Sendable {
+    var problems: [FeedProblem] = []
+    var eventCount = 0
+    var templates: [MessageTemplate] = []
+    /// Sorted by start.
+    var activations: [Activation] = []
+    /// Activations starting in this range are all known (what starts later is not computed).
+    var coverage: Range<Int64> = 0..<0
+    /// `coverage` ends early because the file had more activations than its budget.
+    var isCut = false
+    /// The reader was stopped or crashed on these bytes; only `problems` are known.
+    var readerGaveUp = false
+
+    var hasErrors: Bool { problems.contains { $0.severity == .error } }
+}
+
+/// What an activation shows: the message text (with its `{placeholders}`) and its looks.
+struct MessageTemplate: Sendable, Hashable {
+    var text: String
+    var uid: String
+    var priority: Int
+    var color: RGBColor?
+    var effect: Effect?
+}
+
+/// An interval during which one message is active, with what its placeholders need.
+struct Activation: Sendable {
+    var start: Int64
+    var end: Int64
+    var kind: Message.Kind
+    /// Index into the file's `templates`.
+    var template: Int
+    var occurrenceStart: Int64
+    var occurrenceEnd: Int64
+    /// Whole years since the series' first occurrence, for `{age}`.
+    var age: Int
+
+    /// A zero-length activation is active at its one instant.
+    func isActive(at instant: Int64) -> Bool {
+        (start <= instant && instant < end) || (start == end && start == instant)
+    }
+}
+
+/// The question put to the reader of one file: its bytes, and the stretch of time to expand.
+struct ExpansionRequest: Sendable {
+    /// The file's name in problems (the bytes may come from its last good copy).
+    var path: String
+    var displayZone: String
+    var defaultDuration: Int64
+    var limits: ScheduleLimits
+    /// Expansion starts at the window holding this instant.
+    var focus: Int64
+    /// How many windows to expand; 0 only parses.
+    var windows: Int
+    /// At most this many activations; the coverage ends where they run out.
+    var budget: Int
+    var bytes: [UInt8]
+}
+
+// MARK: - Between processes
+
+/// A flat little-endian encoding of requests and expansions for the pipe to and from the
+/// helper process. Reading is bounds-checked: a short or garbled message reads as nil.
+struct WireWriter {
+    private(set) var bytes: [UInt8] = []
+
+    mutating func integer(_ value: Int64) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func integer(_ value: Int) { integer(Int64(value)) }
+
+    mutating func string(_ value: String) { data(Array(value.utf8)) }
+
+    mutating func data(_ value: [UInt8]) {
+        integer(value.count)
+        bytes.append(contentsOf: value)
+    }
+}
+
+struct WireReader {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var isAtEnd: Bool { offset == bytes.count }
+
+    mutating func integer() -> Int64? {
+        guard bytes.count - offset >= 8 else { return nil }
+        var value: Int64 = 0
+        for index in (0..<8).reversed() { value = value << 8 | Int64(bytes[offset + index]) }
+        offset += 8
+        return value
+    }
+
+    mutating func count(atMost limit: Int) -> Int? {
+        guard let value = integer(), value >= 0, value <= limit else { return nil }
+        return Int(value)
+    }
+
+    mutating func data() -> [UInt8]? {
+        guard let count = count(atMost: bytes.count - offset) else { return nil }
+        defer { offset += count }
+        return Array(bytes[offset..<offset + count])
+    }
+
+    mutating func string() -> String? { data().map { String(decoding: $0, as: UTF8.self) } }
+}
+
+extension ExpansionRequest {
+    func encoded() -> [UInt8] {
+        var writer = WireWriter()
+        writer.string(path)
+        writer.string(displayZone)
+        writer.integer(defaultDuration)
+        writer.integer(limits.maximumFileBytes)
+        writer.integer(limits.maximumStepsPerSeries)
+        writer.integer(limits.maximumOccurrencesPerWindow)
+        writer.integer(limits.maximumReaderBytes)
+        writer.integer(Int64(limits.maximumSecondsPerFile * 1000))
+        writer.integer(focus)
+        writer.integer(windows)
+        writer.integer(budget)
+        writer.data(bytes)
+        return writer.bytes
+    }
+
+    init?(decoding bytes: [UInt8]) {
+        var reader = WireReader(bytes)
+        guard let path = reader.string(), let displayZone = reader.string(), let defaultDuration = reader.integer(),
+            let fileBytes = reader.count(atMost: Int(Int32.max)), let steps = reader.count(atMost: Int(Int32.max)),
+            let occurrences = reader.count(atMost: Int(Int32.max)), let readerBytes = reader.count(atMost: Int.max),
+            let milliseconds = reader.count(atMost: Int.max), let focus = reader.integer(),
+            let windows = reader.count(atMost: 1_000), let budget = reader.count(atMost: Int(Int32.max)),
+            let data = reader.data(), reader.isAtEnd
+        else { return nil }
+        var limits = ScheduleLimits()
+        limits.maximumFileBytes = fileBytes
+        limits.maximumStepsPerSeries = steps
+        limits.maximumOccurrencesPerWindow = occurrences
+        limits.maximumReaderBytes = readerBytes
+        limits.maximumSecondsPerFile = Double(milliseconds) / 1000
+        self.init(path: path, displayZone: displayZone, defaultDuration: defaultDuration, limits: limits,
+                  focus: focus, windows: windows, budget: budget, bytes: data)
+    }
+}
+
+extension FeedExpansion {
+    func encoded() -> [UInt8] {
+        var writer = WireWriter()
+        writer.integer(eventCount)
+        writer.integer(coverage.lowerBound)
+        writer.integer(coverage.upperBound)
+        writer.integer(isCut ? 1 : 0)
+        writer.integer(problems.count)
+        for problem in problems {
+            writer.integer(problem.severity == .error ? 1 : 0)
+            writer.integer(problem.line ?? -1)
+            writer.string(problem.path)
+            writer.string(problem.message)
+        }
+        writer.integer(templates.count)
+        for template in templates {
+            writer.string(template.text)
+            writer.string(template.uid)
+            writer.integer(template.priority)
+            writer.integer(template.color.map { Int64($0.red) << 16 | Int64($0.green) << 8 | Int64($0.blue) } ?? -1)
+            writer.string(template.effect?.rawValue ?? "")
+        }
+        writer.integer(activations.count)
+        for activation in activations {
+            writer.integer(activation.start)
+            writer.integer(activation.end)
+            writer.integer(activation.kind == .alarm ? 1 : 0)
+            writer.integer(activation.template)
+            writer.integer(activation.occurrenceStart)
+            writer.integer(activation.occurrenceEnd)
+            writer.integer(activation.age)
+        }
+        return writer.bytes
+    }
+
+    init?(decoding bytes: [UInt8]) {
+        var reader = WireReader(bytes)
+        let most = bytes.count / 8
+        guard let eventCount = reader.count(atMost: most), let from = reader.integer(), let until = reader.integer(),
+            from <= until, let cut = reader.integer(), let problemCount = reader.count(atMost: most)
+        else { return nil }
+        self.init(eventCount: eventCount, coverage: from..<until, isCut: cut != 0)
+        for _ in 0..<problemCount {
+            guard let severity = reader.integer(), let line = reader.integer(), let path = reader.string(),
+                let message = reader.string()
+            else { return nil }
+            problems.append(FeedProblem(severity: severity == 1 ? .error : .warning, path: path,
+                                        line: line < 0 ? nil : Int(line), message: message))
+        }
+        guard let templateCount = reader.count(atMost: most) else { return nil }
+        for _ in 0..<templateCount {
+            guard let text = reader.string(), let uid = reader.string(), let priority = reader.integer(),
+                let color = reader.integer(), let effect = reader.string()
+            else { return nil }
+            templates.append(MessageTemplate(
+                text: text, uid: uid, priority: Int(priority),
+                color: color < 0 ? nil : RGBColor(red: UInt8(truncatingIfNeeded: color >> 16),
+                                                  green: UInt8(truncatingIfNeeded: color >> 8),
+                                                  blue: UInt8(truncatingIfNeeded: color)),
+                effect: Effect(rawValue: effect)))
+        }
+        guard let activationCount = reader.count(atMost: most) else { return nil }
+        activations.reserveCapacity(activationCount)
+        for _ in 0..<activationCount {
+            guard let start = reader.integer(), let end = reader.integer(), let kind = reader.integer(),
+                let template = reader.count(atMost: templateCount - 1), let occurrenceStart = reader.integer(),
+                let occurrenceEnd = reader.integer(), let age = reader.integer()
+            else { return nil }
+            activations.append(Activation(
+                start: start, end: end, kind: kind == 1 ? .alarm : .event, template: template,
+                occurrenceStart: occurrenceStart, occurrenceEnd: occurrenceEnd, age: Int(age)))
+        }
+        guard reader.isAtEnd else { return nil }
+    }
+}

@@ -1,0 +1,240 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where libical reads feed files. libical has loops no step limit reaches, recursion a deep
+/// file overflows, and arithmetic that traps, so the daemon and the CLI run it in a helper
+/// process with a deadline and a memory limit: whatever a file makes libical do costs that
+/// file only, and the caller keeps its last good version.
+public enum FeedReader: Sendable {
+    /// In this process, on `ICalActor` (tests and benchmarks of the parsing itself).
+    case inProcess
+    /// `executable arguments…` answers one request on its standard input and output
+    /// (`serveFeedReading`); `marquee read-feed` does.
+    case helper(executable: String, arguments: [String])
+
+    /// The expansions of the requests, in their order.
+    @ICalActor func expand(_ requests: [ExpansionRequest], limits: ScheduleLimits) -> [FeedExpansion] {
+        switch self {
+        case .inProcess:
+            requests.map(expandInProcess)
+        case .helper(let executable, let arguments):
+            HelperRun.expand(requests, executable: executable, arguments: arguments, limits: limits)
+        }
+    }
+}
+
+/// Parses and expands one file here.
+@ICalActor func expandInProcess(_ request: ExpansionRequest) -> FeedExpansion {
+    guard let zone = SystemZones.zone(named: request.displayZone) else {
+        return FeedExpansion(problems: [FeedProblem(
+            severity: .error, path: request.path, line: nil, message: "unknown time zone \(request.displayZone)")])
+    }
+    let context = ExpansionContext(displayZone: zone, defaultDuration: request.defaultDuration, limits: request.limits)
+    let file = CalendarFile(path: request.path, bytes: request.bytes, displayZone: zone)
+    return FeedIndex(file: file, context: context).expansion(
+        from: request.focus, windows: request.windows, budget: request.budget)
+}
+
+/// The helper's side: reads one request from standard input, bounds its own memory and CPU
+/// time, and writes the expansion to standard output. Returns the exit status.
+public func serveFeedReading() async -> Int32 {
+    var input: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        if count < 0, errno == EINTR { continue }
+        if count <= 0 { break }
+        input.append(contentsOf: chunk[0..<count])
+    }
+    guard let request = ExpansionRequest(decoding: input) else { return 2 }
+    input = []
+    var memory = rlimit(rlim_cur: rlim_t(request.limits.maximumReaderBytes),
+                        rlim_max: rlim_t(request.limits.maximumReaderBytes))
+    setrlimit(__rlimit_resource_t(RLIMIT_DATA.rawValue), &memory)
+    // The parent kills a helper at its deadline; this ends one whose parent died first.
+    let seconds = rlim_t(request.limits.maximumSecondsPerFile.rounded(.up)) + 1
+    var cpu = rlimit(rlim_cur: seconds, rlim_max: seconds + 1)
+    setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
+    let output = await expandInProcess(request).encoded()
+    var offset = 0
+    while offset < output.count {
+        let written = output[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        if written < 0, errno == EINTR { continue }
+        if written <= 0 { return 1 }
+        offset += written
+    }
+    return 0
+}
+
+/// Helper processes for a batch of requests, a few at a time, each with its deadline.
+enum HelperRun {
+    private final class Child {
+        let index: Int
+        let pid: pid_t
+        let socket: Int32
+        let request: [UInt8]
+        var written = 0
+        var answer: [UInt8] = []
+        let deadline: Int64
+
+        init(index: Int, pid: pid_t, socket: Int32, request: [UInt8], deadline: Int64) {
+            self.index = index
+            self.pid = pid
+            self.socket = socket
+            self.request = request
+            self.deadline = deadline
+        }
+    }
+
+    /// Longer answers are refused (a budget's worth of activations is a few MB).
+    static let maximumAnswerBytes = 256 << 20
+
+    static func expand(
+        _ requests: [ExpansionRequest], executable: String, arguments: [String], limits: ScheduleLimits
+    ) -> [FeedExpansion] {
+        var results = [FeedExpansion?](repeating: nil, count: requests.count)
+        var pending = Array(requests.indices.reversed())
+        var running: [Child] = []
+        let parallel = max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let deadlineNanoseconds = Int64(limits.maximumSecondsPerFile * 1e9)
+        while !pending.isEmpty || !running.isEmpty {
+            while running.count < parallel, let index = pending.popLast() {
+                switch start(executable, arguments) {
+                case .success(let (pid, socket)):
+                    running.append(Child(index: index, pid: pid, socket: socket, request: requests[index].encoded(),
+                                         deadline: monotonicNanoseconds() + deadlineNanoseconds))
+                case .failure(let reason):
+                    results[index] = failure(requests[index], "cannot start marquee's feed reader: \(reason)")
+                }
+            }
+            var fds = running.map {
+                pollfd(fd: $0.socket, events: Int16(POLLIN) | ($0.written < $0.request.count ? Int16(POLLOUT) : 0),
+                       revents: 0)
+            }
+            let now = monotonicNanoseconds()
+            let wait = running.map(\.deadline).min().map { max(0, ($0 - now) / 1_000_000) } ?? 0
+            let ready = poll(&fds, nfds_t(fds.count), Int32(min(wait + 1, 1_000)))
+            if ready < 0, errno != EINTR { break }
+            var finished: [Int] = []
+            for (position, child) in running.enumerated() {
+                let events = fds[position].revents
+                if events & Int16(POLLOUT) != 0 { send(child) }
+                var outcome: FeedExpansion?
+                if events & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
+                    outcome = receive(child, request: requests[child.index])
+                }
+                if outcome == nil, monotonicNanoseconds() >= child.deadline {
+                    kill(child.pid, SIGKILL)
+                    _ = reap(child.pid)
+                    let seconds = limits.maximumSecondsPerFile
+                    outcome = failure(requests[child.index],
+                                      "reading the file took longer than \(formatSeconds(seconds)); stopped")
+                }
+                if let outcome {
+                    close(child.socket)
+                    results[child.index] = outcome
+                    finished.append(position)
+                }
+            }
+            for position in finished.reversed() { running.remove(at: position) }
+        }
+        for child in running {
+            kill(child.pid, SIGKILL)
+            _ = reap(child.pid)
+            close(child.socket)
+        }
+        return requests.indices.map { results[$0] ?? failure(requests[$0], "the feed reader was interrupted") }
+    }
+
+    private static func send(_ child: Child) {
+        let count = child.request[child.written...].withUnsafeBytes {
+            Glibc.send(child.socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        }
+        if count > 0 { child.written += count }
+        if child.written == child.request.count || (count < 0 && errno != EAGAIN && errno != EINTR) {
+            child.written = child.request.count
+            shutdown(child.socket, Int32(SHUT_WR))
+        }
+    }
+
+    /// Reads what is there; at the end of the answer, the expansion or why there is none.
+    private static func receive(_ child: Child, request: ExpansionRequest) -> FeedExpansion? {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(child.socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                child.answer.append(contentsOf: chunk[0..<count])
+                if child.answer.count > maximumAnswerBytes {
+                    kill(child.pid, SIGKILL)
+                    _ = reap(child.pid)
+                    return failure(request, "the file yields too many messages to hand over")
+                }
+                continue
+            }
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return nil }
+            break
+        }
+        let status = reap(child.pid)
+        if let expansion = FeedExpansion(decoding: child.answer), status == 0 { return expansion }
+        return failure(request, describe(status, memoryLimit: request.limits.maximumReaderBytes))
+    }
+
+    private static func describe(_ status: Int32, memoryLimit: Int) -> String {
+        let signal = status & 0x7F
+        if signal == 0 { return "marquee's feed reader failed on this file (exit status \(status >> 8 & 0xFF))" }
+        let name = strsignal(signal).map { String(cString: $0).lowercased() } ?? "signal \(signal)"
+        return "libical crashed on this file (\(name)); the file is too deeply nested, too large (the reader may "
+            + "use \(megabytes(memoryLimit))) or malformed in a way libical cannot survive"
+    }
+
+    /// Waits for the child and returns its raw wait status.
+    private static func reap(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        return status
+    }
+
+    private static func start(_ executable: String, _ arguments: [String]) -> Result<(pid_t, Int32), FileReadError> {
+        var sockets: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &sockets) == 0 else {
+            return .failure(FileReadError(errno: errno))
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, sockets[1], 0)
+        posix_spawn_file_actions_adddup2(&actions, sockets[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        // A crash is reported by the parent; the backtracer would only delay it.
+        let settings = ["SWIFT_BACKTRACE=enable=no", "PATH=/usr/bin:/bin"]
+        let environment: [UnsafeMutablePointer<CChar>?] = settings.map { strdup($0) } + [nil]
+        defer { environment.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, environment)
+        close(sockets[1])
+        guard result == 0 else {
+            close(sockets[0])
+            return .failure(FileReadError(errno: result))
+        }
+        return .success((pid, sockets[0]))
+    }
+
+    private static func failure(_ request: ExpansionRequest, _ message: String) -> FeedExpansion {
+        FeedExpansion(problems: [FeedProblem(severity: .error, path: request.path, line: nil, message: message)],
+                      readerGaveUp: true)
+    }
+
+    private static func monotonicNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+
+    private static func formatSeconds(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+    }
+}
