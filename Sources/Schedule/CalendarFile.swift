@@ -62,8 +62,16 @@ public struct ScheduleLimits: Sendable, Hashable {
             report(.error, 1, "not an iCalendar file: there is no BEGIN:VCALENDAR line")
             return
         }
+        if let line = source.tooDeepLine {
+            report(.error, line, "components are nested more than \(SourceText.maximumDepth) levels deep here; "
+                + "the file is not read")
+            return
+        }
         if let line = source.firstInvalidUTF8Line {
             report(.warning, line, "invalid UTF-8; the bad bytes are shown as \u{FFFD}")
+        }
+        for line in source.nulLines.prefix(3) {
+            report(.warning, line, "a NUL byte in the line; read as a space")
         }
         for problem in source.structureProblems {
             report(.error, problem.line, problem.message)
@@ -92,7 +100,20 @@ public struct ScheduleLimits: Sendable, Hashable {
             return
         }
         var eventIndex = 0
+        var timeZoneIndex = 0
         for vcalendar in vcalendars {
+            for timeZone in children(of: vcalendar, ICAL_VTIMEZONE_COMPONENT) {
+                let line = timeZoneIndex < source.timeZoneLines.count ? source.timeZoneLines[timeZoneIndex] : nil
+                timeZoneIndex += 1
+                if let frequency = subYearlyRule(in: timeZone) {
+                    let tzid = icalcomponent_get_first_property(timeZone, ICAL_TZID_PROPERTY)
+                        .flatMap { swiftString(icalproperty_get_tzid($0)) } ?? ""
+                    report(.warning, line, "VTIMEZONE \"\(tzid)\" changes its offset by a rule with FREQ=\(frequency) "
+                        + "(zones change at most yearly); the zone is not used")
+                    icalcomponent_remove_component(vcalendar, timeZone)
+                    icalcomponent_free(timeZone)
+                }
+            }
             let resolver = ZoneResolver(calendar: vcalendar, owner: self)
             var floatingZone = displayZone
             var calendarColor: RGBColor?
@@ -128,6 +149,20 @@ public struct ScheduleLimits: Sendable, Hashable {
             }
             calendars.append((records, floatingZone))
         }
+    }
+
+    /// The FREQ of a STANDARD or DAYLIGHT rule in `timeZone` that repeats more often than
+    /// yearly: libical expands such a zone from its DTSTART without end.
+    private func subYearlyRule(in timeZone: OpaquePointer) -> String? {
+        for observance in children(of: timeZone, ICAL_ANY_COMPONENT) {
+            for property in properties(of: observance) where icalproperty_isa(property) == ICAL_RRULE_PROPERTY {
+                let frequency = icalproperty_get_rrule(property).freq
+                if frequency != ICAL_YEARLY_RECURRENCE, frequency != ICAL_NO_RECURRENCE {
+                    return swiftString(icalrecur_freq_to_string(frequency)) ?? "?"
+                }
+            }
+        }
+        return nil
     }
 
     // MARK: - One VEVENT
@@ -297,6 +332,14 @@ public struct ScheduleLimits: Sendable, Hashable {
         if let duration = record.duration, duration.days < 0 || duration.seconds < 0 {
             report(.warning, propertyLine("DURATION"), "\(what) has a negative DURATION; ignored")
             record.duration = nil
+        }
+        record.rules = record.rules.compactMap { rule in
+            var rule = rule
+            guard let problem = RuleCheck.problem(with: &rule, startIsDate: start.isDate, start: start.wall) else {
+                return rule
+            }
+            report(.warning, propertyLine("RRULE"), "\(what): its RRULE \(problem); only DTSTART is used")
+            return nil
         }
         return record
     }

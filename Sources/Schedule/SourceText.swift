@@ -6,6 +6,8 @@ struct SourceText {
     private(set) var lineStarts: [Int] = []
     /// Line numbers of the `BEGIN:VEVENT` lines, in file order (libical keeps that order).
     private(set) var eventLines: [Int] = []
+    /// Line numbers of the `BEGIN:VTIMEZONE` lines, in file order.
+    private(set) var timeZoneLines: [Int] = []
     private(set) var structureProblems: [(line: Int, message: String)] = []
     private(set) var firstInvalidUTF8Line: Int?
     private(set) var calendarCount = 0
@@ -15,6 +17,13 @@ struct SourceText {
     private(set) var longLines: [Int] = []
     /// Components still open at the end of the file (it was cut off), outermost first.
     private(set) var unclosed: [(name: String, line: Int)] = []
+    /// Deeper nesting than this is refused before libical sees it: its parser and its
+    /// free recurse once per level, and 200,000 levels overflow the stack.
+    static let maximumDepth = 64
+    /// The first `BEGIN:` line deeper than `maximumDepth`.
+    private(set) var tooDeepLine: Int?
+    /// Lines holding a NUL byte, which would end libical's text early; it reads a space there.
+    private(set) var nulLines: [Int] = []
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
@@ -34,6 +43,9 @@ struct SourceText {
     /// complete events before the cut can still be read.
     func parserInput() -> [UInt8] {
         var text = foldedBytes()
+        if !nulLines.isEmpty {
+            for index in text.indices where text[index] == 0 { text[index] = 0x20 }
+        }
         if let calendar = unclosed.first {
             if unclosed.count > 1 {
                 text.removeSubrange(foldedOffset(ofLine: unclosed[1].line)...)
@@ -118,9 +130,12 @@ struct SourceText {
             let range = start..<end
             start = end + 1
             if range.count > Self.longLine { longLines.append(lineNumber) }
+            if bytes[range].contains(0) { nulLines.append(lineNumber) }
             if let name = componentName(range, keyword: "BEGIN:") {
+                if open.count == Self.maximumDepth, tooDeepLine == nil { tooDeepLine = lineNumber }
                 open.append((name, lineNumber))
                 if name == "VEVENT" { eventLines.append(lineNumber) }
+                if name == "VTIMEZONE" { timeZoneLines.append(lineNumber) }
                 if name == "VCALENDAR" { calendarCount += 1 }
             } else if let name = componentName(range, keyword: "END:") {
                 if let top = open.last, top.name == name {

@@ -32,6 +32,7 @@ import Testing
     @Test(arguments: [
         ("DURATION:PT1193047H", "DURATION"), ("DURATION:P613566757W", "DURATION"),
         ("DURATION:PT71582789M", "DURATION"), ("RDATE;VALUE=PERIOD:20260701T100000Z/PT1200000H", "RDATE"),
+        ("DURATION:P999999999999999999W", "DURATION"),
     ])
     func durationsBeyondAHundredYears(line: String, name: String) throws {
         let text = calendar(event("UID:long", "DTSTART:20260701T100000Z", "SUMMARY:Long", line))
@@ -112,6 +113,79 @@ import Testing
         #expect(schedule.nextChange(after: instant(Self.at)) != nil)
         let status = try #require(schedule.feeds.first { $0.path.hasSuffix("/endless.ics") })
         #expect(status.problems.contains { $0.message.contains(words) && $0.line == 4 })
+    }
+
+    /// Rules libical's iterator would loop on inside one call (until year 2582, or millions of
+    /// seconds per occurrence) are refused before it sees them; DTSTART still shows.
+    @Test(arguments: [
+        ("DTSTART:20260701T100000Z", "RRULE:FREQ=SECONDLY;BYSECOND=60", "second 60"),
+        ("DTSTART:20260701T100000Z", "RRULE:FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=30", "matches no date"),
+        ("DTSTART:20260701T100000Z", "RRULE:FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=-30", "matches no date"),
+        ("DTSTART:20260701T100000Z", "RRULE:FREQ=HOURLY;BYYEARDAY=60;BYMONTH=1", "matches no date"),
+        ("DTSTART;VALUE=DATE:20260701", "RRULE:FREQ=SECONDLY;BYSECOND=25", "all-day"),
+        ("DTSTART;VALUE=DATE:20260701", "RRULE:FREQ=DAILY;BYHOUR=9", "all-day"),
+        ("DTSTART:20260701T100000Z", "RRULE:FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=29", "1461 days apart"),
+        ("DTSTART:20260701T100000Z", "RRULE:FREQ=SECONDLY;BYMONTHDAY=13;BYDAY=FR", "427 days apart"),
+        ("DTSTART:20260701T100000Z", "RRULE:FREQ=MINUTELY;INTERVAL=2;BYMINUTE=3", "never reaches"),
+        ("DTSTART:20260701T100000Z", "RRULE:FREQ=HOURLY;BYWEEKNO=20", "BYWEEKNO"),
+    ])
+    func rulesLibicalCannotIterate(start: String, rule: String, words: String) throws {
+        let text = calendar(event("UID:r", start, "SUMMARY:Stuck", rule))
+        let (schedule, status) = try load("stuck.ics", Array(text.utf8))
+        #expect(status.state == .loaded)
+        #expect(status.problems.contains { $0.line == 8 && $0.message.contains(words) && $0.message.contains("only DTSTART") },
+                "\(status.problems)")
+        #expect(schedule.texts(at: Self.at).contains("Stuck"))
+        #expect(!schedule.texts(at: "2026-07-03T10:00:00Z").contains("Stuck"))
+    }
+
+    /// Sub-daily rules that libical iterates quickly are not touched by that check.
+    @Test(arguments: [
+        ("RRULE:FREQ=MINUTELY;INTERVAL=15;BYHOUR=9,10", "2026-07-02T09:15:00Z"),
+        ("RRULE:FREQ=SECONDLY;BYHOUR=12;BYMINUTE=0;BYSECOND=0,60", "2026-07-02T12:00:00Z"),
+        ("RRULE:FREQ=MINUTELY;BYMONTH=12;BYMONTHDAY=24;BYHOUR=18;BYMINUTE=0", "2026-12-24T18:00:00Z"),
+        ("RRULE:FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=FR", "2036-02-29T10:00:00Z"),
+    ])
+    func subDailyRulesLibicalIterates(rule: String, shownAt: String) throws {
+        let text = calendar(event("UID:s", "DTSTART:20260701T100000Z", "DURATION:PT1M", "SUMMARY:Often", rule))
+        let (schedule, status) = try load("often.ics", Array(text.utf8))
+        #expect(status.problems.isEmpty, "\(status.problems)")
+        #expect(schedule.texts(at: shownAt).contains("Often"))
+    }
+
+    /// A VTIMEZONE changing its offset every second makes libical's zone expansion grow
+    /// without bound: the zone is not used, and its events are read as floating times.
+    @Test func timeZoneWithASubYearlyRule() throws {
+        let zone = ["BEGIN:VTIMEZONE", "TZID:Restless", "BEGIN:STANDARD", "DTSTART:19700101T000000",
+                    "RRULE:FREQ=SECONDLY", "TZOFFSETFROM:+0100", "TZOFFSETTO:+0200", "END:STANDARD", "END:VTIMEZONE"]
+        let text = calendar(zone.joined(separator: "\r\n"),
+                            event("UID:z", "DTSTART;TZID=Restless:20260701T100000", "SUMMARY:Zoned"))
+        let (schedule, status) = try load("restless.ics", Array(text.utf8))
+        #expect(status.state == .loaded)
+        #expect(status.problems.contains { $0.line == 4 && $0.message.contains("FREQ=SECONDLY") }, "\(status.problems)")
+        #expect(schedule.texts(at: Self.at).contains("Zoned"))
+    }
+
+    /// 200,000 nested components overflowed libical's recursive parser: refused at the first
+    /// component too deep, before libical sees the file.
+    @Test func componentsNestedTooDeep() throws {
+        let depth = 200_000
+        let text = calendar(event("UID:deep", "DTSTART:20260701T100000Z", "SUMMARY:Deep",
+                                  String(repeating: "BEGIN:X-NEST\r\n", count: depth)
+                                      + String(repeating: "END:X-NEST\r\n", count: depth) + "X-AFTER:1"))
+        let (_, status) = try load("deep.ics", Array(text.utf8))
+        unusable(status, line: 70, "nested more than 64 levels deep")
+    }
+
+    /// A NUL byte would end libical's text there: it is read as a space, with a warning.
+    @Test func nulByte() throws {
+        let text = calendar(event("UID:n", "DTSTART:20260701T100000Z", "SUMMARY:Nul\u{0}here"),
+                            event("UID:m", "DTSTART:20260701T100000Z", "SUMMARY:After"))
+        let (schedule, status) = try load("nul.ics", Array(text.utf8))
+        #expect(status.state == .loaded)
+        #expect(status.problems.map(\.line) == [7])
+        #expect(status.problems.first?.message.contains("NUL byte") == true)
+        #expect(Set(schedule.texts(at: Self.at)).isSuperset(of: ["Nul here", "After"]))
     }
 
     @Test func untilBeforeStartLeavesOnlyDTSTART() throws {

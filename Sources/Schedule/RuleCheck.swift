@@ -1,0 +1,145 @@
+import CLibical
+
+/// Finds the RRULEs libical cannot iterate before it is asked to. Its iterator steps through
+/// every second, minute or hour of a sub-daily rule inside one `icalrecur_iterator_next`
+/// call, until year 2582 if nothing matches: a rule whose dates never come (30 February,
+/// second 60, an all-day event every second) or come only years apart would freeze the reader
+/// where no step limit reaches.
+enum RuleCheck {
+    /// The years over which date filters are tried: 28 years repeat every weekday and leap day.
+    private static let cycleStartYear = 2001
+    private static let cycleYears = 28
+    /// How many steps libical may take to find one occurrence: about a second's work
+    /// (it makes about 600,000 a second), a year of minutes.
+    static let maximumStepsToAnOccurrence = 600_000
+
+    /// Why `rule` must not be handed to libical (nil if it may be). Drops second 60 from
+    /// BYSECOND first: libical never produces a leap second.
+    static func problem(with rule: inout icalrecurrencetype, startIsDate: Bool, start: CivilDateTime) -> String? {
+        let seconds = values(rule.by_second)
+        if seconds.contains(60) {
+            set(&rule.by_second, seconds.filter { $0 != 60 })
+            if seconds.allSatisfy({ $0 == 60 }) { return "asks only for second 60, a leap second, which never comes" }
+        }
+        guard let unit = stepSeconds(rule.freq) else { return nil }
+        if startIsDate, unit < 86_400 || !values(rule.by_hour).isEmpty || !values(rule.by_minute).isEmpty
+            || !values(rule.by_second).isEmpty {
+            return "repeats by the hour, minute or second, but the event is all-day (a DATE)"
+        }
+        if unit < 86_400, !values(rule.by_week_no).isEmpty {
+            return "has BYWEEKNO, which RFC 5545 allows only with FREQ=YEARLY"
+        }
+        guard let gap = longestGapInDays(rule) else {
+            return "matches no date: its BYMONTH, BYMONTHDAY, BYYEARDAY and BYDAY exclude each other"
+        }
+        let interval = Int(max(1, rule.interval))
+        if unit < 86_400, !reachesTimeOfDay(rule, start: start, step: unit * interval) {
+            return "never reaches its BYHOUR, BYMINUTE or BYSECOND with INTERVAL=\(interval)"
+        }
+        let steps = gap * 86_400 / (unit * interval)
+        if steps > maximumStepsToAnOccurrence {
+            let every = unit == 1 ? "second" : unit == 60 ? "minute" : "hour"
+            return "steps every \(every), but its dates can be \(gap) days apart: libical would take \(steps) steps "
+                + "to find one"
+        }
+        return nil
+    }
+
+    /// The length of one step of a FREQ, for the frequencies whose steps are days or shorter.
+    private static func stepSeconds(_ frequency: icalrecurrencetype_frequency) -> Int? {
+        switch frequency {
+        case ICAL_SECONDLY_RECURRENCE: 1
+        case ICAL_MINUTELY_RECURRENCE: 60
+        case ICAL_HOURLY_RECURRENCE: 3_600
+        case ICAL_DAILY_RECURRENCE: 86_400
+        default: nil
+        }
+    }
+
+    /// The most days from one date the rule's date filters allow to the next, or nil if none is.
+    private static func longestGapInDays(_ rule: icalrecurrencetype) -> Int? {
+        let months = Set(values(rule.by_month))
+        let monthDays = Set(values(rule.by_month_day))
+        let yearDays = Set(values(rule.by_year_day))
+        let weekdays = Set(values(rule.by_day).map { Int(icalrecurrencetype_day_day_of_week(Int16($0)).rawValue) - 1 })
+        if months.isEmpty, monthDays.isEmpty, yearDays.isEmpty, weekdays.isEmpty { return 1 }
+        var first: Int?
+        var previous: Int?
+        var longest = 0
+        var offset = 0
+        var weekday = CivilDate(year: cycleStartYear, month: 1, day: 1).weekday
+        for year in cycleStartYear..<cycleStartYear + cycleYears {
+            let yearLength = daysInMonth(year, 2) == 29 ? 366 : 365
+            var dayOfYear = 0
+            for month in 1...12 {
+                let monthLength = daysInMonth(year, month)
+                for day in 1...monthLength {
+                    dayOfYear += 1
+                    defer {
+                        offset += 1
+                        weekday = (weekday + 1) % 7
+                    }
+                    guard months.isEmpty || months.contains(month),
+                        monthDays.isEmpty || monthDays.contains(day) || monthDays.contains(day - monthLength - 1),
+                        yearDays.isEmpty || yearDays.contains(dayOfYear) || yearDays.contains(dayOfYear - yearLength - 1),
+                        weekdays.isEmpty || weekdays.contains(weekday)
+                    else { continue }
+                    if let previous { longest = max(longest, offset - previous) }
+                    first = first ?? offset
+                    previous = offset
+                }
+            }
+        }
+        guard let first, let previous else { return nil }
+        return max(longest, first + offset - previous)
+    }
+
+    /// Whether stepping `step` seconds from `start` ever lands on a time of day the rule's
+    /// BYHOUR, BYMINUTE and BYSECOND limit it to. Finer parts than the FREQ expand, not limit.
+    private static func reachesTimeOfDay(_ rule: icalrecurrencetype, start: CivilDateTime, step: Int) -> Bool {
+        let unit = step / max(1, Int(rule.interval))
+        let hours = values(rule.by_hour)
+        let minutes = unit <= 60 ? values(rule.by_minute) : []
+        let seconds = unit == 1 ? values(rule.by_second) : []
+        if hours.isEmpty, minutes.isEmpty, seconds.isEmpty { return true }
+        let stride = gcd(step, 86_400)
+        let startOfDay = start.hour * 3_600 + start.minute * 60 + start.second
+        for hour in hours.isEmpty ? Array(0..<24) : hours {
+            for minute in minutes.isEmpty ? (unit <= 60 ? Array(0..<60) : [start.minute]) : minutes {
+                for second in seconds.isEmpty ? (unit == 1 ? Array(0..<60) : [start.second]) : seconds {
+                    let time = hour * 3_600 + minute * 60 + second
+                    if (time - startOfDay) % stride == 0 { return true }
+                }
+            }
+        }
+        return false
+    }
+
+    private static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+
+    private static func daysInMonth(_ year: Int, _ month: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// The values of one of libical's BY* arrays (each ends at `ICAL_RECURRENCE_ARRAY_MAX`).
+    private static func values<Storage>(_ array: Storage) -> [Int] {
+        withUnsafeBytes(of: array) { bytes in
+            Array(bytes.bindMemory(to: Int16.self).prefix { Int32($0) != ICAL_RECURRENCE_ARRAY_MAX.rawValue }
+                .map(Int.init))
+        }
+    }
+
+    private static func set<Storage>(_ array: inout Storage, _ newValues: [Int]) {
+        withUnsafeMutableBytes(of: &array) { bytes in
+            let slots = bytes.bindMemory(to: Int16.self)
+            for index in slots.indices {
+                slots[index] = index < newValues.count ? Int16(newValues[index])
+                    : Int16(ICAL_RECURRENCE_ARRAY_MAX.rawValue)
+            }
+        }
+    }
+}
