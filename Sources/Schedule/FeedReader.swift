@@ -104,8 +104,9 @@ enum HelperRun {
                 case .success(let (pid, socket)):
                     running.append(Child(index: index, pid: pid, socket: socket, request: requests[index].encoded(),
                                          deadline: monotonicNanoseconds() + deadlineNanoseconds))
-                case .failure(let reason):
-                    results[index] = failure(requests[index], "cannot start marquee's feed reader: \(reason)")
+                case .failure(let error):
+                    results[index] = failure(requests[index], "cannot start marquee's feed reader \(executable): "
+                        + String(cString: strerror(error.code)))
                 }
             }
             var fds = running.map {
@@ -196,10 +197,14 @@ enum HelperRun {
         return status
     }
 
-    private static func start(_ executable: String, _ arguments: [String]) -> Result<(pid_t, Int32), FileReadError> {
+    private struct StartFailure: Error {
+        let code: Int32
+    }
+
+    private static func start(_ executable: String, _ arguments: [String]) -> Result<(pid_t, Int32), StartFailure> {
         var sockets: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &sockets) == 0 else {
-            return .failure(FileReadError(errno: errno))
+            return .failure(StartFailure(code: errno))
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -218,7 +223,7 @@ enum HelperRun {
         close(sockets[1])
         guard result == 0 else {
             close(sockets[0])
-            return .failure(FileReadError(errno: result))
+            return .failure(StartFailure(code: result))
         }
         return .success((pid, sockets[0]))
     }

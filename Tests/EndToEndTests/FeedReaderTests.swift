@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+
+@testable import Schedule
+
+/// libical runs in `marquee read-feed` helper processes: whatever one file makes the reader
+/// do (hang, crash, answer garbage), that file is reported and every other file still shows.
+@Suite @ICalActor struct FeedReaderTests {
+    static let at = "2026-07-01T10:30:00Z"
+
+    func instant(_ text: String) -> Instant {
+        guard case .instant(let instant) = TimeArgument(text) else { fatalError("not an RFC 3339 instant: \(text)") }
+        return instant
+    }
+
+    static func calendar(_ uid: String, _ summary: String, _ extra: String = "") -> String {
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//marquee tests//EN\r\nBEGIN:VEVENT\r\nUID:\(uid)\r\n"
+            + "DTSTART:20260701T100000Z\r\nSUMMARY:\(summary)\r\n\(extra)END:VEVENT\r\nEND:VCALENDAR\r\n"
+    }
+
+    /// A folder with `good.ics` and `bad.ics`, removed after `body`.
+    func withFeeds(bad: String, _ body: (String) throws -> Void) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(Self.calendar("good", "Good").utf8).write(to: folder.appendingPathComponent("good.ics"))
+        try Data(bad.utf8).write(to: folder.appendingPathComponent("bad.ics"))
+        try body(folder.path)
+    }
+
+    /// The real reader, except that a request holding `X-TEST-<marker>` meets `action` first
+    /// (the request goes through a temporary file: it holds NUL bytes).
+    static func reader(unless marker: String, then action: String) -> FeedReader {
+        let script = """
+            request=$(mktemp); cat > "$request"
+            if grep -q 'X-TEST-\(marker)' "$request"; then rm -f "$request"; \(action); fi
+            "$0" read-feed < "$request"; status=$?; rm -f "$request"; exit $status
+            """
+        return .helper(executable: "/bin/sh", arguments: ["-c", script, CommandLineTests.binary])
+    }
+
+    func load(_ folder: String, reader: FeedReader, limits: ScheduleLimits = .init()) throws -> (Schedule, FeedStatus) {
+        let schedule = try Schedule(displayZone: "UTC", limits: limits, reader: reader)
+        let statuses = schedule.load([folder], around: instant(Self.at))
+        #expect(statuses.first { $0.path.hasSuffix("/good.ics") }?.state == .loaded)
+        #expect(schedule.messages(at: instant(Self.at)).map(\.text) == ["Good"])
+        return (schedule, try #require(statuses.first { $0.path.hasSuffix("/bad.ics") }))
+    }
+
+    @Test func readerThatHangsIsStoppedAtItsDeadline() throws {
+        var limits = ScheduleLimits()
+        limits.maximumSecondsPerFile = 0.5
+        try withFeeds(bad: Self.calendar("bad", "Bad", "X-TEST-HANG:1\r\n")) { folder in
+            let (schedule, status) = try load(folder, reader: Self.reader(unless: "HANG", then: "exec sleep 60"),
+                                              limits: limits)
+            #expect(status.state == .failed(keptLastGood: false))
+            #expect(status.problems.map(\.message) == ["reading the file took longer than 0.5 s; stopped"])
+            // Given up until the file changes: later queries do not wait for it again.
+            let later = instant("2026-09-01T00:00:00Z")
+            #expect(schedule.messages(at: later).isEmpty)
+            #expect(schedule.feeds.first { $0.path.hasSuffix("/bad.ics") }?.problems.count == 1)
+        }
+    }
+
+    @Test func readerThatCrashes() throws {
+        try withFeeds(bad: Self.calendar("bad", "Bad", "X-TEST-CRASH:1\r\n")) { folder in
+            let (_, status) = try load(folder, reader: Self.reader(unless: "CRASH", then: "kill -SEGV $$"))
+            #expect(status.state == .failed(keptLastGood: false))
+            #expect(status.problems.first?.message.hasPrefix("libical crashed on this file (segmentation fault)") == true,
+                    "\(status.problems)")
+        }
+    }
+
+    @Test func readerThatAnswersGarbage() throws {
+        try withFeeds(bad: Self.calendar("bad", "Bad", "X-TEST-GARBLE:1\r\n")) { folder in
+            let (_, status) = try load(folder, reader: Self.reader(unless: "GARBLE", then: "echo garbage; exit 0"))
+            #expect(status.problems.map(\.message) == ["marquee's feed reader failed on this file (exit status 0)"])
+        }
+    }
+
+    /// A crash of the reader on the new version of a file keeps its last good version.
+    @Test func crashOnAChangedFileKeepsTheLastGoodVersion() throws {
+        try withFeeds(bad: Self.calendar("bad", "Version 1")) { folder in
+            let schedule = try Schedule(displayZone: "UTC", reader: Self.reader(unless: "CRASH", then: "kill -SEGV $$"))
+            schedule.load([folder], around: instant(Self.at))
+            try Data(Self.calendar("bad", "Version 2", "X-TEST-CRASH:1\r\n").utf8)
+                .write(to: URL(fileURLWithPath: folder + "/bad.ics"))
+            let status = schedule.reload().first { $0.path.hasSuffix("/bad.ics") }
+            #expect(status?.state == .failed(keptLastGood: true))
+            #expect(Set(schedule.messages(at: instant(Self.at)).map(\.text)) == ["Good", "Version 1"])
+        }
+    }
+
+    @Test func readerThatCannotStart() throws {
+        let schedule = try Schedule(displayZone: "UTC", reader: .helper(executable: "/nonexistent/marquee", arguments: []))
+        try withFeeds(bad: Self.calendar("bad", "Bad")) { folder in
+            let statuses = schedule.load([folder])
+            #expect(statuses.count == 2)
+            #expect(statuses.allSatisfy {
+                $0.problems.map(\.message) == ["cannot start marquee's feed reader /nonexistent/marquee: No such file or directory"]
+            }, "\(statuses)")
+        }
+    }
+
+    /// `marquee check` and `messages` as a user runs them, on a folder where one file is
+    /// nested 200,000 levels deep and one has a rule libical would loop on.
+    @Test func commandsOnAFolderWithHostileFiles() throws {
+        let depth = 200_000
+        let deep = Self.calendar("deep", "Deep", String(repeating: "BEGIN:X-NEST\r\n", count: depth)
+                                     + String(repeating: "END:X-NEST\r\n", count: depth))
+        try withFeeds(bad: deep) { folder in
+            try Data(Self.calendar("stuck", "Stuck", "RRULE:FREQ=SECONDLY;BYSECOND=60\r\n").utf8)
+                .write(to: URL(fileURLWithPath: folder + "/stuck.ics"))
+            let check = try CommandLineTests.marquee("check", folder)
+            #expect(check.status == 1)
+            #expect(check.output.contains("\(folder)/good.ics: ok, 1 event(s)"))
+            #expect(check.output.contains("\(folder)/bad.ics:70: error: components are nested more than 64 levels"))
+            #expect(check.output.contains("\(folder)/stuck.ics:8: warning: VEVENT \"stuck\": its RRULE asks only for second 60"))
+            let messages = try CommandLineTests.marquee("messages", "--feeds", folder, "--at", Self.at, "--json")
+            #expect(messages.output.contains("\"text\":\"Good\""), "\(messages.output)")
+            #expect(messages.output.contains("\"text\":\"Stuck\""))
+        }
+    }
+
+    /// The helper gives the same answers as libical in this process, on the examples.
+    @Test func helperAnswersAsInProcess() throws {
+        let helper = try Schedule(displayZone: "Europe/Berlin",
+                                  reader: .helper(executable: CommandLineTests.binary, arguments: ["read-feed"]))
+        let here = try Schedule(displayZone: "Europe/Berlin", reader: .inProcess)
+        let start = instant("2026-11-20T00:00:00Z")
+        helper.load([CommandLineTests.examples], around: start)
+        here.load([CommandLineTests.examples], around: start)
+        #expect(helper.feeds.map(\.eventCount) == here.feeds.map(\.eventCount))
+        let end = instant("2027-12-31T00:00:00Z")
+        let agenda = helper.agenda(from: start, to: end)
+        #expect(agenda.count > 100)
+        #expect(agenda == here.agenda(from: start, to: end))
+    }
+}
