@@ -269,14 +269,15 @@ public struct ScheduleLimits: Sendable, Hashable {
         }
         for alarm in children(of: event, ICAL_VALARM_COMPONENT) {
             reportLibicalErrors(in: alarm, source: source, componentLine: line)
-            if let alarmRecord = extractAlarm(alarm, resolver: resolver) {
+            if let alarmRecord = extractAlarm(alarm, resolver: resolver, triggerLine: propertyLine("TRIGGER")) {
                 record.alarms.append(alarmRecord)
             }
         }
         return validate(record, text: marqueeText ?? summary, line: line, propertyLine: propertyLine)
     }
 
-    private func extractAlarm(_ alarm: OpaquePointer, resolver: ZoneResolver) -> AlarmRecord? {
+    /// - Parameter triggerLine: where problems with its TRIGGER are reported.
+    private func extractAlarm(_ alarm: OpaquePointer, resolver: ZoneResolver, triggerLine: Int?) -> AlarmRecord? {
         var isDisplay = false
         var trigger: AlarmTrigger?
         var text: String?
@@ -293,9 +294,14 @@ public struct ScheduleLimits: Sendable, Hashable {
                         trigger = .absolute(time)
                     }
                 } else {
+                    guard let offset = NominalDuration(value.duration) else {
+                        report(.warning, triggerLine, "TRIGGER is more than a hundred years from its event; "
+                            + "the alarm is ignored")
+                        return nil
+                    }
                     let related = icalproperty_get_first_parameter(property, ICAL_RELATED_PARAMETER)
                     trigger = .relative(
-                        seconds: Int64(icaldurationtype_as_int(value.duration)),
+                        seconds: Int64(offset.days) * 86_400 + offset.seconds,
                         toEnd: related.map { icalparameter_get_related($0) == ICAL_RELATED_END } ?? false)
                 }
             default:

@@ -238,7 +238,7 @@
             return expansion.coverage.upperBound
         }
         let next = [index.nextBoundary(after: seconds), cuts.min()].compactMap { $0 }.min()
-        return next.map(Instant.init(secondsSinceEpoch:))
+        return next.map(Instant.init(secondsSinceEpoch:)).flatMap { $0 < Instant.latestShown ? $0 : nil }
     }
 
     /// The messages already active at `from`, then every start and end of a message text up
@@ -288,8 +288,10 @@
             default: nil
             }
         }
+        let start = Instant(secondsSinceEpoch: activation.start).shown.secondsSinceEpoch
+        let end = Instant(secondsSinceEpoch: activation.end).shown.secondsSinceEpoch
         return Message(
-            text: text, start: zone.zoned(activation.start), end: zone.zoned(activation.end),
+            text: text, start: zone.zoned(start), end: zone.zoned(end),
             source: source, uid: template.uid, kind: activation.kind, priority: template.priority,
             color: template.color, effect: template.effect)
     }

@@ -115,6 +115,31 @@ import Testing
         #expect(status.problems.contains { $0.message.contains(words) && $0.line == 4 })
     }
 
+    /// 4,000 weeks overflowed libical's `int` seconds and turned a reminder 77 years ahead into
+    /// one 55 years after; beyond a hundred years a TRIGGER is refused on its line.
+    @Test func alarmTriggersFarFromTheirEvent() throws {
+        func alarm(_ trigger: String) -> String {
+            ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Long ago", trigger, "END:VALARM"].joined(separator: "\r\n")
+        }
+        let text = calendar(event("UID:far", "DTSTART:20260701T100000Z", "SUMMARY:Far", alarm("TRIGGER:-P4000W")),
+                            event("UID:farther", "DTSTART:20260701T100000Z", "SUMMARY:Farther", alarm("TRIGGER:-P6000W")))
+        let (schedule, status) = try load("far.ics", Array(text.utf8))
+        #expect(status.state == .loaded)
+        #expect(status.problems.map(\.line) == [21])
+        #expect(status.problems.first?.message.contains("TRIGGER is more than a hundred years") == true)
+        #expect(schedule.texts(at: "1950-01-01T00:00:00Z") == ["Long ago"])
+        #expect(schedule.texts(at: Self.at) == ["Far", "Farther", "Good"])
+    }
+
+    /// A message ending after year 9999 ends on 30 December 9999: RFC 3339 has four-digit years.
+    @Test func messagesEndBeforeYearTenThousand() throws {
+        let text = calendar(event("UID:end", "DTSTART:99991229T000000Z", "DURATION:P4W", "SUMMARY:End of time"))
+        let (schedule, _) = try load("end.ics", Array(text.utf8))
+        let message = try #require(schedule.messages(at: instant("9999-12-29T12:00:00Z")).first)
+        #expect(message.end.rfc3339 == "9999-12-30T00:00:00+00:00")
+        #expect(schedule.nextChange(after: instant("9999-12-29T12:00:00Z")) == nil)
+    }
+
     /// Rules libical's iterator would loop on inside one call (until year 2582, or millions of
     /// seconds per occurrence) are refused before it sees them; DTSTART still shows.
     @Test(arguments: [
