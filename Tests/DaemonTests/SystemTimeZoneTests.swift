@@ -30,6 +30,20 @@ import Testing
         #expect(SystemTimeZone.name(environment: [:], etc: "/nonexistent") == "UTC")
     }
 
+    /// Every form of TZ glibc reads gives a zone marquee knows, or the machine's zone: none
+    /// stops the commands (TZ=UTC0 made every command fail).
+    @Test(arguments: [
+        ("UTC0", "UTC"), ("GMT0", "UTC"), ("UTC", "UTC"), ("UTC+0", "UTC"), ("<+03>-3", "Etc/GMT-3"),
+        ("EST+5", "Etc/GMT+5"), (":/usr/share/zoneinfo/Asia/Tokyo", "Asia/Tokyo"), ("/usr/share/zoneinfo/Etc/UTC", "Etc/UTC"),
+        ("America/New_York", "America/New_York"), ("CET-1CEST,M3.5.0,M10.5.0/3", "Europe/Berlin"),
+        ("Nowhere/Land", "Europe/Berlin"), ("../../etc/passwd", "Europe/Berlin"), (":", "Europe/Berlin"),
+    ])
+    func posixTZ(tz: String, zone: String) throws {
+        let etc = try fakeEtc(zone: "Europe/Berlin")
+        defer { try? FileManager.default.removeItem(atPath: etc) }
+        #expect(SystemTimeZone.name(environment: ["TZ": tz], etc: etc) == zone)
+    }
+
     /// A zone change is noticed by the watcher and the schedule recomputes: an all-day
     /// event now starts at New York's midnight, not Berlin's.
     @Test func zoneChangeRecomputesTheMessages() async throws {
