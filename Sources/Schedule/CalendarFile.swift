@@ -457,7 +457,14 @@ func singleLine(_ text: String) -> String {
 
 /// The whole file (at most `limit` bytes), or why it cannot be had.
 public func readFile(_ path: String, limit: Int) -> Result<[UInt8], FileReadError> {
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    readFile(systemPath: Array(path.utf8), limit: limit)
+}
+
+/// Reads a file whose path may not be UTF-8.
+func readFile(systemPath: [UInt8], limit: Int) -> Result<[UInt8], FileReadError> {
+    let fd = (systemPath + [0]).withUnsafeBufferPointer { path in
+        path.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+    }
     guard fd >= 0 else { return .failure(FileReadError(errno: errno)) }
     defer { close(fd) }
     var info = stat()

@@ -79,17 +79,21 @@
         sources = paths
         var statuses: [FeedStatus] = []
         var files: [String] = []
+        var systemPaths: [String: [UInt8]] = [:]
         for path in paths {
             switch feedFiles(in: path) {
             case .failure(let problem):
                 statuses.append(FeedStatus(path: path, state: .failed(keptLastGood: false), problems: [problem],
                                            eventCount: 0))
             case .success(let found):
-                files += found.filter { !files.contains($0) }
+                for file in found where systemPaths[file.path] == nil {
+                    files.append(file.path)
+                    systemPaths[file.path] = file.systemPath
+                }
             }
         }
         var contents: [String: Result<[UInt8], FileReadError>] = [:]
-        for file in files { contents[file] = readFile(file, limit: limits.maximumFileBytes) }
+        for file in files { contents[file] = readFile(systemPath: systemPaths[file]!, limit: limits.maximumFileBytes) }
         let readable = files.compactMap { file in (try? contents[file]?.get()).map { (file, $0) } }
         let attempts = expand(readable)
         var attemptByFile: [String: FeedExpansion] = [:]
@@ -311,9 +315,19 @@ public struct AgendaEntry: Hashable, Sendable {
     public var message: Message
 }
 
-/// A feed file's path as one file name (for its last good copy): `%` and `/` escaped.
+/// A feed file's path as one file name (for its last good copy): `%` and `/` escaped. A name
+/// longer than a file name may be (255 bytes) keeps its start and ends in a hash of the path.
 func escapedFileName(_ path: String) -> String {
-    path.replacing("%", with: "%25").replacing("/", with: "%2F") + ".last-good"
+    let escaped = path.replacing("%", with: "%25").replacing("/", with: "%2F")
+    guard escaped.utf8.count > 200 else { return escaped + ".last-good" }
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a: the same on every run, unlike Hasher
+    for byte in path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+    var start = ""
+    for character in escaped {
+        guard start.utf8.count + character.utf8.count <= 160 else { break }
+        start.append(character)
+    }
+    return start + "~" + String(hash, radix: 16) + ".last-good"
 }
 
 /// Writes a last good copy atomically (temporary file, then rename); a failure is a warning.
@@ -337,20 +351,22 @@ func saveCopy(_ bytes: [UInt8], of file: String, to destination: String) -> Feed
 /// Removes the last good copies of files that are no longer feeds (deleted from the folder).
 func forgetCopies(in directory: String, keeping paths: Set<String>) {
     let wanted = Set(paths.map(escapedFileName))
-    for name in directoryEntries(directory) ?? [] where name.hasSuffix(".last-good") && !wanted.contains(name) {
-        unlink(directory + "/" + name)
+    for entry in directoryEntries(directory) ?? [] where entry.name.hasSuffix(".last-good") && !wanted.contains(entry.name) {
+        unlink(directory + "/" + entry.name)
     }
 }
 
-/// The names in a folder, or nil (with `errno` set) if it cannot be listed.
-func directoryEntries(_ path: String) -> [String]? {
+/// The entries of a folder, or nil (with `errno` set) if it cannot be listed: each name as
+/// shown (invalid UTF-8 as U+FFFD) and as the system spells it.
+func directoryEntries(_ path: String) -> [(name: String, bytes: [UInt8])]? {
     guard let directory = opendir(path) else { return nil }
     defer { closedir(directory) }
-    var names: [String] = []
+    var entries: [(name: String, bytes: [UInt8])] = []
     while let entry = readdir(directory) {
-        names.append(withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+        let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+        entries.append((String(decoding: bytes, as: UTF8.self), bytes))
     }
-    return names
+    return entries
 }
 
 /// Replaces `{name}` with what `value(name)` gives; unknown names stay as written.
@@ -369,18 +385,26 @@ func fillPlaceholders(_ template: String, _ value: (String) -> String?) -> Strin
 }
 
 /// The feed files a path stands for: the path itself, or a folder's `*.ics` files.
-func feedFiles(in path: String) -> Result<[String], FeedProblem> {
+func feedFiles(in path: String) -> Result<[FeedFile], FeedProblem> {
     var info = stat()
     guard stat(path, &info) == 0 else {
         let reason = errno == ENOENT ? "does not exist" : String(cString: strerror(errno))
         return .failure(FeedProblem(severity: .error, path: path, line: nil, message: "cannot read: \(reason)"))
     }
-    guard info.st_mode & S_IFMT == S_IFDIR else { return .success([path]) }
+    guard info.st_mode & S_IFMT == S_IFDIR else { return .success([FeedFile(path: path, systemPath: Array(path.utf8))]) }
     guard let entries = directoryEntries(path) else {
         return .failure(FeedProblem(severity: .error, path: path, line: nil,
                                     message: "cannot list the folder: \(String(cString: strerror(errno)))"))
     }
-    let names = entries.filter { !$0.hasPrefix(".") && $0.lowercased().hasSuffix(".ics") }
     let folder = path.hasSuffix("/") ? path : path + "/"
-    return .success(names.sorted().map { folder + $0 })
+    return .success(entries.filter { !$0.name.hasPrefix(".") && $0.name.lowercased().hasSuffix(".ics") }
+        .sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+        .map { FeedFile(path: folder + $0.name, systemPath: Array(folder.utf8) + $0.bytes) })
+}
+
+/// A feed file: its path as shown, and as the system spells it (they differ where a name is
+/// not UTF-8, as a Latin-1 `Müller.ics` copied from an old machine).
+struct FeedFile {
+    var path: String
+    var systemPath: [UInt8]
 }

@@ -296,6 +296,37 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: state).isEmpty)
     }
 
+    /// A Latin-1 file name (from an old machine) is read, shown with U+FFFD.
+    @Test func fileNameThatIsNotUTF8() throws {
+        let folder = try feedFolder(["good.ics": Self.good])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let name = Array((folder + "/M").utf8) + [0xFC] + Array("ller.ics".utf8)
+        let file = fopen(name.map { CChar(bitPattern: $0) } + [0], "w")
+        fputs(calendar(event("UID:m", "DTSTART:20260701T100000Z", "SUMMARY:Müller")), file)
+        fclose(file)
+        let schedule = try Schedule(displayZone: "UTC")
+        let statuses = schedule.load([folder])
+        #expect(statuses.map(\.path) == [folder + "/M\u{FFFD}ller.ics", folder + "/good.ics"])
+        #expect(statuses.map(\.state) == [.loaded, .loaded])
+        #expect(schedule.texts(at: Self.at) == ["Good", "Müller"])
+    }
+
+    /// A feed path too long for its last good copy's file name still gets a copy.
+    @Test func longFeedNameKeepsALastGoodCopy() throws {
+        let long = String(repeating: "Geburtstage der Familie ", count: 9) + ".ics"
+        let folder = try feedFolder([long: calendar(event("UID:v", "DTSTART:20260701T100000Z", "SUMMARY:Version 1"))])
+        let state = try feedFolder([:])
+        defer { for path in [folder, state] { try? FileManager.default.removeItem(atPath: path) } }
+        let first = try Schedule(displayZone: "UTC", lastGoodDirectory: state)
+        #expect(first.load([folder]).first?.problems.isEmpty == true)
+        let copies = try FileManager.default.contentsOfDirectory(atPath: state)
+        #expect(copies.count == 1 && copies[0].utf8.count <= 255)
+        try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT".utf8).write(to: URL(fileURLWithPath: folder + "/" + long))
+        let restarted = try Schedule(displayZone: "UTC", lastGoodDirectory: state)
+        #expect(restarted.load([folder]).first?.state == .failed(keptLastGood: true))
+        #expect(restarted.texts(at: Self.at) == ["Version 1"])
+    }
+
     @Test func missingFeedFolder() throws {
         let schedule = try Schedule(displayZone: "UTC")
         let status = schedule.load(["/nonexistent/feeds.d"])
