@@ -309,7 +309,9 @@ public struct ScheduleLimits: Sendable, Hashable {
             }
         }
         guard isDisplay, let trigger else { return nil }
-        return AlarmRecord(text: text.map(singleLine).flatMap { $0.isEmpty ? nil : $0 }, trigger: trigger)
+        // Google writes this placeholder into every reminder: the event's own title says more.
+        let shown = text.map(singleLine).flatMap { $0.isEmpty || $0 == "This is an event reminder" ? nil : $0 }
+        return AlarmRecord(text: shown, trigger: trigger)
     }
 
     /// Checks what an event needs to become messages; nil (with a warning) if it cannot.

@@ -40,7 +40,10 @@ import CLibical
         case .exact(let seconds):
             return start + seconds
         case .wallClock(let seconds):
-            return zone.instant(of: wall.adding(seconds: seconds))
+            // A start shifted out of a spring-forward gap can land on or after the wall-clock
+            // end: then the event lasts its exact length (RFC 5545 §3.8.5.3), never zero.
+            let end = zone.instant(of: wall.adding(seconds: seconds))
+            return end <= start && seconds > 0 ? start + seconds : end
         case .days(let days):
             return displayZone.startOfDay(wall.date.adding(days: days))
         case .nominal(let duration):

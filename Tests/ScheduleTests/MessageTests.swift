@@ -77,6 +77,20 @@ import Testing
         #expect(schedule.texts(at: "2026-07-02T09:00:00Z") == ["Absolute alarm"])
     }
 
+    /// Google's placeholder reminder text, and an empty one, show the event's title instead.
+    @Test func placeholderReminderShowsTheTitle() throws {
+        let alarm = { (text: String) in
+            "BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT30M\r\nDESCRIPTION:\(text)\r\nEND:VALARM"
+        }
+        let feed = calendar(
+            event("DTSTART:20260701T100000Z", "SUMMARY:Physiotherapy", alarm("This is an event reminder")),
+            event("DTSTART:20260701T120000Z", "SUMMARY:Lunch with Anna", alarm("")))
+        let schedule = try schedule(feed, zone: "UTC")
+        #expect(schedule.texts(at: "2026-07-01T09:45:00Z") == ["Physiotherapy"])
+        #expect(schedule.texts(at: "2026-07-01T11:45:00Z") == ["Lunch with Anna"])
+        #expect(schedule.messages(at: instant("2026-07-01T11:45:00Z")).map(\.kind) == [.alarm])
+    }
+
     /// Alarms of a weekly series come before every occurrence, including a moved one.
     @Test func alarmOnRecurringSeries() throws {
         let alarm = "BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT30M\r\nDESCRIPTION:Leave now\r\nEND:VALARM"

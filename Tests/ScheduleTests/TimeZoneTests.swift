@@ -39,6 +39,20 @@ import Testing
         #expect(schedule.nextChange(after: instant("2026-03-29T00:00:00Z")) == instant("2026-03-29T01:30:00Z"))
     }
 
+    /// 02:15–03:00 on spring-forward day: the start shifts to 03:15, after the wall-clock end,
+    /// so the instance keeps its exact 45 minutes instead of vanishing at zero length.
+    @Test func gapInstanceEndingBeforeItsShiftedStartKeepsItsLength() throws {
+        let feed = calendar(event(
+            "DTSTART;TZID=America/New_York:20260306T021500", "DTEND;TZID=America/New_York:20260306T030000",
+            "RRULE:FREQ=DAILY;COUNT=4", "SUMMARY:Night round"))
+        let schedule = try schedule(feed, zone: "America/New_York")
+        let message = try #require(schedule.messages(at: instant("2026-03-08T03:30:00-04:00")).first)
+        #expect(message.start.rfc3339 == "2026-03-08T03:15:00-04:00")
+        #expect(message.end.rfc3339 == "2026-03-08T04:00:00-04:00")
+        #expect(schedule.texts(at: "2026-03-09T02:30:00-04:00") == ["Night round"])
+        #expect(schedule.texts(at: "2026-03-09T03:00:00-04:00") == [])
+    }
+
     /// A one-off time in the autumn overlap means its first occurrence (summer time).
     @Test func repeatedWallTimeMeansFirstOccurrence() throws {
         let feed = calendar(event(
