@@ -149,6 +149,9 @@ public struct ScheduleLimits: Sendable, Hashable {
             }
             calendars.append((records, floatingZone))
         }
+        if eventCount == 0, !source.eventLines.isEmpty {
+            report(.error, nil, "none of the file's \(source.eventLines.count) event(s) can be shown")
+        }
     }
 
     /// The FREQ of a STANDARD or DAYLIGHT rule in `timeZone` that repeats more often than
@@ -371,7 +374,9 @@ public struct ScheduleLimits: Sendable, Hashable {
         }
     }
 
-    /// An `X-LIC-ERROR` property: libical removed or could not read something.
+    /// An `X-LIC-ERROR` property: libical removed or could not read something. A warning:
+    /// what it complains about is often allowed (empty text, IANA properties, RFC 7986
+    /// values), and the rest of the event is still read.
     private func reportLibicalError(_ property: OpaquePointer, source: SourceText, componentLine: Int?) {
         let message = swiftString(icalproperty_get_xlicerror(property)) ?? "libical reported an error"
         var line = componentLine
@@ -381,7 +386,7 @@ public struct ScheduleLimits: Sendable, Hashable {
         {
             line = found
         }
-        report(.error, line, message)
+        report(.warning, line, message)
     }
 }
 

@@ -125,12 +125,18 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let broken = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART:20260701T100000Z\r\nDTEND:bogus\r\n"
-            + "SUMMARY:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+            + "SUMMARY:x\r\nEND:VCALENDAR\r\n"
         try Data(broken.utf8).write(to: folder.appendingPathComponent("broken.ics"))
+        let warned = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART:20260701T100000Z\r\nDTEND:bogus\r\n"
+            + "SUMMARY:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        try Data(warned.utf8).write(to: folder.appendingPathComponent("warned.ics"))
+        defer { try? FileManager.default.removeItem(at: folder) }
         let bad = try Self.marquee("check", folder.path)
         #expect(bad.status == 1)
-        #expect(bad.output.contains("broken.ics:5: error: "))
+        #expect(bad.output.contains("broken.ics:7: error: END:VCALENDAR does not close BEGIN:VEVENT of line 2"))
         #expect(bad.output.contains("broken.ics: unusable"))
+        #expect(bad.output.contains("warned.ics:5: warning: "))
+        #expect(bad.output.contains("warned.ics: ok, 1 event(s) with 1 warning(s)"))
         let good = try Self.marquee("check", Self.examples)
         #expect(good.status == 0)
         #expect(good.output.contains("appointments.ics: ok, 3 event(s)"))

@@ -229,14 +229,34 @@ import Testing
         #expect(schedule.texts(at: Self.at).contains("Backwards"))
     }
 
-    /// libical's own complaints (X-LIC-ERROR) make the file unusable, with the line.
+    /// libical's own complaints (X-LIC-ERROR) are warnings with their line: what they are
+    /// about is dropped, the rest of the event is read.
     @Test func libicalErrorsAreReportedWithLine() throws {
         let text = calendar(event("UID:x", "DTSTART:20260701T100000Z", "DTEND:bogus", "RRULE:FREQ=DAILY;COUNT=-1",
                                   "SUMMARY:Broken"))
-        let (_, status) = try load("broken.ics", Array(text.utf8))
-        #expect(status.state == .failed(keptLastGood: false))
-        let lines = status.problems.filter { $0.severity == .error }.map(\.line)
-        #expect(lines == [7, 8])
+        let (schedule, status) = try load("broken.ics", Array(text.utf8))
+        #expect(status.state == .loaded)
+        #expect(status.problems.filter { $0.severity == .warning }.map(\.line) == [7, 8])
+        #expect(schedule.texts(at: Self.at).contains("Broken"))
+    }
+
+    /// What real calendars hold and RFC 5545 or RFC 7986 allow is read without complaint
+    /// beyond a warning: empty text values, IANA and X- value types, REFRESH-INTERVAL.
+    @Test func valuesLibicalComplainsAboutButTheRFCsAllow() throws {
+        let text = calendar(event("UID:g", "DTSTART:20260701T100000Z", "SUMMARY:Google", "DESCRIPTION:", "LOCATION:",
+                                  "DRESSCODE:casual", "NON-SMOKING;VALUE=BOOLEAN:TRUE", "X-THING;VALUE=X-NAME:value"),
+                            header: ["REFRESH-INTERVAL;VALUE=DURATION:P1W"])
+        let (schedule, status) = try load("google.ics", Array(text.utf8))
+        #expect(status.state == .loaded)
+        #expect(!status.problems.contains { $0.severity == .error }, "\(status.problems)")
+        #expect(schedule.texts(at: Self.at).contains("Google"))
+    }
+
+    /// A file none of whose events can be shown is unusable: its last good version stays.
+    @Test func fileWithNoUsableEvent() throws {
+        let text = calendar(event("UID:a", "SUMMARY:No start"), event("UID:b", "DTSTART:bogus", "SUMMARY:Bad start"))
+        let (_, status) = try load("useless.ics", Array(text.utf8))
+        unusable(status, line: nil, "none of the file's 2 event(s) can be shown")
     }
 
     @Test func fileThatDisappearsWhileBeingRead() throws {
