@@ -265,7 +265,12 @@ public struct ScheduleLimits: Sendable, Hashable {
                     break
                 }
             case ICAL_XLICERROR_PROPERTY:
-                reportLibicalError(property, source: source, componentLine: line)
+                if let rule = ruleWithoutInvalidCount(property) {
+                    record.rules.append(rule)
+                    report(.warning, propertyLine("RRULE"), "RRULE has an invalid COUNT; read without it")
+                } else {
+                    reportLibicalError(property, source: source, componentLine: line)
+                }
             default:
                 break
             }
@@ -277,6 +282,25 @@ public struct ScheduleLimits: Sendable, Hashable {
             }
         }
         return validate(record, text: marqueeText ?? summary, line: line, propertyLine: propertyLine)
+    }
+
+    /// The RRULE libical refused, read again without its COUNT where that was the trouble
+    /// (exports write `COUNT=-1` beside `UNTIL`); nil for any other complaint.
+    private func ruleWithoutInvalidCount(_ complaint: OpaquePointer) -> icalrecurrencetype? {
+        let message = swiftString(icalproperty_get_xlicerror(complaint)) ?? ""
+        let marker = "Removing entire property: "
+        guard message.hasPrefix("Can't parse as RECUR value in RRULE property"),
+            let range = message.firstRange(of: marker)
+        else { return nil }
+        let parts = message[range.upperBound...].split(separator: ";")
+        let kept = parts.filter { part in
+            let upper = part.uppercased()
+            return !upper.hasPrefix("COUNT=") || (Int(upper.dropFirst(6)) ?? 0) > 0
+        }
+        guard kept.count < parts.count else { return nil }
+        let rule = icalrecurrencetype_from_string(kept.joined(separator: ";"))
+        icalerror_clear_errno()
+        return rule.freq == ICAL_NO_RECURRENCE ? nil : rule
     }
 
     /// - Parameter triggerLine: where problems with its TRIGGER are reported.

@@ -19,7 +19,7 @@
     /// The file's activations from the start of `focus` on, over `windows` expansion windows or
     /// until `budget` activations are reached, whichever comes first.
     func expansion(from focus: Int64, windows: Int, budget: Int) -> FeedExpansion {
-        var result = FeedExpansion(problems: file.problems, eventCount: file.eventCount)
+        var result = FeedExpansion(problems: file.problems + repairs, eventCount: file.eventCount)
         guard windows > 0 else { return result }
         var until = focus + Int64(windows) * ScheduleIndex.windowSeconds
         var found = statics.filter { $0.start < until && ($0.end > focus || $0.start >= focus) }
@@ -92,6 +92,9 @@
         }
     }
 
+    /// What was read differently from how it was written, and why.
+    private var repairs: [FeedProblem] = []
+
     /// Expansion problems of the series, as problems of this file.
     var warnings: [FeedProblem] {
         series.flatMap { series in
@@ -117,6 +120,16 @@
                 if !record.uid.isEmpty { masterByUID[record.uid] = masters.count }
                 masters.append(record)
             }
+        }
+        // Google exports a series whose master is missing as one VEVENT with both RRULE and
+        // RECURRENCE-ID: that VEVENT is the series.
+        for uid in Array(overridesByUID.keys) where masterByUID[uid] == nil {
+            guard let (key, lone) = overridesByUID[uid]?.first(where: { $0.value.isRecurring }) else { continue }
+            overridesByUID[uid]?[key] = nil
+            masters.append(lone)
+            repairs.append(FeedProblem(
+                severity: .warning, path: file.path, line: lone.line,
+                message: "VEVENT \"\(uid)\" has both RRULE and RECURRENCE-ID and no series of its own; read as the series"))
         }
         for master in masters {
             guard let start = master.start else { continue }

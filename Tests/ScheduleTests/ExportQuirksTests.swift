@@ -1,0 +1,45 @@
+import Testing
+
+@testable import Schedule
+
+/// What real exports (Google, Outlook, holiday calendars from public sites) write that RFC
+/// 5545 does not quite allow: read the way calendar apps read it, with what was repaired said.
+@Suite @ICalActor struct ExportQuirksTests {
+    /// Each quirk, one event: it shows at `shownAt`, and the warning (if any) names its line.
+    @Test(arguments: [
+        (["DTSTART:20261124"], "2026-11-24T20:00:00Z", nil as String?),
+        (["DTSTART;VALUE=DATE:20261124", "DTEND;VALUE=DATE:20261124"], "2026-11-24T20:00:00Z", nil),
+        (["DTSTART:20261124T080000Z", "RRULE:"], "2026-11-24T08:30:00Z", "No value for RRULE"),
+        (["DTSTART:20261120T080000Z", "DURATION:PT10H", "RRULE:FREQ=DAILY;COUNT=-1;UNTIL=20261130T000000Z"],
+         "2026-11-24T10:00:00Z", "invalid COUNT; read without it"),
+        (["DTSTART:20261124T080000Z", "DTEND:20261124T070000Z"], "2026-11-24T08:30:00Z", "ends before it starts"),
+        (["DTSTART:20261117T080000Z", "DURATION:PT10H", "RRULE:FREQ=WEEKLY", "RECURRENCE-ID:20261117T080000Z"],
+         "2026-11-24T10:00:00Z", "read as the series"),
+    ])
+    func quirk(lines: [String], shownAt: String, warning: String?) throws {
+        let schedule = try schedule(calendar(event(["UID:q", "SUMMARY:Quirk"] + lines)), zone: "UTC")
+        let status = try #require(schedule.feeds.first)
+        #expect(status.state == .loaded)
+        #expect(schedule.texts(at: shownAt) == ["Quirk"])
+        if let warning {
+            #expect(status.problems.count == 1 && status.problems[0].message.contains(warning), "\(status.problems)")
+            #expect((4...9).contains(status.problems[0].line ?? 0))
+        } else {
+            #expect(status.problems.isEmpty, "\(status.problems)")
+        }
+    }
+
+    /// The repaired COUNT leaves UNTIL in force: nothing after 30 November.
+    @Test func repairedRuleKeepsItsUntil() throws {
+        let schedule = try schedule(calendar(event(
+            "UID:c", "SUMMARY:Course", "DTSTART:20261120T080000Z", "RRULE:FREQ=DAILY;COUNT=-1;UNTIL=20261130T000000Z")),
+            zone: "UTC")
+        #expect(schedule.texts(at: "2026-11-29T08:30:00Z") == ["Course"])
+        #expect(schedule.texts(at: "2026-11-30T08:30:00Z") == [])
+    }
+}
+
+/// A VEVENT from property lines given as an array.
+private func event(_ lines: [String]) -> String {
+    (["BEGIN:VEVENT"] + lines + ["END:VEVENT"]).joined(separator: "\r\n")
+}
