@@ -39,9 +39,8 @@ struct Activation: Sendable {
     /// Whole years since the series' first occurrence, for `{age}`.
     var age: Int
 
-    /// A zero-length activation is active at its one instant.
     func isActive(at instant: Int64) -> Bool {
-        (start <= instant && instant < end) || (start == end && start == instant)
+        start <= instant && instant < end
     }
 }
 

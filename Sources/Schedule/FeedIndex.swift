@@ -22,7 +22,7 @@
         var result = FeedExpansion(problems: file.problems + repairs, eventCount: file.eventCount)
         guard windows > 0 else { return result }
         var until = focus + Int64(windows) * ScheduleIndex.windowSeconds
-        var found = statics.filter { $0.start < until && ($0.end > focus || $0.start >= focus) }
+        var found = statics.filter { $0.start < until && $0.end > focus }
         var windowStart = focus
         while windowStart < until, found.count < budget {
             let window = windowStart..<min(until, windowStart + ScheduleIndex.windowSeconds)

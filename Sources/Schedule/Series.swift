@@ -12,11 +12,11 @@ import CLibical
     /// Whole years since the series' first occurrence, for `{age}`.
     var age: Int
     var source: String
-
-    func isActive(at instant: Int64) -> Bool {
-        (start <= instant && instant < end) || (start == end && start == instant)
-    }
 }
+
+/// How long an event of no length (DTEND equal to DTSTART) is shown: as a moment it would
+/// never be seen, and every answer (messages, agenda, status, screen) must say the same.
+let momentShownSeconds: Int64 = 60
 
 /// What expansion needs besides the series itself.
 @ICalActor struct ExpansionContext {
@@ -110,7 +110,7 @@ enum OccurrenceLength {
             occurrenceEnd: end, age: age, source: source)
     }
     if !record.text.isEmpty {
-        result.append(activation(.event, start, end, nil))
+        result.append(activation(.event, start, end > start ? end : start + momentShownSeconds, nil))
     }
     for alarm in record.alarms {
         let trigger: Int64
@@ -295,7 +295,7 @@ enum OccurrenceLength {
                 of: occurrence, age: candidate.wall.date.year - firstWall.date.year, source: source,
                 floating: floating, isFirst: candidate.start == firstStart, context: context, into: &activations)
             result.append(contentsOf: activations.filter {
-                $0.start < window.upperBound && ($0.end > window.lowerBound || $0.start == $0.end && $0.start >= window.lowerBound)
+                $0.start < window.upperBound && $0.end > window.lowerBound
             })
         }
     }

@@ -77,6 +77,19 @@ import Testing
         #expect(schedule.texts(at: "2026-07-02T09:00:00Z") == ["Absolute alarm"])
     }
 
+    /// An event of no length (DTEND = DTSTART) is shown for one minute, and `messages`, the next
+    /// change and the agenda all say so (the screen kept it until the next change).
+    @Test func eventOfNoLengthIsShownForAMinute() throws {
+        let schedule = try schedule(calendar(event(
+            "DTSTART:20260701T080000Z", "DTEND:20260701T080000Z", "SUMMARY:Take the pills")), zone: "UTC")
+        let message = try #require(schedule.messages(at: instant("2026-07-01T08:00:30Z")).first)
+        #expect(message.end.rfc3339 == "2026-07-01T08:01:00+00:00")
+        #expect(schedule.texts(at: "2026-07-01T08:01:00Z") == [])
+        #expect(schedule.nextChange(after: instant("2026-07-01T08:00:00Z")) == instant("2026-07-01T08:01:00Z"))
+        let agenda = schedule.agenda(from: instant("2026-07-01T07:00:00Z"), to: instant("2026-07-01T09:00:00Z"))
+        #expect(agenda.map(\.at.rfc3339) == ["2026-07-01T08:00:00+00:00", "2026-07-01T08:01:00+00:00"])
+    }
+
     /// Google's placeholder reminder text, and an empty one, show the event's title instead.
     @Test func placeholderReminderShowsTheTitle() throws {
         let alarm = { (text: String) in
