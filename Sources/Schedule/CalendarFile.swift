@@ -16,6 +16,11 @@ public struct ScheduleLimits: Sendable, Hashable {
     public var maximumActivationsPerFile = 100_000
     /// ...and from all files together (the daemon keeps about 50 bytes for each).
     public var maximumActivations = 400_000
+    /// How long expanding one file's recurrences may take (libical needs about 60 µs a step for
+    /// sub-daily rules)...
+    public var maximumExpansionSecondsPerFile = 2.0
+    /// ...and all files together; what is not expanded in time is computed when its time comes.
+    public var maximumExpansionSeconds = 20.0
     /// How long the feed reader may take for one file before it is stopped.
     public var maximumSecondsPerFile = 15.0
     /// How much memory the feed reader may use for one file.

@@ -57,6 +57,8 @@ struct ExpansionRequest: Sendable {
     var windows: Int
     /// At most this many activations; the coverage ends where they run out.
     var budget: Int
+    /// At most this long expanding; the coverage ends where the time runs out.
+    var seconds: Double
     var bytes: [UInt8]
 }
 
@@ -125,6 +127,7 @@ extension ExpansionRequest {
         writer.integer(focus)
         writer.integer(windows)
         writer.integer(budget)
+        writer.integer(Int64(seconds * 1000))
         writer.data(bytes)
         return writer.bytes
     }
@@ -136,7 +139,7 @@ extension ExpansionRequest {
             let occurrences = reader.count(atMost: Int(Int32.max)), let readerBytes = reader.count(atMost: Int.max),
             let milliseconds = reader.count(atMost: Int.max), let focus = reader.integer(),
             let windows = reader.count(atMost: 1_000), let budget = reader.count(atMost: Int(Int32.max)),
-            let data = reader.data(), reader.isAtEnd
+            let expansionMilliseconds = reader.count(atMost: Int(Int32.max)), let data = reader.data(), reader.isAtEnd
         else { return nil }
         var limits = ScheduleLimits()
         limits.maximumFileBytes = fileBytes
@@ -145,7 +148,8 @@ extension ExpansionRequest {
         limits.maximumReaderBytes = readerBytes
         limits.maximumSecondsPerFile = Double(milliseconds) / 1000
         self.init(path: path, displayZone: displayZone, defaultDuration: defaultDuration, limits: limits,
-                  focus: focus, windows: windows, budget: budget, bytes: data)
+                  focus: focus, windows: windows, budget: budget, seconds: Double(expansionMilliseconds) / 1000,
+                  bytes: data)
     }
 }
 

@@ -17,14 +17,21 @@
     }
 
     /// The file's activations from the start of `focus` on, over `windows` expansion windows or
-    /// until `budget` activations are reached, whichever comes first.
+    /// until `budget` activations are reached or the context's deadline passes (checked between
+    /// windows), whichever comes first.
     func expansion(from focus: Int64, windows: Int, budget: Int) -> FeedExpansion {
         var result = FeedExpansion(problems: file.problems + repairs, eventCount: file.eventCount)
         guard windows > 0 else { return result }
         var until = focus + Int64(windows) * ScheduleIndex.windowSeconds
         var found = statics.filter { $0.start < until && $0.end > focus }
         var windowStart = focus
+        var outOfTime = false
         while windowStart < until, found.count < budget {
+            if windowStart > focus, monotonicNanoseconds() >= context.deadline {
+                outOfTime = true
+                until = windowStart
+                break
+            }
             let window = windowStart..<min(until, windowStart + ScheduleIndex.windowSeconds)
             for series in series {
                 series.expand(window, into: &found, budget: budget)
@@ -43,10 +50,11 @@
             found = Array(found.sorted { $0.start < $1.start }.prefix(budget))
         }
         if result.isCut {
+            let reason = outOfTime ? "computing its repeats takes too long here" : "more than \(budget) messages from here on"
             result.problems.append(FeedProblem(
                 severity: .warning, path: file.path, line: nil,
-                message: "more than \(budget) messages from here on; those after \(Instant(secondsSinceEpoch: until)) are computed when "
-                    + "their time comes"))
+                message: "\(reason); those after \(Instant(secondsSinceEpoch: until).shown) are computed when their "
+                    + "time comes"))
         }
         result.coverage = focus..<until
         var templateIndex: [TemplateKey: Int] = [:]

@@ -30,7 +30,9 @@ public enum FeedReader: Sendable {
         return FeedExpansion(problems: [FeedProblem(
             severity: .error, path: request.path, line: nil, message: "unknown time zone \(request.displayZone)")])
     }
-    let context = ExpansionContext(displayZone: zone, defaultDuration: request.defaultDuration, limits: request.limits)
+    let context = ExpansionContext(
+        displayZone: zone, defaultDuration: request.defaultDuration, limits: request.limits,
+        deadline: monotonicNanoseconds() + Int64(request.seconds * 1e9))
     let file = CalendarFile(path: request.path, bytes: request.bytes, displayZone: zone)
     return FeedIndex(file: file, context: context).expansion(
         from: request.focus, windows: request.windows, budget: request.budget)
@@ -233,13 +235,14 @@ enum HelperRun {
                       readerGaveUp: true)
     }
 
-    private static func monotonicNanoseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-    }
-
     private static func formatSeconds(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
     }
+}
+
+/// The monotonic clock, for deadlines on work (never for what the display shows).
+func monotonicNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
 }

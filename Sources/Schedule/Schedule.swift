@@ -190,6 +190,7 @@
                 path: file, displayZone: displayZoneName, defaultDuration: defaultDuration, limits: limits,
                 focus: focus ?? 0, windows: focus == nil ? 0 : Self.coveredWindows,
                 budget: min(limits.maximumActivationsPerFile, limits.maximumActivations / max(1, inEffect.count, files.count)),
+                seconds: min(limits.maximumExpansionSecondsPerFile, limits.maximumExpansionSeconds / Double(files.count)),
                 bytes: bytes)
         }
         return reader.expand(requests, limits: limits)

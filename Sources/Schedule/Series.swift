@@ -24,6 +24,8 @@ let momentShownSeconds: Int64 = 60
     let displayZone: Zone
     let defaultDuration: Int64
     let limits: ScheduleLimits
+    /// After this (`monotonicNanoseconds`) no further window is expanded: the first always is.
+    let deadline: Int64
 
     func instant(of value: TimeValue, floating: Zone) -> Int64 {
         if value.isDate { return displayZone.startOfDay(value.wall.date) }
@@ -240,6 +242,11 @@ enum OccurrenceLength {
         let to = window.upperBound + lookAhead
         cut = nil
         if let quiet, quiet.lowerBound <= from, to <= quiet.upperBound { return }
+        if result.count >= budget {
+            // The budget is spent: nothing of this window is known (libical is not asked).
+            cut = window.lowerBound
+            return
+        }
         var starts: [(wall: CivilDateTime, start: Int64, end: Int64?)] = []
         var nextBeyond = Int64.max
         truncated = false
@@ -252,7 +259,7 @@ enum OccurrenceLength {
         }
         consider(firstWall, firstStart, nil)
         for (index, rule) in master.rules.enumerated() {
-            iterate(index, rule, from: from, to: to, consider: consider)
+            iterate(index, rule, from: from, to: to, room: max(0, budget - result.count), consider: consider)
         }
         for date in master.recurrenceDates {
             let start = context.instant(of: date.start, floating: floating)
@@ -300,8 +307,10 @@ enum OccurrenceLength {
         }
     }
 
+    /// Feeds `consider` the rule's instances from `from` to `to`, at most `room` of them
+    /// (what is left of the file's budget) or the limit per window.
     private func iterate(
-        _ ruleIndex: Int, _ original: icalrecurrencetype, from: Int64, to: Int64,
+        _ ruleIndex: Int, _ original: icalrecurrencetype, from: Int64, to: Int64, room: Int,
         consider: (CivilDateTime, Int64, Int64?) -> Void
     ) {
         var rule = original
@@ -342,6 +351,11 @@ enum OccurrenceLength {
             if start >= to { break }
             if start >= from {
                 kept += 1
+                if kept > room {
+                    truncated = true
+                    cut = min(cut ?? .max, start)
+                    break
+                }
                 if kept > context.limits.maximumOccurrencesPerWindow {
                     truncated = true
                     cut = min(cut ?? .max, start)

@@ -115,6 +115,24 @@ import Testing
         #expect(status.problems.contains { $0.message.contains(words) && $0.line == 4 })
     }
 
+    /// With its time spent, a file's expansion stops after the first window (which is always
+    /// done), says so, and later times are expanded when asked for.
+    @Test func expansionOutOfTimeStopsAfterTheFirstWindow() throws {
+        let folder = try feedFolder(["weekly.ics": calendar(event(
+            "UID:w", "DTSTART:20260701T100000Z", "RRULE:FREQ=WEEKLY", "SUMMARY:Choir"))])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var limits = ScheduleLimits()
+        limits.maximumExpansionSecondsPerFile = 0
+        let schedule = try Schedule(displayZone: "UTC", limits: limits)
+        schedule.load([folder], around: instant(Self.at))
+        #expect(schedule.feeds.first?.problems.map(\.message) == [
+            "computing its repeats takes too long here; those after 2026-07-29T10:30:00+00:00 are computed when their time comes",
+        ])
+        #expect(schedule.texts(at: "2026-07-08T10:30:00Z") == ["Choir"])
+        #expect(schedule.texts(at: "2026-12-30T10:30:00Z") == ["Choir"])
+        #expect(schedule.nextChange(after: instant("2026-07-29T00:00:00Z")) == instant("2026-07-29T10:00:00Z"))
+    }
+
     /// 4,000 weeks overflowed libical's `int` seconds and turned a reminder 77 years ahead into
     /// one 55 years after; beyond a hundred years a TRIGGER is refused on its line.
     @Test func alarmTriggersFarFromTheirEvent() throws {
@@ -174,7 +192,9 @@ import Testing
     func subDailyRulesLibicalIterates(rule: String, shownAt: String) throws {
         let text = calendar(event("UID:s", "DTSTART:20260701T100000Z", "DURATION:PT1M", "SUMMARY:Often", rule))
         let (schedule, status) = try load("often.ics", Array(text.utf8))
-        #expect(status.problems.isEmpty, "\(status.problems)")
+        // On a slow machine the time budget may end the expansion early (and say so): that is
+        // not what is tested here.
+        #expect(!status.problems.contains { $0.message.contains("RRULE") }, "\(status.problems)")
         #expect(schedule.texts(at: shownAt).contains("Often"))
     }
 
