@@ -154,7 +154,7 @@ public struct ScheduleLimits: Sendable, Hashable {
             }
             calendars.append((records, floatingZone))
         }
-        if eventCount == 0, !source.eventLines.isEmpty {
+        if eventCount == 0, !source.eventLines.isEmpty, !hasErrors {
             report(.error, nil, "none of the file's \(source.eventLines.count) event(s) can be shown")
         }
     }
