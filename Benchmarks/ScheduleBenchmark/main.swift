@@ -83,6 +83,7 @@ func peakMemoryMB() -> Double {
     let text = generatedFeed(events: 10_000)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-benchmark")
     try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
     let file = folder.appendingPathComponent("big.ics")
     try Data(text.utf8).write(to: file)
     print("feed: 10000 VEVENTs, \(text.utf8.count / 1024) KB")

@@ -4,7 +4,7 @@ import Testing
 
 /// What real exports (Google, Outlook, holiday calendars from public sites) write that RFC
 /// 5545 does not quite allow: read the way calendar apps read it, with what was repaired said.
-@Suite @ICalActor struct ExportQuirksTests {
+@Suite(.temporaryFolders) @ICalActor struct ExportQuirksTests {
     /// Each quirk, one event: it shows at `shownAt`, and the warning (if any) names its line.
     @Test(arguments: [
         (["DTSTART:20261124"], "2026-11-24T20:00:00Z", nil as String?),

@@ -5,7 +5,7 @@ import Testing
 
 /// libical's own golden RRULE cases (tag v3.0.16), run through marquee's binding: the
 /// RRULE read from a parsed property, a floating DTSTART, `skip(to:)` and the iterator loop.
-@Suite @ICalActor struct GoldenRecurrenceTests {
+@Suite(.temporaryFolders) @ICalActor struct GoldenRecurrenceTests {
     struct Case: Decodable, Sendable, CustomTestStringConvertible {
         var rrule: String
         var dtstart: String

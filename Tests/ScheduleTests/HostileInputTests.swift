@@ -5,7 +5,7 @@ import Testing
 
 /// Broken, truncated, huge and malicious feed files: each gives a clear problem naming the
 /// file (and line where there is one), nothing hangs, and the other files still count.
-@Suite @ICalActor struct HostileInputTests {
+@Suite(.temporaryFolders) @ICalActor struct HostileInputTests {
     static let good = calendar(event("UID:good", "DTSTART:20260701T100000Z", "SUMMARY:Good"))
     static let at = "2026-07-01T10:30:00Z"
 

@@ -3,7 +3,7 @@ import Testing
 @testable import Schedule
 
 /// What a message says, in which order, and the display alarms leading up to events.
-@Suite @ICalActor struct MessageTests {
+@Suite(.temporaryFolders) @ICalActor struct MessageTests {
     @Test func textPriorityOrderAndDuplicates() throws {
         let feed = calendar(
             event("DTSTART:20260701T080000Z", "DTEND:20260701T120000Z", "SUMMARY:B later start"),
@@ -124,7 +124,7 @@ import Testing
 }
 
 /// When the active set changes, and the agenda of changes.
-@Suite @ICalActor struct ChangeTests {
+@Suite(.temporaryFolders) @ICalActor struct ChangeTests {
     @Test func nextChangeAndAgenda() throws {
         let feed = calendar(
             event("DTSTART;TZID=Europe/Berlin:20260101T210000", "DTEND;TZID=Europe/Berlin:20260102T070000",

@@ -3,7 +3,7 @@ import Testing
 @testable import Schedule
 
 /// All-day dates, durations, exceptions, overrides and cancellations.
-@Suite @ICalActor struct RecurrenceTests {
+@Suite(.temporaryFolders) @ICalActor struct RecurrenceTests {
     /// An all-day date covers its local day wherever the display is, east or west of UTC.
     @Test(arguments: [
         ("Pacific/Auckland", "2026-03-03T00:00:00+13:00", "2026-03-03T23:59:59+13:00"),

@@ -15,9 +15,32 @@ func event(_ lines: String...) -> String {
     return (["BEGIN:VEVENT"] + uid + lines + ["END:VEVENT"]).joined(separator: "\r\n")
 }
 
-/// A fresh folder with the given files in it.
+/// Gives each test a temporary root for its `feedFolder`s, removed when the test ends.
+struct TemporaryFolders: SuiteTrait, TestTrait, TestScoping {
+    @TaskLocal static var root: URL?
+
+    var isRecursive: Bool { true }
+
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        guard testCase != nil else { return try await function() }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try await Self.$root.withValue(root) { try await function() }
+    }
+}
+
+extension Trait where Self == TemporaryFolders {
+    /// Folders made by `feedFolder` in the suite's tests are removed after each test.
+    static var temporaryFolders: Self { TemporaryFolders() }
+}
+
+/// A fresh folder with the given files in it (under the test's temporary root).
 func feedFolder(_ files: [String: String]) throws -> String {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-tests-\(UUID().uuidString)")
+    let parent = TemporaryFolders.root ?? FileManager.default.temporaryDirectory
+    let folder = parent.appendingPathComponent("marquee-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     for (name, text) in files {
         try Data(text.utf8).write(to: folder.appendingPathComponent(name))

@@ -3,7 +3,7 @@ import Testing
 @testable import Schedule
 
 /// DST, zones and the RFC 5545 §3.3.5 wall-clock rules.
-@Suite @ICalActor struct TimeZoneTests {
+@Suite(.temporaryFolders) @ICalActor struct TimeZoneTests {
     static let night = "It's night-time right now. You should be in bed."
 
     /// The nightly 21:00–07:00 reminder is active at 03:00 on both DST nights, ends at 07:00
