@@ -94,10 +94,19 @@
         }
         var contents: [String: Result<[UInt8], FileReadError>] = [:]
         for file in files { contents[file] = readFile(systemPath: systemPaths[file]!, limit: limits.maximumFileBytes) }
-        let readable = files.compactMap { file in (try? contents[file]?.get()).map { (file, $0) } }
-        let attempts = expand(readable)
+        // A file whose bytes are those in effect keeps its expansion: a reload after one file
+        // changed starts one reader, not one per file.
         var attemptByFile: [String: FeedExpansion] = [:]
-        for ((file, _), attempt) in zip(readable, attempts) { attemptByFile[file] = attempt }
+        var changed: [(String, [UInt8])] = []
+        for file in files {
+            guard case .success(let bytes)? = contents[file] else { continue }
+            if let current = inEffect[file], current.bytes == bytes {
+                attemptByFile[file] = current.expansion
+            } else {
+                changed.append((file, bytes))
+            }
+        }
+        for ((file, _), attempt) in zip(changed, expand(changed)) { attemptByFile[file] = attempt }
         var needCopies: [(String, [UInt8])] = []
         for file in files where (attemptByFile[file]?.hasErrors ?? true) && !(inEffect[file]?.isGood ?? false) {
             if let copy = lastGoodCopy(of: file), case .success(let bytes) = readFile(copy, limit: limits.maximumFileBytes) {
@@ -115,7 +124,9 @@
             case .success(let bytes)?:
                 let attempt = attemptByFile[file] ?? FeedExpansion()
                 problems = attempt.problems
-                if !attempt.hasErrors {
+                if inEffect[file]?.bytes == bytes, let current = inEffect[file] {
+                    state = current.isGood ? .loaded : .failed(keptLastGood: false)
+                } else if !attempt.hasErrors {
                     inEffect[file] = FeedInEffect(bytes: bytes, expansion: attempt, isGood: true)
                     if let copy = lastGoodCopy(of: file), let problem = saveCopy(bytes, of: file, to: copy) {
                         inEffect[file]?.expansion.problems.append(problem)

@@ -91,6 +91,26 @@ import Testing
         }
     }
 
+    /// A reload after one file changed reads only that file again (each reader is a process
+    /// start, slow on a small kiosk box).
+    @Test func reloadReadsOnlyChangedFiles() throws {
+        try withFeeds(bad: Self.calendar("bad", "Version 1")) { folder in
+            let counter = folder + "/readers.count"
+            let reader = FeedReader.helper(executable: "/bin/sh", arguments: [
+                "-c", "echo >> \"$1\"; exec \"$0\" read-feed", CommandLineTests.binary, counter])
+            let schedule = try Schedule(displayZone: "UTC", reader: reader)
+            schedule.load([folder], around: instant(Self.at))
+            func readers() throws -> Int { try String(contentsOfFile: counter, encoding: .utf8).count }
+            #expect(try readers() == 2)
+            schedule.reload()
+            #expect(try readers() == 2)
+            try Data(Self.calendar("bad", "Version 2").utf8).write(to: URL(fileURLWithPath: folder + "/bad.ics"))
+            schedule.reload()
+            #expect(try readers() == 3)
+            #expect(Set(schedule.messages(at: instant(Self.at)).map(\.text)) == ["Good", "Version 2"])
+        }
+    }
+
     @Test func readerThatCannotStart() throws {
         let schedule = try Schedule(displayZone: "UTC", reader: .helper(executable: "/nonexistent/marquee", arguments: []))
         try withFeeds(bad: Self.calendar("bad", "Bad")) { folder in
