@@ -97,11 +97,13 @@
         // A file whose bytes are those in effect keeps its expansion: a reload after one file
         // changed starts one reader, not one per file.
         var attemptByFile: [String: FeedExpansion] = [:]
+        var unchanged: Set<String> = []
         var changed: [(String, [UInt8])] = []
         for file in files {
             guard case .success(let bytes)? = contents[file] else { continue }
             if let current = inEffect[file], current.bytes == bytes {
                 attemptByFile[file] = current.expansion
+                unchanged.insert(file)
             } else {
                 changed.append((file, bytes))
             }
@@ -124,8 +126,8 @@
             case .success(let bytes)?:
                 let attempt = attemptByFile[file] ?? FeedExpansion()
                 problems = attempt.problems
-                if inEffect[file]?.bytes == bytes, let current = inEffect[file] {
-                    state = current.isGood ? .loaded : .failed(keptLastGood: false)
+                if unchanged.contains(file) {
+                    state = inEffect[file]!.isGood ? .loaded : .failed(keptLastGood: false)
                 } else if !attempt.hasErrors {
                     inEffect[file] = FeedInEffect(bytes: bytes, expansion: attempt, isGood: true)
                     if let copy = lastGoodCopy(of: file), let problem = saveCopy(bytes, of: file, to: copy) {

@@ -126,11 +126,15 @@ struct SourceText {
             lineStarts.append(start)
             let lineNumber = lineStarts.count
             var end = start
-            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+            var hasNul = false
+            while end < bytes.count, bytes[end] != 0x0A {
+                if bytes[end] == 0 { hasNul = true }
+                end += 1
+            }
             let range = start..<end
             start = end + 1
             if range.count > Self.longLine { longLines.append(lineNumber) }
-            if bytes[range].contains(0) { nulLines.append(lineNumber) }
+            if hasNul { nulLines.append(lineNumber) }
             if let name = componentName(range, keyword: "BEGIN:") {
                 if open.count == Self.maximumDepth, tooDeepLine == nil { tooDeepLine = lineNumber }
                 open.append((name, lineNumber))
