@@ -8,6 +8,7 @@
 #include <linux/vt.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <poll.h>
 #include <pthread.h>
 #include <string.h>
 #include <grp.h>
@@ -42,21 +43,23 @@ int mq_is_linux_console(int fd) {
     return ioctl(fd, KDGETMODE, &mode) == 0;
 }
 
-static volatile sig_atomic_t arrived[NSIG];
-static pthread_t sleeper;
+static int signal_pipe = -1;
 
-static void record(int signal) {
-    arrived[signal] = 1;
-    if (!pthread_equal(pthread_self(), sleeper)) pthread_kill(sleeper, signal);
+static void forward(int signal) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)signal;
+    (void)!write(signal_pipe, &byte, 1);
+    errno = saved;
 }
 
-void mq_catch_signals(void) {
-    sleeper = pthread_self();
+void mq_route_signals(int fd) {
+    signal_pipe = fd;
     struct sigaction action;
     memset(&action, 0, sizeof action);
-    action.sa_handler = record;
+    action.sa_handler = forward;
+    action.sa_flags = SA_RESTART;
     sigemptyset(&action.sa_mask);
-    int signals[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+    int signals[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGUSR2};
     sigset_t wanted;
     sigemptyset(&wanted);
     for (unsigned i = 0; i < sizeof signals / sizeof signals[0]; i++) {
@@ -68,20 +71,11 @@ void mq_catch_signals(void) {
     signal(SIGPIPE, SIG_IGN);
 }
 
-void mq_wake_sleeper(void) {
-    arrived[SIGUSR1] = 1;
-    if (sleeper) pthread_kill(sleeper, SIGUSR1);
-}
-
-int mq_take_signal(int signal) {
-    if (!arrived[signal]) return 0;
-    arrived[signal] = 0;
-    return 1;
-}
-
-int mq_sleep_until(int64_t monotonic_ns) {
-    struct timespec deadline = {.tv_sec = monotonic_ns / 1000000000, .tv_nsec = monotonic_ns % 1000000000};
-    return clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, 0);
+int mq_wait_readable(int fd, int64_t timeout_ns) {
+    struct pollfd watched = {.fd = fd, .events = POLLIN};
+    if (timeout_ns < 0) return poll(&watched, 1, -1);
+    struct timespec timeout = {.tv_sec = timeout_ns / 1000000000, .tv_nsec = timeout_ns % 1000000000};
+    return ppoll(&watched, 1, &timeout, 0);
 }
 
 static int64_t now(clockid_t clock) {
@@ -122,19 +116,6 @@ int mq_peer_credentials(int fd, uint32_t *uid, uint32_t *gid) {
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
     *uid = credentials.uid;
     *gid = credentials.gid;
-    return 0;
-}
-
-int mq_peer_may_control(uint32_t uid, uint32_t gid) {
-    gid_t group = getegid();
-    if (uid == 0 || uid == geteuid() || gid == group) return 1;
-    struct passwd entry, *found = 0;
-    char buffer[4096];
-    if (getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) != 0 || !found) return 0;
-    gid_t groups[256];
-    int count = 256;
-    if (getgrouplist(found->pw_name, found->pw_gid, groups, &count) < 0) return 0;
-    for (int i = 0; i < count; i++) if (groups[i] == group) return 1;
     return 0;
 }
 

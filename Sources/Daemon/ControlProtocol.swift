@@ -7,6 +7,9 @@ import Synchronization
 #else
     import Foundation
 #endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A request on the control socket: one JSON object on one line, `{"type": "status"}`.
 public struct ControlRequest: Codable, Sendable, Hashable {
@@ -60,7 +63,7 @@ public struct StatusReport: Codable, Sendable, Hashable {
         public var problems: [String]
     }
 
-    /// The display's clock when this report was last brought up to date (RFC 3339, UTC).
+    /// The display's clock when this report was made (RFC 3339, in the display's zone).
     public var updatedAt: String
     /// The texts on the tape, in display order (the date when nothing is scheduled).
     public var showing: [String]
@@ -98,7 +101,6 @@ public struct StatusReport: Codable, Sendable, Hashable {
 
     /// Fills in what the schedule says.
     mutating func update(from snapshot: ScheduleSnapshot) {
-        showing = snapshot.marqueeMessages().map(\.text)
         messages = snapshot.messages.map {
             ActiveMessage(text: $0.text, kind: $0.kind.rawValue, start: $0.start.rfc3339, end: $0.end.rfc3339,
                           source: $0.source, priority: $0.priority)
@@ -117,54 +119,109 @@ public struct StatusReport: Codable, Sendable, Hashable {
     }
 }
 
-/// Shared between the render thread and the control socket: the latest status, and the
-/// commands waiting for the render thread. Reading the status never waits for a frame.
-public final class DisplayControl: Sendable {
-    private let report: Mutex<StatusReport>
-    /// The status reply as sent, encoded once per change rather than once per request, with
-    /// the generation of the report it was encoded from.
-    private let encodedStatus = Mutex<(generation: Int, bytes: [UInt8])?>(nil)
-    /// Counts publications, so an encoding of an older report is never cached as current.
-    private let generation = Mutex(0)
-    private let pending = Mutex<[ControlRequest.Kind]>([])
-    private let wake: @Sendable () -> Void
-
-    public init(initial: StatusReport, wake: @escaping @Sendable () -> Void) {
-        report = Mutex(initial)
-        self.wake = wake
+/// What the display loop is doing, kept up to date by the loop and read by the control
+/// socket, which computes the status when it is asked — never waiting for a frame, and never
+/// older than the request.
+public final class DisplayState: Sendable {
+    struct Shared {
+        var snapshot: ScheduleSnapshot?
+        var showing: [String] = []
+        var output = ""
+        var paused = false
+        var moving = false
+        /// Steady times of the last frames drawn, oldest first overwritten.
+        var frameTimes = [Nanoseconds](repeating: .min, count: 256)
+        var framesDrawn = 0
+        /// Lateness of the last frames drawn at a frame deadline (not woken early by an event).
+        var lateness = [Nanoseconds](repeating: 0, count: 512)
+        var latenessCount = 0
     }
 
-    public var status: StatusReport { report.withLock { $0 } }
+    /// Frames per second are counted over this window.
+    static let frameRateWindow: Nanoseconds = 2_000_000_000
+
+    private let shared = Mutex(Shared())
+    private let clock: any TickerClock
+    private let started: Nanoseconds
+
+    public init(clock: any TickerClock) {
+        self.clock = clock
+        started = clock.steadyTime()
+    }
+
+    func update(_ change: (inout Shared) -> Void) {
+        shared.withLock { change(&$0) }
+    }
+
+    func frameDrawn(at steady: Nanoseconds, lateness: Nanoseconds?) {
+        shared.withLock { state in
+            state.frameTimes[state.framesDrawn % state.frameTimes.count] = steady
+            state.framesDrawn += 1
+            if let lateness {
+                state.lateness[state.latenessCount % state.lateness.count] = lateness
+                state.latenessCount += 1
+            }
+        }
+    }
+
+    /// The status now.
+    public var report: StatusReport {
+        let steady = clock.steadyTime()
+        let wall = clock.wallTime()
+        let state = shared.withLock { $0 }
+        var report = StatusReport(updatedAt: "", output: state.output)
+        if let snapshot = state.snapshot {
+            report.update(from: snapshot)
+            report.updatedAt = ZonedTime(instant: Instant(nanoseconds: wall), utcOffset: snapshot.utcOffset).rfc3339
+        }
+        report.showing = state.showing
+        report.paused = state.paused
+        report.moving = state.moving
+        let recent = state.frameTimes.filter { $0 > steady - Self.frameRateWindow && $0 <= steady }.count
+        report.framesPerSecond = (Double(recent) / (Double(Self.frameRateWindow) / 1e9) * 10).rounded() / 10
+        let recorded = state.lateness.prefix(min(state.latenessCount, state.lateness.count)).sorted()
+        if let worst = recorded.last {
+            func milliseconds(_ value: Nanoseconds) -> Double { (Double(value) / 1e4).rounded() / 100 }
+            report.frameLateness = StatusReport.Lateness(
+                frames: recorded.count, p50: milliseconds(recorded[recorded.count / 2]),
+                p99: milliseconds(recorded[recorded.count * 99 / 100]), max: milliseconds(worst))
+        }
+        report.uptimeSeconds = Int((steady - started) / 1_000_000_000)
+        return report
+    }
 
     /// `{"ok":true,"status":{…}}` and a newline.
     var statusReply: [UInt8] {
-        let (current, version) = report.withLock { ($0, generation.withLock { $0 }) }
-        if let cached = encodedStatus.withLock({ $0 }), cached.generation == version { return cached.bytes }
-        var bytes = Array((try? JSONEncoder().encode(ControlReply(ok: true, status: current))) ?? Data())
+        var bytes = Array((try? JSONEncoder().encode(ControlReply(ok: true, status: report))) ?? Data())
         bytes.append(0x0A)
-        encodedStatus.withLock { cached in
-            if version == generation.withLock({ $0 }) { cached = (version, bytes) }
-        }
         return bytes
     }
+}
 
-    func publish(_ change: (inout StatusReport) -> Void) {
-        report.withLock { report in
-            change(&report)
-            generation.withLock { $0 += 1 }
+/// Where the control socket is unless told otherwise: in the service's runtime folder
+/// (`/run/marquee`, made by systemd for the service's user) when it may be created there,
+/// else in the user's own runtime folder (`$XDG_RUNTIME_DIR`), so a display started by hand
+/// answers `marquee status` too. `run` and the commands that ask it look in the same order.
+public enum ControlSocket {
+    public static let systemPath = "/run/marquee/marquee.sock"
+
+    /// The candidates, in order.
+    static func candidates(environment: [String: String]) -> [String] {
+        let runtime = environment["XDG_RUNTIME_DIR"] ?? ""
+        return [systemPath] + (runtime.hasPrefix("/") ? [runtime + "/marquee.sock"] : [])
+    }
+
+    /// For `run`: the first candidate whose folder is writable (nil: none is).
+    public static func pathForListening(environment: [String: String]) -> String? {
+        candidates(environment: environment).first { path in
+            access(String(path[..<path.lastIndex(of: "/")!]), W_OK) == 0
         }
     }
 
-    /// Queues a command for the render thread and wakes it.
-    public func post(_ command: ControlRequest.Kind) {
-        pending.withLock { $0.append(command) }
-        wake()
-    }
-
-    func takeCommands() -> [ControlRequest.Kind] {
-        pending.withLock { commands in
-            defer { commands.removeAll() }
-            return commands
-        }
+    /// For `status`, `pause` and `resume`: the first candidate that exists, else the first.
+    public static func pathForAsking(environment: [String: String]) -> String {
+        let candidates = candidates(environment: environment)
+        var info = stat()
+        return candidates.first { lstat($0, &info) == 0 } ?? candidates[0]
     }
 }

@@ -16,11 +16,12 @@ public struct ControlSocketError: Error, CustomStringConvertible {
 }
 
 /// The status and control socket: a Unix stream socket taking one JSON request per line and
-/// answering with one JSON line. Runs on its own queue, never on the render thread, so many,
-/// slow, half-open or hostile clients cannot delay a frame: requests are at most 4 KiB, a
-/// client has 2 s to send one, at most 64 are served at once, and every refusal is a clear
-/// error reply. `pause`, `resume` and `reload` need root, the daemon's user or its group
-/// (checked with SO_PEERCRED); `status` is open to whoever may connect (the socket is 0660).
+/// answering with one JSON line. Runs on its own queue, never on the render thread, and never
+/// blocks: a reply a client does not read stays in that client's buffer, so slow, half-open or
+/// hostile clients delay nobody else. Requests are at most 4 KiB, a client has 2 s to send one
+/// and to take its reply, at most 64 are served at once (others are told to try again), and every refusal is a clear error
+/// reply. `pause`, `resume` and `reload` need root, the daemon's user or group, or the socket's
+/// group (checked with SO_PEERCRED); `status` is open to whoever may connect (the socket is 0660).
 public final class ControlServer: Sendable {
     public static let maximumRequestBytes = 4096
     public static let maximumClients = 64
@@ -28,21 +29,24 @@ public final class ControlServer: Sendable {
 
     public let path: String
     private let listener: any DispatchSourceRead
-    private let state: ServerState
 
-    /// - Parameter group: the group the socket file belongs to (its members may read and control).
-    public init(path: String, group: String? = nil, control: DisplayControl) throws(ControlSocketError) {
+    /// - Parameters:
+    ///   - group: the group the socket file is given to; its members may read and control.
+    ///   - state: what status requests are answered from.
+    ///   - mailbox: where pause, resume and reload go.
+    public init(path: String, group: String? = nil, state: DisplayState, mailbox: EventMailbox) throws(ControlSocketError) {
         self.path = path
-        let descriptor = try Self.bind(path, group: group)
-        let queue = DispatchQueue(label: "marquee.control")
-        let state = ServerState(control: control, queue: queue)
-        self.state = state
+        let (descriptor, groupID) = try Self.bind(path, group: group)
+        Self.allowManyConnections()
+        let queue = DispatchQueue(label: "marquee.control", qos: .userInteractive)
+        let clients = Clients(
+            queue: queue, policy: ControlPolicy(socketGroup: groupID), state: state, mailbox: mailbox)
         listener = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
         listener.setEventHandler {
             while true {
                 let client = mq_accept(descriptor)
                 guard client >= 0 else { break }
-                state.serve(client)
+                clients.serve(client)
             }
         }
         listener.setCancelHandler { close(descriptor) }
@@ -54,67 +58,124 @@ public final class ControlServer: Sendable {
         unlink(path)
     }
 
-    /// Binds the socket; a stale socket file (no daemon answers on it) is replaced, a live
-    /// one is an error.
-    private static func bind(_ path: String, group: String?) throws(ControlSocketError) -> Int32 {
+    /// Raises the soft limit of open files to the hard one: every waiting client is a
+    /// descriptor, and a full table would leave connections unanswered.
+    private static func allowManyConnections() {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+    }
+
+    /// Binds the socket and returns it with the socket group's id. A stale socket file (no
+    /// daemon answers on it) is replaced; a live socket, or anything that is not a socket, is
+    /// an error naming the path.
+    private static func bind(_ path: String, group: String?) throws(ControlSocketError) -> (Int32, gid_t?) {
         guard !path.hasPrefix("@"), withUnixSocketAddress(path, { _, _ in true }) != nil else {
             throw ControlSocketError(description: "socket path too long or not a path: \(path)")
+        }
+        var groupID: gid_t?
+        if let group {
+            guard let entry = getgrnam(group) else {
+                throw ControlSocketError(description: "socket_group \(group) does not exist")
+            }
+            groupID = entry.pointee.gr_gid
         }
         func call(_ operation: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
             withUnixSocketAddress(path, operation) ?? -1
         }
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        let probe = socket(AF_UNIX, type, 0)
-        defer { close(probe) }
-        if call({ connect(probe, $0, $1) }) == 0 {
-            throw ControlSocketError(description: "another marquee is already answering on \(path)")
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFSOCK else {
+                throw ControlSocketError(description: "\(path) exists and is not a socket; not replacing it")
+            }
+            let probe = socket(AF_UNIX, type, 0)
+            defer { close(probe) }
+            if call({ connect(probe, $0, $1) }) == 0 {
+                throw ControlSocketError(description: "another marquee is already answering on \(path)")
+            }
+            unlink(path)
         }
-        unlink(path)
         let descriptor = socket(AF_UNIX, type | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw ControlSocketError(description: "socket: \(String(cString: strerror(errno)))") }
-        guard call({ Glibc.bind(descriptor, $0, $1) }) == 0, chmod(path, 0o660) == 0, listen(descriptor, 128) == 0 else {
+        guard call({ Glibc.bind(descriptor, $0, $1) }) == 0, chmod(path, 0o660) == 0, listen(descriptor, 512) == 0 else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
             throw ControlSocketError(description: "cannot listen on \(path): \(reason)")
         }
-        if let group {
-            guard let entry = getgrnam(group), chown(path, uid_t.max, entry.pointee.gr_gid) == 0 else {
-                close(descriptor)
-                throw ControlSocketError(description: "cannot give \(path) to the group \(group)")
-            }
+        if let groupID, chown(path, uid_t.max, groupID) != 0 {
+            close(descriptor)
+            throw ControlSocketError(description: "cannot give \(path) to the group \(group ?? "")")
         }
-        return descriptor
+        return (descriptor, groupID)
+    }
+}
+
+/// Who may change what the display does: root, the daemon's user, members of the daemon's
+/// group, and members of the socket's group.
+struct ControlPolicy: Sendable {
+    let groups: Set<gid_t>
+
+    init(socketGroup: gid_t?) {
+        groups = Set([getegid()] + (socketGroup.map { [$0] } ?? []))
+    }
+
+    func mayControl(uid: uid_t, gid: gid_t) -> Bool {
+        if uid == 0 || uid == geteuid() || groups.contains(gid) { return true }
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &found) == 0, found != nil else { return false }
+        var memberships = [gid_t](repeating: 0, count: 256)
+        var count = Int32(memberships.count)
+        guard getgrouplist(entry.pw_name, entry.pw_gid, &memberships, &count) >= 0 else { return false }
+        return memberships.prefix(Int(count)).contains { groups.contains($0) }
     }
 }
 
 /// The clients being served; touched only on the server's queue.
-private final class ServerState: @unchecked Sendable {
-    let control: DisplayControl
-    let queue: DispatchQueue
-    private var clients: [Int32: (source: any DispatchSourceRead, timer: any DispatchSourceTimer)] = [:]
-    private var buffers: [Int32: [UInt8]] = [:]
+private final class Clients: @unchecked Sendable {
+    private struct Client {
+        let source: any DispatchSourceRead
+        let timer: any DispatchSourceTimer
+        var request: [UInt8] = []
+        /// The reply's bytes not yet taken by the client, once there is a reply.
+        var reply: [UInt8]?
+        var writer: (any DispatchSourceWrite)?
+        /// Over the limit: its request gets "too many clients".
+        var refused = false
+    }
 
-    init(control: DisplayControl, queue: DispatchQueue) {
-        self.control = control
+    private let queue: DispatchQueue
+    private let policy: ControlPolicy
+    private let state: DisplayState
+    private let mailbox: EventMailbox
+    private var clients: [Int32: Client] = [:]
+
+    init(queue: DispatchQueue, policy: ControlPolicy, state: DisplayState, mailbox: EventMailbox) {
         self.queue = queue
+        self.policy = policy
+        self.state = state
+        self.mailbox = mailbox
     }
 
     func serve(_ client: Int32) {
-        guard clients.count < ControlServer.maximumClients else {
-            send(client, .reply(ControlReply(ok: false, error: "too many clients; try again")))
-            close(client)
-            return
-        }
         let source = DispatchSource.makeReadSource(fileDescriptor: client, queue: queue)
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        clients[client] = (source, timer)
-        buffers[client] = []
+        clients[client] = Client(source: source, timer: timer)
         source.setEventHandler { [unowned self] in self.read(client) }
         source.setCancelHandler { close(client) }
         timer.setEventHandler { [unowned self] in
-            self.finish(client, .reply(ControlReply(ok: false, error: "no request within 2 seconds")))
+            if clients[client]?.reply == nil {
+                respond(client, ControlReply(ok: false, error: "no request within 2 seconds"))
+            } else {
+                end(client)
+            }
         }
         timer.schedule(deadline: .now() + ControlServer.clientTimeout)
+        let refused = clients.count > ControlServer.maximumClients
+        clients[client]?.refused = refused
         source.resume()
         timer.resume()
     }
@@ -124,67 +185,85 @@ private final class ServerState: @unchecked Sendable {
         let count = chunk.withUnsafeMutableBytes { Glibc.read(client, $0.baseAddress, $0.count) }
         if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
         guard count > 0 else {
-            finish(client, nil)
+            if clients[client]?.reply == nil { end(client) }
             return
         }
-        buffers[client, default: []] += chunk[0..<count]
-        let buffer = buffers[client] ?? []
-        if let newline = buffer.firstIndex(of: 0x0A) {
-            finish(client, handle(Array(buffer[..<newline]), from: client))
-        } else if buffer.count > ControlServer.maximumRequestBytes {
-            finish(client, .reply(ControlReply(ok: false, error: "request too large (at most 4096 bytes on one line)")))
+        // Bytes after the request (or after a refusal) are read and dropped, so closing
+        // never resets a connection with unread data.
+        guard clients[client]?.reply == nil else { return }
+        clients[client]?.request += chunk[0..<count]
+        let request = clients[client]?.request ?? []
+        if let newline = request.firstIndex(of: 0x0A) {
+            handle(Array(request[..<newline]), from: client)
+        } else if request.count > ControlServer.maximumRequestBytes {
+            respond(client, ControlReply(ok: false, error: "request too large (at most 4096 bytes on one line)"))
         }
     }
 
-    private func handle(_ line: [UInt8], from client: Int32) -> Reply {
+    private func handle(_ line: [UInt8], from client: Int32) {
+        if clients[client]?.refused == true {
+            return respond(client, ControlReply(ok: false, error: "too many clients; try again"))
+        }
         guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line)) else {
-            return .reply(ControlReply(
+            return respond(client, ControlReply(
                 ok: false, error: #"malformed request; send one line such as {"type":"status"} (status, pause, resume, reload)"#))
         }
         if request.isControl {
             var uid: UInt32 = 0
             var gid: UInt32 = 0
-            guard mq_peer_credentials(client, &uid, &gid) == 0, mq_peer_may_control(uid, gid) == 1 else {
-                return .reply(ControlReply(
-                    ok: false, error: "not allowed: \(request.type.rawValue) needs root, marquee's user or its group"))
+            guard mq_peer_credentials(client, &uid, &gid) == 0, policy.mayControl(uid: uid, gid: gid) else {
+                return respond(client, ControlReply(
+                    ok: false, error: "not allowed: \(request.type.rawValue) needs root, marquee's user or group, or the socket's group"))
             }
         }
         switch request.type {
         case .status:
-            return .encoded(control.statusReply)
+            send(state.statusReply, to: client)
         case .pause, .resume, .reload:
-            control.post(request.type)
+            mailbox.post(.control(request.type))
+            respond(client, ControlReply(ok: true))
         }
-        return .reply(ControlReply(ok: true))
     }
 
-    /// A reply to encode, or one already encoded.
-    enum Reply {
-        case reply(ControlReply)
-        case encoded([UInt8])
+    private func respond(_ client: Int32, _ reply: ControlReply) {
+        guard let encoded = try? JSONEncoder().encode(reply) else { return end(client) }
+        send(Array(encoded) + [0x0A], to: client)
     }
 
-    /// Sends the reply (if any) and closes the connection.
-    private func finish(_ client: Int32, _ reply: Reply?) {
+    /// Starts sending the reply; what the socket does not take now is sent as the client reads.
+    private func send(_ bytes: [UInt8], to client: Int32) {
+        guard clients[client] != nil else { return }
+        clients[client]?.reply = bytes
+        flush(client)
+        guard let pending = clients[client]?.reply, !pending.isEmpty, clients[client]?.writer == nil else { return }
+        let writer = DispatchSource.makeWriteSource(fileDescriptor: client, queue: queue)
+        writer.setEventHandler { [unowned self] in self.flush(client) }
+        clients[client]?.writer = writer
+        writer.resume()
+    }
+
+    /// Writes what the socket takes without blocking; ends the connection once all is sent.
+    private func flush(_ client: Int32) {
+        guard var pending = clients[client]?.reply else { return }
+        while !pending.isEmpty {
+            let sent = pending.withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if sent < 0 {
+                if errno == EAGAIN || errno == EINTR { break }
+                return end(client)
+            }
+            pending.removeFirst(sent)
+        }
+        clients[client]?.reply = pending
+        if pending.isEmpty {
+            shutdown(client, Int32(SHUT_WR))
+            end(client)
+        }
+    }
+
+    private func end(_ client: Int32) {
         guard let entry = clients.removeValue(forKey: client) else { return }
-        buffers[client] = nil
         entry.timer.cancel()
-        if let reply { send(client, reply) }
+        entry.writer?.cancel()
         entry.source.cancel()
-    }
-
-    private func send(_ client: Int32, _ reply: Reply) {
-        var bytes: [UInt8]
-        switch reply {
-        case .encoded(let encoded):
-            bytes = encoded
-        case .reply(let reply):
-            guard let encoded = try? JSONEncoder().encode(reply) else { return }
-            bytes = Array(encoded) + [0x0A]
-        }
-        var timeout = timeval(tv_sec: 1, tv_usec: 0)
-        _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) & ~O_NONBLOCK)
-        setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        _ = bytes.withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 }

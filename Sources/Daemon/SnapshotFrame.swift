@@ -13,11 +13,9 @@ public func showSnapshot(
     let controller = MarqueeController(metrics: screen.metrics, configuration: settings.marquee, origin: start)
     var now = start
     while true {
-        let current = schedule.snapshot(at: Instant(secondsSinceEpoch: now / 1_000_000_000))
-        controller.update(
-            messages: current.marqueeMessages(idleTemplate: settings.idleText, textColour: settings.textColour),
-            at: now, width: screen.bandWidth)
-        let next = current.validUntil.instant.secondsSinceEpoch * 1_000_000_000
+        let current = schedule.snapshot(at: Instant(nanoseconds: now))
+        controller.show(current, settings: settings, at: now, width: screen.bandWidth)
+        let next = current.validUntil.instant.nanoseconds
         guard next <= instant, next > now else { break }
         now = next
     }

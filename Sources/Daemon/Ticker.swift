@@ -1,58 +1,15 @@
-import CLinux
 import Display
 import Marquee
 import Schedule
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// `marquee run`: the schedule, the marquee and a screen (terminal or framebuffer) wired
-/// together on one render thread. Wakes only when the picture can change (the next whole
-/// cell or display frame, a typed letter, an effect step), the schedule says the messages
-/// change, the feed folder changed or the wall clock was set; still pictures cost no wakeups.
+/// The display loop for one screen: the schedule, the marquee and the screen wired together
+/// on the render thread. Everything it reacts to arrives as a `TickerEvent` in one mailbox;
+/// each turn handles the events, brings the messages up to date, draws a frame and computes
+/// when it next has to wake (the next frame that looks different, the next change of
+/// messages, the watchdog), so still pictures cost no wakeups. Motion runs on the steady
+/// clock; the wall clock only decides which messages are due, so a clock step changes the
+/// messages, never where the text is.
 public final class Ticker {
-    /// While moving, the published status (frame rate, lateness) is refreshed this often.
-    static let statusInterval: Nanoseconds = 10_000_000_000
-
-    private let schedule: Schedule
-    private let clock: DisplayClock
-    private var settings: DisplaySettings
-    private let reloadSettings: (@Sendable () -> DisplaySettings?)?
-    private let screen: any TickerScreen
-    private let feedFolder: String?
-    private let control: DisplayControl?
-    private let systemZoneFolder: String?
-    private let systemd: SystemdNotifier
-    private let watchdogInterval: Nanoseconds?
-    private let log: EventLog
-    private var frameGridOrigin: Nanoseconds?
-
-    /// - Parameters:
-    ///   - feedFolder: reloaded (and the new messages shown) when its files change.
-    ///   - control: where the status is published and pause/resume arrive from.
-    ///   - log: where events go (journald under systemd).
-    ///   - systemZoneFolder: `/etc`, when the display follows the system's time zone.
-    ///   - reloadSettings: reads the settings again on a reload (nil: keep the old ones).
-    public init(
-        schedule: Schedule, clock: DisplayClock, settings: DisplaySettings, screen: any TickerScreen,
-        feedFolder: String? = nil, control: DisplayControl? = nil, environment: [String: String] = [:],
-        log: EventLog? = nil, systemZoneFolder: String? = nil,
-        reloadSettings: (@Sendable () -> DisplaySettings?)? = nil
-    ) {
-        self.schedule = schedule
-        self.clock = clock
-        self.settings = settings
-        self.reloadSettings = reloadSettings
-        self.screen = screen
-        self.feedFolder = feedFolder
-        self.control = control
-        self.systemZoneFolder = systemZoneFolder
-        systemd = SystemdNotifier(environment: environment)
-        watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
-        self.log = log ?? EventLog(environment: environment)
-    }
-
     /// How a run ended.
     public enum Ending: Equatable, Sendable {
         /// Stopped (a signal, the terminal gone): the process exits with this status.
@@ -62,178 +19,246 @@ public final class Ticker {
         case screenReplaced
     }
 
-    /// Runs until SIGINT, SIGTERM or SIGHUP (or the terminal goes away), then gives the
-    /// screen back as it was. Under systemd SIGHUP reloads the feeds instead, READY=1 follows
-    /// the first frame, STATUS= says what is shown, and WATCHDOG=1 comes from this loop, so a
-    /// stuck display gets restarted.
-    public func run() -> Ending {
-        mq_catch_signals()
+    /// What a turn decided.
+    enum Turn: Equatable {
+        /// Wake at this steady time, or at the next event (nil: only at the next event).
+        case wait(until: Nanoseconds?)
+        case ended(Ending)
+    }
+
+    /// A wall clock that moved this much against the steady clock between two turns was set.
+    static let clockStepTolerance: Nanoseconds = 1_000_000_000
+
+    private let clock: any TickerClock
+    private let screen: any TickerScreen
+    private let schedule: ScheduleService
+    private let state: DisplayState
+    private let systemd: SystemdNotifier
+    private let watchdogInterval: Nanoseconds?
+    private let log: EventLog?
+    private var settings: DisplaySettings
+    private let reloadSettings: (@Sendable () -> DisplaySettings?)?
+    private let controller: MarqueeController
+
+    /// The messages shown, and until when (wall clock) they hold.
+    private var snapshot: ScheduleSnapshot
+    private var validUntil: Nanoseconds
+    /// The last request for messages, and whether its answer is still to come.
+    private var request = 0
+    private var awaitingSchedule = false
+    /// Reloads asked of the schedule and not yet reported done.
+    private var reloadsInFlight = 0
+    /// Wall minus steady time at the last turn: a change is a step of the wall clock.
+    private var wallOffset: Nanoseconds
+    private var repaint = true
+    private var frameDeadline: Nanoseconds?
+    private var frameGridOrigin: Nanoseconds?
+    private var lastPing: Nanoseconds
+    private var ready = false
+
+    /// - Parameters:
+    ///   - snapshot: the messages at the start (the schedule is loaded before the display starts).
+    ///   - state: where the status is kept for the control socket.
+    ///   - reloadSettings: reads the settings again on a reload (nil: keep the old ones).
+    public init(
+        clock: any TickerClock, screen: any TickerScreen, schedule: ScheduleService, snapshot: ScheduleSnapshot,
+        settings: DisplaySettings, state: DisplayState, environment: [String: String] = [:], log: EventLog? = nil,
+        reloadSettings: (@Sendable () -> DisplaySettings?)? = nil
+    ) {
+        self.clock = clock
+        self.screen = screen
+        self.schedule = schedule
+        self.snapshot = snapshot
+        self.settings = settings
+        self.state = state
+        self.log = log
+        self.reloadSettings = reloadSettings
+        systemd = SystemdNotifier(environment: environment)
+        watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
+        let steady = clock.steadyTime()
+        wallOffset = clock.wallTime() - steady
+        lastPing = steady
+        validUntil = snapshot.validUntil.instant.nanoseconds
+        controller = MarqueeController(metrics: screen.metrics, configuration: settings.marquee, origin: steady)
+        controller.show(snapshot, settings: settings, at: steady, width: screen.bandWidth)
+    }
+
+    /// Takes the screen, turns until an event ends the run, then gives the screen back as it
+    /// was (unless it is being replaced). Under systemd SIGHUP reloads instead of stopping,
+    /// READY=1 follows the first frame, STATUS= says what is shown, and WATCHDOG=1 comes
+    /// from this loop, so a stuck display gets restarted.
+    public func run(mailbox: EventMailbox) -> Ending {
         do {
             try screen.takeOver()
         } catch {
-            log.tell(.error, "cannot use the screen: \(error)")
+            log?.tell(.error, "cannot use the screen: \(error)")
             return .finished(1)
         }
-        var ending = Ending.finished(0)
-        defer {
-            if ending != .screenReplaced {
-                systemd.send("STOPPING=1")
-                screen.giveBack()
-            }
-        }
-        let schedule = self.schedule
-        let log = self.log
-        let watcher = feedFolder.flatMap { folder in
-            try? FolderWatcher(folder: folder) { reloadFeeds(schedule, log: log) }
-        }
-        // A wall-clock step (NTP at boot, a new date) recomputes the messages at once.
-        let clockWatcher = try? ClockChangeWatcher {
-            log.log(.notice, "the wall clock was set; recomputing the messages")
-            mq_wake_sleeper()
-        }
-        let zoneWatcher = systemZoneFolder.flatMap { etc in
-            try? FolderWatcher(folder: etc, isRelevant: SystemTimeZone.isZoneFile) {
-                Task { @ICalActor in followSystemZone(schedule, etc: etc, log: log) }
-            }
-        }
-        defer { withExtendedLifetime((watcher, clockWatcher, zoneWatcher)) {} }
-        let controller = MarqueeController(metrics: screen.metrics, configuration: settings.marquee, origin: clock.now())
-        var validUntil = Nanoseconds.min
-        var queriedAt = Nanoseconds.max
-        let started = clock.now()
-        var framesSincePublish = 0
-        var lastPublish = started
-        // Lateness of the last frames drawn at a frame deadline (not woken early by an event).
-        var lateness = [Nanoseconds](repeating: 0, count: 512)
-        var latenessCount = 0
-        var frameDeadline: Nanoseconds?
-        var snapshot: ScheduleSnapshot?
-        func publish(at now: Nanoseconds, moving: Bool) {
-            guard let control else { return }
-            let seconds = Double(now - lastPublish) / 1e9
-            control.publish { report in
-                if let snapshot { report.update(from: snapshot) }
-                report.updatedAt = ZonedTime(instant: Instant(secondsSinceEpoch: now / 1_000_000_000), utcOffset: 0).rfc3339
-                report.output = screen.outputDescription
-                report.paused = controller.isPaused
-                report.moving = moving
-                report.framesPerSecond = seconds > 0.5 ? (Double(framesSincePublish) / seconds * 10).rounded() / 10 : 0
-                let recorded = lateness.prefix(min(latenessCount, lateness.count)).sorted()
-                if !recorded.isEmpty {
-                    func milliseconds(_ value: Nanoseconds) -> Double { (Double(value) / 1e4).rounded() / 100 }
-                    report.frameLateness = StatusReport.Lateness(
-                        frames: recorded.count, p50: milliseconds(recorded[recorded.count / 2]),
-                        p99: milliseconds(recorded[recorded.count * 99 / 100]), max: milliseconds(recorded.last!))
-                }
-                report.uptimeSeconds = Int((now - started) / 1_000_000_000)
-            }
-            framesSincePublish = 0
-            lastPublish = now
-        }
-        var lastPing = clock.now()
-        var ready = false
+        var events: [TickerEvent] = []
         while true {
-            if mq_take_signal(SIGINT) == 1 || mq_take_signal(SIGTERM) == 1 {
-                log.log(.notice, "stopping")
-                return ending
-            }
-            var reload = false
-            if mq_take_signal(SIGHUP) == 1 {
-                guard systemd.isActive else { return ending }
-                log.log(.notice, "SIGHUP: reloading the configuration and the feeds")
-                reload = true
-            }
-            if mq_take_signal(SIGUSR1) == 1 {
-                validUntil = .min
-            }
-            let now = clock.now()
-            var repaint: Bool
-            do {
-                repaint = try screen.noticeChanges(at: now)
-            } catch {
-                log.log(.warning, "\(error); opening the screen again")
-                ending = .screenReplaced
-                return ending
-            }
-            if let due = frameDeadline, now >= due {
-                lateness[latenessCount % lateness.count] = now - due
-                latenessCount += 1
-            }
-            frameDeadline = nil
-            var publishNow = repaint
-            for command in control?.takeCommands() ?? [] {
-                switch command {
-                case .pause:
-                    controller.pause(at: now)
-                    log.log(.notice, "paused by request")
-                case .resume:
-                    controller.resume(at: now)
-                    log.log(.notice, "resumed by request")
-                case .reload:
-                    log.log(.notice, "reloading the configuration and the feeds by request")
-                    reload = true
-                case .status:
-                    break
+            switch turn(events) {
+            case .ended(let ending):
+                if ending != .screenReplaced {
+                    systemd.send("STOPPING=1")
+                    screen.giveBack()
                 }
-                publishNow = true
-            }
-            if reload {
-                if let reloadSettings, let fresh = reloadSettings() {
-                    settings = fresh
-                    controller.reconfigure(fresh.marquee, at: now)
-                    validUntil = .min
-                }
-                reloadFeeds(schedule, log: log)
-            }
-            if now >= validUntil || now < queriedAt {
-                let instant = Instant(secondsSinceEpoch: now / 1_000_000_000)
-                let current = waitOnScheduleActor { schedule.snapshot(at: instant) }
-                controller.update(
-                    messages: current.marqueeMessages(idleTemplate: settings.idleText, textColour: settings.textColour),
-                    at: now, width: screen.bandWidth)
-                validUntil = current.validUntil.instant.secondsSinceEpoch * 1_000_000_000
-                queriedAt = now
-                snapshot = current
-                publishNow = true
-            }
-            let frame = controller.frame(at: now, width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs)
-            if frame.isMoving, now - lastPublish >= Self.statusInterval { publishNow = true }
-            do {
-                try screen.show(frame, fullRepaint: repaint)
-            } catch {
                 return ending
+            case .wait(let deadline):
+                mailbox.wait(nanoseconds: deadline.map { $0 - clock.steadyTime() })
+                events = mailbox.take()
             }
-            framesSincePublish += 1
-            if publishNow {
-                publish(at: now, moving: frame.isMoving)
-                if let snapshot { systemd.send("STATUS=" + Self.summary(snapshot)) }
-            }
-            if !ready {
-                ready = systemd.send("READY=1")
-            }
-            if let watchdogInterval, now - lastPing >= watchdogInterval {
-                systemd.send("WATCHDOG=1")
-                lastPing = now
-            }
-            var deadline = validUntil
-            if screen.isShowing, var next = controller.nextFrameChange(after: now, effectStep: screen.effectStep) {
-                if let period = screen.framePeriod { next = max(next, nextFrame(after: now, period: period)) }
-                if next < deadline {
-                    deadline = next
-                    frameDeadline = next
-                }
-            }
-            if let watchdogInterval { deadline = min(deadline, lastPing + watchdogInterval) }
-            if let interval = screen.checkInterval { deadline = min(deadline, now + interval) }
-            clock.sleep(until: deadline)
         }
+    }
+
+    /// One turn: handles `events`, brings the messages up to date, draws a frame, and says
+    /// when to wake next.
+    func turn(_ events: [TickerEvent]) -> Turn {
+        let steady = clock.steadyTime()
+        let wall = clock.wallTime()
+        if abs(wall - steady - wallOffset) > Self.clockStepTolerance {
+            log?.log(.notice, "the wall clock was set; recomputing the messages")
+            requestMessages(at: wall)
+        }
+        wallOffset = wall - steady
+        for event in events {
+            if let ending = handle(event, steady: steady, wall: wall) { return .ended(ending) }
+        }
+        do {
+            if try screen.noticeChanges(at: steady) { repaint = true }
+        } catch {
+            log?.log(.warning, "\(error); opening the screen again")
+            return .ended(.screenReplaced)
+        }
+        if wall >= validUntil, !awaitingSchedule { requestMessages(at: wall) }
+        guard drawFrame(at: steady) else { return .ended(.finished(0)) }
+        return .wait(until: nextDeadline(steady: steady, wall: wall))
+    }
+
+    /// Whether the loop waits for the schedule's answer or a reload (the test kit waits with it).
+    var isAwaitingSchedule: Bool { awaitingSchedule || reloadsInFlight > 0 }
+
+    /// The messages on screen (a screen opened next starts with them).
+    public var shownSnapshot: ScheduleSnapshot { snapshot }
+
+    /// Reacts to one event; an ending when it stops the run.
+    private func handle(_ event: TickerEvent, steady: Nanoseconds, wall: Nanoseconds) -> Ending? {
+        switch event {
+        case .stop:
+            log?.log(.notice, "stopping")
+            return .finished(0)
+        case .hangUp:
+            guard systemd.isActive else { return .finished(0) }
+            log?.log(.notice, "SIGHUP: reloading the configuration and the feeds")
+            reload(at: steady)
+        case .control(.pause):
+            controller.pause(at: steady)
+            log?.log(.notice, "paused by request")
+        case .control(.resume):
+            controller.resume(at: steady)
+            log?.log(.notice, "resumed by request")
+        case .control(.reload):
+            log?.log(.notice, "reloading the configuration and the feeds by request")
+            reload(at: steady)
+        case .control(.status):
+            break
+        case .feedsChanged:
+            reloadsInFlight += 1
+            schedule.reload()
+        case .systemZoneChanged:
+            reloadsInFlight += 1
+            schedule.followSystemZone()
+        case .feedsReloaded:
+            reloadsInFlight = max(0, reloadsInFlight - 1)
+            requestMessages(at: wall)
+        case .clockStepped:
+            requestMessages(at: wall)
+        case .schedule(let answer, let number):
+            guard number == request else { break }
+            awaitingSchedule = false
+            snapshot = answer
+            validUntil = answer.validUntil.instant.nanoseconds
+            controller.show(answer, settings: settings, at: steady, width: screen.bandWidth)
+            systemd.send("STATUS=" + Self.summary(answer))
+        case .resized:
+            if screen.notice(.resized) { repaint = true }
+        case .consoleSwitchRequested:
+            if screen.notice(.consoleSwitchRequested) { repaint = true }
+        }
+        return nil
+    }
+
+    /// Reads the settings (if they can be) and the feeds again.
+    private func reload(at steady: Nanoseconds) {
+        if let reloadSettings, let fresh = reloadSettings() {
+            settings = fresh
+            controller.reconfigure(fresh.marquee, at: steady)
+            controller.show(snapshot, settings: fresh, at: steady, width: screen.bandWidth)
+        }
+        reloadsInFlight += 1
+        schedule.reload()
+    }
+
+    /// Asks the schedule for the messages at `wall`; what is shown stays until the answer.
+    private func requestMessages(at wall: Nanoseconds) {
+        request += 1
+        awaitingSchedule = true
+        schedule.requestSnapshot(at: Instant(nanoseconds: wall), request: request)
+    }
+
+    /// Draws the frame at `steady` and notes it in the status; false when the screen is gone
+    /// (the terminal closed).
+    private func drawFrame(at steady: Nanoseconds) -> Bool {
+        var lateness: Nanoseconds?
+        if let due = frameDeadline, steady >= due { lateness = steady - due }
+        frameDeadline = nil
+        let frame = controller.frame(at: steady, width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs)
+        do {
+            try screen.show(frame, fullRepaint: repaint)
+        } catch {
+            return false
+        }
+        repaint = false
+        let showing = snapshot.marqueeMessages(idleTemplate: settings.idleText).map(\.text)
+        state.update { shared in
+            shared.snapshot = snapshot
+            shared.showing = showing
+            shared.output = screen.outputDescription
+            shared.paused = controller.isPaused
+            shared.moving = frame.isMoving
+        }
+        state.frameDrawn(at: steady, lateness: lateness)
+        if !ready {
+            ready = systemd.send("READY=1")
+            systemd.send("STATUS=" + Self.summary(snapshot))
+        }
+        if let watchdogInterval, steady - lastPing >= watchdogInterval {
+            systemd.send("WATCHDOG=1")
+            lastPing = steady
+        }
+        return true
+    }
+
+    /// The steady time of the first thing due: the next frame that looks different, the next
+    /// change of messages (unless an answer is awaited: it wakes the loop), the watchdog, the
+    /// screen's next check.
+    private func nextDeadline(steady: Nanoseconds, wall: Nanoseconds) -> Nanoseconds? {
+        var deadline: Nanoseconds? = awaitingSchedule ? nil : steady + max(0, validUntil - wall)
+        func consider(_ candidate: Nanoseconds) { deadline = min(deadline ?? candidate, candidate) }
+        if screen.isShowing, var next = controller.nextFrameChange(after: steady, effectStep: screen.effectStep) {
+            if let period = screen.framePeriod { next = max(next, nextFrame(after: steady, period: period)) }
+            if next < deadline ?? .max { frameDeadline = next }
+            consider(next)
+        }
+        if let watchdogInterval { consider(lastPing + watchdogInterval) }
+        if let interval = screen.checkInterval { consider(steady + interval) }
+        return deadline
     }
 
     /// The first tick of the display's frame grid after `now` (frames of a framebuffer fall on
     /// a fixed grid of its refresh period, so a late frame never shifts the ones after it). The
-    /// grid starts at the first frame, and again after the clock went back.
+    /// grid starts at the first frame.
     func nextFrame(after now: Nanoseconds, period: Nanoseconds) -> Nanoseconds {
-        guard let origin = frameGridOrigin, origin <= now else {
+        guard let origin = frameGridOrigin else {
             frameGridOrigin = now
             return now + period
         }

@@ -127,8 +127,14 @@ public final class FramebufferScreen: TickerScreen {
                 throw ScreenReplaced(description: "\(devicePath): \(reason)")
             }
         }
-        guard mq_take_signal(SIGUSR2) == 1, let console else { return false }
-        return console.answerSwitch()
+        return false
+    }
+
+    public func notice(_ change: ScreenChange) -> Bool {
+        switch change {
+        case .resized: false
+        case .consoleSwitchRequested: console?.answerSwitch() ?? false
+        }
     }
 
     public func show(_ frame: Frame, fullRepaint: Bool) {

@@ -30,12 +30,23 @@ public protocol TickerScreen: AnyObject {
     func takeOver() throws
     /// Gives the device back as it was.
     func giveBack()
-    /// Looks at what changed outside the picture (a resize, a console switch, something else
-    /// writing to the screen); true when the next frame must be drawn in full. Throws
+    /// Looks at what may have changed outside the picture (something else writing to the
+    /// screen, the device); true when the next frame must be drawn in full. Throws
     /// `ScreenReplaced` when the device is gone and a new screen must be opened.
     func noticeChanges(at now: Nanoseconds) throws(ScreenReplaced) -> Bool
+    /// Told of a resize or a console switch as it happens; true when the next frame must be
+    /// drawn in full.
+    func notice(_ change: ScreenChange) -> Bool
     /// Shows a frame (nothing, while the screen is not visible).
     func show(_ frame: Frame, fullRepaint: Bool) throws
+}
+
+/// What happens to a screen from outside, reported by the loop (from signals).
+public enum ScreenChange: Sendable {
+    /// The terminal's size may have changed (SIGWINCH).
+    case resized
+    /// The kernel asks to switch the virtual console away, or gives it back (VT_PROCESS).
+    case consoleSwitchRequested
 }
 
 /// The device under a screen went away or changed (a DRM driver replaced the firmware
@@ -71,10 +82,16 @@ extension TerminalScreen: TickerScreen {
     public func giveBack() { leave() }
 
     public func noticeChanges(at now: Nanoseconds) -> Bool {
-        if mq_take_signal(SIGWINCH) == 1 && refreshSize() { return true }
         guard let interval = checkInterval, lastFullRepaint.map({ now - $0 >= interval }) ?? true else { return false }
         lastFullRepaint = now
         return true
+    }
+
+    public func notice(_ change: ScreenChange) -> Bool {
+        switch change {
+        case .resized: refreshSize()
+        case .consoleSwitchRequested: false
+        }
     }
 
     public func show(_ frame: Frame, fullRepaint: Bool) throws {

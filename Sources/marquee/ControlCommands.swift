@@ -10,13 +10,13 @@ import Daemon
     import Glibc
 #endif
 
-/// Where `marquee run` answers unless told otherwise.
-let defaultSocket = "/run/marquee/marquee.sock"
-
 /// The option naming the running display's socket.
 struct SocketOption: ParsableArguments {
-    @Option(name: .long, help: "The running display's status socket.")
-    var socket = defaultSocket
+    @Option(name: .long, help: "The running display's status socket (default: \(ControlSocket.systemPath), else $XDG_RUNTIME_DIR/marquee.sock).")
+    var socket: String?
+
+    /// The socket named, or where `marquee run` puts it.
+    var path: String { socket ?? ControlSocket.pathForAsking(environment: environment()) }
 }
 
 /// Sends one request to the running display and returns its reply; a clear message and
@@ -28,7 +28,14 @@ func ask(_ request: ControlRequest, socketPath: String) throws -> ControlReply {
     guard let connected = withUnixSocketAddress(socketPath, { connect(descriptor, $0, $1) }) else {
         throw ValidationError("socket path too long: \(socketPath)")
     }
-    guard connected == 0 else { throw notRunning(socketPath, reason: String(cString: strerror(errno))) }
+    guard connected == 0 else {
+        if errno == EACCES {
+            standardError("marquee: not allowed to use \(socketPath) (permission denied); "
+                + "its group's members may (socket_group in marquee.toml)")
+            throw ExitCode(1)
+        }
+        throw notRunning(socketPath, reason: String(cString: strerror(errno)))
+    }
     var timeout = timeval(tv_sec: 3, tv_usec: 0)
     setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     var line = try JSONEncoder().encode(request)
@@ -70,7 +77,7 @@ struct StatusCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let reply = try ask(ControlRequest(type: .status), socketPath: socketOption.socket)
+        let reply = try ask(ControlRequest(type: .status), socketPath: socketOption.path)
         try requireOK(reply)
         guard let status = reply.status else { return }
         if json {
@@ -104,7 +111,7 @@ struct PauseCommand: ParsableCommand {
     @OptionGroup var socketOption: SocketOption
 
     func run() throws {
-        try requireOK(try ask(ControlRequest(type: .pause), socketPath: socketOption.socket))
+        try requireOK(try ask(ControlRequest(type: .pause), socketPath: socketOption.path))
     }
 }
 
@@ -115,6 +122,6 @@ struct ResumeCommand: ParsableCommand {
     @OptionGroup var socketOption: SocketOption
 
     func run() throws {
-        try requireOK(try ask(ControlRequest(type: .resume), socketPath: socketOption.socket))
+        try requireOK(try ask(ControlRequest(type: .resume), socketPath: socketOption.path))
     }
 }

@@ -72,7 +72,7 @@ struct SnapshotCommand: AsyncParsableCommand {
         let framebuffer = Framebuffer(width: width, height: height)
         let screen = try FramebufferScreen(framebuffer: framebuffer, style: DisplayOptions.style(file))
         let (schedule, instant) = try feedOptions.loadSchedule(configuration: file, at: at)
-        let shown = instant.secondsSinceEpoch * 1_000_000_000
+        let shown = instant.nanoseconds
         let start = shown - Int64((running * 1e9).rounded())
         _ = try showSnapshot(of: schedule, settings: settings, on: screen, displayStartedAt: start, at: shown)
         return (PNGImage.encode(framebuffer.surface), screen.fonts.unusable.map(\.description))

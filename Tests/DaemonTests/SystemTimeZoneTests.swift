@@ -7,10 +7,10 @@ import Testing
 
 /// Following the system's time zone, with a stand-in for /etc.
 @Suite struct SystemTimeZoneTests {
-    func fakeEtc(zone: String) throws -> String {
-        let etc = FileManager.default.temporaryDirectory.appendingPathComponent("etc-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: etc, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: etc + "/localtime", withDestinationPath: "/usr/share/zoneinfo/" + zone)
+    /// A folder standing in for /etc with its localtime link (removed with the value).
+    func fakeEtc(zone: String) throws -> TemporaryFolder {
+        let etc = try TemporaryFolder()
+        try FileManager.default.createSymbolicLink(atPath: etc.path + "/localtime", withDestinationPath: "/usr/share/zoneinfo/" + zone)
         return etc
     }
 
@@ -21,7 +21,8 @@ import Testing
     }
 
     @Test func nameFromEnvironmentLinkAndFile() throws {
-        let etc = try fakeEtc(zone: "Europe/Berlin")
+        let folder = try fakeEtc(zone: "Europe/Berlin")
+        let etc = folder.path
         #expect(SystemTimeZone.name(environment: [:], etc: etc) == "Europe/Berlin")
         #expect(SystemTimeZone.name(environment: ["TZ": ":Asia/Tokyo"], etc: etc) == "Asia/Tokyo")
         try FileManager.default.removeItem(atPath: etc + "/localtime")
@@ -39,19 +40,19 @@ import Testing
         ("Nowhere/Land", "Europe/Berlin"), ("../../etc/passwd", "Europe/Berlin"), (":", "Europe/Berlin"),
     ])
     func posixTZ(tz: String, zone: String) throws {
-        let etc = try fakeEtc(zone: "Europe/Berlin")
-        defer { try? FileManager.default.removeItem(atPath: etc) }
+        let folder = try fakeEtc(zone: "Europe/Berlin")
+        let etc = folder.path
         #expect(SystemTimeZone.name(environment: ["TZ": tz], etc: etc) == zone)
     }
 
     /// A zone change is noticed by the watcher and the schedule recomputes: an all-day
     /// event now starts at New York's midnight, not Berlin's.
     @Test func zoneChangeRecomputesTheMessages() async throws {
-        let etc = try fakeEtc(zone: "Europe/Berlin")
-        let feeds = FileManager.default.temporaryDirectory.appendingPathComponent("feeds-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: feeds, withIntermediateDirectories: true)
-        try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:d\r\nDTSTART;VALUE=DATE:20261124\r\nSUMMARY:Trash day\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n".utf8)
-            .write(to: URL(fileURLWithPath: feeds + "/f.ics"))
+        let folder = try fakeEtc(zone: "Europe/Berlin")
+        let etc = folder.path
+        let feedFolder = try TemporaryFolder()
+        let feeds = feedFolder.path
+        try feedFolder.write("f.ics", "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:d\r\nDTSTART;VALUE=DATE:20261124\r\nSUMMARY:Trash day\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
         let schedule = try await ICalActor.run(etc: etc, feeds: feeds)
         let noticed = Mutex(0)
         let watcher = try FolderWatcher(folder: etc, debounce: .milliseconds(50), isRelevant: SystemTimeZone.isZoneFile) {
@@ -63,7 +64,8 @@ import Testing
         try switchZone(etc, to: "America/New_York")
         try await Task.sleep(for: .milliseconds(400))
         #expect(noticed.withLock { $0 } == 1)
-        #expect(await followSystemZone(schedule, etc: etc, log: nil) == "America/New_York")
+        #expect(await adoptSystemZone(schedule, etc: etc, log: nil))
+        #expect(await schedule.displayZoneName == "America/New_York")
         #expect(await schedule.messages(at: instant).isEmpty)
         withExtendedLifetime(watcher) {}
     }

@@ -1,6 +1,6 @@
 #pragma once
 /* The Linux calls Swift cannot make directly (variadic ioctl with typed arguments,
-   signal handlers, pthread_kill). Nothing else belongs here. */
+   signal handlers). Nothing else belongs here. */
 #include <signal.h>
 #include <stdint.h>
 
@@ -10,20 +10,15 @@ int mq_terminal_size(int fd, unsigned short *rows, unsigned short *columns);
 int mq_cell_width(uint32_t code_point);
 /* 1 if fd is a Linux virtual console (KDGETMODE succeeds). */
 int mq_is_linux_console(int fd);
-/* Records SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 (console switches) as flags (no SA_RESTART), and makes sure
-   the calling thread - the one sleeping in mq_sleep_until - is interrupted by them. */
-void mq_catch_signals(void);
-/* Interrupts the sleeping thread from any thread (flags SIGUSR1: "look again"). */
-void mq_wake_sleeper(void);
-/* 1 if the signal arrived since the last call. */
-int mq_take_signal(int signal);
-/* clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) until the deadline (ns); returns 0 when
-   reached, EINTR when a caught signal interrupted it. */
-int mq_sleep_until(int64_t monotonic_ns);
+/* From now on SIGWINCH, SIGINT, SIGTERM, SIGHUP and SIGUSR2 (console switches) each write
+   their number as one byte to fd (a non-blocking pipe), whichever thread they interrupt;
+   unblocks them in the calling thread and ignores SIGPIPE. */
+void mq_route_signals(int fd);
+/* ppoll (a _GNU_SOURCE call) for fd to turn readable, at most timeout_ns (negative: no
+   limit); nanosecond timeouts, where poll rounds to milliseconds. */
+int mq_wait_readable(int fd, int64_t timeout_ns);
 /* The uid and gid of the process at the other end of a Unix socket (SO_PEERCRED). */
 int mq_peer_credentials(int fd, uint32_t *uid, uint32_t *gid);
-/* 1 if the user is root, this process's user, or a member of this process's group. */
-int mq_peer_may_control(uint32_t uid, uint32_t gid);
 /* accept4 with SOCK_CLOEXEC | SOCK_NONBLOCK. */
 int mq_accept(int fd);
 /* A timerfd that turns readable when CLOCK_REALTIME is set (NTP step, date -s, suspend). */

@@ -1,0 +1,153 @@
+import Display
+import Marquee
+import Schedule
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Everything `marquee run` needs, decided by the command line and the configuration file.
+public struct DaemonConfiguration: Sendable {
+    /// The loaded schedule.
+    public var schedule: Schedule
+    public var settings: DisplaySettings
+    /// Reads the settings again on a reload (nil: a broken file keeps the ones in use).
+    public var reloadSettings: (@Sendable () -> DisplaySettings?)?
+    public var output: OutputChoice.Request
+    /// The framebuffer device.
+    public var device: String
+    public var style: FramebufferStyle
+    /// The feed folder, watched and reloaded when its files change (nil: a single file).
+    public var feedFolder: String?
+    /// `/etc`, when times follow the system's time zone.
+    public var systemZoneFolder: String?
+    /// The control socket; whether it was asked for (then failing to open it is an error).
+    public var socket: String?
+    public var socketRequired: Bool
+    public var socketGroup: String?
+    /// The display's wall clock starts here (a preview, `--at`).
+    public var start: Nanoseconds?
+    public var environment: [String: String]
+
+    public init(
+        schedule: Schedule, settings: DisplaySettings, reloadSettings: (@Sendable () -> DisplaySettings?)?,
+        output: OutputChoice.Request, device: String, style: FramebufferStyle, feedFolder: String?,
+        systemZoneFolder: String?, socket: String?, socketRequired: Bool, socketGroup: String?, start: Nanoseconds?,
+        environment: [String: String]
+    ) {
+        self.schedule = schedule
+        self.settings = settings
+        self.reloadSettings = reloadSettings
+        self.output = output
+        self.device = device
+        self.style = style
+        self.feedFolder = feedFolder
+        self.systemZoneFolder = systemZoneFolder
+        self.socket = socket
+        self.socketRequired = socketRequired
+        self.socketGroup = socketGroup
+        self.start = start
+        self.environment = environment
+    }
+}
+
+/// Runs the display until it is stopped; returns the exit status. Sets up the event sources
+/// (feed folder, wall clock, system zone, control socket, signals), all posting to one
+/// mailbox, then runs the loop on a render thread of its own, opening the screen again
+/// when its device is replaced.
+public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) async -> Int32 {
+    let mailbox = EventMailbox()
+    let clock = SystemClock(startingAt: configuration.start)
+    let state = DisplayState(clock: clock)
+    let schedule = ScheduleService(
+        schedule: configuration.schedule, mailbox: mailbox, log: log, systemZoneFolder: configuration.systemZoneFolder)
+    var server: ControlServer?
+    if let path = configuration.socket {
+        do {
+            server = try ControlServer(path: path, group: configuration.socketGroup, state: state, mailbox: mailbox)
+        } catch {
+            guard !configuration.socketRequired else {
+                log.tell(.error, "\(error)")
+                return 1
+            }
+            log.tell(.warning, "no status socket (\(error))")
+        }
+    }
+    let feedWatcher = configuration.feedFolder.flatMap { folder in
+        try? FolderWatcher(folder: folder) { mailbox.post(.feedsChanged) }
+    }
+    let clockWatcher = try? ClockChangeWatcher { mailbox.post(.clockStepped) }
+    let zoneWatcher = configuration.systemZoneFolder.flatMap { etc in
+        try? FolderWatcher(folder: etc, isRelevant: SystemTimeZone.isZoneFile) { mailbox.post(.systemZoneChanged) }
+    }
+    let wall = clock.wallTime()
+    let first = await Task { @ICalActor in configuration.schedule.snapshot(at: Instant(nanoseconds: wall)) }.value
+    let status = await onRenderThread {
+        mailbox.receiveSignals()
+        var snapshot = first
+        while true {
+            guard let screen = openScreen(configuration, log: log) else { return 1 }
+            let ticker = Ticker(
+                clock: clock, screen: screen, schedule: schedule, snapshot: snapshot, settings: configuration.settings,
+                state: state, environment: configuration.environment, log: log,
+                reloadSettings: configuration.reloadSettings)
+            switch ticker.run(mailbox: mailbox) {
+            case .finished(let status): return status
+            case .screenReplaced:
+                snapshot = ticker.shownSnapshot
+                waitForDevice(configuration.device)
+            }
+        }
+    }
+    withExtendedLifetime((server, feedWatcher, clockWatcher, zoneWatcher)) {}
+    return status
+}
+
+/// The framebuffer when asked for, or with `auto` when marquee runs on a virtual console it
+/// may put in graphics mode and may draw on the device; else the terminal. The choice and its
+/// reason go to the journal (a fallback as a warning). nil (after saying why) when neither works.
+private func openScreen(_ configuration: DaemonConfiguration, log: EventLog) -> (any TickerScreen)? {
+    let requested = configuration.output
+    let device = configuration.device
+    let console = VirtualConsole(fd: STDIN_FILENO)
+    let deviceProblem = access(device, W_OK) == 0 ? nil : String(cString: strerror(errno))
+    let choice = OutputChoice.decide(
+        requested, device: device, console: console.map { ($0.number, $0.ownership) }, deviceProblem: deviceProblem)
+    if choice.target == .framebuffer {
+        do {
+            let framebuffer = try Framebuffer(device: device)
+            let screen = try FramebufferScreen(
+                framebuffer: framebuffer, devicePath: device, style: configuration.style, console: console)
+            for font in screen.fonts.unusable { log.tell(.warning, "\(font)") }
+            log.log(.notice, "drawing on \(screen.outputDescription) (\(choice.reason))")
+            return screen
+        } catch {
+            log.tell(.error, "\(error)" + (requested == .auto ? "; using the terminal" : ""))
+            guard requested == .auto else { return nil }
+        }
+    } else if choice.isFallback {
+        log.log(.warning, "not drawing on the framebuffer: \(choice.reason); using the terminal")
+    }
+    guard isatty(STDOUT_FILENO) == 1 else {
+        log.tell(.error, "standard output is not a terminal and there is no framebuffer to draw on")
+        return nil
+    }
+    let screen = TerminalScreen(
+        fd: STDOUT_FILENO,
+        capabilities: TerminalScreen.Capabilities.detect(fd: STDOUT_FILENO, environment: configuration.environment))
+    log.log(.notice, "drawing on the \(screen.outputDescription) (\(choice.reason))")
+    return screen
+}
+
+/// After a framebuffer went away, its successor takes a moment to appear (udev creates the
+/// node, then gives it its group): up to 10 s for the device to open for writing.
+private func waitForDevice(_ device: String) {
+    for _ in 0..<100 {
+        let fd = open(device, O_RDWR | O_CLOEXEC)
+        if fd >= 0 {
+            close(fd)
+            return
+        }
+        usleep(100_000)
+    }
+}

@@ -1,0 +1,124 @@
+import CLinux
+import Marquee
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Everything the display loop reacts to. Deadlines (the next frame, the next change of
+/// messages) are not events: the loop computes them and sleeps until the first.
+public enum TickerEvent: Sendable {
+    /// A feed file changed in the folder (or the folder itself came or went).
+    case feedsChanged
+    /// A reload of the feeds finished: the messages may differ.
+    case feedsReloaded
+    /// The schedule answered a request for the messages at an instant.
+    case schedule(ScheduleSnapshot, request: Int)
+    /// The wall clock was set (NTP at boot, `date -s`, a resume from suspend).
+    case clockStepped
+    /// The system's time zone changed (`/etc/localtime`).
+    case systemZoneChanged
+    /// The terminal was resized (SIGWINCH).
+    case resized
+    /// The kernel asks to switch the virtual console away or back (VT_PROCESS, SIGUSR2).
+    case consoleSwitchRequested
+    /// A request on the control socket that changes what the display does.
+    case control(ControlRequest.Kind)
+    /// SIGHUP: under systemd a reload, else the terminal went away.
+    case hangUp
+    /// SIGINT or SIGTERM.
+    case stop(signal: Int32)
+}
+
+/// The one way into the display loop. Watchers, the control socket, the schedule and the
+/// signal handlers post here from any thread; the loop takes everything posted at once and
+/// sleeps on the mailbox until its next deadline, so an event wakes it at once.
+public final class EventMailbox: Sendable {
+    private let queue = Mutex<[TickerEvent]>([])
+    /// Whoever awaits the next post (the test kit), resumed by it.
+    private let waiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    /// A non-blocking pipe: a 0 byte says "look at the queue"; signal handlers write their
+    /// signal's number.
+    private let readEnd: Int32
+    private let writeEnd: Int32
+
+    public init() {
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) != 0 {
+            fatalError("cannot create the display loop's pipe: \(String(cString: strerror(errno)))")
+        }
+        for end in ends {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        readEnd = ends[0]
+        writeEnd = ends[1]
+    }
+
+    deinit {
+        close(readEnd)
+        close(writeEnd)
+    }
+
+    public func post(_ event: TickerEvent) {
+        queue.withLock { $0.append(event) }
+        var byte: UInt8 = 0
+        _ = write(writeEnd, &byte, 1)
+        waiter.withLock { waiting in
+            waiting?.resume()
+            waiting = nil
+        }
+    }
+
+    /// From now on the signals the display handles arrive here as events.
+    public func receiveSignals() {
+        mq_route_signals(writeEnd)
+    }
+
+    /// Everything posted since the last call, signals first.
+    public func take() -> [TickerEvent] {
+        var events: [TickerEvent] = []
+        var bytes = [UInt8](repeating: 0, count: 256)
+        while true {
+            let count = bytes.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            for byte in bytes[..<count] where byte != 0 {
+                if let event = Self.event(forSignal: Int32(byte)) { events.append(event) }
+            }
+        }
+        events += queue.withLock { queued in
+            defer { queued.removeAll() }
+            return queued
+        }
+        return events
+    }
+
+    /// Sleeps until something is posted or `nanoseconds` have passed (nil: no limit).
+    public func wait(nanoseconds: Nanoseconds?) {
+        _ = mq_wait_readable(readEnd, nanoseconds.map { max(0, $0) } ?? -1)
+    }
+
+    /// Returns once something is waiting to be taken (for tests, which must not block a thread).
+    public func nextPost() async {
+        await withCheckedContinuation { continuation in
+            waiter.withLock { waiting in
+                if queue.withLock({ !$0.isEmpty }) {
+                    continuation.resume()
+                } else {
+                    waiting = continuation
+                }
+            }
+        }
+    }
+
+    private static func event(forSignal signal: Int32) -> TickerEvent? {
+        switch signal {
+        case SIGWINCH: .resized
+        case SIGUSR2: .consoleSwitchRequested
+        case SIGHUP: .hangUp
+        case SIGINT, SIGTERM: .stop(signal: signal)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Schedule
+
+/// The schedule as the display loop uses it: asked for the messages at an instant, told to
+/// reload or to follow the system's zone. The work runs on the schedule's actor and every
+/// answer comes back through the mailbox, so the loop never waits for it — not even while a
+/// reload waits for a slow reader process — and keeps drawing what it has.
+public final class ScheduleService: Sendable {
+    private let schedule: Schedule
+    private let mailbox: EventMailbox
+    private let log: EventLog?
+    /// `/etc`, when the display follows the system's time zone.
+    private let systemZoneFolder: String?
+
+    public init(schedule: Schedule, mailbox: EventMailbox, log: EventLog?, systemZoneFolder: String? = nil) {
+        self.schedule = schedule
+        self.mailbox = mailbox
+        self.log = log
+        self.systemZoneFolder = systemZoneFolder
+    }
+
+    /// Posts `.schedule(snapshot, request)` with the messages at `instant`.
+    public func requestSnapshot(at instant: Instant, request: Int) {
+        Task { @ICalActor [schedule, mailbox] in
+            mailbox.post(.schedule(schedule.snapshot(at: instant), request: request))
+        }
+    }
+
+    /// Reads the feeds again, logs what became of them, then posts `.feedsReloaded`.
+    public func reload() {
+        Task { @ICalActor [schedule, mailbox, log] in
+            let statuses = schedule.reload()
+            log?.feeds(statuses)
+            mailbox.post(.feedsReloaded)
+        }
+    }
+
+    /// After `/etc/localtime` changed: shows times in the system's zone, if it is a new one
+    /// (all-day and floating times move with it), then posts `.feedsReloaded`.
+    public func followSystemZone() {
+        Task { @ICalActor [schedule, mailbox, log, systemZoneFolder] in
+            if let systemZoneFolder { adoptSystemZone(schedule, etc: systemZoneFolder, log: log) }
+            mailbox.post(.feedsReloaded)
+        }
+    }
+}
+
+/// Shows times in the system zone named under `etc`, if it is not the one in use, and logs
+/// it. True when the zone changed.
+@ICalActor @discardableResult
+func adoptSystemZone(_ schedule: Schedule, etc: String, log: EventLog?) -> Bool {
+    let name = SystemTimeZone.name(environment: [:], etc: etc)
+    guard name != schedule.displayZoneName else { return false }
+    do {
+        try schedule.setDisplayZone(name)
+        log?.log(.notice, "the system time zone is now \(name); recomputing the messages")
+        return true
+    } catch {
+        log?.log(.error, "the system time zone changed to \(name), which is unknown; keeping \(schedule.displayZoneName)")
+        return false
+    }
+}

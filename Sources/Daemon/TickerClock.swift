@@ -1,0 +1,45 @@
+import Marquee
+import Schedule
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The display's two times: the wall clock, which the schedule is asked about, and a steady
+/// clock that only goes forward, on which motion, effects and frame deadlines run. Setting
+/// the wall clock therefore never moves the text; it only changes which messages are due.
+public protocol TickerClock: Sendable {
+    /// The display's wall-clock time, in nanoseconds since the epoch.
+    func wallTime() -> Nanoseconds
+    /// A time that never jumps (its origin means nothing).
+    func steadyTime() -> Nanoseconds
+}
+
+/// The machine's clocks: CLOCK_REALTIME (shifted to a chosen start for a preview with
+/// `--at`) and CLOCK_MONOTONIC.
+public struct SystemClock: TickerClock {
+    /// Display wall time = CLOCK_REALTIME + offset.
+    private let offset: Nanoseconds
+
+    public init(startingAt start: Nanoseconds? = nil) {
+        offset = start.map { $0 - Self.read(CLOCK_REALTIME) } ?? 0
+    }
+
+    public func wallTime() -> Nanoseconds { Self.read(CLOCK_REALTIME) + offset }
+    public func steadyTime() -> Nanoseconds { Self.read(CLOCK_MONOTONIC) }
+
+    private static func read(_ clock: clockid_t) -> Nanoseconds {
+        var time = timespec()
+        clock_gettime(clock, &time)
+        return Nanoseconds(time.tv_sec) * 1_000_000_000 + Nanoseconds(time.tv_nsec)
+    }
+}
+
+extension Instant {
+    /// The whole second an instant in nanoseconds falls in.
+    public init(nanoseconds: Nanoseconds) {
+        self.init(secondsSinceEpoch: nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000)
+    }
+
+    public var nanoseconds: Nanoseconds { secondsSinceEpoch * 1_000_000_000 }
+}

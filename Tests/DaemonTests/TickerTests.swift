@@ -1,0 +1,139 @@
+import Marquee
+import Schedule
+import Testing
+
+@testable import Daemon
+
+/// The display loop through the test kit: a manual clock, a recording screen, real feed files.
+@Suite struct TickerTests {
+    static let long = "Leave for the dentist at half past ten, take the blue bag and the letter"
+
+    static func calendar(_ events: String) -> String {
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n\(events)END:VCALENDAR\r\n"
+    }
+
+    static func event(_ uid: String, _ summary: String, start: String, end: String, rule: String? = nil) -> String {
+        "BEGIN:VEVENT\r\nUID:\(uid)\r\nDTSTAMP:20260101T000000Z\r\nDTSTART;TZID=Europe/Berlin:\(start)\r\n"
+            + "DTEND;TZID=Europe/Berlin:\(end)\r\n" + (rule.map { "RRULE:\($0)\r\n" } ?? "") + "SUMMARY:\(summary)\r\nEND:VEVENT\r\n"
+    }
+
+    static let dailyLong = calendar(event("d", long, start: "20261101T080000", end: "20261101T200000", rule: "FREQ=DAILY"))
+
+    /// Setting the wall clock back (or on) never blanks a moving line: motion runs on the
+    /// steady clock, and the messages are recomputed for the new time at once.
+    @Test(arguments: [-120, -86_400, 86_400, 3_600 * 24 * 400])
+    func aClockStepKeepsTextOnScreen(seconds: Int64) async throws {
+        let kit = try await TickerKit(files: ["d.ics": Self.dailyLong], at: "2026-11-23T10:00:00+01:00")
+        await kit.advance(seconds: 10)
+        #expect(kit.screen.shown.last?.isMoving == true)
+        let before = kit.screen.shown.count
+        kit.clock.stepWall(by: seconds * 1_000_000_000)
+        await kit.post(.clockStepped)
+        await kit.advance(seconds: 30)
+        let after = kit.screen.shown.dropFirst(before)
+        #expect(after.count > 100)
+        #expect(after.allSatisfy { $0.line.contains { $0 != " " } })
+        #expect(kit.state.report.showing == [Self.long])
+    }
+
+    /// A wall clock that jumps without the watcher noticing (no timerfd) is noticed by the loop.
+    @Test func anUnannouncedClockStepIsNoticed() async throws {
+        let kit = try await TickerKit(
+            files: ["e.ics": Self.calendar(Self.event("e", "Lunch", start: "20261123T120000", end: "20261123T130000"))],
+            at: "2026-11-23T10:00:00+01:00")
+        #expect(kit.screen.line == "Monday 23 November 2026")
+        kit.clock.stepWall(by: 2 * 3_600_000_000_000 + 60_000_000_000)
+        await kit.advance(seconds: 1)
+        // The still picture sleeps until 12:00 by the old clock; the next wakeup notices the step.
+        await kit.post(.resized)
+        #expect(kit.screen.line == "Lunch")
+    }
+
+    /// The idle date changes at local midnight, and a still picture wakes for nothing else.
+    @Test func theDateChangesAtMidnightAndNothingElseWakesIt() async throws {
+        let kit = try await TickerKit(at: "2026-11-23T23:59:00+01:00")
+        #expect(kit.screen.line == "Monday 23 November 2026")
+        await kit.advance(seconds: 59)
+        #expect(kit.screen.line == "Monday 23 November 2026")
+        await kit.advance(seconds: 2)
+        #expect(kit.screen.line == "Tuesday 24 November 2026")
+        await kit.advance(seconds: 3_600)
+        let start = kit.screen.shown[0].steady
+        #expect(kit.screen.shown.dropFirst().map { $0.steady - start }.allSatisfy { $0 == 60_000_000_000 })
+    }
+
+    /// On the night the clocks go forward, an event at 02:30 (a time that does not exist)
+    /// appears at 03:30 summer time, exactly then.
+    @Test func aMessageInTheSpringGapAppearsAtTheShiftedTime() async throws {
+        let kit = try await TickerKit(
+            files: ["n.ics": Self.calendar(Self.event("n", "Night medicine", start: "20270328T023000", end: "20270328T030000"))],
+            at: "2027-03-28T01:00:00+01:00")
+        await kit.advance(seconds: 89 * 60 + 59)
+        #expect(kit.screen.line == "Sunday 28 March 2027")
+        await kit.advance(seconds: 1)
+        #expect(kit.screen.line == "Night medicine")
+        #expect(kit.state.report.messages.first?.start == "2027-03-28T03:30:00+02:00")
+        #expect(kit.state.report.updatedAt == "2027-03-28T03:30:00+02:00")
+    }
+
+    /// A new feed file is shown once the watcher reports it.
+    @Test func aChangedFeedIsShown() async throws {
+        let kit = try await TickerKit(at: "2026-11-23T10:00:00+01:00")
+        try kit.feeds.write("new.ics", Self.calendar(Self.event("x", "Tea with Rosa", start: "20261123T090000", end: "20261123T180000")))
+        await kit.post(.feedsChanged)
+        #expect(kit.screen.line == "Tea with Rosa")
+        #expect(kit.state.report.feeds.map(\.state) == ["loaded"])
+    }
+
+    /// Pause stills everything, resume moves on from where the text stood.
+    @Test func pauseAndResume() async throws {
+        let kit = try await TickerKit(files: ["d.ics": Self.dailyLong], at: "2026-11-23T10:00:00+01:00")
+        await kit.advance(seconds: 3)
+        await kit.post(.control(.pause))
+        let paused = kit.screen.line
+        let count = kit.screen.shown.count
+        await kit.advance(seconds: 60)
+        #expect(kit.screen.shown.count == count)
+        #expect(kit.screen.line == paused)
+        #expect(kit.state.report.paused)
+        #expect(!kit.state.report.moving)
+        await kit.post(.control(.resume))
+        await kit.advance(seconds: 1)
+        #expect(kit.screen.line != paused)
+        #expect(kit.state.report.moving)
+    }
+
+    /// The status is made when asked: uptime, frame rate and time are those of the moment,
+    /// in the display's zone, and the idle text is the configured one.
+    @Test func theStatusIsComputedWhenAsked() async throws {
+        var settings = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5))
+        settings.idleText = "Nothing today. {date}"
+        let kit = try await TickerKit(at: "2026-11-23T10:00:00+01:00", settings: settings)
+        await kit.advance(seconds: 30)
+        let report = kit.state.report
+        #expect(report.updatedAt == "2026-11-23T10:00:30+01:00")
+        #expect(report.uptimeSeconds == 30)
+        #expect(report.showing == ["Nothing today. Monday 23 November 2026"])
+        #expect(report.framesPerSecond == 0)
+        #expect(report.output == "recording screen 40x1")
+        #expect(!report.moving)
+    }
+
+    /// SIGINT/SIGTERM end the run; SIGHUP too outside systemd (the terminal went away).
+    @Test(arguments: [TickerEvent.stop(signal: 15), .hangUp])
+    func signalsEndTheRun(event: TickerEvent) async throws {
+        let kit = try await TickerKit(at: "2026-11-23T10:00:00+01:00")
+        await kit.post(event)
+        #expect(kit.ending == .finished(0))
+    }
+
+    /// A resize is passed to the screen and the next frame is drawn in full.
+    @Test func aResizeRepaintsInFull() async throws {
+        let kit = try await TickerKit(at: "2026-11-23T10:00:00+01:00")
+        kit.screen.bandWidth = 30
+        await kit.post(.resized)
+        #expect(kit.screen.shown.last?.fullRepaint == true)
+        #expect(kit.screen.shown.last?.line.count == 30)
+        #expect(kit.screen.line == "Monday 23 November 2026")
+    }
+}
