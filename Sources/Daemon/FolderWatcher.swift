@@ -6,9 +6,10 @@
 
 /// Watches a folder with inotify and reports, once a burst of events has settled, that files
 /// of interest changed: written, created, renamed in or out (how sync tools, editors and
-/// timedatectl save: a temporary file, then a rename), or deleted.
+/// timedatectl save: a temporary file, then a rename), or deleted. The folder's parent is
+/// watched too, so a folder that is removed, renamed or made unreadable and then comes back
+/// is noticed and watched again.
 public final class FolderWatcher: Sendable {
-    private let descriptor: Int32
     private let source: any DispatchSourceRead
 
     /// Feed files: `*.ics`, not hidden.
@@ -17,6 +18,7 @@ public final class FolderWatcher: Sendable {
     }
 
     /// - Parameters:
+    ///   - folder: need not exist yet; its parent must.
     ///   - isRelevant: which file names matter (events on the folder itself always do).
     ///   - onChange: called on a private queue, `debounce` after the last event of a burst.
     public init(folder: String, debounce: DispatchTimeInterval = .milliseconds(200),
@@ -24,23 +26,27 @@ public final class FolderWatcher: Sendable {
                 onChange: @escaping @Sendable () -> Void) throws(WatchError) {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw WatchError(errno: errno) }
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF
-            | IN_MOVE_SELF)
-        guard inotify_add_watch(descriptor, folder, mask) >= 0 else {
+        let trimmed = folder.count > 1 && folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+        let slash = trimmed.lastIndex(of: "/")
+        let parent = slash.map { $0 == trimmed.startIndex ? "/" : String(trimmed[..<$0]) } ?? "."
+        let name = slash.map { String(trimmed[trimmed.index(after: $0)...]) } ?? trimmed
+        let watches = Watches(descriptor: descriptor, folder: trimmed, name: name)
+        let parentMask = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ATTRIB | IN_ONLYDIR)
+        watches.parent = inotify_add_watch(descriptor, parent, parentMask)
+        watches.watchFolder()
+        guard watches.parent >= 0 || watches.folder >= 0 else {
             let code = errno
             close(descriptor)
             throw WatchError(errno: code)
         }
-        self.descriptor = descriptor
-        let queue = DispatchQueue(label: "marquee.feed-watcher")
+        let queue = DispatchQueue(label: "marquee.folder-watcher")
         source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-        let burst = Burst()
         source.setEventHandler {
-            guard Self.drain(descriptor, isRelevant: isRelevant) else { return }
-            burst.generation += 1
-            let generation = burst.generation
+            guard watches.drain(isRelevant: isRelevant) else { return }
+            watches.generation += 1
+            let generation = watches.generation
             queue.asyncAfter(deadline: .now() + debounce) {
-                if burst.generation == generation { onChange() }
+                if watches.generation == generation { onChange() }
             }
         }
         source.setCancelHandler { close(descriptor) }
@@ -51,34 +57,64 @@ public final class FolderWatcher: Sendable {
         source.cancel()
     }
 
-    /// Reads every pending event; true if one concerns a relevant file or the folder itself.
-    private static func drain(_ descriptor: Int32, isRelevant: (String) -> Bool) -> Bool {
-        var relevant = false
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
-            buffer.withUnsafeBytes { raw in
-                var offset = 0
-                while offset + MemoryLayout<inotify_event>.size <= count {
-                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                    let nameStart = offset + MemoryLayout<inotify_event>.size
-                    let nameEnd = min(count, nameStart + Int(event.len))
-                    let name = String(decoding: raw[nameStart..<nameEnd].prefix { $0 != 0 }, as: UTF8.self)
-                    let folderEvent = UInt32(IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)
-                    if event.mask & folderEvent != 0 || (!name.isEmpty && isRelevant(name)) {
-                        relevant = true
+    /// The inotify watches and the latest burst; touched only on the watcher's queue (and
+    /// before it starts).
+    private final class Watches: @unchecked Sendable {
+        let descriptor: Int32
+        let folderPath: String
+        /// The folder's name in its parent.
+        let name: String
+        var parent: Int32 = -1
+        /// -1 while the folder is missing or cannot be watched.
+        var folder: Int32 = -1
+        var generation = 0
+
+        init(descriptor: Int32, folder: String, name: String) {
+            self.descriptor = descriptor
+            folderPath = folder
+            self.name = name
+        }
+
+        func watchFolder() {
+            let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF
+                | IN_MOVE_SELF | IN_ATTRIB)
+            folder = inotify_add_watch(descriptor, folderPath, mask)
+        }
+
+        /// Reads every pending event; true if one concerns a relevant file, the folder itself,
+        /// or the folder's entry in its parent (then the folder is watched again).
+        func drain(isRelevant: (String) -> Bool) -> Bool {
+            var relevant = false
+            var folderReappeared = false
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                guard count > 0 else { break }
+                buffer.withUnsafeBytes { raw in
+                    var offset = 0
+                    while offset + MemoryLayout<inotify_event>.size <= count {
+                        let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                        let nameStart = offset + MemoryLayout<inotify_event>.size
+                        let nameEnd = min(count, nameStart + Int(event.len))
+                        let entry = String(decoding: raw[nameStart..<nameEnd].prefix { $0 != 0 }, as: UTF8.self)
+                        if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                            relevant = true
+                        } else if event.wd == parent {
+                            if entry == name {
+                                relevant = true
+                                folderReappeared = true
+                            }
+                        } else if event.wd == folder {
+                            if event.mask & UInt32(IN_IGNORED) != 0 { folder = -1 }
+                            if entry.isEmpty || isRelevant(entry) { relevant = true }
+                        }
+                        offset = nameStart + Int(event.len)
                     }
-                    offset = nameStart + Int(event.len)
                 }
             }
+            if folderReappeared || folder < 0 { watchFolder() }
+            return relevant
         }
-        return relevant
-    }
-
-    /// The latest burst of events; touched only on the watcher's queue.
-    private final class Burst: @unchecked Sendable {
-        var generation = 0
     }
 }
 

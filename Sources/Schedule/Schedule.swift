@@ -80,11 +80,25 @@
         var statuses: [FeedStatus] = []
         var files: [String] = []
         var systemPaths: [String: [UInt8]] = [:]
+        // What was shown from a folder that cannot be listed now (gone, or its permissions
+        // changed) stays: that is not "every file was deleted".
+        var kept: [String] = []
+        var someSourceUnreadable = false
         for path in paths {
             switch feedFiles(in: path) {
             case .failure(let problem):
-                statuses.append(FeedStatus(path: path, state: .failed(keptLastGood: false), problems: [problem],
-                                           eventCount: 0))
+                someSourceUnreadable = true
+                let shown = keepShown(under: path)
+                kept += shown
+                let note = shown.isEmpty ? "" : "; the \(shown.count) file(s) shown before stay in effect"
+                statuses.append(FeedStatus(
+                    path: path, state: .failed(keptLastGood: !shown.isEmpty),
+                    problems: [FeedProblem(severity: .error, path: path, line: nil, message: problem.message + note)],
+                    eventCount: 0))
+                statuses += shown.map { file in
+                    FeedStatus(path: file, state: .failed(keptLastGood: true), problems: [],
+                               eventCount: inEffect[file]?.expansion.eventCount ?? 0)
+                }
             case .success(let found):
                 for file in found where systemPaths[file.path] == nil {
                     files.append(file.path)
@@ -154,10 +168,10 @@
             statuses.append(FeedStatus(path: file, state: state, problems: problems,
                                        eventCount: inEffect[file]?.expansion.eventCount ?? 0))
         }
-        let seen = Set(files)
+        let seen = Set(files + kept)
         inEffect = inEffect.filter { seen.contains($0.key) }
-        order = files.filter { inEffect[$0] != nil }
-        if let lastGoodDirectory { forgetCopies(in: lastGoodDirectory, keeping: seen) }
+        order = (files + kept).filter { inEffect[$0] != nil }
+        if let lastGoodDirectory, !someSourceUnreadable { forgetCopies(in: lastGoodDirectory, keeping: seen) }
         self.statuses = statuses
         rebuildIndex()
         return statuses
@@ -187,6 +201,28 @@
             }
             return status
         }
+    }
+
+    /// The files in effect from `source` (a folder, or a single file), or, when none are (at a
+    /// start), their last good copies; each is kept in effect. Returns their paths.
+    private func keepShown(under source: String) -> [String] {
+        let folder = source.hasSuffix("/") ? source : source + "/"
+        func isUnder(_ file: String) -> Bool { file == source || file.hasPrefix(folder) }
+        let shown = order.filter(isUnder)
+        guard shown.isEmpty, let lastGoodDirectory else { return shown }
+        var copies: [(String, [UInt8])] = []
+        for entry in directoryEntries(lastGoodDirectory) ?? [] {
+            guard let file = originalPath(ofCopy: entry.name), isUnder(file),
+                  case .success(let bytes) = readFile(lastGoodDirectory + "/" + entry.name, limit: limits.maximumFileBytes)
+            else { continue }
+            copies.append((file, bytes))
+        }
+        var restored: [String] = []
+        for ((file, bytes), expansion) in zip(copies, expand(copies)) where !expansion.hasErrors {
+            inEffect[file] = FeedInEffect(bytes: bytes, expansion: expansion, isGood: true)
+            restored.append(file)
+        }
+        return restored.sorted()
     }
 
     /// The last good copy's path for a feed file, if copies are kept.
@@ -342,6 +378,13 @@ func escapedFileName(_ path: String) -> String {
         start.append(character)
     }
     return start + "~" + String(hash, radix: 16) + ".last-good"
+}
+
+/// The feed file a last good copy was kept for; nil for a copy whose long name was shortened.
+func originalPath(ofCopy name: String) -> String? {
+    guard name.hasSuffix(".last-good") else { return nil }
+    let path = String(name.dropLast(".last-good".count)).replacing("%2F", with: "/").replacing("%25", with: "%")
+    return escapedFileName(path) == name ? path : nil
 }
 
 /// Writes a last good copy atomically (temporary file, then rename); a failure is a warning.

@@ -49,8 +49,9 @@ struct RunCommand: AsyncParsableCommand {
         let log = EventLog(environment: environment)
         let (schedule, start) = try await prepare(file, log: log)
         let feeds = feedOptions.feeds ?? file.feeds ?? defaultFeeds
+        // A folder is watched even while it is missing: it is shown as soon as it appears.
         var info = stat()
-        let isFolder = stat(feeds, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+        let isFile = stat(feeds, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR
         // A reload reads the file again; a broken file keeps the settings in use.
         let reloadSettings: @Sendable () -> DisplaySettings? = { [self] in
             do {
@@ -65,7 +66,7 @@ struct RunCommand: AsyncParsableCommand {
         let configuration = DaemonConfiguration(
             schedule: schedule, settings: settings, reloadSettings: reloadSettings, output: requested,
             device: device ?? file.device ?? "/dev/fb0", style: DisplayOptions.style(file),
-            feedFolder: isFolder ? feeds : nil, systemZoneFolder: followZone ? "/etc" : nil,
+            feedFolder: isFile ? nil : feeds, systemZoneFolder: followZone ? "/etc" : nil,
             socket: chosenSocket ?? ControlSocket.pathForListening(environment: environment),
             socketRequired: chosenSocket != nil, socketGroup: file.socketGroup,
             start: at == nil ? nil : start.nanoseconds, environment: environment)

@@ -8,8 +8,8 @@ import Testing
 /// files are not reported.
 @Suite struct FolderWatcherTests {
     @Test func reportsFeedChangesOncePerBurst() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-watch-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let temporary = try TemporaryFolder()
+        let folder = URL(fileURLWithPath: temporary.path)
         let changes = Mutex(0)
         let watcher = try FolderWatcher(folder: folder.path, debounce: .milliseconds(100)) {
             changes.withLock { $0 += 1 }
@@ -32,7 +32,31 @@ import Testing
         withExtendedLifetime(watcher) {}
     }
 
-    @Test func missingFolderIsAnError() {
+    /// A folder that is removed and made again (or appears only after the start) is watched
+    /// again: changes in it are reported.
+    @Test func aFolderThatComesBackIsWatchedAgain() async throws {
+        let parent = try TemporaryFolder()
+        let folder = parent.path + "/feeds.d"
+        let changes = Mutex(0)
+        let watcher = try FolderWatcher(folder: folder, debounce: .milliseconds(50)) { changes.withLock { $0 += 1 } }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(changes.withLock { $0 } == 1)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/a.ics"))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(changes.withLock { $0 } == 2)
+        try FileManager.default.removeItem(atPath: folder)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(changes.withLock { $0 } == 3)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try await Task.sleep(for: .milliseconds(300))
+        try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/b.ics"))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(changes.withLock { $0 } == 5)
+        withExtendedLifetime(watcher) {}
+    }
+
+    @Test func aMissingParentIsAnError() {
         #expect(throws: WatchError.self) { try FolderWatcher(folder: "/nonexistent/feeds.d") {} }
     }
 }

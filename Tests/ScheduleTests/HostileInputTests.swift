@@ -367,6 +367,38 @@ import Testing
         #expect(restarted.texts(at: Self.at) == ["Version 1"])
     }
 
+    /// A folder that goes away (`rm -rf`, an unmounted share, a path that is suddenly not a
+    /// folder) is not "every file deleted": what it showed stays, its last good copies stay,
+    /// and it is read again once it is back. A restart while it is gone shows the copies.
+    @Test func aFolderThatGoesAwayKeepsWhatItShowed() throws {
+        let parent = try feedFolder([:])
+        let folder = parent + "/feeds.d"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try Data(calendar(event("UID:v", "DTSTART:20260701T100000Z", "SUMMARY:Version 1")).utf8)
+            .write(to: URL(fileURLWithPath: folder + "/family.ics"))
+        let state = try feedFolder([:])
+        let schedule = try Schedule(displayZone: "UTC", lastGoodDirectory: state)
+        schedule.load([folder])
+        try FileManager.default.removeItem(atPath: folder)
+        let gone = schedule.reload()
+        #expect(gone.map(\.state) == [.failed(keptLastGood: true), .failed(keptLastGood: true)])
+        #expect(gone.first?.problems.first?.message == "cannot read: does not exist; the 1 file(s) shown before stay in effect")
+        #expect(schedule.texts(at: Self.at) == ["Version 1"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state).count == 1)
+        let restarted = try Schedule(displayZone: "UTC", lastGoodDirectory: state)
+        #expect(restarted.load([folder]).first?.state == .failed(keptLastGood: true))
+        #expect(restarted.texts(at: Self.at) == ["Version 1"])
+        // Not a folder any more: the same.
+        try Data("x".utf8).write(to: URL(fileURLWithPath: parent + "/file"))
+        let notAFolder = parent + "/file/feeds.d"
+        #expect(schedule.load([notAFolder]).first?.state == .failed(keptLastGood: false))
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try Data(calendar(event("UID:v", "DTSTART:20260701T100000Z", "SUMMARY:Version 2")).utf8)
+            .write(to: URL(fileURLWithPath: folder + "/family.ics"))
+        #expect(restarted.reload().map(\.state) == [.loaded])
+        #expect(restarted.texts(at: Self.at) == ["Version 2"])
+    }
+
     @Test func missingFeedFolder() throws {
         let schedule = try Schedule(displayZone: "UTC")
         let status = schedule.load(["/nonexistent/feeds.d"])
