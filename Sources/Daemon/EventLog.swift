@@ -54,7 +54,7 @@ public final class EventLog: Sendable {
         }
         guard let held else { return }
         let repeats = held > 0 ? " (and \(held) more times in the last minute)" : ""
-        var line = Array(((journal ? "<\(level.rawValue)>" : "") + message + repeats + "\n").utf8)
+        var line = Array(((journal ? "<\(level.rawValue)>" : "") + message.withControlCharactersEscaped + repeats + "\n").utf8)
         line.withUnsafeMutableBytes { _ = write(descriptor, $0.baseAddress, $0.count) }
     }
 
@@ -63,7 +63,7 @@ public final class EventLog: Sendable {
     /// because that terminal is the display, the line on it as `marquee: …`.
     public func tell(_ level: Level, _ message: String) {
         guard !isEnabled else { return log(level, message) }
-        var line = Array("marquee: \(level == .warning ? "warning: " : "")\(message)\n".utf8)
+        var line = Array("marquee: \(level == .warning ? "warning: " : "")\(message.withControlCharactersEscaped)\n".utf8)
         line.withUnsafeMutableBytes { _ = write(descriptor, $0.baseAddress, $0.count) }
     }
 

@@ -35,7 +35,10 @@ struct AgendaCommand: AsyncParsableCommand {
     @ICalActor private func show() throws {
         let (schedule, start) = try feedOptions.loadSchedule(
             configuration: try feedOptions.configurationFile(), at: from, option: "--from")
-        let end = start + Int64(days) * 86_400
+        // Days are calendar days: across a change of the clocks a day is 23 or 25 hours.
+        var wall = schedule.zoned(start).wallClock
+        wall.date = wall.date.adding(days: days)
+        let end = schedule.instant(ofLocal: wall)
         let entries = schedule.agenda(from: start, to: end)
         if json {
             for entry in entries {
@@ -43,15 +46,15 @@ struct AgendaCommand: AsyncParsableCommand {
             }
             return
         }
-        print("From \(shortDate(schedule.zoned(start))) to \(shortDate(schedule.zoned(end))) (\(schedule.displayZoneName)):")
-        if entries.isEmpty { print("  no messages") }
+        say("From \(shortDate(schedule.zoned(start))) to \(shortDate(schedule.zoned(end))) (\(schedule.displayZoneName)):")
+        if entries.isEmpty { say("  no messages") }
         for entry in entries {
             let sign = switch entry.change {
             case .active: "already showing"
             case .start: "+ starts"
             case .end: "- ends"
             }
-            print("  \(shortDate(entry.at))  \(sign): \(entry.message.text)")
+            say("  \(shortDate(entry.at))  \(sign): \(entry.message.text)")
         }
     }
 }

@@ -85,21 +85,21 @@ struct StatusCommand: ParsableCommand {
             return
         }
         let motion = status.paused ? "paused" : status.moving ? "moving" : "still"
-        print("marquee on \(status.output): \(motion), \(status.framesPerSecond) frames/s, up \(status.uptimeSeconds) s")
-        print("showing:")
+        say("marquee on \(status.output): \(motion), \(status.framesPerSecond) frames/s, up \(status.uptimeSeconds) s")
+        say("showing:")
         if status.messages.isEmpty {
-            for text in status.showing { print("  \(text)  (nothing scheduled)") }
+            for text in status.showing { say("  \(text)  (nothing scheduled)") }
         }
         for message in status.messages {
-            print("  \(message.text)")
-            print("      \(message.kind) until \(message.end) · \(message.source)")
+            say("  \(message.text)")
+            say("      \(message.kind) until \(message.end) · \(message.source)")
         }
-        print("next change: \(status.nextChange ?? "none")")
-        print("feeds:")
+        say("next change: \(status.nextChange ?? "none")")
+        say("feeds:")
         for feed in status.feeds {
             let kept = feed.state == "error" ? (feed.lastGoodKept ? ", last good version kept" : ", nothing earlier to keep") : ""
-            print("  \(feed.path): \(feed.state)\(kept), \(feed.events) event(s)")
-            for problem in feed.problems { print("    \(problem)") }
+            say("  \(feed.path): \(feed.state)\(kept), \(feed.events) event(s)")
+            for problem in feed.problems { say("    \(problem)") }
         }
     }
 }

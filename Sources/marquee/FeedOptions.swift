@@ -37,27 +37,42 @@ struct FeedOptions: ParsableArguments {
     /// The configuration file named, or the default one.
     var configurationPath: String { config ?? defaultConfiguration }
 
+    /// The feed folder or file: the option's, else the configuration's, else the default.
+    func feedPath(_ configuration: ConfigurationFile) -> String {
+        feeds ?? configuration.feeds ?? defaultFeeds
+    }
+
+    /// The display's zone: the option's, else the configuration's, else the system's.
+    func displayZone(_ configuration: ConfigurationFile) -> String {
+        timezone ?? configuration.timezone ?? SystemTimeZone.name(environment: environment())
+    }
+
     /// A schedule in the chosen zone with the feeds loaded around the instant a TIME option
     /// names (default: now); problems go to standard error.
-    /// - Parameter configuration: what the configuration file says (the options win).
+    /// - Parameters:
+    ///   - configuration: what the configuration file says (the options win).
+    ///   - requireFeeds: a feed folder or file that does not exist (or cannot be read) ends
+    ///     the command with exit status 1 once its problem is said.
     @ICalActor func loadSchedule(
         configuration: ConfigurationFile, at time: String? = nil, option: String = "--at", reportProblems: Bool = true,
-        lastGoodDirectory: String? = nil
+        lastGoodDirectory: String? = nil, requireFeeds: Bool = true
     ) throws -> (Schedule, Instant) {
         let schedule: Schedule
         do {
             schedule = try Schedule(
-                displayZone: timezone ?? configuration.timezone ?? SystemTimeZone.name(environment: environment()),
+                displayZone: displayZone(configuration),
                 defaultEventDuration: Int64(configuration.defaultEventMinutes ?? 60) * 60,
                 reader: feedReader, lastGoodDirectory: lastGoodDirectory)
         } catch {
             throw ValidationError("\(error)")
         }
         let instant = try time.map { schedule.instant(of: try parseTime($0, option: option)) } ?? now()
-        schedule.load([feeds ?? configuration.feeds ?? defaultFeeds], around: instant)
+        let path = feedPath(configuration)
+        schedule.load([path], around: instant)
         if reportProblems {
             for problem in schedule.feeds.flatMap(\.problems) { standardError("\(problem)") }
         }
+        if requireFeeds, access(path, R_OK) != 0 { throw ExitCode(1) }
         return (schedule, instant)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Schedule
 
 #if canImport(Glibc)
     import Glibc
@@ -36,8 +37,15 @@ import ArgumentParser
 /// The release, as `marquee --version` prints it and the Debian package is named.
 let marqueeVersion = "0.9.0"
 
-/// One line on standard error, written in one call.
+/// One line on standard error, written in one call, its control characters escaped (it may
+/// hold text from a calendar file).
 func standardError(_ line: String) {
-    var bytes = Array((line + "\n").utf8)
+    var bytes = Array((line.withControlCharactersEscaped + "\n").utf8)
     bytes.withUnsafeMutableBytes { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
+/// One line of human-readable output, its control characters escaped (it may hold text from
+/// a calendar file or a file name).
+func say(_ line: String) {
+    print(line.withControlCharactersEscaped)
 }

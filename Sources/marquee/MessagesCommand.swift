@@ -30,18 +30,18 @@ struct MessagesCommand: AsyncParsableCommand {
             return
         }
         let when = schedule.zoned(instant).wallClock
-        print("At \(when.date.spokenForm) \(when.clock()) (\(schedule.displayZoneName)):")
+        say("At \(when.date.spokenForm) \(when.clock()) (\(schedule.displayZoneName)):")
         if messages.isEmpty {
-            print("  nothing is scheduled; the display shows the date")
+            say("  nothing is scheduled; the display shows the date")
         }
         for message in messages {
-            print("  \(message.text)")
+            say("  \(message.text)")
             var details = ["\(interval(message.start, message.end))", message.kind.rawValue]
             if message.priority != 5 { details.append("priority \(message.priority)") }
             if let color = message.color { details.append("colour \(color)") }
             if let effect = message.effect { details.append(effect.rawValue) }
             details.append(message.source)
-            print("      " + details.joined(separator: " · "))
+            say("      " + details.joined(separator: " · "))
         }
     }
 }

@@ -48,7 +48,7 @@ struct RunCommand: AsyncParsableCommand {
         let environment = environment()
         let log = EventLog(environment: environment)
         let (schedule, start) = try await prepare(file, log: log)
-        let feeds = feedOptions.feeds ?? file.feeds ?? defaultFeeds
+        let feeds = feedOptions.feedPath(file)
         // A folder is watched even while it is missing: it is shown as soon as it appears.
         var info = stat()
         let isFile = stat(feeds, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR
@@ -79,7 +79,7 @@ struct RunCommand: AsyncParsableCommand {
         // Problems go to the journal under systemd, else to the terminal before the ticker takes it.
         let (schedule, start) = try feedOptions.loadSchedule(
             configuration: file, at: at, reportProblems: !log.isEnabled,
-            lastGoodDirectory: stateDir ?? file.stateDirectory)
+            lastGoodDirectory: stateDir ?? file.stateDirectory, requireFeeds: false)
         log.feeds(schedule.feeds)
         return (schedule, start)
     }

@@ -24,6 +24,17 @@ import Testing
         #expect(lines == ["<3>feeds/a.ics:3: error: broken", "<5>paused by request"])
     }
 
+    /// Text from a file cannot start a journal line of its own (at emergency priority) or
+    /// drive the terminal that shows the log.
+    @Test func controlCharactersAreEscaped() {
+        let pipe = Pipe()
+        let log = EventLog(environment: ["JOURNAL_STREAM": stream(of: pipe)],
+                           descriptor: pipe.fileHandleForWriting.fileDescriptor)
+        log.log(.warning, "feeds/a.ics:2: UID \u{1B}]0;owned\u{07}\u{1B}[2J\n<0>panic \u{9B}31m")
+        let written = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self)
+        #expect(written == "<4>feeds/a.ics:2: UID \\e]0;owned\\u{7}\\e[2J\\n<0>panic \\u{9B}31m\n")
+    }
+
     /// Outside the journal there is no prefix.
     @Test func plainWithoutJournal() {
         let pipe = Pipe()

@@ -142,8 +142,53 @@ import Testing
         #expect(good.output.contains("appointments.ics: ok, 3 event(s)"))
     }
 
+    /// A feed folder that does not exist is an error for the commands that read it.
+    @Test(arguments: ["messages", "agenda", "check"])
+    func aMissingFeedFolderExitsOne(command: String) throws {
+        let run = try Self.marquee(command, "--feeds", "/nonexistent/feeds.d")
+        #expect(run.status == 1)
+        #expect(run.errors.contains("/nonexistent/feeds.d: error: cannot read: does not exist")
+            || run.output.contains("/nonexistent/feeds.d: error: cannot read: does not exist"))
+    }
+
+    /// With no argument, `check` checks the configured feeds.
+    @Test func checkWithoutArgumentsChecksTheConfiguredFeeds() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let configuration = folder.appendingPathComponent("marquee.toml")
+        try Data("feeds = \"\(Self.examples)\"\n".utf8).write(to: configuration)
+        let run = try Self.marquee("check", "--config", configuration.path)
+        #expect(run.status == 0)
+        #expect(run.output.contains("appointments.ics: ok, 3 event(s)"))
+    }
+
+    /// `agenda --days 2` across the night the clocks go back ends at the same wall-clock time
+    /// two days on (49 hours later), not an hour early.
+    @Test func agendaDaysAreCalendarDays() throws {
+        let run = try Self.marquee("agenda", "--feeds", Self.examples, "--timezone", "Europe/Berlin",
+                                   "--from", "2026-10-24 12:00", "--days", "2")
+        #expect(run.status == 0)
+        #expect(run.output.contains("From Sat 24 Oct 2026 12:00 to Mon 26 Oct 2026 12:00 (Europe/Berlin):"))
+    }
+
+    /// Text from a file never reaches the terminal as control characters.
+    @Test func checkEscapesControlCharacters() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let hostile = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:\u{1B}]0;owned\u{07}\u{1B}[2J\r\nDTSTART:bogus\r\n"
+            + "SUMMARY:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        try Data(hostile.utf8).write(to: folder.appendingPathComponent("\u{1B}[31mred.ics"))
+        for arguments in [["check", folder.path], ["messages", "--feeds", folder.path]] {
+            let run = try Self.marquee(arguments)
+            #expect(!run.output.contains("\u{1B}") && !run.errors.contains("\u{1B}"))
+            #expect((run.output + run.errors).contains("\\e[31mred.ics"))
+        }
+    }
+
     @Test(arguments: [
-        ["messages", "--at", "tomorrow"], ["agenda", "--days", "0"], ["check"], ["messages", "--no-such-flag"],
+        ["messages", "--at", "tomorrow"], ["agenda", "--days", "0"], ["messages", "--no-such-flag"],
         ["messages", "--timezone", "Nowhere/Land", "--feeds", "/tmp"],
     ])
     func badUsageExitsTwo(arguments: [String]) throws {
