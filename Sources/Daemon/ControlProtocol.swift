@@ -141,10 +141,10 @@ public final class DisplayState: Sendable {
     static let frameRateWindow: Nanoseconds = 2_000_000_000
 
     private let shared = Mutex(Shared())
-    private let clock: any TickerClock
+    private let clock: any DisplayClock
     private let started: Nanoseconds
 
-    public init(clock: any TickerClock) {
+    public init(clock: any DisplayClock) {
         self.clock = clock
         started = clock.steadyTime()
     }

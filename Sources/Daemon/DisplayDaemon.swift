@@ -87,14 +87,14 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
         var snapshot = first
         while true {
             guard let screen = openScreen(configuration, log: log) else { return 1 }
-            let ticker = Ticker(
+            let loop = DisplayLoop(
                 clock: clock, screen: screen, schedule: schedule, snapshot: snapshot, settings: configuration.settings,
                 state: state, environment: configuration.environment, log: log,
                 reloadSettings: configuration.reloadSettings)
-            switch ticker.run(mailbox: mailbox) {
+            switch loop.run(mailbox: mailbox) {
             case .finished(let status): return status
             case .screenReplaced:
-                snapshot = ticker.shownSnapshot
+                snapshot = loop.shownSnapshot
                 waitForDevice(configuration.device)
             }
         }

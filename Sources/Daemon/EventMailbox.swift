@@ -8,7 +8,7 @@ import Synchronization
 
 /// Everything the display loop reacts to. Deadlines (the next frame, the next change of
 /// messages) are not events: the loop computes them and sleeps until the first.
-public enum TickerEvent: Sendable {
+public enum DisplayEvent: Sendable {
     /// A feed file changed in the folder (or the folder itself came or went).
     case feedsChanged
     /// A reload of the feeds finished: the messages may differ.
@@ -35,7 +35,7 @@ public enum TickerEvent: Sendable {
 /// signal handlers post here from any thread; the loop takes everything posted at once and
 /// sleeps on the mailbox until its next deadline, so an event wakes it at once.
 public final class EventMailbox: Sendable {
-    private let queue = Mutex<[TickerEvent]>([])
+    private let queue = Mutex<[DisplayEvent]>([])
     /// Whoever awaits the next post (the test kit), resumed by it.
     private let waiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
     /// A non-blocking pipe: a 0 byte says "look at the queue"; signal handlers write their
@@ -61,7 +61,7 @@ public final class EventMailbox: Sendable {
         close(writeEnd)
     }
 
-    public func post(_ event: TickerEvent) {
+    public func post(_ event: DisplayEvent) {
         queue.withLock { $0.append(event) }
         var byte: UInt8 = 0
         _ = write(writeEnd, &byte, 1)
@@ -77,8 +77,8 @@ public final class EventMailbox: Sendable {
     }
 
     /// Everything posted since the last call, signals first.
-    public func take() -> [TickerEvent] {
-        var events: [TickerEvent] = []
+    public func take() -> [DisplayEvent] {
+        var events: [DisplayEvent] = []
         var bytes = [UInt8](repeating: 0, count: 256)
         while true {
             let count = bytes.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
@@ -112,7 +112,7 @@ public final class EventMailbox: Sendable {
         }
     }
 
-    private static func event(forSignal signal: Int32) -> TickerEvent? {
+    private static func event(forSignal signal: Int32) -> DisplayEvent? {
         switch signal {
         case SIGWINCH: .resized
         case SIGUSR2: .consoleSwitchRequested

@@ -1,4 +1,5 @@
 @preconcurrency import Dispatch
+import Schedule
 
 #if canImport(Glibc)
     import Glibc
@@ -12,17 +13,12 @@
 public final class FolderWatcher: Sendable {
     private let source: any DispatchSourceRead
 
-    /// Feed files: `*.ics`, not hidden.
-    public static func isFeedFile(_ name: String) -> Bool {
-        name.lowercased().hasSuffix(".ics") && !name.hasPrefix(".")
-    }
-
     /// - Parameters:
     ///   - folder: need not exist yet; its parent must.
     ///   - isRelevant: which file names matter (events on the folder itself always do).
     ///   - onChange: called on a private queue, `debounce` after the last event of a burst.
     public init(folder: String, debounce: DispatchTimeInterval = .milliseconds(200),
-                isRelevant: @escaping @Sendable (String) -> Bool = FolderWatcher.isFeedFile,
+                isRelevant: @escaping @Sendable (String) -> Bool = isFeedFileName,
                 onChange: @escaping @Sendable () -> Void) throws(WatchError) {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw WatchError(errno: errno) }

@@ -380,6 +380,12 @@ func escapedFileName(_ path: String) -> String {
     return start + "~" + String(hash, radix: 16) + ".last-good"
 }
 
+/// Whether a file in a feed folder is a feed: `*.ics` (any case), not hidden (editors' and
+/// sync tools' temporary files are).
+public func isFeedFileName(_ name: String) -> Bool {
+    !name.hasPrefix(".") && name.lowercased().hasSuffix(".ics")
+}
+
 /// The feed file a last good copy was kept for; nil for a copy whose long name was shortened.
 func originalPath(ofCopy name: String) -> String? {
     guard name.hasSuffix(".last-good") else { return nil }
@@ -454,7 +460,7 @@ func feedFiles(in path: String) -> Result<[FeedFile], FeedProblem> {
                                     message: "cannot list the folder: \(String(cString: strerror(errno)))"))
     }
     let folder = path.hasSuffix("/") ? path : path + "/"
-    return .success(entries.filter { !$0.name.hasPrefix(".") && $0.name.lowercased().hasSuffix(".ics") }
+    return .success(entries.filter { isFeedFileName($0.name) }
         .sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
         .map { FeedFile(path: folder + $0.name, systemPath: Array(folder.utf8) + $0.bytes) })
 }

@@ -8,19 +8,19 @@ import Testing
     let period: Int64 = 16_666_667
 
     @Test func theNextTickIsOnTheGrid() {
-        #expect(Ticker.nextTick(after: origin, grid: origin, period: period) == origin + period)
-        #expect(Ticker.nextTick(after: origin + 5, grid: origin, period: period) == origin + period)
-        #expect(Ticker.nextTick(after: origin + period, grid: origin, period: period) == origin + 2 * period)
+        #expect(DisplayLoop.nextTick(after: origin, grid: origin, period: period) == origin + period)
+        #expect(DisplayLoop.nextTick(after: origin + 5, grid: origin, period: period) == origin + period)
+        #expect(DisplayLoop.nextTick(after: origin + period, grid: origin, period: period) == origin + 2 * period)
     }
 
     /// A frame drawn 2.5 periods late is followed by the next tick of the same grid, not by a
     /// grid shifted by the lateness.
     @Test func lateFramesDoNotShiftTheGrid() {
         let late = origin + 5 * period / 2
-        #expect(Ticker.nextTick(after: late, grid: origin, period: period) == origin + 3 * period)
+        #expect(DisplayLoop.nextTick(after: late, grid: origin, period: period) == origin + 3 * period)
         for k: Int64 in [1, 100, 3600 * 60] {
             let now = origin + k * period + 1
-            #expect((Ticker.nextTick(after: now, grid: origin, period: period) - origin) % period == 0)
+            #expect((DisplayLoop.nextTick(after: now, grid: origin, period: period) - origin) % period == 0)
         }
     }
 }

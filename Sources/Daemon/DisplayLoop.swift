@@ -3,13 +3,13 @@ import Marquee
 import Schedule
 
 /// The display loop for one screen: the schedule, the marquee and the screen wired together
-/// on the render thread. Everything it reacts to arrives as a `TickerEvent` in one mailbox;
+/// on the render thread. Everything it reacts to arrives as a `DisplayEvent` in one mailbox;
 /// each turn handles the events, brings the messages up to date, draws a frame and computes
 /// when it next has to wake (the next frame that looks different, the next change of
 /// messages, the watchdog), so still pictures cost no wakeups. Motion runs on the steady
 /// clock; the wall clock only decides which messages are due, so a clock step changes the
 /// messages, never where the text is.
-public final class Ticker {
+public final class DisplayLoop {
     /// How a run ended.
     public enum Ending: Equatable, Sendable {
         /// Stopped (a signal, the terminal gone): the process exits with this status.
@@ -29,7 +29,7 @@ public final class Ticker {
     /// A wall clock that moved this much against the steady clock between two turns was set.
     static let clockStepTolerance: Nanoseconds = 1_000_000_000
 
-    private let clock: any TickerClock
+    private let clock: any DisplayClock
     private let screen: any TickerScreen
     private let schedule: ScheduleService
     private let state: DisplayState
@@ -61,7 +61,7 @@ public final class Ticker {
     ///   - state: where the status is kept for the control socket.
     ///   - reloadSettings: reads the settings again on a reload (nil: keep the old ones).
     public init(
-        clock: any TickerClock, screen: any TickerScreen, schedule: ScheduleService, snapshot: ScheduleSnapshot,
+        clock: any DisplayClock, screen: any TickerScreen, schedule: ScheduleService, snapshot: ScheduleSnapshot,
         settings: DisplaySettings, state: DisplayState, environment: [String: String] = [:], log: EventLog? = nil,
         reloadSettings: (@Sendable () -> DisplaySettings?)? = nil
     ) {
@@ -94,7 +94,7 @@ public final class Ticker {
             log?.tell(.error, "cannot use the screen: \(error)")
             return .finished(1)
         }
-        var events: [TickerEvent] = []
+        var events: [DisplayEvent] = []
         while true {
             switch turn(events) {
             case .ended(let ending):
@@ -112,7 +112,7 @@ public final class Ticker {
 
     /// One turn: handles `events`, brings the messages up to date, draws a frame, and says
     /// when to wake next.
-    func turn(_ events: [TickerEvent]) -> Turn {
+    func turn(_ events: [DisplayEvent]) -> Turn {
         let steady = clock.steadyTime()
         let wall = clock.wallTime()
         if abs(wall - steady - wallOffset) > Self.clockStepTolerance {
@@ -141,7 +141,7 @@ public final class Ticker {
     public var shownSnapshot: ScheduleSnapshot { snapshot }
 
     /// Reacts to one event; an ending when it stops the run.
-    private func handle(_ event: TickerEvent, steady: Nanoseconds, wall: Nanoseconds) -> Ending? {
+    private func handle(_ event: DisplayEvent, steady: Nanoseconds, wall: Nanoseconds) -> Ending? {
         switch event {
         case .stop:
             log?.log(.notice, "stopping")

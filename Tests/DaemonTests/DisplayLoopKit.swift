@@ -8,7 +8,7 @@ import Synchronization
 
 /// A clock the test moves by hand: `advance` moves both times, `stepWall` only the wall
 /// clock (as NTP or `date -s` would).
-final class ManualClock: TickerClock {
+final class ManualClock: DisplayClock {
     private let times: Mutex<(wall: Nanoseconds, steady: Nanoseconds)>
 
     init(wall: Nanoseconds, steady: Nanoseconds = 5_000_000_000_000) {
@@ -90,15 +90,15 @@ final class TemporaryFolder {
 /// files the test writes. Time moves only when the test says; the loop's turns run as the
 /// real loop's would (at each deadline it computes, and at each event), and every answer
 /// from the schedule is waited for, so what a test sees never depends on timing.
-final class TickerKit {
+final class DisplayLoopKit {
     let clock: ManualClock
     let screen: RecordingScreen
     let mailbox = EventMailbox()
     let state: DisplayState
     let feeds: TemporaryFolder
-    let ticker: Ticker
+    let loop: DisplayLoop
     private var deadline: Nanoseconds?
-    private(set) var ending: Ticker.Ending?
+    private(set) var ending: DisplayLoop.Ending?
 
     /// - Parameters:
     ///   - files: feed files by name.
@@ -117,7 +117,7 @@ final class TickerKit {
             schedule.load([folder], around: Instant(nanoseconds: wall))
             return (schedule, schedule.snapshot(at: Instant(nanoseconds: wall)))
         }.value
-        ticker = Ticker(
+        loop = DisplayLoop(
             clock: clock, screen: screen, schedule: ScheduleService(schedule: schedule, mailbox: mailbox, log: nil),
             snapshot: snapshot, settings: settings, state: state)
         await settle()
@@ -128,7 +128,7 @@ final class TickerKit {
         var first = deadline == nil && ending == nil
         while ending == nil {
             var events = mailbox.take()
-            if events.isEmpty, ticker.isAwaitingSchedule {
+            if events.isEmpty, loop.isAwaitingSchedule {
                 await mailbox.nextPost()
                 events = mailbox.take()
             }
@@ -156,13 +156,13 @@ final class TickerKit {
     }
 
     /// Posts an event and handles it at once.
-    func post(_ event: TickerEvent) async {
+    func post(_ event: DisplayEvent) async {
         mailbox.post(event)
         await settle()
     }
 
-    private func turn(_ events: [TickerEvent]) {
-        switch ticker.turn(events) {
+    private func turn(_ events: [DisplayEvent]) {
+        switch loop.turn(events) {
         case .wait(let until): deadline = until
         case .ended(let how): ending = how
         }

@@ -5,7 +5,7 @@ import Testing
 @testable import Daemon
 
 /// The display loop through the test kit: a manual clock, a recording screen, real feed files.
-@Suite struct TickerTests {
+@Suite struct DisplayLoopTests {
     static let long = "Leave for the dentist at half past ten, take the blue bag and the letter"
 
     static func calendar(_ events: String) -> String {
@@ -23,7 +23,7 @@ import Testing
     /// steady clock, and the messages are recomputed for the new time at once.
     @Test(arguments: [-120, -86_400, 86_400, 3_600 * 24 * 400])
     func aClockStepKeepsTextOnScreen(seconds: Int64) async throws {
-        let kit = try await TickerKit(files: ["d.ics": Self.dailyLong], at: "2026-11-23T10:00:00+01:00")
+        let kit = try await DisplayLoopKit(files: ["d.ics": Self.dailyLong], at: "2026-11-23T10:00:00+01:00")
         await kit.advance(seconds: 10)
         #expect(kit.screen.shown.last?.isMoving == true)
         let before = kit.screen.shown.count
@@ -38,7 +38,7 @@ import Testing
 
     /// A wall clock that jumps without the watcher noticing (no timerfd) is noticed by the loop.
     @Test func anUnannouncedClockStepIsNoticed() async throws {
-        let kit = try await TickerKit(
+        let kit = try await DisplayLoopKit(
             files: ["e.ics": Self.calendar(Self.event("e", "Lunch", start: "20261123T120000", end: "20261123T130000"))],
             at: "2026-11-23T10:00:00+01:00")
         #expect(kit.screen.line == "Monday 23 November 2026")
@@ -51,7 +51,7 @@ import Testing
 
     /// The idle date changes at local midnight, and a still picture wakes for nothing else.
     @Test func theDateChangesAtMidnightAndNothingElseWakesIt() async throws {
-        let kit = try await TickerKit(at: "2026-11-23T23:59:00+01:00")
+        let kit = try await DisplayLoopKit(at: "2026-11-23T23:59:00+01:00")
         #expect(kit.screen.line == "Monday 23 November 2026")
         await kit.advance(seconds: 59)
         #expect(kit.screen.line == "Monday 23 November 2026")
@@ -65,7 +65,7 @@ import Testing
     /// On the night the clocks go forward, an event at 02:30 (a time that does not exist)
     /// appears at 03:30 summer time, exactly then.
     @Test func aMessageInTheSpringGapAppearsAtTheShiftedTime() async throws {
-        let kit = try await TickerKit(
+        let kit = try await DisplayLoopKit(
             files: ["n.ics": Self.calendar(Self.event("n", "Night medicine", start: "20270328T023000", end: "20270328T030000"))],
             at: "2027-03-28T01:00:00+01:00")
         await kit.advance(seconds: 89 * 60 + 59)
@@ -78,7 +78,7 @@ import Testing
 
     /// A new feed file is shown once the watcher reports it.
     @Test func aChangedFeedIsShown() async throws {
-        let kit = try await TickerKit(at: "2026-11-23T10:00:00+01:00")
+        let kit = try await DisplayLoopKit(at: "2026-11-23T10:00:00+01:00")
         try kit.feeds.write("new.ics", Self.calendar(Self.event("x", "Tea with Rosa", start: "20261123T090000", end: "20261123T180000")))
         await kit.post(.feedsChanged)
         #expect(kit.screen.line == "Tea with Rosa")
@@ -87,7 +87,7 @@ import Testing
 
     /// Pause stills everything, resume moves on from where the text stood.
     @Test func pauseAndResume() async throws {
-        let kit = try await TickerKit(files: ["d.ics": Self.dailyLong], at: "2026-11-23T10:00:00+01:00")
+        let kit = try await DisplayLoopKit(files: ["d.ics": Self.dailyLong], at: "2026-11-23T10:00:00+01:00")
         await kit.advance(seconds: 3)
         await kit.post(.control(.pause))
         let paused = kit.screen.line
@@ -108,7 +108,7 @@ import Testing
     @Test func theStatusIsComputedWhenAsked() async throws {
         var settings = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5))
         settings.idleText = "Nothing today. {date}"
-        let kit = try await TickerKit(at: "2026-11-23T10:00:00+01:00", settings: settings)
+        let kit = try await DisplayLoopKit(at: "2026-11-23T10:00:00+01:00", settings: settings)
         await kit.advance(seconds: 30)
         let report = kit.state.report
         #expect(report.updatedAt == "2026-11-23T10:00:30+01:00")
@@ -120,16 +120,16 @@ import Testing
     }
 
     /// SIGINT/SIGTERM end the run; SIGHUP too outside systemd (the terminal went away).
-    @Test(arguments: [TickerEvent.stop(signal: 15), .hangUp])
-    func signalsEndTheRun(event: TickerEvent) async throws {
-        let kit = try await TickerKit(at: "2026-11-23T10:00:00+01:00")
+    @Test(arguments: [DisplayEvent.stop(signal: 15), .hangUp])
+    func signalsEndTheRun(event: DisplayEvent) async throws {
+        let kit = try await DisplayLoopKit(at: "2026-11-23T10:00:00+01:00")
         await kit.post(event)
         #expect(kit.ending == .finished(0))
     }
 
     /// A resize is passed to the screen and the next frame is drawn in full.
     @Test func aResizeRepaintsInFull() async throws {
-        let kit = try await TickerKit(at: "2026-11-23T10:00:00+01:00")
+        let kit = try await DisplayLoopKit(at: "2026-11-23T10:00:00+01:00")
         kit.screen.bandWidth = 30
         await kit.post(.resized)
         #expect(kit.screen.shown.last?.fullRepaint == true)

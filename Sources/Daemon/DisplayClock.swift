@@ -8,7 +8,7 @@ import Schedule
 /// The display's two times: the wall clock, which the schedule is asked about, and a steady
 /// clock that only goes forward, on which motion, effects and frame deadlines run. Setting
 /// the wall clock therefore never moves the text; it only changes which messages are due.
-public protocol TickerClock: Sendable {
+public protocol DisplayClock: Sendable {
     /// The display's wall-clock time, in nanoseconds since the epoch.
     func wallTime() -> Nanoseconds
     /// A time that never jumps (its origin means nothing).
@@ -17,7 +17,7 @@ public protocol TickerClock: Sendable {
 
 /// The machine's clocks: CLOCK_REALTIME (shifted to a chosen start for a preview with
 /// `--at`) and CLOCK_MONOTONIC.
-public struct SystemClock: TickerClock {
+public struct SystemClock: DisplayClock {
     /// Display wall time = CLOCK_REALTIME + offset.
     private let offset: Nanoseconds
 
