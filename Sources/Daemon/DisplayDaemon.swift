@@ -80,6 +80,15 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     let zoneWatcher = configuration.systemZoneFolder.flatMap { etc in
         try? FolderWatcher(folder: etc, isRelevant: SystemTimeZone.isZoneFile) { mailbox.post(.systemZoneChanged) }
     }
+    // A driver taking over the framebuffer removes and makes its node again: the screen is
+    // checked then, not by polling.
+    let device = configuration.device
+    let deviceWatcher = configuration.output == .terminal ? nil : device.lastIndex(of: "/").flatMap { slash in
+        try? FolderWatcher(
+            folder: String(device[..<slash]), debounce: .milliseconds(100),
+            isRelevant: { $0 == String(device[device.index(after: slash)...]) }
+        ) { mailbox.post(.screenDeviceChanged) }
+    }
     let wall = clock.wallTime()
     let first = await Task { @ICalActor in configuration.schedule.snapshot(at: Instant(nanoseconds: wall)) }.value
     let status = await onRenderThread {
@@ -99,7 +108,7 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             }
         }
     }
-    withExtendedLifetime((server, feedWatcher, clockWatcher, zoneWatcher)) {}
+    withExtendedLifetime((server, feedWatcher, clockWatcher, zoneWatcher, deviceWatcher)) {}
     return status
 }
 

@@ -183,6 +183,8 @@ public final class DisplayLoop {
             if screen.notice(.resized) { repaint = true }
         case .consoleSwitchRequested:
             if screen.notice(.consoleSwitchRequested) { repaint = true }
+        case .screenDeviceChanged:
+            if screen.notice(.deviceChanged) { repaint = true }
         }
         return nil
     }

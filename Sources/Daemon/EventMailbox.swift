@@ -23,6 +23,8 @@ public enum DisplayEvent: Sendable {
     case resized
     /// The kernel asks to switch the virtual console away or back (VT_PROCESS, SIGUSR2).
     case consoleSwitchRequested
+    /// The framebuffer's device node changed (a driver replaced the firmware framebuffer).
+    case screenDeviceChanged
     /// A request on the control socket that changes what the display does.
     case control(ControlRequest.Kind)
     /// SIGHUP: under systemd a reload, else the terminal went away.

@@ -100,10 +100,11 @@ public final class FramebufferScreen: TickerScreen {
     public var effectStep: Nanoseconds { refreshPeriod }
     public var isShowing: Bool { console?.isShown ?? true }
     /// In graphics mode the console draws nothing, so nothing is repainted periodically (a full
-    /// redraw would only risk a hitch on a slow bus); once a second the device is asked whether
-    /// it is still the screen.
+    /// redraw would only risk a hitch on a slow bus). The device is asked whether it is still
+    /// the screen when its node changes (`deviceChanged`), and, in case a mode is changed
+    /// without the node changing, this often.
     public var checkInterval: Nanoseconds? { Self.deviceCheckInterval }
-    static let deviceCheckInterval: Nanoseconds = 1_000_000_000
+    static let deviceCheckInterval: Nanoseconds = 30_000_000_000
 
     public var outputDescription: String {
         let screen = framebuffer.surface
@@ -132,8 +133,13 @@ public final class FramebufferScreen: TickerScreen {
 
     public func notice(_ change: ScreenChange) -> Bool {
         switch change {
-        case .resized: false
-        case .consoleSwitchRequested: console?.answerSwitch() ?? false
+        case .resized:
+            return false
+        case .consoleSwitchRequested:
+            return console?.answerSwitch() ?? false
+        case .deviceChanged:
+            lastDeviceCheck = nil
+            return false
         }
     }
 

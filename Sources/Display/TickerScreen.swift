@@ -47,6 +47,8 @@ public enum ScreenChange: Sendable {
     case resized
     /// The kernel asks to switch the virtual console away, or gives it back (VT_PROCESS).
     case consoleSwitchRequested
+    /// The screen's device node was created, removed or changed (a driver took over).
+    case deviceChanged
 }
 
 /// The device under a screen went away or changed (a DRM driver replaced the firmware
@@ -90,7 +92,7 @@ extension TerminalScreen: TickerScreen {
     public func notice(_ change: ScreenChange) -> Bool {
         switch change {
         case .resized: refreshSize()
-        case .consoleSwitchRequested: false
+        case .consoleSwitchRequested, .deviceChanged: false
         }
     }
 
