@@ -135,6 +135,8 @@ public final class DisplayState: Sendable {
         /// Lateness of the last frames drawn at a frame deadline (not woken early by an event).
         var lateness = [Nanoseconds](repeating: 0, count: 512)
         var latenessCount = 0
+        /// Counts changes of what is shown (not frames).
+        var version = 0
     }
 
     /// Frames per second are counted over this window.
@@ -190,12 +192,24 @@ public final class DisplayState: Sendable {
         return report
     }
 
-    /// `{"ok":true,"status":{…}}` and a newline.
+    /// `{"ok":true,"status":{…}}` and a newline. A storm of requests shares one encoding for
+    /// up to `replyReuse` (what the display shows is never older: any change starts a new one),
+    /// so clients cannot take the processor from the frames.
     var statusReply: [UInt8] {
+        let steady = clock.steadyTime()
+        let version = shared.withLock { $0.version }
+        if let cached = encoded.withLock({ $0 }), cached.version == version, steady - cached.at < Self.replyReuse {
+            return cached.bytes
+        }
         var bytes = Array((try? JSONEncoder().encode(ControlReply(ok: true, status: report))) ?? Data())
         bytes.append(0x0A)
+        encoded.withLock { $0 = (version, steady, bytes) }
         return bytes
     }
+
+    /// How long an encoded status reply is reused while nothing shown changes.
+    static let replyReuse: Nanoseconds = 100_000_000
+    private let encoded = Mutex<(version: Int, at: Nanoseconds, bytes: [UInt8])?>(nil)
 }
 
 /// Where the control socket is unless told otherwise: in the service's runtime folder

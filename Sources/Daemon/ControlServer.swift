@@ -38,7 +38,7 @@ public final class ControlServer: Sendable {
         self.path = path
         let (descriptor, groupID) = try Self.bind(path, group: group)
         Self.allowManyConnections()
-        let queue = DispatchQueue(label: "marquee.control", qos: .userInteractive)
+        let queue = DispatchQueue(label: "marquee.control", qos: .utility)
         let clients = Clients(
             queue: queue, policy: ControlPolicy(socketGroup: groupID), state: state, mailbox: mailbox)
         listener = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)

@@ -221,11 +221,17 @@ public final class DisplayLoop {
         }
         repaint = false
         let showing = snapshot.marqueeMessages(idleTemplate: settings.idleText).map(\.text)
+        let output = screen.outputDescription
+        let paused = controller.isPaused
         state.update { shared in
+            if shared.showing != showing || shared.output != output || shared.paused != paused
+                || shared.moving != frame.isMoving || shared.snapshot?.instant != snapshot.instant {
+                shared.version += 1
+            }
             shared.snapshot = snapshot
             shared.showing = showing
-            shared.output = screen.outputDescription
-            shared.paused = controller.isPaused
+            shared.output = output
+            shared.paused = paused
             shared.moving = frame.isMoving
         }
         state.frameDrawn(at: steady, lateness: lateness)

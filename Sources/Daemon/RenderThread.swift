@@ -4,13 +4,16 @@
 
 /// Runs `body` on a thread of its own (not a Dispatch worker: libdispatch watches its
 /// workers once a second while one is busy, which would wake an idle display) and hands
-/// its result to the caller's task.
+/// its result to the caller's task. The thread asks for nice -5 where it may (root, or the
+/// unit's `LimitNICE`), so busy clients of the control socket cannot make frames late.
 public func onRenderThread(_ body: @escaping @Sendable () -> Int32) async -> Int32 {
     await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
         let job = RenderJob(body: body, continuation: continuation)
         var thread = pthread_t()
         let started = pthread_create(&thread, nil, { context in
             let job = Unmanaged<RenderJob>.fromOpaque(context!).takeRetainedValue()
+            // On Linux the nice value is per thread, and 0 names the calling one.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, renderThreadNice)
             job.continuation.resume(returning: job.body())
             return nil
         }, Unmanaged.passRetained(job).toOpaque())
@@ -22,6 +25,9 @@ public func onRenderThread(_ body: @escaping @Sendable () -> Int32) async -> Int
         }
     }
 }
+
+/// The render thread's nice value, where the process may lower it.
+private let renderThreadNice: Int32 = -5
 
 private final class RenderJob: Sendable {
     let body: @Sendable () -> Int32
