@@ -220,21 +220,21 @@ public enum ControlSocket {
     public static let systemPath = "/run/marquee/marquee.sock"
 
     /// The candidates, in order.
-    static func candidates(environment: [String: String]) -> [String] {
+    static func candidates(environment: [String: String], system: String) -> [String] {
         let runtime = environment["XDG_RUNTIME_DIR"] ?? ""
-        return [systemPath] + (runtime.hasPrefix("/") ? [runtime + "/marquee.sock"] : [])
+        return [system] + (runtime.hasPrefix("/") ? [runtime + "/marquee.sock"] : [])
     }
 
     /// For `run`: the first candidate whose folder is writable (nil: none is).
-    public static func pathForListening(environment: [String: String]) -> String? {
-        candidates(environment: environment).first { path in
+    public static func pathForListening(environment: [String: String], system: String = systemPath) -> String? {
+        candidates(environment: environment, system: system).first { path in
             access(String(path[..<path.lastIndex(of: "/")!]), W_OK) == 0
         }
     }
 
     /// For `status`, `pause` and `resume`: the first candidate that exists, else the first.
-    public static func pathForAsking(environment: [String: String]) -> String {
-        let candidates = candidates(environment: environment)
+    public static func pathForAsking(environment: [String: String], system: String = systemPath) -> String {
+        let candidates = candidates(environment: environment, system: system)
         var info = stat()
         return candidates.first { lstat($0, &info) == 0 } ?? candidates[0]
     }
