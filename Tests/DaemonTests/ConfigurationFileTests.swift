@@ -66,8 +66,8 @@ import Testing
     }
 
     @Test func hostileFiles() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let temporary = try TemporaryFolder()
+        let folder = URL(fileURLWithPath: temporary.path)
         let binary = folder.appendingPathComponent("binary.toml")
         try Data([0x73, 0x70, 0xFF, 0xFE, 0x00]).write(to: binary)
         #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(binary.path) }

@@ -8,17 +8,15 @@ import Testing
 /// What the render loop takes from the schedule: messages, how long they hold, the idle date.
 @Suite @ICalActor struct ScheduleSnapshotTests {
     func schedule(_ text: String?) throws -> Schedule {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-daemon-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        if let text { try Data(text.utf8).write(to: folder.appendingPathComponent("feed.ics")) }
+        let folder = try TemporaryFolder()
+        if let text { try folder.write("feed.ics", text) }
         let schedule = try Schedule(displayZone: "Europe/Berlin")
         schedule.load([folder.path])
         return schedule
     }
 
     func instant(_ text: String) -> Instant {
-        guard case .instant(let instant) = TimeArgument(text) else { fatalError(text) }
-        return instant
+        Instant(text)
     }
 
     /// Nothing scheduled: the date, written out, until local midnight.
