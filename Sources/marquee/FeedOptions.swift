@@ -95,6 +95,20 @@ func parseTime(_ text: String, option: String) throws -> TimeArgument {
     return time
 }
 
+/// Parses the TIME a display's clock starts at (`run --at`, `snapshot --at`): the display
+/// counts nanoseconds, so the years 1970 to 2261.
+func parseDisplayTime(_ text: String, option: String) throws -> TimeArgument {
+    let time = try parseTime(text, option: option)
+    let year = switch time {
+    case .instant(let instant): CivilDateTime(secondsAsUTC: instant.secondsSinceEpoch).date.year
+    case .local(let wall): wall.date.year
+    }
+    guard (1970...2261).contains(year) else {
+        throw ValidationError("\(option): \"\(text)\" is outside the years a display can show (1970 to 2261)")
+    }
+    return time
+}
+
 /// The current instant from the machine's clock: the CLI is where the clock is read.
 func now() -> Instant {
     Instant(secondsSinceEpoch: Int64(time(nil)))

@@ -37,10 +37,11 @@ import Schedule
 /// The release, as `marquee --version` prints it and the Debian package is named.
 let marqueeVersion = "0.9.0"
 
-/// One line on standard error, written in one call, its control characters escaped (it may
-/// hold text from a calendar file).
-func standardError(_ line: String) {
-    var bytes = Array((line.withControlCharactersEscaped + "\n").utf8)
+/// A message on standard error, written in one call, its control characters escaped (it may
+/// hold text from a calendar file) but for the line breaks between its lines.
+func standardError(_ message: String) {
+    let lines = message.split(separator: "\n", omittingEmptySubsequences: false)
+    var bytes = Array((lines.map { String($0).withControlCharactersEscaped }.joined(separator: "\n") + "\n").utf8)
     bytes.withUnsafeMutableBytes { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 

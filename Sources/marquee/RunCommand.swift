@@ -34,7 +34,7 @@ struct RunCommand: AsyncParsableCommand {
     var socket: String?
 
     func validate() throws {
-        if let at { _ = try parseTime(at, option: "--at") }
+        if let at { _ = try parseDisplayTime(at, option: "--at") }
     }
 
     func run() async throws {

@@ -29,7 +29,7 @@ struct SnapshotCommand: AsyncParsableCommand {
     var size: String = "1920x1080"
 
     func validate() throws {
-        if let at { _ = try parseTime(at, option: "--at") }
+        if let at { _ = try parseDisplayTime(at, option: "--at") }
         guard screenSize != nil else { throw ValidationError("--size must be WIDTHxHEIGHT, e.g. 1920x1080 (64 to 8192 each)") }
         guard running >= 0, running <= 86_400 else { throw ValidationError("--running must be 0 to 86400 seconds") }
     }

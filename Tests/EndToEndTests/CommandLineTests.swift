@@ -189,6 +189,7 @@ import Testing
 
     @Test(arguments: [
         ["messages", "--at", "tomorrow"], ["agenda", "--days", "0"], ["messages", "--no-such-flag"],
+        ["snapshot", "--at", "2300-01-01 00:00", "--out", "/dev/null"], ["run", "--at", "1900-01-01T00:00:00Z"],
         ["messages", "--timezone", "Nowhere/Land", "--feeds", "/tmp"],
     ])
     func badUsageExitsTwo(arguments: [String]) throws {
