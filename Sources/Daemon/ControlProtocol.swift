@@ -135,7 +135,7 @@ public final class DisplayState: Sendable {
         /// Lateness of the last frames drawn at a frame deadline (not woken early by an event).
         var lateness = [Nanoseconds](repeating: 0, count: 512)
         var latenessCount = 0
-        /// Counts changes of what is shown (not frames).
+        /// Counts changes of what is shown or whether it moves (not frames).
         var version = 0
     }
 
@@ -155,8 +155,12 @@ public final class DisplayState: Sendable {
         shared.withLock { change(&$0) }
     }
 
-    func frameDrawn(at steady: Nanoseconds, lateness: Nanoseconds?) {
+    func frameDrawn(at steady: Nanoseconds, lateness: Nanoseconds?, moving: Bool) {
         shared.withLock { state in
+            if state.moving != moving {
+                state.moving = moving
+                state.version += 1
+            }
             state.frameTimes[state.framesDrawn % state.frameTimes.count] = steady
             state.framesDrawn += 1
             if let lateness {

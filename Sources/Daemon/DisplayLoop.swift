@@ -81,6 +81,7 @@ public final class DisplayLoop {
         validUntil = snapshot.validUntil.instant.nanoseconds
         controller = MarqueeController(metrics: screen.metrics, configuration: settings.marquee, origin: steady)
         controller.show(snapshot, settings: settings, at: steady, width: screen.bandWidth)
+        publishShown()
     }
 
     /// Takes the screen, turns until an event ends the run, then gives the screen back as it
@@ -152,9 +153,11 @@ public final class DisplayLoop {
             reload(at: steady)
         case .control(.pause):
             controller.pause(at: steady)
+            publishShown()
             log?.log(.notice, "paused by request")
         case .control(.resume):
             controller.resume(at: steady)
+            publishShown()
             log?.log(.notice, "resumed by request")
         case .control(.reload):
             log?.log(.notice, "reloading the configuration and the feeds by request")
@@ -178,15 +181,38 @@ public final class DisplayLoop {
             snapshot = answer
             validUntil = answer.validUntil.instant.nanoseconds
             controller.show(answer, settings: settings, at: steady, width: screen.bandWidth)
+            publishShown()
             systemd.send("STATUS=" + Self.summary(answer))
         case .resized:
-            if screen.notice(.resized) { repaint = true }
+            notice(.resized)
         case .consoleSwitchRequested:
-            if screen.notice(.consoleSwitchRequested) { repaint = true }
+            notice(.consoleSwitchRequested)
         case .screenDeviceChanged:
-            if screen.notice(.deviceChanged) { repaint = true }
+            notice(.deviceChanged)
         }
         return nil
+    }
+
+    /// Tells the screen; its description (a terminal's size) may change with it.
+    private func notice(_ change: ScreenChange) {
+        if screen.notice(change) { repaint = true }
+        publishShown()
+    }
+
+    /// Tells the status what is shown: the messages, the screen, whether paused. Called when
+    /// one of them changes, not for every frame.
+    private func publishShown() {
+        let shown = snapshot
+        let showing = snapshot.marqueeMessages(idleTemplate: settings.idleText).map(\.text)
+        let output = screen.outputDescription
+        let paused = controller.isPaused
+        state.update { shared in
+            shared.snapshot = shown
+            shared.showing = showing
+            shared.output = output
+            shared.paused = paused
+            shared.version += 1
+        }
     }
 
     /// Reads the settings (if they can be) and the feeds again.
@@ -195,6 +221,7 @@ public final class DisplayLoop {
             settings = fresh
             controller.reconfigure(fresh.marquee, at: steady)
             controller.show(snapshot, settings: fresh, at: steady, width: screen.bandWidth)
+            publishShown()
         }
         reloadsInFlight += 1
         schedule.reload()
@@ -220,21 +247,7 @@ public final class DisplayLoop {
             return false
         }
         repaint = false
-        let showing = snapshot.marqueeMessages(idleTemplate: settings.idleText).map(\.text)
-        let output = screen.outputDescription
-        let paused = controller.isPaused
-        state.update { shared in
-            if shared.showing != showing || shared.output != output || shared.paused != paused
-                || shared.moving != frame.isMoving || shared.snapshot?.instant != snapshot.instant {
-                shared.version += 1
-            }
-            shared.snapshot = snapshot
-            shared.showing = showing
-            shared.output = output
-            shared.paused = paused
-            shared.moving = frame.isMoving
-        }
-        state.frameDrawn(at: steady, lateness: lateness)
+        state.frameDrawn(at: steady, lateness: lateness, moving: frame.isMoving)
         if !ready {
             ready = systemd.send("READY=1")
             systemd.send("STATUS=" + Self.summary(snapshot))

@@ -4,8 +4,6 @@ import Schedule
 /// What the display needs from the schedule at an instant: the messages to show and until
 /// when they hold (the next change, or local midnight, when the idle date changes).
 public struct ScheduleSnapshot: Sendable {
-    /// The instant the snapshot is for.
-    public var instant: Instant
     public var messages: [Message]
     /// The next change of messages, local midnight (the idle date changes) or a change of the
     /// display zone's UTC offset, whichever comes first, with the zone's offset then.
@@ -16,8 +14,6 @@ public struct ScheduleSnapshot: Sendable {
     public var idleText: String
     /// The feed files and their state.
     public var feeds: [FeedStatus]
-    /// The zone times are shown in.
-    public var displayZone: String
 
     /// The messages for the marquee; the idle text (by default the date) when there are none,
     /// so the screen is never blank.
@@ -61,8 +57,8 @@ extension Schedule {
         let offset = zoned(instant).utcOffset
         if zoned(next).utcOffset != offset { next = offsetChange(after: instant, before: next) }
         return ScheduleSnapshot(
-            instant: instant, messages: messages(at: instant), validUntil: zoned(next), utcOffset: offset,
-            idleText: today.spokenForm, feeds: feeds, displayZone: displayZoneName)
+            messages: messages(at: instant), validUntil: zoned(next), utcOffset: offset, idleText: today.spokenForm,
+            feeds: feeds)
     }
 
     /// The first second after `start` whose UTC offset differs from `start`'s, given that
