@@ -144,7 +144,7 @@ private final class Clients: @unchecked Sendable {
         var reply: [UInt8]?
         var writer: (any DispatchSourceWrite)?
         /// Over the limit: its request gets "too many clients".
-        var refused = false
+        let refused: Bool
     }
 
     private let queue: DispatchQueue
@@ -163,7 +163,7 @@ private final class Clients: @unchecked Sendable {
     func serve(_ client: Int32) {
         let source = DispatchSource.makeReadSource(fileDescriptor: client, queue: queue)
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        clients[client] = Client(source: source, timer: timer)
+        clients[client] = Client(source: source, timer: timer, refused: clients.count >= ControlServer.maximumClients)
         source.setEventHandler { [unowned self] in self.read(client) }
         source.setCancelHandler { close(client) }
         timer.setEventHandler { [unowned self] in
@@ -174,8 +174,6 @@ private final class Clients: @unchecked Sendable {
             }
         }
         timer.schedule(deadline: .now() + ControlServer.clientTimeout)
-        let refused = clients.count > ControlServer.maximumClients
-        clients[client]?.refused = refused
         source.resume()
         timer.resume()
     }

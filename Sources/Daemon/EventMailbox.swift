@@ -81,12 +81,13 @@ public final class EventMailbox: Sendable {
     /// Everything posted since the last call, signals first.
     public func take() -> [DisplayEvent] {
         var events: [DisplayEvent] = []
-        var bytes = [UInt8](repeating: 0, count: 256)
-        while true {
-            let count = bytes.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
-            for byte in bytes[..<count] where byte != 0 {
-                if let event = Self.event(forSignal: Int32(byte)) { events.append(event) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { bytes in
+            while true {
+                let count = read(readEnd, bytes.baseAddress, bytes.count)
+                guard count > 0 else { break }
+                for byte in bytes[..<count] where byte != 0 {
+                    if let event = Self.event(forSignal: Int32(byte)) { events.append(event) }
+                }
             }
         }
         events += queue.withLock { queued in
