@@ -129,10 +129,7 @@
                 needCopies.append((file, bytes))
             }
         }
-        var copyByFile: [String: FeedInEffect] = [:]
-        for ((file, bytes), expansion) in zip(needCopies, expand(needCopies)) where !expansion.hasErrors {
-            copyByFile[file] = FeedInEffect(bytes: bytes, expansion: expansion, isGood: true)
-        }
+        let copyByFile = usableVersions(needCopies)
         for file in files {
             let problems: [FeedProblem]
             let state: FeedStatus.State
@@ -217,12 +214,19 @@
             else { continue }
             copies.append((file, bytes))
         }
-        var restored: [String] = []
+        let restored = usableVersions(copies)
+        inEffect.merge(restored) { _, copy in copy }
+        return restored.keys.sorted()
+    }
+
+    /// The versions among `copies` (last good copies read from disk) that expand without
+    /// errors, by file: only those may stand in for a file.
+    private func usableVersions(_ copies: [(String, [UInt8])]) -> [String: FeedInEffect] {
+        var usable: [String: FeedInEffect] = [:]
         for ((file, bytes), expansion) in zip(copies, expand(copies)) where !expansion.hasErrors {
-            inEffect[file] = FeedInEffect(bytes: bytes, expansion: expansion, isGood: true)
-            restored.append(file)
+            usable[file] = FeedInEffect(bytes: bytes, expansion: expansion, isGood: true)
         }
-        return restored.sorted()
+        return usable
     }
 
     /// The last good copy's path for a feed file, if copies are kept.
