@@ -232,7 +232,7 @@ public enum ControlSocket {
     /// For `run`: the first candidate whose folder is writable (nil: none is).
     public static func pathForListening(environment: [String: String], system: String = systemPath) -> String? {
         candidates(environment: environment, system: system).first { path in
-            access(String(path[..<path.lastIndex(of: "/")!]), W_OK) == 0
+            access(splitPath(path).folder, W_OK) == 0
         }
     }
 

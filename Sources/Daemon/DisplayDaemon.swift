@@ -82,13 +82,10 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     }
     // A driver taking over the framebuffer removes and makes its node again: the screen is
     // checked then, not by polling.
-    let device = configuration.device
-    let deviceWatcher = configuration.output == .terminal ? nil : device.lastIndex(of: "/").flatMap { slash in
-        try? FolderWatcher(
-            folder: String(device[..<slash]), debounce: .milliseconds(100),
-            isRelevant: { $0 == String(device[device.index(after: slash)...]) }
-        ) { mailbox.post(.screenDeviceChanged) }
-    }
+    let (deviceFolder, deviceName) = splitPath(configuration.device)
+    let deviceWatcher = configuration.output == .terminal ? nil : try? FolderWatcher(
+        folder: deviceFolder, debounce: .milliseconds(100), isRelevant: { $0 == deviceName }
+    ) { mailbox.post(.screenDeviceChanged) }
     let wall = clock.wallTime()
     let first = await Task { @ICalActor in configuration.schedule.snapshot(at: Instant(nanoseconds: wall)) }.value
     let status = await onRenderThread {

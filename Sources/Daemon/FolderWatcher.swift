@@ -23,9 +23,7 @@ public final class FolderWatcher: Sendable {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw WatchError(errno: errno) }
         let trimmed = folder.count > 1 && folder.hasSuffix("/") ? String(folder.dropLast()) : folder
-        let slash = trimmed.lastIndex(of: "/")
-        let parent = slash.map { $0 == trimmed.startIndex ? "/" : String(trimmed[..<$0]) } ?? "."
-        let name = slash.map { String(trimmed[trimmed.index(after: $0)...]) } ?? trimmed
+        let (parent, name) = splitPath(trimmed)
         let watches = Watches(descriptor: descriptor, folder: trimmed, name: name)
         let parentMask = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ATTRIB | IN_ONLYDIR)
         watches.parent = inotify_add_watch(descriptor, parent, parentMask)
@@ -112,6 +110,13 @@ public final class FolderWatcher: Sendable {
             return relevant
         }
     }
+}
+
+/// A path's folder and last component: `/dev/fb0` → (`/dev`, `fb0`), `/etc` → (`/`, `etc`),
+/// `feeds` → (`.`, `feeds`).
+func splitPath(_ path: String) -> (folder: String, name: String) {
+    guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+    return (slash == path.startIndex ? "/" : String(path[..<slash]), String(path[path.index(after: slash)...]))
 }
 
 /// A folder or the clock cannot be watched.
