@@ -65,9 +65,9 @@ struct SplitMix64 {
     }
 }
 
-func seconds(_ work: () -> Void) -> Double {
+func seconds(_ work: () async -> Void) async -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
-    work()
+    await work()
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }
 
@@ -79,7 +79,7 @@ func peakMemoryMB() -> Double {
     return Double(usage.ru_maxrss) / 1024
 }
 
-@ICalActor func run() throws {
+func run() async throws {
     let text = generatedFeed(events: 10_000)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-benchmark")
     try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -91,35 +91,35 @@ func peakMemoryMB() -> Double {
 
     var libicalTimes: [Double] = []
     var loadTimes: [Double] = []
-    var schedule = try Schedule(displayZone: "Europe/Berlin")
+    var schedule = try await Schedule(displayZone: "Europe/Berlin")
     for _ in 0..<5 {
-        libicalTimes.append(seconds {
+        libicalTimes.append(await seconds {
             let bytes = Array(text.utf8) + [0]
             bytes.withUnsafeBufferPointer { buffer in
                 buffer.withMemoryRebound(to: CChar.self) { icalcomponent_free(icalparser_parse_string($0.baseAddress)) }
             }
         })
-        schedule = try Schedule(displayZone: "Europe/Berlin")
+        schedule = try await Schedule(displayZone: "Europe/Berlin")
         let fresh = schedule
-        loadTimes.append(seconds { fresh.load([file.path]) })
+        loadTimes.append(await seconds { await fresh.load([file.path]) })
     }
     let libical = median(libicalTimes), load = median(loadTimes)
     print(String(format: "libical parse of the same bytes: %.1f ms (median of 5)", libical * 1000))
     print(String(format: "Schedule.load (read, scan, parse, index): %.1f ms (median of 5) = %.2fx libical",
                  load * 1000, load / libical))
     print(String(format: "peak memory: %.1f MB (%.1f MB before loading)", peakMemoryMB(), memoryBefore))
-    let status = schedule.feeds.first!
+    let status = await schedule.feeds.first!
     precondition(status.eventCount == 10_000 && status.problems.isEmpty, "unexpected load: \(status)")
 
-    let noon = schedule.instant(of: TimeArgument("2026-11-22 12:00")!)
+    let noon = await schedule.instant(of: TimeArgument("2026-11-22 12:00")!)
     var count = 0
-    let first = seconds { count = schedule.messages(at: noon).count }
+    let first = await seconds { count = await schedule.messages(at: noon).count }
     print(String(format: "first messages(at:) after load (builds its 28-day window): %.2f ms, %d messages",
                  first * 1000, count))
     var queries: [Double] = []
     for step in 0..<1000 {
         let at = noon + Int64(step * 600)
-        queries.append(seconds { _ = schedule.messages(at: at) })
+        queries.append(await seconds { _ = await schedule.messages(at: at) })
     }
     print(String(format: "messages(at:) in a built window: median %.1f µs, max %.1f µs (1000 instants)",
                  median(queries) * 1e6, queries.max()! * 1e6))
@@ -127,14 +127,14 @@ func peakMemoryMB() -> Double {
     var next = noon
     for _ in 0..<1000 {
         let after = next
-        changes.append(seconds { next = schedule.nextChange(after: after)! })
+        changes.append(await seconds { next = await schedule.nextChange(after: after)! })
     }
     print(String(format: "nextChange(after:), 1000 successive changes: median %.1f µs, max %.2f ms (reached %@)",
-                 median(changes) * 1e6, changes.max()! * 1000, schedule.zoned(next).rfc3339))
-    let far = schedule.instant(of: TimeArgument("2029-06-01 12:00")!)
-    let cold = seconds { _ = schedule.nextChange(after: far) }
+                 median(changes) * 1e6, changes.max()! * 1000, await schedule.zoned(next).rfc3339))
+    let far = await schedule.instant(of: TimeArgument("2029-06-01 12:00")!)
+    let cold = await seconds { _ = await schedule.nextChange(after: far) }
     print(String(format: "nextChange(after:) in a window not built yet: %.2f ms", cold * 1000))
-    let nextWindow = seconds { _ = schedule.messages(at: far + 40 * 86_400) }
+    let nextWindow = await seconds { _ = await schedule.messages(at: far + 40 * 86_400) }
     print(String(format: "messages(at:) in another window not built yet: %.2f ms", nextWindow * 1000))
 }
 

@@ -87,7 +87,7 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
         folder: deviceFolder, debounce: .milliseconds(100), isRelevant: { $0 == deviceName }
     ) { mailbox.post(.screenDeviceChanged) }
     let wall = clock.wallTime()
-    let first = await Task { @ICalActor in configuration.schedule.snapshot(at: Instant(nanoseconds: wall)) }.value
+    let first = await configuration.schedule.snapshot(at: Instant(nanoseconds: wall))
     let status = await onRenderThread {
         mailbox.receiveSignals()
         var snapshot = first

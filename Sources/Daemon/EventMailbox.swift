@@ -1,5 +1,6 @@
 import CLinux
 import Marquee
+import Schedule
 import Synchronization
 
 #if canImport(Glibc)

@@ -3,7 +3,8 @@ import Schedule
 /// The schedule as the display loop uses it: asked for the messages at an instant, told to
 /// reload or to follow the system's zone. The work runs on the schedule's actor and every
 /// answer comes back through the mailbox, so the loop never waits for it — not even while a
-/// reload waits for a slow reader process — and keeps drawing what it has.
+/// reload waits for a slow reader process — and keeps drawing what it has. Answers are
+/// tagged: one that arrives after a later request is the loop's to drop.
 public final class ScheduleService: Sendable {
     private let schedule: Schedule
     private let mailbox: EventMailbox
@@ -20,15 +21,15 @@ public final class ScheduleService: Sendable {
 
     /// Posts `.schedule(snapshot, request)` with the messages at `instant`.
     public func requestSnapshot(at instant: Instant, request: Int) {
-        Task { @ICalActor [schedule, mailbox] in
-            mailbox.post(.schedule(schedule.snapshot(at: instant), request: request))
+        Task { [schedule, mailbox] in
+            mailbox.post(.schedule(await schedule.snapshot(at: instant), request: request))
         }
     }
 
     /// Reads the feeds again, logs what became of them, then posts `.feedsReloaded`.
     public func reload() {
-        Task { @ICalActor [schedule, mailbox, log] in
-            let statuses = schedule.reload()
+        Task { [schedule, mailbox, log] in
+            let statuses = await schedule.reload()
             log?.feeds(statuses)
             mailbox.post(.feedsReloaded)
         }
@@ -37,8 +38,8 @@ public final class ScheduleService: Sendable {
     /// After `/etc/localtime` changed: shows times in the system's zone, if it is a new one
     /// (all-day and floating times move with it), then posts `.feedsReloaded`.
     public func followSystemZone() {
-        Task { @ICalActor [schedule, mailbox, log, systemZoneFolder] in
-            if let systemZoneFolder { adoptSystemZone(schedule, etc: systemZoneFolder, log: log) }
+        Task { [schedule, mailbox, log, systemZoneFolder] in
+            if let systemZoneFolder { await adoptSystemZone(schedule, etc: systemZoneFolder, log: log) }
             mailbox.post(.feedsReloaded)
         }
     }
@@ -46,16 +47,17 @@ public final class ScheduleService: Sendable {
 
 /// Shows times in the system zone named under `etc`, if it is not the one in use, and logs
 /// it. True when the zone changed.
-@ICalActor @discardableResult
-func adoptSystemZone(_ schedule: Schedule, etc: String, log: EventLog?) -> Bool {
+@discardableResult
+func adoptSystemZone(_ schedule: Schedule, etc: String, log: EventLog?) async -> Bool {
     let name = SystemTimeZone.name(environment: [:], etc: etc)
-    guard name != schedule.displayZoneName else { return false }
+    let current = await schedule.displayZoneName
+    guard name != current else { return false }
     do {
-        try schedule.setDisplayZone(name)
+        try await schedule.setDisplayZone(name)
         log?.log(.notice, "the system time zone is now \(name); recomputing the messages")
         return true
     } catch {
-        log?.log(.error, "the system time zone changed to \(name), which is unknown; keeping \(schedule.displayZoneName)")
+        log?.log(.error, "the system time zone changed to \(name), which is unknown; keeping \(current)")
         return false
     }
 }

@@ -7,8 +7,8 @@ import CLibical
 /// The one place libical runs. libical keeps thread-local error state, a global zone cache
 /// that is only partly locked, and per-component iterators that even reads mutate, so every
 /// call into it is isolated to this actor and only Swift values leave it.
-@globalActor public actor ICalActor {
-    public static let shared = ICalActor()
+@globalActor actor ICalActor {
+    static let shared = ICalActor()
 
     /// Process-wide libical switches, set once before the first use.
     @ICalActor static let configured: Bool = {

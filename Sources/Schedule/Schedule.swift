@@ -1,12 +1,11 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The messages of a set of iCalendar feeds over time: which are active at an instant, in
 /// display order, when that set next changes, and an agenda of changes. Reads files only
 /// when told to (`load`); never reads the machine's clock or time zone — both are
 /// parameters. A file that stops parsing keeps its last good version in effect.
-@ICalActor public final class Schedule {
+///
+/// Safe to share: the work runs on libical's one actor, so callers anywhere await it and
+/// only Swift values come back.
+public final class Schedule: Sendable {
     public enum ConfigurationError: Error, CustomStringConvertible {
         case unknownTimeZone(String)
 
@@ -18,36 +17,7 @@
         }
     }
 
-    /// The zone the display shows times in; floating times and all-day dates are read in it.
-    public private(set) var displayZoneName: String
-    private var displayZone: Zone
-    private let defaultDuration: Int64
-    private let limits: ScheduleLimits
-    private let reader: FeedReader
-    /// Where last good copies of the feed files are kept, so they survive a restart.
-    private let lastGoodDirectory: String?
-    private var sources: [String] = []
-    private var statuses: [FeedStatus] = []
-    /// Per file path: the version in effect.
-    private var inEffect: [String: FeedInEffect] = [:]
-    /// The files in effect, in the order of `statuses`.
-    private var order: [String] = []
-    private var index = ScheduleIndex(feeds: [])
-    /// Where expansions start; nil until a load or a query names an instant.
-    private var focus: Int64?
-
-    /// A file's version in effect: its bytes (to expand again for later times) and what they gave.
-    private struct FeedInEffect {
-        var bytes: [UInt8]
-        var expansion: FeedExpansion
-        var isGood: Bool
-        /// False once the reader gave up on these bytes (a hang or crash): they are not
-        /// expanded again until the file is reloaded.
-        var isExpandable = true
-    }
-
-    /// How many windows an expansion covers: twice the look-ahead, so it lasts a while.
-    private static let coveredWindows = 2 * ScheduleIndex.horizonWindows
+    private let state: ScheduleState
 
     /// - Parameters:
     ///   - displayZone: an IANA zone name, `UTC`, or a Windows zone name.
@@ -58,420 +28,92 @@
     public init(
         displayZone: String, defaultEventDuration: Int64 = 3600, limits: ScheduleLimits = .init(),
         reader: FeedReader = .inProcess, lastGoodDirectory: String? = nil
-    ) throws {
-        ICalActor.ensureConfigured()
-        guard let zone = SystemZones.zone(named: displayZone) else {
-            throw ConfigurationError.unknownTimeZone(displayZone)
-        }
-        displayZoneName = displayZone
-        self.displayZone = zone
-        defaultDuration = defaultEventDuration
-        self.limits = limits
-        self.reader = reader
-        self.lastGoodDirectory = lastGoodDirectory
+    ) async throws {
+        state = try await ScheduleState(
+            displayZone: displayZone, defaultEventDuration: defaultEventDuration, limits: limits, reader: reader,
+            lastGoodDirectory: lastGoodDirectory)
     }
 
     /// Loads (or reloads) feed files and folders: a folder contributes its `*.ics` files
     /// (hidden ones, such as editors' temporary files, are skipped). Returns each file's state.
     /// - Parameter around: where the first queries will be (saves expanding twice).
-    @discardableResult public func load(_ paths: [String], around instant: Instant? = nil) -> [FeedStatus] {
-        if let instant { focus = instant.secondsSinceEpoch }
-        sources = paths
-        var statuses: [FeedStatus] = []
-        var files: [String] = []
-        var systemPaths: [String: [UInt8]] = [:]
-        // What was shown from a folder that cannot be listed now (gone, or its permissions
-        // changed) stays: that is not "every file was deleted".
-        var kept: [String] = []
-        var someSourceUnreadable = false
-        for path in paths {
-            switch feedFiles(in: path) {
-            case .failure(let problem):
-                someSourceUnreadable = true
-                let shown = keepShown(under: path)
-                kept += shown
-                let note = shown.isEmpty ? "" : "; the \(shown.count) file(s) shown before stay in effect"
-                statuses.append(FeedStatus(
-                    path: path, state: .failed(keptLastGood: !shown.isEmpty),
-                    problems: [FeedProblem(severity: .error, path: path, line: nil, message: problem.message + note)],
-                    eventCount: 0))
-                statuses += shown.map { file in
-                    FeedStatus(path: file, state: .failed(keptLastGood: true), problems: [],
-                               eventCount: inEffect[file]?.expansion.eventCount ?? 0)
-                }
-            case .success(let found):
-                for file in found where systemPaths[file.path] == nil {
-                    files.append(file.path)
-                    systemPaths[file.path] = file.systemPath
-                }
-            }
-        }
-        var contents: [String: Result<[UInt8], FileReadError>] = [:]
-        for file in files { contents[file] = readFile(systemPath: systemPaths[file]!, limit: limits.maximumFileBytes) }
-        // A file whose bytes are those in effect keeps its expansion: a reload after one file
-        // changed starts one reader, not one per file.
-        var attemptByFile: [String: FeedExpansion] = [:]
-        var unchanged: Set<String> = []
-        var changed: [(String, [UInt8])] = []
-        for file in files {
-            guard case .success(let bytes)? = contents[file] else { continue }
-            if let current = inEffect[file], current.bytes == bytes {
-                attemptByFile[file] = current.expansion
-                unchanged.insert(file)
-            } else {
-                changed.append((file, bytes))
-            }
-        }
-        for ((file, _), attempt) in zip(changed, expand(changed)) { attemptByFile[file] = attempt }
-        var needCopies: [(String, [UInt8])] = []
-        for file in files where (attemptByFile[file]?.hasErrors ?? true) && !(inEffect[file]?.isGood ?? false) {
-            if let copy = lastGoodCopy(of: file), case .success(let bytes) = readFile(copy, limit: limits.maximumFileBytes) {
-                needCopies.append((file, bytes))
-            }
-        }
-        let copyByFile = usableVersions(needCopies)
-        for file in files {
-            let problems: [FeedProblem]
-            let state: FeedStatus.State
-            switch contents[file] {
-            case .success(let bytes)?:
-                let attempt = attemptByFile[file] ?? FeedExpansion()
-                problems = attempt.problems
-                if unchanged.contains(file) {
-                    state = inEffect[file]!.isGood ? .loaded : .failed(keptLastGood: false)
-                } else if !attempt.hasErrors {
-                    inEffect[file] = FeedInEffect(bytes: bytes, expansion: attempt, isGood: true)
-                    if let copy = lastGoodCopy(of: file), let problem = saveCopy(bytes, of: file, to: copy) {
-                        inEffect[file]?.expansion.problems.append(problem)
-                    }
-                    state = .loaded
-                } else if inEffect[file]?.isGood == true {
-                    state = .failed(keptLastGood: true)
-                } else if let saved = copyByFile[file] {
-                    inEffect[file] = saved
-                    state = .failed(keptLastGood: true)
-                } else {
-                    inEffect[file] = FeedInEffect(bytes: bytes, expansion: attempt, isGood: false,
-                                                  isExpandable: !attempt.readerGaveUp)
-                    state = .failed(keptLastGood: false)
-                }
-            case .failure(let error)?:
-                problems = [FeedProblem(severity: .error, path: file, line: nil, message: error.message)]
-                if inEffect[file]?.isGood != true { inEffect[file] = copyByFile[file] }
-                state = .failed(keptLastGood: inEffect[file] != nil)
-            case nil:
-                continue
-            }
-            statuses.append(FeedStatus(path: file, state: state, problems: problems,
-                                       eventCount: inEffect[file]?.expansion.eventCount ?? 0))
-        }
-        let seen = Set(files + kept)
-        inEffect = inEffect.filter { seen.contains($0.key) }
-        order = (files + kept).filter { inEffect[$0] != nil }
-        if let lastGoodDirectory, !someSourceUnreadable { forgetCopies(in: lastGoodDirectory, keeping: seen) }
-        self.statuses = statuses
-        rebuildIndex()
-        return statuses
+    @discardableResult public func load(_ paths: [String], around instant: Instant? = nil) async -> [FeedStatus] {
+        await state.load(paths, around: instant)
+    }
+
+    /// Loads the same files and folders again.
+    @discardableResult public func reload() async -> [FeedStatus] {
+        await state.reload()
+    }
+
+    /// The zone the display shows times in; floating times and all-day dates are read in it.
+    public var displayZoneName: String {
+        get async { await state.displayZoneName }
     }
 
     /// Shows times in another zone from now on (the system's zone changed): every file is
     /// read again, since floating times and all-day dates depend on the zone.
-    public func setDisplayZone(_ name: String) throws {
-        guard let zone = SystemZones.zone(named: name) else { throw ConfigurationError.unknownTimeZone(name) }
-        displayZoneName = name
-        displayZone = zone
-        inEffect = [:]
-        reload()
-    }
-
-    /// Loads the same files and folders again.
-    @discardableResult public func reload() -> [FeedStatus] {
-        load(sources)
+    public func setDisplayZone(_ name: String) async throws {
+        try await state.setDisplayZone(name)
     }
 
     /// Every feed file and its state, including problems found while expanding recurrences.
     public var feeds: [FeedStatus] {
-        statuses.map { status in
-            var status = status
-            if status.state == .loaded, let expansion = inEffect[status.path]?.expansion {
-                status.problems = expansion.problems
-            }
-            return status
-        }
-    }
-
-    /// The files in effect from `source` (a folder, or a single file), or, when none are (at a
-    /// start), their last good copies; each is kept in effect. Returns their paths.
-    private func keepShown(under source: String) -> [String] {
-        let folder = source.hasSuffix("/") ? source : source + "/"
-        func isUnder(_ file: String) -> Bool { file == source || file.hasPrefix(folder) }
-        let shown = order.filter(isUnder)
-        guard shown.isEmpty, let lastGoodDirectory else { return shown }
-        var copies: [(String, [UInt8])] = []
-        for entry in directoryEntries(lastGoodDirectory) ?? [] {
-            guard let file = originalPath(ofCopy: entry.name), isUnder(file),
-                  case .success(let bytes) = readFile(lastGoodDirectory + "/" + entry.name, limit: limits.maximumFileBytes)
-            else { continue }
-            copies.append((file, bytes))
-        }
-        let restored = usableVersions(copies)
-        inEffect.merge(restored) { _, copy in copy }
-        return restored.keys.sorted()
-    }
-
-    /// The versions among `copies` (last good copies read from disk) that expand without
-    /// errors, by file: only those may stand in for a file.
-    private func usableVersions(_ copies: [(String, [UInt8])]) -> [String: FeedInEffect] {
-        var usable: [String: FeedInEffect] = [:]
-        for ((file, bytes), expansion) in zip(copies, expand(copies)) where !expansion.hasErrors {
-            usable[file] = FeedInEffect(bytes: bytes, expansion: expansion, isGood: true)
-        }
-        return usable
-    }
-
-    /// The last good copy's path for a feed file, if copies are kept.
-    private func lastGoodCopy(of file: String) -> String? {
-        lastGoodDirectory.map { $0 + "/" + escapedFileName(file) }
-    }
-
-    /// Expansions of files' bytes from the focus on (only parsed while there is no focus),
-    /// each file with its share of the activation budget.
-    private func expand(_ files: [(String, [UInt8])]) -> [FeedExpansion] {
-        guard !files.isEmpty else { return [] }
-        let requests = files.map { file, bytes in
-            ExpansionRequest(
-                path: file, displayZone: displayZoneName, defaultDuration: defaultDuration, limits: limits,
-                focus: focus ?? 0, windows: focus == nil ? 0 : Self.coveredWindows,
-                budget: min(limits.maximumActivationsPerFile, limits.maximumActivations / max(1, inEffect.count, files.count)),
-                seconds: min(limits.maximumExpansionSecondsPerFile, limits.maximumExpansionSeconds / Double(files.count)),
-                bytes: bytes)
-        }
-        return reader.expand(requests, limits: limits)
-    }
-
-    /// Expands again, from `instant` on, every file whose expansion does not reach from
-    /// `instant` to `through`; an expansion cut short by its budget only needs `instant`.
-    private func cover(_ instant: Int64, through: Int64) {
-        let stale = order.filter { file in
-            guard let feed = inEffect[file], feed.isExpandable else { return false }
-            let coverage = feed.expansion.coverage
-            return !coverage.contains(instant) || (!feed.expansion.isCut && coverage.upperBound < through)
-        }
-        guard !stale.isEmpty else { return }
-        focus = instant
-        let results = expand(stale.map { ($0, inEffect[$0]!.bytes) })
-        for (file, expansion) in zip(stale, results) {
-            if expansion.readerGaveUp {
-                inEffect[file]!.isExpandable = false
-                inEffect[file]!.expansion.problems += expansion.problems
-            } else {
-                inEffect[file]!.expansion = expansion
-            }
-        }
-        rebuildIndex()
-    }
-
-    private func rebuildIndex() {
-        index = ScheduleIndex(feeds: order.map { inEffect[$0]!.expansion })
+        get async { await state.feeds }
     }
 
     /// The messages active at `instant`, in display order, each text once.
-    public func messages(at instant: Instant) -> [Message] {
-        cover(instant.secondsSinceEpoch, through: instant.secondsSinceEpoch)
-        var messages = index.activations(at: instant.secondsSinceEpoch).map(message(for:))
-        messages.sort(by: Message.displayOrder)
-        var seen: Set<String> = []
-        return messages.filter { seen.insert($0.text).inserted }
+    public func messages(at instant: Instant) async -> [Message] {
+        await state.messages(at: instant)
     }
 
     /// The first instant after `instant` at which a message starts or ends, or nil if none
     /// does within about a year and two months.
-    public func nextChange(after instant: Instant) -> Instant? {
-        let seconds = instant.secondsSinceEpoch
-        cover(seconds, through: seconds + Int64(ScheduleIndex.horizonWindows + 1) * ScheduleIndex.windowSeconds)
-        // Where a file's expansion was cut, what follows is computed then.
-        let cuts = order.compactMap { file -> Int64? in
-            guard let expansion = inEffect[file]?.expansion, expansion.isCut,
-                expansion.coverage.upperBound > seconds else { return nil }
-            return expansion.coverage.upperBound
-        }
-        let next = [index.nextBoundary(after: seconds), cuts.min()].compactMap { $0 }.min()
-        return next.map(Instant.init(secondsSinceEpoch:)).flatMap { $0 < Instant.latestShown ? $0 : nil }
+    public func nextChange(after instant: Instant) async -> Instant? {
+        await state.nextChange(after: instant)
+    }
+
+    /// The messages at `instant` and until when they hold, computed in one step.
+    public func snapshot(at instant: Instant) async -> ScheduleSnapshot {
+        await state.snapshot(at: instant)
     }
 
     /// The messages already active at `from`, then every start and end of a message text up
     /// to `to` (at most `limit` changes).
-    public func agenda(from: Instant, to: Instant, limit: Int = 10_000) -> [AgendaEntry] {
-        var active = messages(at: from)
-        var entries = active.map { AgendaEntry(at: displayZone.zoned(from.secondsSinceEpoch), change: .active, message: $0) }
-        var now = from
-        while entries.count < limit, let next = nextChange(after: now), next < to {
-            let current = messages(at: next)
-            let at = displayZone.zoned(next.secondsSinceEpoch)
-            let before = Set(active.map(\.text))
-            let after = Set(current.map(\.text))
-            for message in active where !after.contains(message.text) {
-                entries.append(AgendaEntry(at: at, change: .end, message: message))
-            }
-            for message in current where !before.contains(message.text) {
-                entries.append(AgendaEntry(at: at, change: .start, message: message))
-            }
-            active = current
-            now = next
-        }
-        return Array(entries.prefix(limit))
+    public func agenda(from: Instant, to: Instant, limit: Int = 10_000) async -> [AgendaEntry] {
+        await state.agenda(from: from, to: to, limit: limit)
     }
 
     /// An instant with the display zone's UTC offset at that instant.
-    public func zoned(_ instant: Instant) -> ZonedTime {
-        displayZone.zoned(instant.secondsSinceEpoch)
+    public func zoned(_ instant: Instant) async -> ZonedTime {
+        await state.zoned(instant)
     }
 
     /// The instant a wall-clock reading in the display zone stands for (RFC 5545 §3.3.5).
-    public func instant(ofLocal wall: CivilDateTime) -> Instant {
-        Instant(secondsSinceEpoch: displayZone.instant(of: wall))
+    public func instant(ofLocal wall: CivilDateTime) async -> Instant {
+        await state.instant(ofLocal: wall)
     }
 
-    private func message(for entry: ScheduleIndex.Entry) -> Message {
-        let activation = entry.activation
-        let source = order[entry.feed]
-        let template = inEffect[source]!.expansion.templates[activation.template]
-        let zone = displayZone
-        let text = fillPlaceholders(template.text) { name in
-            switch name {
-            case "age": String(activation.age)
-            case "start": zone.zoned(activation.occurrenceStart).wallClock.clock()
-            case "end": zone.zoned(activation.occurrenceEnd).wallClock.clock()
-            case "date": zone.zoned(activation.occurrenceStart).wallClock.date.dayAndMonth
-            default: nil
-            }
+    /// The instant a command-line time stands for; local times are read in the display zone.
+    public func instant(of time: TimeArgument) async -> Instant {
+        switch time {
+        case .instant(let instant): instant
+        case .local(let wall): await instant(ofLocal: wall)
         }
-        let start = Instant(secondsSinceEpoch: activation.start).shown.secondsSinceEpoch
-        let end = Instant(secondsSinceEpoch: activation.end).shown.secondsSinceEpoch
-        return Message(
-            text: text, start: zone.zoned(start), end: zone.zoned(end),
-            source: source, uid: template.uid, kind: activation.kind, priority: template.priority,
-            color: template.color, effect: template.effect)
     }
 }
 
-/// One change in an agenda.
-public struct AgendaEntry: Hashable, Sendable {
-    public enum Change: String, Hashable, Sendable {
-        /// Already active when the agenda starts.
-        case active
-        case start
-        case end
-    }
-
-    public var at: ZonedTime
-    public var change: Change
-    public var message: Message
-}
-
-/// A feed file's path as one file name (for its last good copy): `%` and `/` escaped. A name
-/// longer than a file name may be (255 bytes) keeps its start and ends in a hash of the path.
-func escapedFileName(_ path: String) -> String {
-    let escaped = path.replacing("%", with: "%25").replacing("/", with: "%2F")
-    guard escaped.utf8.count > 200 else { return escaped + ".last-good" }
-    var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a: the same on every run, unlike Hasher
-    for byte in path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-    var start = ""
-    for character in escaped {
-        guard start.utf8.count + character.utf8.count <= 160 else { break }
-        start.append(character)
-    }
-    return start + "~" + String(hash, radix: 16) + ".last-good"
-}
-
-/// Whether a file in a feed folder is a feed: `*.ics` (any case), not hidden (editors' and
-/// sync tools' temporary files are).
-public func isFeedFileName(_ name: String) -> Bool {
-    !name.hasPrefix(".") && name.lowercased().hasSuffix(".ics")
-}
-
-/// The feed file a last good copy was kept for; nil for a copy whose long name was shortened.
-func originalPath(ofCopy name: String) -> String? {
-    guard name.hasSuffix(".last-good") else { return nil }
-    let path = String(name.dropLast(".last-good".count)).replacing("%2F", with: "/").replacing("%25", with: "%")
-    return escapedFileName(path) == name ? path : nil
-}
-
-/// Writes a last good copy atomically (temporary file, then rename); a failure is a warning.
-func saveCopy(_ bytes: [UInt8], of file: String, to destination: String) -> FeedProblem? {
-    let temporary = destination + ".partial"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
-    var written = descriptor >= 0
-    if written {
-        written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count
-        close(descriptor)
-    }
-    guard written, rename(temporary, destination) == 0 else {
-        let reason = String(cString: strerror(errno))
-        unlink(temporary)
-        return FeedProblem(severity: .warning, path: file, line: nil,
-                           message: "cannot keep a last good copy in \(destination): \(reason)")
-    }
-    return nil
-}
-
-/// Removes the last good copies of files that are no longer feeds (deleted from the folder).
-func forgetCopies(in directory: String, keeping paths: Set<String>) {
-    let wanted = Set(paths.map(escapedFileName))
-    for entry in directoryEntries(directory) ?? [] where entry.name.hasSuffix(".last-good") && !wanted.contains(entry.name) {
-        unlink(directory + "/" + entry.name)
-    }
-}
-
-/// The entries of a folder, or nil (with `errno` set) if it cannot be listed: each name as
-/// shown (invalid UTF-8 as U+FFFD) and as the system spells it.
-func directoryEntries(_ path: String) -> [(name: String, bytes: [UInt8])]? {
-    guard let directory = opendir(path) else { return nil }
-    defer { closedir(directory) }
-    var entries: [(name: String, bytes: [UInt8])] = []
-    while let entry = readdir(directory) {
-        let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-        entries.append((String(decoding: bytes, as: UTF8.self), bytes))
-    }
-    return entries
-}
-
-/// Replaces `{name}` with what `value(name)` gives; unknown names stay as written.
-func fillPlaceholders(_ template: String, _ value: (String) -> String?) -> String {
-    guard template.contains("{") else { return template }
-    var result = ""
-    var rest = Substring(template)
-    while let open = rest.firstIndex(of: "{") {
-        result += rest[..<open]
-        guard let close = rest[open...].firstIndex(of: "}") else { break }
-        let name = String(rest[rest.index(after: open)..<close])
-        result += value(name) ?? "{\(name)}"
-        rest = rest[rest.index(after: close)...]
-    }
-    return result + rest
-}
-
-/// The feed files a path stands for: the path itself, or a folder's `*.ics` files.
-func feedFiles(in path: String) -> Result<[FeedFile], FeedProblem> {
-    var info = stat()
-    guard stat(path, &info) == 0 else {
-        let reason = errno == ENOENT ? "does not exist" : String(cString: strerror(errno))
-        return .failure(FeedProblem(severity: .error, path: path, line: nil, message: "cannot read: \(reason)"))
-    }
-    guard info.st_mode & S_IFMT == S_IFDIR else { return .success([FeedFile(path: path, systemPath: Array(path.utf8))]) }
-    guard let entries = directoryEntries(path) else {
-        return .failure(FeedProblem(severity: .error, path: path, line: nil,
-                                    message: "cannot list the folder: \(String(cString: strerror(errno)))"))
-    }
-    let folder = path.hasSuffix("/") ? path : path + "/"
-    return .success(entries.filter { isFeedFileName($0.name) }
-        .sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
-        .map { FeedFile(path: folder + $0.name, systemPath: Array(folder.utf8) + $0.bytes) })
-}
-
-/// A feed file: its path as shown, and as the system spells it (they differ where a name is
-/// not UTF-8, as a Latin-1 `Müller.ics` copied from an old machine).
-struct FeedFile {
-    var path: String
-    var systemPath: [UInt8]
+/// What a display needs from the schedule at an instant: the messages to show and until
+/// when they hold (the next change, or local midnight, when the idle date changes).
+public struct ScheduleSnapshot: Sendable {
+    public var messages: [Message]
+    /// The next change of messages, local midnight (the idle date changes) or a change of the
+    /// display zone's UTC offset, whichever comes first, with the zone's offset then.
+    public var validUntil: ZonedTime
+    /// The display zone's UTC offset from the snapshot's instant until `validUntil` (seconds east).
+    public var utcOffset: Int
+    /// Today's date written out, shown when nothing is scheduled.
+    public var idleText: String
+    /// The feed files and their state.
+    public var feeds: [FeedStatus]
 }

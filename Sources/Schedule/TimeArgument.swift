@@ -61,33 +61,3 @@ public enum TimeArgument: Hashable, Sendable {
         }
     }
 }
-
-extension Schedule {
-    /// The instant a command-line time stands for; local times are read in the display zone.
-    public func instant(of time: TimeArgument) -> Instant {
-        switch time {
-        case .instant(let instant): instant
-        case .local(let wall): instant(ofLocal: wall)
-        }
-    }
-}
-
-extension Message: Encodable {
-    private enum CodingKeys: String, CodingKey {
-        case text, start, end, source, uid, kind, priority, color, effect
-    }
-
-    /// The `marquee messages --json` shape: times in RFC 3339 with offset, colour `#rrggbb`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(text, forKey: .text)
-        try container.encode(start.rfc3339, forKey: .start)
-        try container.encode(end.rfc3339, forKey: .end)
-        try container.encode(source, forKey: .source)
-        try container.encode(uid, forKey: .uid)
-        try container.encode(kind.rawValue, forKey: .kind)
-        try container.encode(priority, forKey: .priority)
-        if let color { try container.encode(color.description, forKey: .color) } else { try container.encodeNil(forKey: .color) }
-        if let effect { try container.encode(effect.rawValue, forKey: .effect) } else { try container.encodeNil(forKey: .effect) }
-    }
-}

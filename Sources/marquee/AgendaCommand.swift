@@ -32,21 +32,22 @@ struct AgendaCommand: AsyncParsableCommand {
         var message: Message
     }
 
-    @ICalActor private func show() throws {
-        let (schedule, start) = try feedOptions.loadSchedule(
+    private func show() async throws {
+        let (schedule, start) = try await feedOptions.loadSchedule(
             configuration: try feedOptions.configurationFile(), at: from, option: "--from")
         // Days are calendar days: across a change of the clocks a day is 23 or 25 hours.
-        var wall = schedule.zoned(start).wallClock
+        var wall = await schedule.zoned(start).wallClock
         wall.date = wall.date.adding(days: days)
-        let end = schedule.instant(ofLocal: wall)
-        let entries = schedule.agenda(from: start, to: end)
+        let end = await schedule.instant(ofLocal: wall)
+        let entries = await schedule.agenda(from: start, to: end)
         if json {
             for entry in entries {
                 print(try jsonLine(Line(at: entry.at.rfc3339, change: entry.change.rawValue, message: entry.message)))
             }
             return
         }
-        say("From \(shortDate(schedule.zoned(start))) to \(shortDate(schedule.zoned(end))) (\(schedule.displayZoneName)):")
+        let (from, to) = (await schedule.zoned(start), await schedule.zoned(end))
+        say("From \(shortDate(from)) to \(shortDate(to)) (\(await schedule.displayZoneName)):")
         if entries.isEmpty { say("  no messages") }
         for entry in entries {
             let sign = switch entry.change {

@@ -18,17 +18,17 @@ struct CheckCommand: AsyncParsableCommand {
     }
 
     /// Prints the report; false if any file is unusable.
-    @ICalActor private func check() throws -> Bool {
+    private func check() async throws -> Bool {
         let configuration = try feedOptions.configurationFile()
         let schedule: Schedule
         do {
-            schedule = try Schedule(displayZone: feedOptions.displayZone(configuration), reader: feedReader)
+            schedule = try await Schedule(displayZone: feedOptions.displayZone(configuration), reader: feedReader)
         } catch {
             throw ValidationError("\(error)")
         }
-        schedule.load(paths.isEmpty ? [feedOptions.feedPath(configuration)] : paths, around: now())
+        await schedule.load(paths.isEmpty ? [feedOptions.feedPath(configuration)] : paths, around: now())
         var usable = true
-        for feed in schedule.feeds {
+        for feed in await schedule.feeds {
             for problem in feed.problems { say("\(problem)") }
             switch feed.state {
             case .loaded:

@@ -53,24 +53,24 @@ struct FeedOptions: ParsableArguments {
     ///   - configuration: what the configuration file says (the options win).
     ///   - requireFeeds: a feed folder or file that does not exist (or cannot be read) ends
     ///     the command with exit status 1 once its problem is said.
-    @ICalActor func loadSchedule(
+    func loadSchedule(
         configuration: ConfigurationFile, at time: String? = nil, option: String = "--at", reportProblems: Bool = true,
         lastGoodDirectory: String? = nil, requireFeeds: Bool = true
-    ) throws -> (Schedule, Instant) {
+    ) async throws -> (Schedule, Instant) {
         let schedule: Schedule
         do {
-            schedule = try Schedule(
+            schedule = try await Schedule(
                 displayZone: displayZone(configuration),
                 defaultEventDuration: Int64(configuration.defaultEventMinutes ?? 60) * 60,
                 reader: feedReader, lastGoodDirectory: lastGoodDirectory)
         } catch {
             throw ValidationError("\(error)")
         }
-        let instant = try time.map { schedule.instant(of: try parseTime($0, option: option)) } ?? now()
+        let instant = if let time { await schedule.instant(of: try parseTime(time, option: option)) } else { now() }
         let path = feedPath(configuration)
-        schedule.load([path], around: instant)
+        await schedule.load([path], around: instant)
         if reportProblems {
-            for problem in schedule.feeds.flatMap(\.problems) { standardError("\(problem)") }
+            for problem in await schedule.feeds.flatMap(\.problems) { standardError("\(problem)") }
         }
         if requireFeeds, access(path, R_OK) != 0 { throw ExitCode(1) }
         return (schedule, instant)

@@ -22,15 +22,15 @@ struct MessagesCommand: AsyncParsableCommand {
         try await show()
     }
 
-    @ICalActor private func show() throws {
-        let (schedule, instant) = try feedOptions.loadSchedule(configuration: try feedOptions.configurationFile(), at: at)
-        let messages = schedule.messages(at: instant)
+    private func show() async throws {
+        let (schedule, instant) = try await feedOptions.loadSchedule(configuration: try feedOptions.configurationFile(), at: at)
+        let messages = await schedule.messages(at: instant)
         if json {
             for message in messages { print(try jsonLine(message)) }
             return
         }
-        let when = schedule.zoned(instant).wallClock
-        say("At \(when.date.spokenForm) \(when.clock()) (\(schedule.displayZoneName)):")
+        let when = await schedule.zoned(instant).wallClock
+        say("At \(when.date.spokenForm) \(when.clock()) (\(await schedule.displayZoneName)):")
         if messages.isEmpty {
             say("  nothing is scheduled; the display shows the date")
         }

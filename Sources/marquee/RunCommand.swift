@@ -75,12 +75,12 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// The loaded schedule and the instant it was loaded around (`--at`, or now).
-    @ICalActor private func prepare(_ file: ConfigurationFile, log: EventLog) throws -> (Schedule, Instant) {
+    private func prepare(_ file: ConfigurationFile, log: EventLog) async throws -> (Schedule, Instant) {
         // Problems go to the journal under systemd, else to the terminal before the ticker takes it.
-        let (schedule, start) = try feedOptions.loadSchedule(
+        let (schedule, start) = try await feedOptions.loadSchedule(
             configuration: file, at: at, reportProblems: !log.isEnabled,
             lastGoodDirectory: stateDir ?? file.stateDirectory, requireFeeds: false)
-        log.feeds(schedule.feeds)
+        log.feeds(await schedule.feeds)
         return (schedule, start)
     }
 }

@@ -67,14 +67,14 @@ struct SnapshotCommand: AsyncParsableCommand {
     }
 
     /// The picture as PNG bytes, and the fonts that could not be used.
-    @ICalActor private func render(_ file: ConfigurationFile, settings: DisplaySettings) throws -> ([UInt8], [String]) {
+    private func render(_ file: ConfigurationFile, settings: DisplaySettings) async throws -> ([UInt8], [String]) {
         let (width, height) = screenSize!
         let framebuffer = Framebuffer(width: width, height: height)
         let screen = try FramebufferScreen(framebuffer: framebuffer, style: DisplayOptions.style(file))
-        let (schedule, instant) = try feedOptions.loadSchedule(configuration: file, at: at)
+        let (schedule, instant) = try await feedOptions.loadSchedule(configuration: file, at: at)
         let shown = instant.nanoseconds
         let start = shown - Int64((running * 1e9).rounded())
-        _ = try showSnapshot(of: schedule, settings: settings, on: screen, displayStartedAt: start, at: shown)
+        _ = try await showSnapshot(of: schedule, settings: settings, on: screen, displayStartedAt: start, at: shown)
         return (PNGImage.encode(framebuffer.surface), screen.fonts.unusable.map(\.description))
     }
 }

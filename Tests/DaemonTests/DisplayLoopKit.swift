@@ -112,11 +112,9 @@ final class DisplayLoopKit {
         screen = RecordingScreen(clock: clock)
         state = DisplayState(clock: clock)
         let folder = feeds.path
-        let (schedule, snapshot) = try await Task { @ICalActor in
-            let schedule = try Schedule(displayZone: zone)
-            schedule.load([folder], around: Instant(nanoseconds: wall))
-            return (schedule, schedule.snapshot(at: Instant(nanoseconds: wall)))
-        }.value
+        let schedule = try await Schedule(displayZone: zone)
+        await schedule.load([folder], around: Instant(nanoseconds: wall))
+        let snapshot = await schedule.snapshot(at: Instant(nanoseconds: wall))
         loop = DisplayLoop(
             clock: clock, screen: screen, schedule: ScheduleService(schedule: schedule, mailbox: mailbox, log: nil),
             snapshot: snapshot, settings: settings, state: state)

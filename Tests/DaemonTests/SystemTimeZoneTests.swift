@@ -53,7 +53,8 @@ import Testing
         let feedFolder = try TemporaryFolder()
         let feeds = feedFolder.path
         try feedFolder.write("f.ics", "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:d\r\nDTSTART;VALUE=DATE:20261124\r\nSUMMARY:Trash day\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
-        let schedule = try await ICalActor.run(etc: etc, feeds: feeds)
+        let schedule = try await Schedule(displayZone: SystemTimeZone.name(environment: [:], etc: etc))
+        await schedule.load([feeds])
         let noticed = Mutex(0)
         let watcher = try FolderWatcher(folder: etc, debounce: .milliseconds(50), isRelevant: SystemTimeZone.isZoneFile) {
             noticed.withLock { $0 += 1 }
@@ -68,13 +69,5 @@ import Testing
         #expect(await schedule.displayZoneName == "America/New_York")
         #expect(await schedule.messages(at: instant).isEmpty)
         withExtendedLifetime(watcher) {}
-    }
-}
-
-extension ICalActor {
-    @ICalActor static func run(etc: String, feeds: String) throws -> Schedule {
-        let schedule = try Schedule(displayZone: SystemTimeZone.name(environment: [:], etc: etc))
-        schedule.load([feeds])
-        return schedule
     }
 }

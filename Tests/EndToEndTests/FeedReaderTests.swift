@@ -39,8 +39,8 @@ import Testing
         return .helper(executable: "/bin/sh", arguments: ["-c", script, CommandLineTests.binary])
     }
 
-    func load(_ folder: String, reader: FeedReader, limits: ScheduleLimits = .init()) throws -> (Schedule, FeedStatus) {
-        let schedule = try Schedule(displayZone: "UTC", limits: limits, reader: reader)
+    func load(_ folder: String, reader: FeedReader, limits: ScheduleLimits = .init()) throws -> (ScheduleState, FeedStatus) {
+        let schedule = try ScheduleState(displayZone: "UTC", limits: limits, reader: reader)
         let statuses = schedule.load([folder], around: instant(Self.at))
         #expect(statuses.first { $0.path.hasSuffix("/good.ics") }?.state == .loaded)
         #expect(schedule.messages(at: instant(Self.at)).map(\.text) == ["Good"])
@@ -81,7 +81,7 @@ import Testing
     /// A crash of the reader on the new version of a file keeps its last good version.
     @Test func crashOnAChangedFileKeepsTheLastGoodVersion() throws {
         try withFeeds(bad: Self.calendar("bad", "Version 1")) { folder in
-            let schedule = try Schedule(displayZone: "UTC", reader: Self.reader(unless: "CRASH", then: "kill -SEGV $$"))
+            let schedule = try ScheduleState(displayZone: "UTC", reader: Self.reader(unless: "CRASH", then: "kill -SEGV $$"))
             schedule.load([folder], around: instant(Self.at))
             try Data(Self.calendar("bad", "Version 2", "X-TEST-CRASH:1\r\n").utf8)
                 .write(to: URL(fileURLWithPath: folder + "/bad.ics"))
@@ -98,7 +98,7 @@ import Testing
             let counter = folder + "/readers.count"
             let reader = FeedReader.helper(executable: "/bin/sh", arguments: [
                 "-c", "echo >> \"$1\"; exec \"$0\" read-feed", CommandLineTests.binary, counter])
-            let schedule = try Schedule(displayZone: "UTC", reader: reader)
+            let schedule = try ScheduleState(displayZone: "UTC", reader: reader)
             schedule.load([folder], around: instant(Self.at))
             func readers() throws -> Int { try String(contentsOfFile: counter, encoding: .utf8).count }
             #expect(try readers() == 2)
@@ -112,7 +112,7 @@ import Testing
     }
 
     @Test func readerThatCannotStart() throws {
-        let schedule = try Schedule(displayZone: "UTC", reader: .helper(executable: "/nonexistent/marquee", arguments: []))
+        let schedule = try ScheduleState(displayZone: "UTC", reader: .helper(executable: "/nonexistent/marquee", arguments: []))
         try withFeeds(bad: Self.calendar("bad", "Bad")) { folder in
             let statuses = schedule.load([folder])
             #expect(statuses.count == 2)
@@ -144,9 +144,9 @@ import Testing
 
     /// The helper gives the same answers as libical in this process, on the examples.
     @Test func helperAnswersAsInProcess() throws {
-        let helper = try Schedule(displayZone: "Europe/Berlin",
+        let helper = try ScheduleState(displayZone: "Europe/Berlin",
                                   reader: .helper(executable: CommandLineTests.binary, arguments: ["read-feed"]))
-        let here = try Schedule(displayZone: "Europe/Berlin", reader: .inProcess)
+        let here = try ScheduleState(displayZone: "Europe/Berlin", reader: .inProcess)
         let start = instant("2026-11-20T00:00:00Z")
         helper.load([CommandLineTests.examples], around: start)
         here.load([CommandLineTests.examples], around: start)

@@ -10,10 +10,10 @@ import Testing
     static let at = "2026-07-01T10:30:00Z"
 
     /// Loads `good.ics` beside the hostile file and returns the hostile file's status.
-    func load(_ name: String, _ bytes: [UInt8]) throws -> (Schedule, FeedStatus) {
+    func load(_ name: String, _ bytes: [UInt8]) throws -> (ScheduleState, FeedStatus) {
         let folder = try feedFolder(["good.ics": Self.good])
         try Data(bytes).write(to: URL(fileURLWithPath: folder + "/" + name))
-        let schedule = try Schedule(displayZone: "UTC")
+        let schedule = try ScheduleState(displayZone: "UTC")
         schedule.load([folder])
         #expect(schedule.texts(at: Self.at).contains("Good"))
         let status = try #require(schedule.feeds.first { $0.path.hasSuffix("/" + name) })
@@ -123,7 +123,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var limits = ScheduleLimits()
         limits.maximumExpansionSecondsPerFile = 0
-        let schedule = try Schedule(displayZone: "UTC", limits: limits)
+        let schedule = try ScheduleState(displayZone: "UTC", limits: limits)
         schedule.load([folder], around: instant(Self.at))
         #expect(schedule.feeds.first?.problems.map(\.message) == [
             "computing its repeats takes too long here; those after 2026-07-29T10:30:00+00:00 are computed when their time comes",
@@ -293,7 +293,7 @@ import Testing
         let folder = try feedFolder(["good.ics": Self.good])
         try FileManager.default.createDirectory(atPath: folder + "/folder.ics", withIntermediateDirectories: false)
         try FileManager.default.createSymbolicLink(atPath: folder + "/loop.ics", withDestinationPath: "loop.ics")
-        let schedule = try Schedule(displayZone: "UTC")
+        let schedule = try ScheduleState(displayZone: "UTC")
         schedule.load([folder])
         #expect(schedule.texts(at: Self.at) == ["Good"])
         let messages = Dictionary(uniqueKeysWithValues: schedule.feeds.map { ($0.path, $0.problems.first?.message) })
@@ -304,7 +304,7 @@ import Testing
     /// A file that breaks keeps its last good version in effect; fixing it takes effect.
     @Test func lastGoodVersionIsKept() throws {
         let folder = try feedFolder(["family.ics": calendar(event("UID:v", "DTSTART:20260701T100000Z", "SUMMARY:Version 1"))])
-        let schedule = try Schedule(displayZone: "UTC")
+        let schedule = try ScheduleState(displayZone: "UTC")
         schedule.load([folder])
         try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:half".utf8).write(to: URL(fileURLWithPath: folder + "/family.ics"))
         let status = schedule.reload()
@@ -320,12 +320,12 @@ import Testing
     @Test func lastGoodVersionSurvivesARestart() throws {
         let folder = try feedFolder(["family.ics": calendar(event("UID:v", "DTSTART:20260701T100000Z", "SUMMARY:Version 1"))])
         let state = try feedFolder([:])
-        let first = try Schedule(displayZone: "UTC", lastGoodDirectory: state)
+        let first = try ScheduleState(displayZone: "UTC", lastGoodDirectory: state)
         first.load([folder])
         let copies = try FileManager.default.contentsOfDirectory(atPath: state)
         #expect(copies.count == 1 && copies[0].hasSuffix("family.ics.last-good"))
         try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:half".utf8).write(to: URL(fileURLWithPath: folder + "/family.ics"))
-        let restarted = try Schedule(displayZone: "UTC", lastGoodDirectory: state)
+        let restarted = try ScheduleState(displayZone: "UTC", lastGoodDirectory: state)
         let status = restarted.load([folder])
         #expect(status.first?.state == .failed(keptLastGood: true))
         #expect(status.first?.problems.contains { $0.severity == .error } == true)
@@ -344,7 +344,7 @@ import Testing
         let file = fopen(name.map { CChar(bitPattern: $0) } + [0], "w")
         fputs(calendar(event("UID:m", "DTSTART:20260701T100000Z", "SUMMARY:Müller")), file)
         fclose(file)
-        let schedule = try Schedule(displayZone: "UTC")
+        let schedule = try ScheduleState(displayZone: "UTC")
         let statuses = schedule.load([folder])
         #expect(statuses.map(\.path) == [folder + "/M\u{FFFD}ller.ics", folder + "/good.ics"])
         #expect(statuses.map(\.state) == [.loaded, .loaded])
@@ -357,12 +357,12 @@ import Testing
         let folder = try feedFolder([long: calendar(event("UID:v", "DTSTART:20260701T100000Z", "SUMMARY:Version 1"))])
         let state = try feedFolder([:])
         defer { for path in [folder, state] { try? FileManager.default.removeItem(atPath: path) } }
-        let first = try Schedule(displayZone: "UTC", lastGoodDirectory: state)
+        let first = try ScheduleState(displayZone: "UTC", lastGoodDirectory: state)
         #expect(first.load([folder]).first?.problems.isEmpty == true)
         let copies = try FileManager.default.contentsOfDirectory(atPath: state)
         #expect(copies.count == 1 && copies[0].utf8.count <= 255)
         try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT".utf8).write(to: URL(fileURLWithPath: folder + "/" + long))
-        let restarted = try Schedule(displayZone: "UTC", lastGoodDirectory: state)
+        let restarted = try ScheduleState(displayZone: "UTC", lastGoodDirectory: state)
         #expect(restarted.load([folder]).first?.state == .failed(keptLastGood: true))
         #expect(restarted.texts(at: Self.at) == ["Version 1"])
     }
@@ -377,7 +377,7 @@ import Testing
         try Data(calendar(event("UID:v", "DTSTART:20260701T100000Z", "SUMMARY:Version 1")).utf8)
             .write(to: URL(fileURLWithPath: folder + "/family.ics"))
         let state = try feedFolder([:])
-        let schedule = try Schedule(displayZone: "UTC", lastGoodDirectory: state)
+        let schedule = try ScheduleState(displayZone: "UTC", lastGoodDirectory: state)
         schedule.load([folder])
         try FileManager.default.removeItem(atPath: folder)
         let gone = schedule.reload()
@@ -385,7 +385,7 @@ import Testing
         #expect(gone.first?.problems.first?.message == "cannot read: does not exist; the 1 file(s) shown before stay in effect")
         #expect(schedule.texts(at: Self.at) == ["Version 1"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: state).count == 1)
-        let restarted = try Schedule(displayZone: "UTC", lastGoodDirectory: state)
+        let restarted = try ScheduleState(displayZone: "UTC", lastGoodDirectory: state)
         #expect(restarted.load([folder]).first?.state == .failed(keptLastGood: true))
         #expect(restarted.texts(at: Self.at) == ["Version 1"])
         // Not a folder any more: the same.
@@ -400,7 +400,7 @@ import Testing
     }
 
     @Test func missingFeedFolder() throws {
-        let schedule = try Schedule(displayZone: "UTC")
+        let schedule = try ScheduleState(displayZone: "UTC")
         let status = schedule.load(["/nonexistent/feeds.d"])
         #expect(status.first?.problems.first?.description == "/nonexistent/feeds.d: error: cannot read: does not exist")
     }

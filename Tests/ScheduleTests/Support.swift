@@ -49,8 +49,8 @@ func feedFolder(_ files: [String: String]) throws -> String {
 }
 
 /// A schedule for one calendar text, shown in `zone`.
-@ICalActor func schedule(_ text: String, zone: String = "Europe/Berlin") throws -> Schedule {
-    let schedule = try Schedule(displayZone: zone)
+@ICalActor func schedule(_ text: String, zone: String = "Europe/Berlin") throws -> ScheduleState {
+    let schedule = try ScheduleState(displayZone: zone)
     schedule.load([try feedFolder(["feed.ics": text])])
     return schedule
 }
@@ -63,7 +63,7 @@ func instant(_ text: String) -> Instant {
     return instant
 }
 
-extension Schedule {
+extension ScheduleState {
     /// The texts active at an RFC 3339 instant.
     func texts(at time: String) -> [String] {
         messages(at: ScheduleTests.instant(time)).map(\.text)

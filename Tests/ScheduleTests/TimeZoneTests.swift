@@ -139,6 +139,6 @@ import Testing
     }
 
     @Test func unknownDisplayZoneIsAnError() {
-        #expect(throws: Schedule.ConfigurationError.self) { try Schedule(displayZone: "Nowhere/Land") }
+        #expect(throws: Schedule.ConfigurationError.self) { try ScheduleState(displayZone: "Nowhere/Land") }
     }
 }

@@ -6,12 +6,12 @@ import Testing
 @testable import Daemon
 
 /// What the render loop takes from the schedule: messages, how long they hold, the idle date.
-@Suite @ICalActor struct ScheduleSnapshotTests {
-    func schedule(_ text: String?) throws -> Schedule {
+@Suite struct ScheduleToMarqueeTests {
+    func schedule(_ text: String?) async throws -> Schedule {
         let folder = try TemporaryFolder()
         if let text { try folder.write("feed.ics", text) }
-        let schedule = try Schedule(displayZone: "Europe/Berlin")
-        schedule.load([folder.path])
+        let schedule = try await Schedule(displayZone: "Europe/Berlin")
+        await schedule.load([folder.path])
         return schedule
     }
 
@@ -20,8 +20,8 @@ import Testing
     }
 
     /// Nothing scheduled: the date, written out, until local midnight.
-    @Test func idleShowsTheDateUntilMidnight() throws {
-        let snapshot = try schedule(nil).snapshot(at: instant("2026-11-22T17:10:00+01:00"))
+    @Test func idleShowsTheDateUntilMidnight() async throws {
+        let snapshot = try await schedule(nil).snapshot(at: instant("2026-11-22T17:10:00+01:00"))
         #expect(snapshot.marqueeMessages() == [MarqueeMessage(text: "Sunday 22 November 2026")])
         #expect(snapshot.validUntil.rfc3339 == "2026-11-23T00:00:00+01:00")
         #expect(snapshot.marqueeMessages(idleTemplate: "Today is {date}. Nothing else.").first?.text
@@ -29,11 +29,11 @@ import Testing
     }
 
     /// Messages carry their colour and effect; they hold until the next change.
-    @Test func messagesHoldUntilTheNextChange() throws {
+    @Test func messagesHoldUntilTheNextChange() async throws {
         let feed = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nDTSTART;TZID=Europe/Berlin:20261122T170000\r\n"
             + "DTEND;TZID=Europe/Berlin:20261122T180000\r\nSUMMARY:Supper\r\nCOLOR:gold\r\nX-MARQUEE-EFFECT:dance\r\n"
             + "END:VEVENT\r\nEND:VCALENDAR\r\n"
-        let snapshot = try schedule(feed).snapshot(at: instant("2026-11-22T17:10:00+01:00"))
+        let snapshot = try await schedule(feed).snapshot(at: instant("2026-11-22T17:10:00+01:00"))
         #expect(snapshot.marqueeMessages() == [
             MarqueeMessage(text: "Supper", colour: Colour(red: 255, green: 215, blue: 0), effect: .dance),
         ])

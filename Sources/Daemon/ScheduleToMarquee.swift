@@ -1,0 +1,45 @@
+import Marquee
+import Schedule
+
+extension ScheduleSnapshot {
+    /// The messages for the marquee; the idle text (by default the date) when there are none,
+    /// so the screen is never blank.
+    public func marqueeMessages(idleTemplate: String = "{date}", textColour: Colour? = nil) -> [MarqueeMessage] {
+        guard !messages.isEmpty else {
+            let idle = idleTemplate.replacing("{date}", with: idleText)
+            return [MarqueeMessage(text: idle.isEmpty ? idleText : idle, colour: textColour)]
+        }
+        return messages.map { message in
+            MarqueeMessage(
+                text: message.text, colour: message.color.map(Colour.init) ?? textColour,
+                effect: message.effect.map(MessageEffect.init) ?? .scroll)
+        }
+    }
+}
+
+extension Colour {
+    /// A message's colour from its calendar file.
+    init(_ colour: RGBColor) {
+        self.init(red: colour.red, green: colour.green, blue: colour.blue)
+    }
+}
+
+extension MessageEffect {
+    /// A message's effect from its calendar file (`X-MARQUEE-EFFECT`).
+    init(_ effect: Effect) {
+        switch effect {
+        case .scroll: self = .scroll
+        case .typewriter: self = .typewriter
+        case .dance: self = .dance
+        }
+    }
+}
+
+extension MarqueeController {
+    /// Shows what the schedule says from `t` on: the one step from schedule to marquee, taken
+    /// by the display loop and by `snapshot`.
+    public func show(_ snapshot: ScheduleSnapshot, settings: DisplaySettings, at t: Nanoseconds, width: Int) {
+        update(messages: snapshot.marqueeMessages(idleTemplate: settings.idleText, textColour: settings.textColour),
+               at: t, width: width)
+    }
+}
