@@ -78,15 +78,6 @@ int mq_wait_readable(int fd, int64_t timeout_ns) {
     return ppoll(&watched, 1, &timeout, 0);
 }
 
-static int64_t now(clockid_t clock) {
-    struct timespec time;
-    clock_gettime(clock, &time);
-    return (int64_t)time.tv_sec * 1000000000 + time.tv_nsec;
-}
-
-int64_t mq_monotonic_ns(void) { return now(CLOCK_MONOTONIC); }
-int64_t mq_realtime_ns(void) { return now(CLOCK_REALTIME); }
-
 static int arm_clock_change(int fd) {
     struct itimerspec far = {.it_value = {.tv_sec = INT32_MAX}};
     return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &far, 0);

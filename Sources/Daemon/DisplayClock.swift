@@ -1,3 +1,4 @@
+import Display
 import Marquee
 import Schedule
 
@@ -22,17 +23,11 @@ public struct SystemClock: DisplayClock {
     private let offset: Nanoseconds
 
     public init(startingAt start: Nanoseconds? = nil) {
-        offset = start.map { $0 - Self.read(CLOCK_REALTIME) } ?? 0
+        offset = start.map { $0 - readClock(CLOCK_REALTIME) } ?? 0
     }
 
-    public func wallTime() -> Nanoseconds { Self.read(CLOCK_REALTIME) + offset }
-    public func steadyTime() -> Nanoseconds { Self.read(CLOCK_MONOTONIC) }
-
-    private static func read(_ clock: clockid_t) -> Nanoseconds {
-        var time = timespec()
-        clock_gettime(clock, &time)
-        return Nanoseconds(time.tv_sec) * 1_000_000_000 + Nanoseconds(time.tv_nsec)
-    }
+    public func wallTime() -> Nanoseconds { readClock(CLOCK_REALTIME) + offset }
+    public func steadyTime() -> Nanoseconds { readClock(CLOCK_MONOTONIC) }
 }
 
 extension Instant {

@@ -1,4 +1,4 @@
-import CLinux
+import Display
 import Schedule
 import Synchronization
 
@@ -41,7 +41,7 @@ public final class EventLog: Sendable {
 
     public func log(_ level: Level, _ message: String) {
         guard isEnabled else { return }
-        let now = mq_monotonic_ns()
+        let now = readClock(CLOCK_MONOTONIC)
         let held: Int? = recent.withLock { recent in
             if let previous = recent[message], now - previous.last < Self.repeatWindow {
                 recent[message] = (previous.last, previous.held + 1)

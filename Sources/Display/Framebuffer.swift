@@ -169,8 +169,8 @@ public final class Framebuffer {
     /// Some drivers answer FBIO_WAITFORVSYNC at once without waiting; time 20 calls and
     /// trust it only if they take a few milliseconds on average.
     static func vsyncWaits(_ fd: Int32) -> Bool {
-        let start = mq_monotonic_ns()
+        let start = readClock(CLOCK_MONOTONIC)
         for _ in 0..<20 where mq_fb_wait_for_vsync(fd) != 0 { return false }
-        return (mq_monotonic_ns() - start) / 20 >= 5_000_000
+        return (readClock(CLOCK_MONOTONIC) - start) / 20 >= 5_000_000
     }
 }

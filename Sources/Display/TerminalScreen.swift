@@ -122,8 +122,8 @@ public final class TerminalScreen {
     private func probeSynchronizedOutput(input: Int32) -> Bool {
         guard (try? send(Array("\u{1B}[?2026$p\u{1B}[c".utf8))) != nil else { return false }
         var reply: [UInt8] = []
-        let deadline = mq_monotonic_ns() + 300_000_000
-        while mq_monotonic_ns() < deadline {
+        let deadline = readClock(CLOCK_MONOTONIC) + 300_000_000
+        while readClock(CLOCK_MONOTONIC) < deadline {
             var poller = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 50) > 0 else { continue }
             var buffer = [UInt8](repeating: 0, count: 256)

@@ -25,8 +25,6 @@ int mq_accept(int fd);
 int mq_clock_change_fd(void);
 /* Reads it: 1 if the clock was set (and re-arms it), 0 if nothing happened, -1 on error. */
 int mq_take_clock_change(int fd);
-int64_t mq_monotonic_ns(void);
-int64_t mq_realtime_ns(void);
 
 /* What the framebuffer driver says about its mode (FBIOGET_VSCREENINFO + FBIOGET_FSCREENINFO). */
 struct mq_fb_info {
