@@ -335,13 +335,8 @@
     /// `end`'s does.
     private func offsetChange(after start: Instant, before end: Instant) -> Instant {
         let offset = zoned(start).utcOffset
-        var same = start.secondsSinceEpoch
-        var different = end.secondsSinceEpoch
-        while different - same > 1 {
-            let middle = same + (different - same) / 2
-            if zoned(Instant(secondsSinceEpoch: middle)).utcOffset == offset { same = middle } else { different = middle }
-        }
-        return Instant(secondsSinceEpoch: different)
+        let seconds = start.secondsSinceEpoch + 1..<end.secondsSinceEpoch
+        return Instant(secondsSinceEpoch: seconds.partitionPoint { zoned(Instant(secondsSinceEpoch: $0)).utcOffset == offset })
     }
 
     private func message(for entry: ScheduleIndex.Entry) -> Message {

@@ -432,15 +432,21 @@ enum OccurrenceLength {
     }
 }
 
-extension Array {
-    /// The index of the first element for which `isBefore` is false, in an array where all
-    /// elements for which it is true come first.
-    func partitionPoint(_ isBefore: (Element) -> Bool) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if isBefore(self[middle]) { low = middle + 1 } else { high = middle }
+extension RandomAccessCollection {
+    /// The index of the first element for which `isBefore` is false, in a collection where all
+    /// elements for which it is true come first: the one binary search.
+    func partitionPoint(_ isBefore: (Element) -> Bool) -> Index {
+        var low = startIndex
+        var remaining = count
+        while remaining > 0 {
+            let half = remaining / 2
+            let middle = index(low, offsetBy: half)
+            if isBefore(self[middle]) {
+                low = index(after: middle)
+                remaining -= half + 1
+            } else {
+                remaining = half
+            }
         }
         return low
     }
