@@ -96,7 +96,7 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             let loop = DisplayLoop(
                 clock: clock, screen: screen, schedule: schedule, snapshot: snapshot, settings: configuration.settings,
                 state: state, environment: configuration.environment, log: log,
-                reloadSettings: configuration.reloadSettings)
+                reloadSettings: configuration.reloadSettings, showsProblems: !log.isEnabled)
             switch loop.run(mailbox: mailbox) {
             case .finished(let status): return status
             case .screenReplaced:

@@ -39,6 +39,9 @@ public final class DisplayLoop {
     private var settings: DisplaySettings
     private let reloadSettings: (@Sendable () -> DisplaySettings?)?
     private let controller: MarqueeController
+    /// Whether the feeds' errors are shown on the screen (the log is silent: its terminal is
+    /// the display).
+    private let showsProblems: Bool
 
     /// The messages shown, and until when (wall clock) they hold.
     private var snapshot: ScheduleSnapshot
@@ -60,10 +63,12 @@ public final class DisplayLoop {
     ///   - snapshot: the messages at the start (the schedule is loaded before the display starts).
     ///   - state: where the status is kept for the control socket.
     ///   - reloadSettings: reads the settings again on a reload (nil: keep the old ones).
+    ///   - showsProblems: shows the feeds' errors on the screen, for whoever started marquee
+    ///     on the terminal it draws on.
     public init(
         clock: any DisplayClock, screen: any TickerScreen, schedule: ScheduleService, snapshot: ScheduleSnapshot,
         settings: DisplaySettings, state: DisplayState, environment: [String: String] = [:], log: EventLog? = nil,
-        reloadSettings: (@Sendable () -> DisplaySettings?)? = nil
+        reloadSettings: (@Sendable () -> DisplaySettings?)? = nil, showsProblems: Bool = false
     ) {
         self.clock = clock
         self.screen = screen
@@ -73,6 +78,7 @@ public final class DisplayLoop {
         self.state = state
         self.log = log
         self.reloadSettings = reloadSettings
+        self.showsProblems = showsProblems
         systemd = SystemdNotifier(environment: environment)
         watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         let steady = clock.steadyTime()
@@ -82,6 +88,7 @@ public final class DisplayLoop {
         controller = MarqueeController(metrics: screen.metrics, configuration: settings.marquee, origin: steady)
         controller.show(snapshot, settings: settings, at: steady, width: screen.bandWidth)
         publishShown()
+        showProblems()
     }
 
     /// Takes the screen, turns until an event ends the run, then gives the screen back as it
@@ -182,6 +189,7 @@ public final class DisplayLoop {
             validUntil = answer.validUntil.instant.nanoseconds
             controller.show(answer, settings: settings, at: steady, width: screen.bandWidth)
             publishShown()
+            showProblems()
             systemd.send("STATUS=" + Self.summary(answer))
         case .resized:
             notice(.resized)
@@ -213,6 +221,16 @@ public final class DisplayLoop {
             shared.paused = paused
             shared.version += 1
         }
+    }
+
+    /// The feeds' errors to the screen, when it shows them: each on a line, at most three, then
+    /// how many more there are.
+    private func showProblems() {
+        guard showsProblems else { return }
+        let errors = snapshot.feeds.flatMap(\.problems).filter { $0.severity == .error }
+        var lines = errors.prefix(3).map { "marquee: \($0)" }
+        if errors.count > 3 { lines.append("marquee: \(errors.count - 3) more problems; `marquee check` lists them all") }
+        if screen.showProblems(lines) { repaint = true }
     }
 
     /// Reads the settings (if they can be) and the feeds again.

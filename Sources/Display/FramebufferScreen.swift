@@ -143,6 +143,10 @@ public final class FramebufferScreen: TickerScreen {
         }
     }
 
+    /// Not drawn: the people in front of a kiosk cannot act on them. They are in the journal,
+    /// or on the terminal marquee was started from, which a framebuffer leaves alone.
+    public func showProblems(_ lines: [String]) -> Bool { false }
+
     public func show(_ frame: Frame, fullRepaint: Bool) {
         guard isShowing else { return }
         if fullRepaint {

@@ -52,6 +52,8 @@ public final class TerminalScreen {
     public private(set) var frameWrites = 0
     private let fd: Int32
     private var lastRows: [Int: [Cell]] = [:]
+    /// Shown on the bottom rows, in amber (see `TickerScreen.showProblems`).
+    var problems: [String] = []
     private var currentSGR = ""
     private var savedTerminal: termios?
 
@@ -193,7 +195,33 @@ public final class TerminalScreen {
         if let announcement = frame.announcement, rows >= 7 {
             placeAnnouncement(announcement, top: band - 4, into: &result)
         }
+        placeProblems(below: band, into: &result)
         return result
+    }
+
+    /// The problems on the last rows, one row each, as many as fit at least one row below
+    /// the band; a line too long for the row ends in "…".
+    private func placeProblems(below band: Int, into rows: inout [Int: [Cell]]) {
+        let fitting = min(problems.count, self.rows - band - 2)
+        guard fitting > 0 else { return }
+        let amber = sgr(Colour(red: 255, green: 191, blue: 0), hueShift: 0)
+        let metrics = TerminalMetrics()
+        for (index, line) in problems.prefix(fitting).enumerated() {
+            let row = self.rows - fitting + index
+            rows[row] = [Cell](repeating: .blank, count: columns)
+            let shown = line.map { ($0, metrics.advance(of: $0)) }.filter { $0.1 > 0 }
+            let room = columns - 1
+            let fits = shown.reduce(0) { $0 + $1.1 } <= room
+            var column = 0
+            for (character, advance) in shown {
+                guard column + advance <= (fits ? room : room - 1) else {
+                    put("…", at: column, advance: 1, sgr: amber, row: row, into: &rows)
+                    break
+                }
+                put(character, at: column, advance: advance, sgr: amber, row: row, into: &rows)
+                column += advance
+            }
+        }
     }
 
     private func sgr(_ colour: Colour?, hueShift: Double) -> String {

@@ -39,6 +39,10 @@ public protocol TickerScreen: AnyObject {
     func notice(_ change: ScreenChange) -> Bool
     /// Shows a frame (nothing, while the screen is not visible).
     func show(_ frame: Frame, fullRepaint: Bool) throws
+    /// Problems the person who started marquee by hand should see (no feed folder), below
+    /// the band where the screen has room; empty when there are none. True when the next
+    /// frame must be drawn in full.
+    func showProblems(_ lines: [String]) -> Bool
 }
 
 /// What happens to a screen from outside, reported by the loop (from signals).
@@ -99,5 +103,11 @@ extension TerminalScreen: TickerScreen {
     public func show(_ frame: Frame, fullRepaint: Bool) throws {
         lastFrameMoved = frame.isMoving
         try draw(frame, clearFirst: fullRepaint && sizeChanged, fullRepaint: fullRepaint)
+    }
+
+    public func showProblems(_ lines: [String]) -> Bool {
+        guard lines != problems else { return false }
+        problems = lines
+        return true
     }
 }

@@ -37,6 +37,7 @@ final class RecordingScreen: TickerScreen {
     }
 
     private(set) var shown: [Shown] = []
+    private(set) var problems: [String] = []
     private(set) var tookOver = false
     private(set) var gaveBack = false
     private let clock: ManualClock
@@ -57,6 +58,11 @@ final class RecordingScreen: TickerScreen {
     func giveBack() { gaveBack = true }
     func noticeChanges(at now: Nanoseconds) -> Bool { false }
     func notice(_ change: ScreenChange) -> Bool { change == .resized }
+
+    func showProblems(_ lines: [String]) -> Bool {
+        defer { problems = lines }
+        return lines != problems
+    }
 
     func show(_ frame: Frame, fullRepaint: Bool) {
         var cells = [Character](repeating: " ", count: bandWidth)
@@ -104,7 +110,8 @@ final class DisplayLoopKit {
     ///   - files: feed files by name.
     ///   - at: the wall clock at the start (RFC 3339).
     init(files: [String: String] = [:], at start: String, zone: String = "Europe/Berlin",
-         settings: DisplaySettings = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5))) async throws {
+         settings: DisplaySettings = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5)),
+         showsProblems: Bool = false) async throws {
         feeds = try TemporaryFolder()
         for (name, text) in files { try feeds.write(name, text) }
         let wall = Instant(start).nanoseconds
@@ -117,7 +124,7 @@ final class DisplayLoopKit {
         let snapshot = await schedule.snapshot(at: Instant(nanoseconds: wall))
         loop = DisplayLoop(
             clock: clock, screen: screen, schedule: ScheduleService(schedule: schedule, mailbox: mailbox, log: nil),
-            snapshot: snapshot, settings: settings, state: state)
+            snapshot: snapshot, settings: settings, state: state, showsProblems: showsProblems)
         await settle()
     }
 

@@ -85,6 +85,30 @@ import Testing
         #expect(kit.state.report.feeds.map(\.state) == ["loaded"])
     }
 
+    /// Started by hand on the terminal it draws on, marquee shows a feed's error on the screen
+    /// (its log is silent there) until the file is mended; the ticker keeps its line.
+    @Test func problemsAreShownUntilMended() async throws {
+        let kit = try await DisplayLoopKit(files: ["broken.ics": "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\n"],
+                                           at: "2026-11-23T10:00:00+01:00", showsProblems: true)
+        #expect(kit.screen.problems == [
+            "marquee: \(kit.feeds.path)/broken.ics:1: error: the file is truncated: BEGIN:VCALENDAR is never closed (the file ends at line 2)",
+            "marquee: \(kit.feeds.path)/broken.ics:2: error: the file is truncated: BEGIN:VEVENT is never closed (the file ends at line 2)",
+        ])
+        #expect(kit.screen.line == "Monday 23 November 2026")
+        try kit.feeds.write("broken.ics", Self.calendar(Self.event("x", "Tea with Rosa", start: "20261123T090000", end: "20261123T180000")))
+        await kit.post(.feedsChanged)
+        #expect(kit.screen.problems.isEmpty)
+        #expect(kit.screen.shown.last?.fullRepaint == true)
+        #expect(kit.screen.line == "Tea with Rosa")
+    }
+
+    /// Under systemd the problems go to the journal, never onto the screen people look at.
+    @Test func problemsStayOffTheScreenByDefault() async throws {
+        let kit = try await DisplayLoopKit(files: ["broken.ics": "garbage"], at: "2026-11-23T10:00:00+01:00")
+        #expect(kit.state.report.feeds.map(\.state) == ["error"])
+        #expect(kit.screen.problems.isEmpty)
+    }
+
     /// Pause stills everything, resume moves on from where the text stood.
     @Test func pauseAndResume() async throws {
         let kit = try await DisplayLoopKit(files: ["d.ics": Self.dailyLong], at: "2026-11-23T10:00:00+01:00")

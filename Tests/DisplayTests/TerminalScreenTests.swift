@@ -45,6 +45,30 @@ import Testing
         #expect(!repaint.contains("\u{1B}[2J"))
     }
 
+    /// Problems go on the last rows, one each, in amber; a line longer than the row ends in
+    /// "…" one cell short of the corner (writing there would scroll some terminals); clearing
+    /// them erases their rows.
+    @Test func problemsAreOnTheLastRows() throws {
+        let (screen, output) = screen()
+        let marquee = MarqueeController(metrics: TerminalMetrics(), origin: t0)
+        marquee.update(messages: [MarqueeMessage(text: "Supper at six")], at: t0, width: 80)
+        #expect(screen.showProblems(["marquee: /etc/marquee/feeds.d: cannot read: does not exist",
+                                     "marquee: " + String(repeating: "ab", count: 50)]))
+        #expect(!screen.showProblems(screen.problems))
+        let rows = screen.compose(marquee.frame(at: t0, width: 80))
+        func text(_ row: Int) -> String { rows[row, default: []].map(\.text).joined() }
+        #expect(text(22).hasPrefix("marquee: /etc/marquee/feeds.d: cannot read: does not exist   "))
+        #expect(text(23) == "marquee: " + String(String(repeating: "ab", count: 35).prefix(69)) + "… ")
+        #expect(rows[22]?.first?.sgr == ColourDepth.palette256.foreground(Colour(red: 255, green: 191, blue: 0)))
+        #expect(text(12).contains("Supper at six"))
+        try screen.show(marquee.frame(at: t0, width: 80), fullRepaint: false)
+        #expect(written(output).contains("\u{1B}[23;1H"))
+        #expect(screen.showProblems([]))
+        #expect(screen.compose(marquee.frame(at: t0, width: 80))[23] == nil)
+        try screen.show(marquee.frame(at: t0, width: 80), fullRepaint: true)
+        #expect(written(output).contains("\u{1B}[24;1H\u{1B}[2K"))
+    }
+
     /// Another terminal is drawn again only while the line moves (nothing else writes there).
     @Test func otherTerminalsRepaintOnlyWhileMoving() throws {
         let (screen, output) = screen()
