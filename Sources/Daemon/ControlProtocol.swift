@@ -64,7 +64,7 @@ public struct StatusReport: Codable, Sendable, Hashable {
     }
 
     /// The display's clock when this report was made (RFC 3339, in the display's zone).
-    public var updatedAt: String
+    var updatedAt: String
     /// The texts on the tape, in display order (the date when nothing is scheduled).
     public var showing: [String]
     public var messages: [ActiveMessage]
@@ -75,12 +75,12 @@ public struct StatusReport: Codable, Sendable, Hashable {
     public var moving: Bool
     public var framesPerSecond: Double
     /// How late frames were drawn after their deadline, over the last frames (milliseconds).
-    public var frameLateness: Lateness?
+    var frameLateness: Lateness?
     public var uptimeSeconds: Int
 
     public struct Lateness: Codable, Sendable, Hashable {
         public var frames: Int
-        public var p50: Double
+        var p50: Double
         public var p99: Double
         public var max: Double
     }

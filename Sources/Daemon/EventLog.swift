@@ -14,7 +14,7 @@ public final class EventLog: Sendable {
         case error = 3, warning = 4, notice = 5, info = 6
     }
 
-    public static let repeatWindow: Int64 = 60_000_000_000
+    static let repeatWindow: Int64 = 60_000_000_000
 
     /// False when the log would write onto the terminal the ticker draws on.
     public let isEnabled: Bool
@@ -61,7 +61,7 @@ public final class EventLog: Sendable {
     /// A message for whoever started marquee, at a moment nothing is drawn on its terminal
     /// (before the ticker starts or after it stopped): the log line, or when the log is silent
     /// because that terminal is the display, the line on it as `marquee: …`.
-    public func tell(_ level: Level, _ message: String) {
+    func tell(_ level: Level, _ message: String) {
         guard !isEnabled else { return log(level, message) }
         var line = Array("marquee: \(level == .warning ? "warning: " : "")\(message.withControlCharactersEscaped)\n".utf8)
         line.withUnsafeMutableBytes { _ = write(descriptor, $0.baseAddress, $0.count) }

@@ -95,15 +95,15 @@ public final class FontStack: GlyphMetrics {
         "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf",
     ]
     /// Display units per pixel.
-    public static let unitsPerPixel = 64
+    static let unitsPerPixel = 64
     /// Transformed (dancing) glyphs are kept up to this many bytes, then forgotten together.
     static let poseCacheLimit = 24 << 20
 
     /// The text size in pixels (the em square).
-    public let pixelSize: Int
+    let pixelSize: Int
     /// Above and below the baseline, in pixels (of the first font).
-    public let ascender: Int
-    public let descender: Int
+    let ascender: Int
+    let descender: Int
     public private(set) var unitsPerCharacter: Int
     /// Fonts in the list that could not be opened (the others are used).
     public let unusable: [FontError]
@@ -206,7 +206,7 @@ public final class FontStack: GlyphMetrics {
     }
 
     /// Whether a character has a glyph in some font of the stack.
-    public func canDraw(_ character: Character) -> Bool { resolve(character) != nil }
+    func canDraw(_ character: Character) -> Bool { resolve(character) != nil }
 
     private func resolve(_ character: Character) -> Resolved? {
         if let known = resolved[character] { return known }

@@ -21,7 +21,7 @@ public final class Framebuffer {
         /// Absolute deadlines at the display's rate (no usable vsync wait).
         case timer(hertz: Double)
 
-        public var hertz: Double {
+        var hertz: Double {
             switch self {
             case .verticalBlank(let hertz), .timer(let hertz): hertz
             }
@@ -37,7 +37,7 @@ public final class Framebuffer {
 
     /// The visible screen.
     public let surface: PixelSurface
-    public let pacing: Pacing
+    let pacing: Pacing
     /// "vesafb", "bochs-drmdrmfb"…, or what the memory stands for.
     public let name: String
     private let fd: Int32
@@ -131,14 +131,14 @@ public final class Framebuffer {
     }
 
     /// Waits for the vertical blank, where the device has a wait that works.
-    public func waitForVerticalBlank() {
+    func waitForVerticalBlank() {
         if case .verticalBlank = pacing { _ = mq_fb_wait_for_vsync(fd) }
     }
 
     /// Why this mapping no longer is the screen, or nil while it is: the driver let go of the
     /// device (a DRM driver took over from efifb/vesafb/simplefb: the old device answers no
     /// more), or its mode changed. Then the device must be opened again.
-    public func replacement() -> String? {
+    func replacement() -> String? {
         guard !mode.isEmpty else { return nil }
         var info = mq_fb_info()
         guard mq_fb_info(fd, &info) == 0 else {

@@ -27,7 +27,7 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var bitsPerPixel: Int
+    var bitsPerPixel: Int
     public var red: Channel
     public var green: Channel
     public var blue: Channel
@@ -48,7 +48,7 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
                                            green: .init(offset: 5, length: 6), blue: .init(offset: 0, length: 5))
 
     /// Why marquee cannot draw in this format, or nil if it can.
-    public var unsupportedReason: String? {
+    var unsupportedReason: String? {
         guard [16, 24, 32].contains(bitsPerPixel) else { return "\(bitsPerPixel) bits per pixel (need 16, 24 or 32)" }
         for channel in [red, green, blue] where channel.length < 1 || channel.length > 8
             || channel.offset + channel.length > bitsPerPixel {
@@ -60,11 +60,11 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     public var bytesPerPixel: Int { bitsPerPixel / 8 }
 
     /// The stored value of a colour.
-    public func pack(_ colour: Colour) -> UInt32 {
+    func pack(_ colour: Colour) -> UInt32 {
         red.encode(colour.red) | green.encode(colour.green) | blue.encode(colour.blue) | alpha.mask
     }
 
-    public func unpack(_ pixel: UInt32) -> Colour {
+    func unpack(_ pixel: UInt32) -> Colour {
         Colour(red: red.decode(pixel), green: green.decode(pixel), blue: blue.decode(pixel))
     }
 
@@ -87,7 +87,7 @@ public struct PixelSurface {
     public var base: UnsafeMutableRawPointer
     public var width: Int
     public var height: Int
-    public var bytesPerRow: Int
+    var bytesPerRow: Int
     public var format: PixelFormat
 
     public init(base: UnsafeMutableRawPointer, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat) {

@@ -32,7 +32,7 @@ public enum ColourDepth: Sendable, Hashable {
 
 extension Colour {
     /// Letters without a colour of their own: a warm white.
-    public static let plainText = Colour(red: 255, green: 240, blue: 220)
+    static let plainText = Colour(red: 255, green: 240, blue: 220)
 
     /// WCAG relative luminance.
     var luminance: Double {

@@ -14,11 +14,11 @@ public struct TerminalGone: Error {}
 /// gives it back as it was. Never clears the screen while running.
 public final class TerminalScreen {
     public struct Capabilities: Sendable, Hashable {
-        public var isLinuxConsole: Bool
-        public var hasAlternateScreen: Bool
-        public var colourDepth: ColourDepth
+        var isLinuxConsole: Bool
+        var hasAlternateScreen: Bool
+        var colourDepth: ColourDepth
         /// DEC mode 2026 (synchronized output), as the terminal answered the probe.
-        public var synchronizedOutput: Bool
+        var synchronizedOutput: Bool
 
         /// What `TERM` and `COLORTERM` say (and whether the fd is a Linux console).
         public static func detect(fd: Int32, environment: [String: String]) -> Capabilities {
@@ -48,8 +48,8 @@ public final class TerminalScreen {
     public private(set) var columns = 80
     public private(set) var capabilities: Capabilities
     /// Bytes and `write` calls so far (for the benchmark and status).
-    public private(set) var bytesWritten = 0
-    public private(set) var frameWrites = 0
+    private(set) var bytesWritten = 0
+    private(set) var frameWrites = 0
     private let fd: Int32
     private var lastRows: [Int: [Cell]] = [:]
     /// Shown on the bottom rows, in amber (see `TickerScreen.showProblems`).
@@ -64,13 +64,13 @@ public final class TerminalScreen {
     }
 
     /// The size changed since the last frame (the next one clears and repaints).
-    public private(set) var sizeChanged = false
+    private(set) var sizeChanged = false
     /// When everything was last drawn again (see `checkInterval`), and whether the last frame moved.
     var lastFullRepaint: Nanoseconds?
     var lastFrameMoved = false
 
     /// Reads the size again; true if it changed (then the next frame repaints fully).
-    public func refreshSize() -> Bool {
+    func refreshSize() -> Bool {
         var height: UInt16 = 0
         var width: UInt16 = 0
         guard mq_terminal_size(fd, &height, &width) == 0, height > 0, width > 0 else { return false }
@@ -90,7 +90,7 @@ public final class TerminalScreen {
     // MARK: - Taking over and giving back
 
     /// Resets what an earlier, killed run may have left, then takes the terminal over.
-    public func enter(input: Int32 = STDIN_FILENO) throws(TerminalGone) {
+    func enter(input: Int32 = STDIN_FILENO) throws(TerminalGone) {
         if isatty(input) == 1 {
             var settings = termios()
             if tcgetattr(input, &settings) == 0 {

@@ -13,7 +13,7 @@ public final class VirtualConsole {
     /// This console's number (tty1 is 1).
     public let number: Int
     /// False while another console is shown.
-    public private(set) var isShown = true
+    private(set) var isShown = true
 
     /// The console on `fd`, or nil if it is not a Linux virtual console.
     public init?(fd: Int32) {
@@ -61,7 +61,7 @@ public final class VirtualConsole {
     /// is let go ahead (the console is still the active one until then); while hidden it is
     /// the console coming back, which is acknowledged. True when it was just given back
     /// (draw everything again).
-    public func answerSwitch() -> Bool {
+    func answerSwitch() -> Bool {
         if isShown {
             if mq_console_release(fd, 1) == 0 { isShown = false }
             return false
