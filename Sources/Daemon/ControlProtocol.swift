@@ -122,7 +122,7 @@ public struct StatusReport: Codable, Sendable, Hashable {
 /// What the display loop is doing, kept up to date by the loop and read by the control
 /// socket, which computes the status when it is asked — never waiting for a frame, and never
 /// older than the request.
-public final class DisplayState: Sendable {
+final class DisplayState: Sendable {
     struct Shared {
         var snapshot: ScheduleSnapshot?
         var showing: [String] = []
@@ -146,7 +146,7 @@ public final class DisplayState: Sendable {
     private let clock: any DisplayClock
     private let started: Nanoseconds
 
-    public init(clock: any DisplayClock) {
+    init(clock: any DisplayClock) {
         self.clock = clock
         started = clock.steadyTime()
     }
@@ -171,7 +171,7 @@ public final class DisplayState: Sendable {
     }
 
     /// The status now.
-    public var report: StatusReport {
+    var report: StatusReport {
         let steady = clock.steadyTime()
         let wall = clock.wallTime()
         let state = shared.withLock { $0 }

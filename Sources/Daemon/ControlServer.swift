@@ -11,8 +11,8 @@ import CLinux
 #endif
 
 /// The socket cannot be set up.
-public struct ControlSocketError: Error, CustomStringConvertible {
-    public let description: String
+struct ControlSocketError: Error, CustomStringConvertible {
+    let description: String
 }
 
 /// The status and control socket: a Unix stream socket taking one JSON request per line and
@@ -22,19 +22,19 @@ public struct ControlSocketError: Error, CustomStringConvertible {
 /// and to take its reply, at most 64 are served at once (others are told to try again), and every refusal is a clear error
 /// reply. `pause`, `resume` and `reload` need root, the daemon's user or group, or the socket's
 /// group (checked with SO_PEERCRED); `status` is open to whoever may connect (the socket is 0660).
-public final class ControlServer: Sendable {
-    public static let maximumRequestBytes = 4096
-    public static let maximumClients = 64
-    public static let clientTimeout: DispatchTimeInterval = .seconds(2)
+final class ControlServer: Sendable {
+    static let maximumRequestBytes = 4096
+    static let maximumClients = 64
+    static let clientTimeout: DispatchTimeInterval = .seconds(2)
 
-    public let path: String
+    let path: String
     private let listener: any DispatchSourceRead
 
     /// - Parameters:
     ///   - group: the group the socket file is given to; its members may read and control.
     ///   - state: what status requests are answered from.
     ///   - mailbox: where pause, resume and reload go.
-    public init(path: String, group: String? = nil, state: DisplayState, mailbox: EventMailbox) throws(ControlSocketError) {
+    init(path: String, group: String? = nil, state: DisplayState, mailbox: EventMailbox) throws(ControlSocketError) {
         self.path = path
         let (descriptor, groupID) = try Self.bind(path, group: group)
         Self.allowManyConnections()

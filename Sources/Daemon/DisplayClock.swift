@@ -9,7 +9,7 @@ import Schedule
 /// The display's two times: the wall clock, which the schedule is asked about, and a steady
 /// clock that only goes forward, on which motion, effects and frame deadlines run. Setting
 /// the wall clock therefore never moves the text; it only changes which messages are due.
-public protocol DisplayClock: Sendable {
+protocol DisplayClock: Sendable {
     /// The display's wall-clock time, in nanoseconds since the epoch.
     func wallTime() -> Nanoseconds
     /// A time that never jumps (its origin means nothing).
@@ -18,16 +18,16 @@ public protocol DisplayClock: Sendable {
 
 /// The machine's clocks: CLOCK_REALTIME (shifted to a chosen start for a preview with
 /// `--at`) and CLOCK_MONOTONIC.
-public struct SystemClock: DisplayClock {
+struct SystemClock: DisplayClock {
     /// Display wall time = CLOCK_REALTIME + offset.
     private let offset: Nanoseconds
 
-    public init(startingAt start: Nanoseconds? = nil) {
+    init(startingAt start: Nanoseconds? = nil) {
         offset = start.map { $0 - readClock(CLOCK_REALTIME) } ?? 0
     }
 
-    public func wallTime() -> Nanoseconds { readClock(CLOCK_REALTIME) + offset }
-    public func steadyTime() -> Nanoseconds { readClock(CLOCK_MONOTONIC) }
+    func wallTime() -> Nanoseconds { readClock(CLOCK_REALTIME) + offset }
+    func steadyTime() -> Nanoseconds { readClock(CLOCK_MONOTONIC) }
 }
 
 extension Instant {

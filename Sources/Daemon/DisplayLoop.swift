@@ -9,9 +9,9 @@ import Schedule
 /// messages, the watchdog), so still pictures cost no wakeups. Motion runs on the steady
 /// clock; the wall clock only decides which messages are due, so a clock step changes the
 /// messages, never where the text is.
-public final class DisplayLoop {
+final class DisplayLoop {
     /// How a run ended.
-    public enum Ending: Equatable, Sendable {
+    enum Ending: Equatable, Sendable {
         /// Stopped (a signal, the terminal gone): the process exits with this status.
         case finished(Int32)
         /// The screen's device went away (a DRM driver replaced the firmware framebuffer): a new
@@ -65,7 +65,7 @@ public final class DisplayLoop {
     ///   - reloadSettings: reads the settings again on a reload (nil: keep the old ones).
     ///   - showsProblems: shows the feeds' errors on the screen, for whoever started marquee
     ///     on the terminal it draws on.
-    public init(
+    init(
         clock: any DisplayClock, screen: any TickerScreen, schedule: ScheduleService, snapshot: ScheduleSnapshot,
         settings: DisplaySettings, state: DisplayState, environment: [String: String] = [:], log: EventLog? = nil,
         reloadSettings: (@Sendable () -> DisplaySettings?)? = nil, showsProblems: Bool = false
@@ -95,7 +95,7 @@ public final class DisplayLoop {
     /// was (unless it is being replaced). Under systemd SIGHUP reloads instead of stopping,
     /// READY=1 follows the first frame, STATUS= says what is shown, and WATCHDOG=1 comes
     /// from this loop, so a stuck display gets restarted.
-    public func run(mailbox: EventMailbox) -> Ending {
+    func run(mailbox: EventMailbox) -> Ending {
         do {
             try screen.takeOver()
         } catch {
@@ -146,7 +146,7 @@ public final class DisplayLoop {
     var isAwaitingSchedule: Bool { awaitingSchedule || reloadsInFlight > 0 }
 
     /// The messages on screen (a screen opened next starts with them).
-    public var shownSnapshot: ScheduleSnapshot { snapshot }
+    var shownSnapshot: ScheduleSnapshot { snapshot }
 
     /// Reacts to one event; an ending when it stops the run.
     private func handle(_ event: DisplayEvent, steady: Nanoseconds, wall: Nanoseconds) -> Ending? {

@@ -9,7 +9,7 @@ import Synchronization
 
 /// Everything the display loop reacts to. Deadlines (the next frame, the next change of
 /// messages) are not events: the loop computes them and sleeps until the first.
-public enum DisplayEvent: Sendable {
+enum DisplayEvent: Sendable {
     /// A feed file changed in the folder (or the folder itself came or went).
     case feedsChanged
     /// A reload of the feeds finished: the messages may differ.
@@ -37,7 +37,7 @@ public enum DisplayEvent: Sendable {
 /// The one way into the display loop. Watchers, the control socket, the schedule and the
 /// signal handlers post here from any thread; the loop takes everything posted at once and
 /// sleeps on the mailbox until its next deadline, so an event wakes it at once.
-public final class EventMailbox: Sendable {
+final class EventMailbox: Sendable {
     private let queue = Mutex<[DisplayEvent]>([])
     /// Whoever awaits the next post (the test kit), resumed by it.
     private let waiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
@@ -46,7 +46,7 @@ public final class EventMailbox: Sendable {
     private let readEnd: Int32
     private let writeEnd: Int32
 
-    public init() {
+    init() {
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) != 0 {
             fatalError("cannot create the display loop's pipe: \(String(cString: strerror(errno)))")
@@ -64,7 +64,7 @@ public final class EventMailbox: Sendable {
         close(writeEnd)
     }
 
-    public func post(_ event: DisplayEvent) {
+    func post(_ event: DisplayEvent) {
         queue.withLock { $0.append(event) }
         var byte: UInt8 = 0
         _ = write(writeEnd, &byte, 1)
@@ -75,12 +75,12 @@ public final class EventMailbox: Sendable {
     }
 
     /// From now on the signals the display handles arrive here as events.
-    public func receiveSignals() {
+    func receiveSignals() {
         mq_route_signals(writeEnd)
     }
 
     /// Everything posted since the last call, signals first.
-    public func take() -> [DisplayEvent] {
+    func take() -> [DisplayEvent] {
         var events: [DisplayEvent] = []
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { bytes in
             while true {
@@ -99,12 +99,12 @@ public final class EventMailbox: Sendable {
     }
 
     /// Sleeps until something is posted or `nanoseconds` have passed (nil: no limit).
-    public func wait(nanoseconds: Nanoseconds?) {
+    func wait(nanoseconds: Nanoseconds?) {
         _ = mq_wait_readable(readEnd, nanoseconds.map { max(0, $0) } ?? -1)
     }
 
     /// Returns once something is waiting to be taken (for tests, which must not block a thread).
-    public func nextPost() async {
+    func nextPost() async {
         await withCheckedContinuation { continuation in
             waiter.withLock { waiting in
                 if queue.withLock({ !$0.isEmpty }) {

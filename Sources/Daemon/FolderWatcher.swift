@@ -10,14 +10,14 @@ import Schedule
 /// timedatectl save: a temporary file, then a rename), or deleted. The folder's parent is
 /// watched too, so a folder that is removed, renamed or made unreadable and then comes back
 /// is noticed and watched again.
-public final class FolderWatcher: Sendable {
+final class FolderWatcher: Sendable {
     private let source: any DispatchSourceRead
 
     /// - Parameters:
     ///   - folder: need not exist yet; its parent must.
     ///   - isRelevant: which file names matter (events on the folder itself always do).
     ///   - onChange: called on a private queue, `debounce` after the last event of a burst.
-    public init(folder: String, debounce: DispatchTimeInterval = .milliseconds(200),
+    init(folder: String, debounce: DispatchTimeInterval = .milliseconds(200),
                 isRelevant: @escaping @Sendable (String) -> Bool = isFeedFileName,
                 onChange: @escaping @Sendable () -> Void) throws(WatchError) {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -120,8 +120,8 @@ func splitPath(_ path: String) -> (folder: String, name: String) {
 }
 
 /// A folder or the clock cannot be watched.
-public struct WatchError: Error, CustomStringConvertible {
-    public let description: String
+struct WatchError: Error, CustomStringConvertible {
+    let description: String
 
     init(errno code: Int32) {
         description = "cannot watch: \(String(cString: strerror(code)))"

@@ -9,20 +9,20 @@ public struct OutputChoice: Equatable, Sendable {
         case auto, terminal, framebuffer
     }
 
-    public enum Target: Equatable, Sendable {
+    enum Target: Equatable, Sendable {
         case framebuffer, terminal
     }
 
-    public let target: Target
+    let target: Target
     /// Why: "tty1 is marquee's controlling terminal and /dev/fb0 is writable".
     public let reason: String
     /// True when `auto` wanted the framebuffer and could not have it: a warning, never silent.
-    public let isFallback: Bool
+    let isFallback: Bool
 
     /// - Parameters:
     ///   - console: the virtual console marquee runs on (its standard input), nil if none.
     ///   - deviceProblem: why the framebuffer device cannot be written (nil: it can).
-    public static func decide(
+    static func decide(
         _ request: Request, device: String, console: (number: Int, ownership: VirtualConsole.Ownership)?,
         deviceProblem: String?
     ) -> OutputChoice {

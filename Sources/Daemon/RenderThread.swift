@@ -6,7 +6,7 @@
 /// workers once a second while one is busy, which would wake an idle display) and hands
 /// its result to the caller's task. The thread asks for nice -5 where it may (root, or the
 /// unit's `LimitNICE`), so busy clients of the control socket cannot make frames late.
-public func onRenderThread(_ body: @escaping @Sendable () -> Int32) async -> Int32 {
+func onRenderThread(_ body: @escaping @Sendable () -> Int32) async -> Int32 {
     await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
         let job = RenderJob(body: body, continuation: continuation)
         var thread = pthread_t()

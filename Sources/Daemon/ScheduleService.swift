@@ -5,14 +5,14 @@ import Schedule
 /// answer comes back through the mailbox, so the loop never waits for it — not even while a
 /// reload waits for a slow reader process — and keeps drawing what it has. Answers are
 /// tagged: one that arrives after a later request is the loop's to drop.
-public final class ScheduleService: Sendable {
+final class ScheduleService: Sendable {
     private let schedule: Schedule
     private let mailbox: EventMailbox
     private let log: EventLog?
     /// `/etc`, when the display follows the system's time zone.
     private let systemZoneFolder: String?
 
-    public init(schedule: Schedule, mailbox: EventMailbox, log: EventLog?, systemZoneFolder: String? = nil) {
+    init(schedule: Schedule, mailbox: EventMailbox, log: EventLog?, systemZoneFolder: String? = nil) {
         self.schedule = schedule
         self.mailbox = mailbox
         self.log = log
@@ -20,14 +20,14 @@ public final class ScheduleService: Sendable {
     }
 
     /// Posts `.schedule(snapshot, request)` with the messages at `instant`.
-    public func requestSnapshot(at instant: Instant, request: Int) {
+    func requestSnapshot(at instant: Instant, request: Int) {
         Task { [schedule, mailbox] in
             mailbox.post(.schedule(await schedule.snapshot(at: instant), request: request))
         }
     }
 
     /// Reads the feeds again, logs what became of them, then posts `.feedsReloaded`.
-    public func reload() {
+    func reload() {
         Task { [schedule, mailbox, log] in
             let statuses = await schedule.reload()
             log?.feeds(statuses)
@@ -37,7 +37,7 @@ public final class ScheduleService: Sendable {
 
     /// After `/etc/localtime` changed: shows times in the system's zone, if it is a new one
     /// (all-day and floating times move with it), then posts `.feedsReloaded`.
-    public func followSystemZone() {
+    func followSystemZone() {
         Task { [schedule, mailbox, log, systemZoneFolder] in
             if let systemZoneFolder { await adoptSystemZone(schedule, etc: systemZoneFolder, log: log) }
             mailbox.post(.feedsReloaded)

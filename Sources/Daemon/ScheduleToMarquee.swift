@@ -4,7 +4,7 @@ import Schedule
 extension ScheduleSnapshot {
     /// The messages for the marquee; the idle text (by default the date) when there are none,
     /// so the screen is never blank.
-    public func marqueeMessages(idleTemplate: String = "{date}", textColour: Colour? = nil) -> [MarqueeMessage] {
+    func marqueeMessages(idleTemplate: String = "{date}", textColour: Colour? = nil) -> [MarqueeMessage] {
         guard !messages.isEmpty else {
             let idle = idleTemplate.replacing("{date}", with: idleText)
             return [MarqueeMessage(text: idle.isEmpty ? idleText : idle, colour: textColour)]

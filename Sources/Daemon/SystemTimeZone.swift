@@ -74,7 +74,7 @@ public enum SystemTimeZone {
     }
 
     /// The files under `etc` that name the zone.
-    public static func isZoneFile(_ name: String) -> Bool {
+    static func isZoneFile(_ name: String) -> Bool {
         name == "localtime" || name == "timezone"
     }
 }

@@ -4,19 +4,19 @@
 
 /// systemd's notify protocol (sd_notify(3), reimplemented as the man page invites): one
 /// datagram of `KEY=VALUE` lines to `$NOTIFY_SOCKET`. Does nothing outside systemd.
-public struct SystemdNotifier: Sendable {
+struct SystemdNotifier: Sendable {
     /// `$NOTIFY_SOCKET`: a path, or `@name` in the abstract namespace.
     private let address: String?
 
-    public init(environment: [String: String]) {
+    init(environment: [String: String]) {
         let path = environment["NOTIFY_SOCKET"] ?? ""
         address = path.hasPrefix("/") || path.hasPrefix("@") ? path : nil
     }
 
-    public var isActive: Bool { address != nil }
+    var isActive: Bool { address != nil }
 
     /// Half of `WATCHDOG_USEC` (when the watchdog is meant for this process): ping that often.
-    public static func watchdogInterval(environment: [String: String]) -> Int64? {
+    static func watchdogInterval(environment: [String: String]) -> Int64? {
         guard let text = environment["WATCHDOG_USEC"], let microseconds = Int64(text), microseconds > 0 else {
             return nil
         }
@@ -25,7 +25,7 @@ public struct SystemdNotifier: Sendable {
     }
 
     @discardableResult
-    public func send(_ state: String) -> Bool {
+    func send(_ state: String) -> Bool {
         guard let address else { return false }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }

@@ -55,10 +55,10 @@ public struct MarqueeConfiguration: Sendable, Hashable {
     public var charactersPerSecond: Double = 5
     public var separator = " • "
     /// Typewriter: time per letter.
-    public var typewriterLetter: Nanoseconds = 30_000_000
+    var typewriterLetter: Nanoseconds = 30_000_000
     /// Typewriter: how long a fully typed announcement stays, per character (reading at the
     /// scrolling speed), and at least.
-    public var minimumReadingPause: Nanoseconds = 3_000_000_000
+    var minimumReadingPause: Nanoseconds = 3_000_000_000
     /// Applies this effect to every message (`nil`: each message's own).
     public var effectForAll: MessageEffect?
 

@@ -7,24 +7,24 @@ import CLibical
 /// Limits that keep hostile feed files from hanging or exhausting the display.
 public struct ScheduleLimits: Sendable, Hashable {
     /// Larger files are refused (a family calendar exported over ten years is a few MB).
-    public var maximumFileBytes = 16 << 20
+    var maximumFileBytes = 16 << 20
     /// Recurrence steps spent on one series for one expansion window.
-    public var maximumStepsPerSeries = 100_000
+    var maximumStepsPerSeries = 100_000
     /// Occurrences kept from one series in one expansion window.
-    public var maximumOccurrencesPerWindow = 5_000
+    var maximumOccurrencesPerWindow = 5_000
     /// Activations (messages with their times) computed ahead from one file...
-    public var maximumActivationsPerFile = 100_000
+    var maximumActivationsPerFile = 100_000
     /// ...and from all files together (the daemon keeps about 50 bytes for each).
-    public var maximumActivations = 400_000
+    var maximumActivations = 400_000
     /// How long expanding one file's recurrences may take (libical needs about 60 µs a step for
     /// sub-daily rules)...
-    public var maximumExpansionSecondsPerFile = 2.0
+    var maximumExpansionSecondsPerFile = 2.0
     /// ...and all files together; what is not expanded in time is computed when its time comes.
-    public var maximumExpansionSeconds = 20.0
+    var maximumExpansionSeconds = 20.0
     /// How long the feed reader may take for one file before it is stopped.
     public var maximumSecondsPerFile = 15.0
     /// How much memory the feed reader may use for one file.
-    public var maximumReaderBytes = 512 << 20
+    var maximumReaderBytes = 512 << 20
 
     public init() {}
 }

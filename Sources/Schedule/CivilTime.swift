@@ -44,7 +44,7 @@ public struct CivilDate: Hashable, Comparable, Sendable {
     }
 
     /// Days since 1970-01-01 (negative before), after H. Hinnant's `days_from_civil`.
-    public var daysSinceEpoch: Int64 {
+    var daysSinceEpoch: Int64 {
         let y = Int64(month <= 2 ? year - 1 : year)
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -80,7 +80,7 @@ public struct CivilDate: Hashable, Comparable, Sendable {
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }
 
-    public var isValid: Bool {
+    var isValid: Bool {
         guard (1...12).contains(month), day >= 1 else { return false }
         return CivilDate(daysSinceEpoch: daysSinceEpoch) == self
     }
@@ -95,7 +95,7 @@ public struct CivilDate: Hashable, Comparable, Sendable {
     ]
 
     /// "Tuesday 3 March": how a person says the date.
-    public var dayAndMonth: String {
+    var dayAndMonth: String {
         "\(Self.weekdayNames[weekday]) \(day) \(Self.monthNames[month - 1])"
     }
 
