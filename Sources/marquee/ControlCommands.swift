@@ -22,33 +22,21 @@ struct SocketOption: ParsableArguments {
 /// Sends one request to the running display and returns its reply; a clear message and
 /// exit 1 when nobody answers.
 func ask(_ request: ControlRequest, socketPath: String) throws -> ControlReply {
-    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard descriptor >= 0 else { throw notRunning(socketPath, reason: String(cString: strerror(errno))) }
-    defer { close(descriptor) }
-    guard let connected = withUnixSocketAddress(socketPath, { connect(descriptor, $0, $1) }) else {
+    let connection: ControlConnection
+    do {
+        connection = try ControlConnection(path: socketPath)
+    } catch .pathTooLong {
         throw ValidationError("socket path too long: \(socketPath)")
-    }
-    guard connected == 0 else {
-        if errno == EACCES {
+    } catch .cannotConnect(let code) {
+        if code == EACCES {
             standardError("marquee: not allowed to use \(socketPath) (permission denied); "
                 + "its group's members may (socket_group in marquee.toml)")
             throw ExitCode(1)
         }
-        throw notRunning(socketPath, reason: String(cString: strerror(errno)))
+        throw notRunning(socketPath, reason: String(cString: strerror(code)))
     }
-    var timeout = timeval(tv_sec: 3, tv_usec: 0)
-    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var line = try JSONEncoder().encode(request)
-    line.append(0x0A)
-    _ = line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    var reply: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65_536)
-    while !reply.contains(0x0A) {
-        let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { break }
-        reply += chunk[0..<count]
-    }
-    guard let decoded = try? JSONDecoder().decode(ControlReply.self, from: Data(reply.prefix { $0 != 0x0A })) else {
+    connection.send(Array(try JSONEncoder().encode(request)) + [0x0A])
+    guard let decoded = try? JSONDecoder().decode(ControlReply.self, from: Data(connection.readLine(timeout: 3))) else {
         throw notRunning(socketPath, reason: "no answer")
     }
     return decoded

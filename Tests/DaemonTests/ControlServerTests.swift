@@ -20,37 +20,12 @@ import Testing
     }
 
     /// A connected client; closed with the value.
-    final class Client {
-        let descriptor: Int32
-
-        init(_ path: String) {
-            descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            _ = withUnixSocketAddress(path) { connect(descriptor, $0, $1) }
-        }
-
-        deinit { close(descriptor) }
-
-        func send(_ line: String) {
-            _ = Array(line.utf8).withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, 0) }
-        }
-
-        /// The reply up to the newline (or what came before the connection ended).
-        func reply() -> String {
-            var timeout = timeval(tv_sec: 5, tv_usec: 0)
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var bytes: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            while !bytes.contains(0x0A) {
-                let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-                guard count > 0 else { break }
-                bytes += chunk[0..<count]
-            }
-            return String(decoding: bytes, as: UTF8.self)
-        }
+    func client() throws -> ControlConnection {
+        try ControlConnection(path: socketPath)
     }
 
-    func ask(_ line: String) -> String {
-        let client = Client(socketPath)
+    func ask(_ line: String) throws -> String {
+        let client = try client()
         client.send(line)
         return client.reply()
     }
@@ -82,15 +57,15 @@ import Testing
 
     @Test func requestsAreAnsweredAndControlIsPosted() throws {
         let running = try server()
-        #expect(ask("{\"type\":\"status\"}\n").contains("\"ok\":true"))
-        #expect(ask("{\"type\":\"pause\"}\n").contains("\"ok\":true"))
-        #expect(ask("{\"type\":\"reload\"}\n").contains("\"ok\":true"))
+        #expect(try ask("{\"type\":\"status\"}\n").contains("\"ok\":true"))
+        #expect(try ask("{\"type\":\"pause\"}\n").contains("\"ok\":true"))
+        #expect(try ask("{\"type\":\"reload\"}\n").contains("\"ok\":true"))
         let posted = mailbox.take().compactMap { event -> ControlRequest.Kind? in
             if case .control(let kind) = event { return kind }
             return nil
         }
         #expect(posted == [.pause, .reload])
-        #expect(ask("{\"type\":\"explode\"}\n").contains("malformed request"))
+        #expect(try ask("{\"type\":\"explode\"}\n").contains("malformed request"))
         withExtendedLifetime(running) {}
     }
 
@@ -98,12 +73,12 @@ import Testing
     /// delay anyone: a status and a pause are answered within 100 ms.
     @Test func slowClientsDelayNobody() throws {
         let running = try server()
-        let idle = (0..<20).map { _ in Client(socketPath) }
-        let deaf = (0..<20).map { _ in Client(socketPath) }
+        let idle = try (0..<20).map { _ in try client() }
+        let deaf = try (0..<20).map { _ in try client() }
         for client in deaf { client.send("{\"type\":\"status\"}\n") }
         for request in ["status", "pause"] {
             let start = DispatchTime.now()
-            #expect(ask("{\"type\":\"\(request)\"}\n").contains("\"ok\":true"))
+            #expect(try ask("{\"type\":\"\(request)\"}\n").contains("\"ok\":true"))
             #expect(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds < 100_000_000)
         }
         withExtendedLifetime((running, idle, deaf)) {}
@@ -112,8 +87,8 @@ import Testing
     /// Over the limit of clients served at once, each gets the documented reply, not a reset.
     @Test func tooManyClientsAreToldSo() throws {
         let running = try server()
-        let waiting = (0..<ControlServer.maximumClients).map { _ in Client(socketPath) }
-        let extra = (0..<50).map { _ in Client(socketPath) }
+        let waiting = try (0..<ControlServer.maximumClients).map { _ in try client() }
+        let extra = try (0..<50).map { _ in try client() }
         for client in extra { client.send("{\"type\":\"status\"}\n") }
         for client in extra { #expect(client.reply().contains("too many clients; try again")) }
         withExtendedLifetime((running, waiting)) {}
@@ -126,5 +101,15 @@ import Testing
         #expect(ControlPolicy(socketGroup: group).mayControl(uid: stranger, gid: group))
         #expect(!ControlPolicy(socketGroup: nil).mayControl(uid: stranger, gid: group))
         #expect(ControlPolicy(socketGroup: nil).mayControl(uid: 0, gid: group))
+    }
+}
+
+extension ControlConnection {
+    func send(_ line: String) {
+        send(Array(line.utf8))
+    }
+
+    func reply() -> String {
+        String(decoding: readLine(timeout: 5), as: UTF8.self)
     }
 }
