@@ -18,9 +18,18 @@ import CLibical
         self.owner = owner
     }
 
+    /// From 2400 on, an offset is that of the same moment a whole number of 400-year Gregorian
+    /// cycles earlier (same dates, same weekdays, so the same yearly rules apply): libical
+    /// expands a zone only up to 2582 and past that expands it again from its start on every
+    /// question, which made one event ending in 4050 take 15 s.
+    private static let foldedFrom = CivilDateTime(2400, 1, 1).secondsAsUTC
+    private static let gregorianCycle: Int64 = 146_097 * 86_400
+
     /// Seconds east of UTC at the instant.
     func offset(atUTC seconds: Int64) -> Int {
         guard let pointer else { return 0 }
+        var seconds = seconds
+        if seconds >= Self.foldedFrom { seconds -= ((seconds - Self.foldedFrom) / Self.gregorianCycle + 1) * Self.gregorianCycle }
         var time = icaltimetype(civil: CivilDateTime(secondsAsUTC: seconds), isDate: false)
         time.zone = icaltimezone_get_utc_timezone()
         var isDaylight: Int32 = 0

@@ -25,6 +25,32 @@ import Testing
         #expect(schedule.texts(at: "2026-06-15T15:00:00Z") == [])
     }
 
+    /// Far-future times follow the zone's yearly rules like near ones (summer time in July,
+    /// the switch on the last Sunday of March), and an event ending in 4050 loads: libical
+    /// is never asked past 2400, where it expanded the zone again on every question (15 s).
+    @Test func farFutureYearsKeepTheZonesRules() throws {
+        let berlin = try #require(SystemZones.zone(named: "Europe/Berlin"))
+        #expect(berlin.zoned(CivilDateTime(4050, 7, 1).secondsAsUTC).utcOffset == 7200)
+        #expect(berlin.zoned(CivilDateTime(4050, 1, 1).secondsAsUTC).utcOffset == 3600)
+        #expect(berlin.zoned(CivilDateTime(2400, 7, 1).secondsAsUTC).utcOffset == 7200)
+        // 31 March 4052 is a Sunday, the last of the month: clocks go forward at 01:00 UTC.
+        let change = CivilDateTime(4052, 3, 31, 1).secondsAsUTC
+        #expect(berlin.zoned(change - 1).utcOffset == 3600)
+        #expect(berlin.zoned(change).utcOffset == 7200)
+        let schedule = try schedule("""
+            BEGIN:VCALENDAR
+            BEGIN:VEVENT
+            UID:long
+            DTSTART;TZID=Europe/Berlin:20250101T210000
+            DTEND;TZID=Europe/Berlin:40500202T120000
+            RRULE:FREQ=DAILY
+            SUMMARY:A very long evening
+            END:VEVENT
+            END:VCALENDAR
+            """)
+        #expect(schedule.texts(at: "2026-11-24T12:00:00+01:00") == ["A very long evening"])
+    }
+
     /// A daily 02:30 event on spring-forward day happens at 03:30 summer time (the offset
     /// from before the gap) and is back at 02:30 the next day; nothing drifts.
     @Test func gapInstanceShiftsForwardAndLaterOnesDoNotDrift() throws {
