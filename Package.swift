@@ -24,6 +24,7 @@ let package = Package(
         .executableTarget(name: "marquee-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/MarqueeBenchmark"),
         .executableTarget(
             name: "framebuffer-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/FramebufferBenchmark"),
+        .executableTarget(name: "schedule-fuzz", dependencies: ["Schedule"], path: "Fuzz/ScheduleFuzz"),
         .testTarget(name: "ScheduleTests", dependencies: ["Schedule"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MarqueeTests", dependencies: ["Marquee"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "CZlib"], exclude: ["Golden"]),

@@ -62,6 +62,20 @@ import Testing
         return (process.terminationStatus, output)
     }
 
+    /// The fuzz target's replay build runs the seed corpus and the examples through the file →
+    /// messages path with its checks (every message active when asked, no text twice, changes
+    /// move forward), so the harness scripts/fuzz-schedule builds on stays sound.
+    @Test func fuzzSeedsReplay() throws {
+        let seeds = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Fuzz/seeds").path)
+            .filter { $0.hasSuffix(".ics") }.sorted().map { "Fuzz/seeds/" + $0 }
+        #expect(seeds.count >= 10)
+        let files = (seeds + ["examples/feeds/appointments.ics", "examples/feeds/birthdays.ics", "examples/feeds/night.ics"])
+            .map { Self.root.appendingPathComponent($0).path }
+        let replay = try Self.run(Self.root.appendingPathComponent(".build/debug/schedule-fuzz").path, files)
+        #expect(replay.status == 0, "\(replay.errors)")
+        #expect(replay.output.split(separator: "\n").count == files.count)
+    }
+
     /// `messages --json`: one object per line with the contract's fields, in display order.
     /// `--version` names the release the Debian package is built as; completions come from the
     /// same command definitions (the package installs them).
