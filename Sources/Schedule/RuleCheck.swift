@@ -126,7 +126,7 @@ enum RuleCheck {
     }
 
     /// The values of one of libical's BY* arrays (each ends at `ICAL_RECURRENCE_ARRAY_MAX`).
-    private static func values<Storage>(_ array: Storage) -> [Int] {
+    static func values<Storage>(_ array: Storage) -> [Int] {
         withUnsafeBytes(of: array) { bytes in
             Array(bytes.bindMemory(to: Int16.self).prefix { Int32($0) != ICAL_RECURRENCE_ARRAY_MAX.rawValue }
                 .map(Int.init))
@@ -141,5 +141,77 @@ enum RuleCheck {
                     : Int16(ICAL_RECURRENCE_ARRAY_MAX.rawValue)
             }
         }
+    }
+}
+
+/// A rule with exactly one instance in every step of its FREQ: no BY* part but the start's own
+/// weekday, a month day every month has, no 29 February. Its k-th instance is k steps after
+/// the start, so libical need not be asked where a rule has none, and its COUNT can be read as
+/// an UNTIL (libical can skip ahead in that rule, not in a COUNT one).
+struct EvenRule {
+    private enum Step {
+        case seconds(Int64)
+        case months(Int64)
+    }
+
+    private let start: CivilDateTime
+    private let step: Step
+    /// Indices past this are beyond any date shown (and keep the arithmetic in range).
+    private static let lastIndex: Int64 = 1 << 40
+
+    init?(_ rule: icalrecurrencetype, start: CivilDateTime) {
+        let others = [RuleCheck.values(rule.by_second), RuleCheck.values(rule.by_minute),
+                      RuleCheck.values(rule.by_hour), RuleCheck.values(rule.by_month_day),
+                      RuleCheck.values(rule.by_year_day), RuleCheck.values(rule.by_week_no),
+                      RuleCheck.values(rule.by_month), RuleCheck.values(rule.by_set_pos)]
+        guard others.allSatisfy(\.isEmpty) else { return nil }
+        let days = RuleCheck.values(rule.by_day)
+        let interval = Int64(max(1, rule.interval))
+        self.start = start
+        switch rule.freq {
+        case ICAL_SECONDLY_RECURRENCE where days.isEmpty: step = .seconds(interval)
+        case ICAL_MINUTELY_RECURRENCE where days.isEmpty: step = .seconds(interval * 60)
+        case ICAL_HOURLY_RECURRENCE where days.isEmpty: step = .seconds(interval * 3_600)
+        case ICAL_DAILY_RECURRENCE where days.isEmpty: step = .seconds(interval * 86_400)
+        case ICAL_WEEKLY_RECURRENCE:
+            let onStartsWeekday = days.isEmpty || (days.count == 1
+                && icalrecurrencetype_day_position(Int16(days[0])) == 0
+                && Int(icalrecurrencetype_day_day_of_week(Int16(days[0])).rawValue) - 1 == start.date.weekday)
+            guard onStartsWeekday else { return nil }
+            step = .seconds(interval * 7 * 86_400)
+        case ICAL_MONTHLY_RECURRENCE where days.isEmpty && start.date.day <= 28: step = .months(interval)
+        case ICAL_YEARLY_RECURRENCE where days.isEmpty && !(start.date.month == 2 && start.date.day == 29):
+            step = .months(interval * 12)
+        default: return nil
+        }
+    }
+
+    /// The instance `index` steps after the start (nil past any date shown).
+    func instance(_ index: Int64) -> CivilDateTime? {
+        guard index <= Self.lastIndex else { return nil }
+        switch step {
+        case .seconds(let seconds):
+            return start.adding(seconds: index * seconds)
+        case .months(let months):
+            let month = Int64(start.date.year) * 12 + Int64(start.date.month - 1) + index * months
+            var instance = start
+            instance.date = CivilDate(year: Int(month / 12), month: Int(month % 12) + 1, day: start.date.day)
+            return instance
+        }
+    }
+
+    /// The first instance at or after `wall` (nil past any date shown).
+    func firstInstance(atOrAfter wall: CivilDateTime) -> CivilDateTime? {
+        guard start < wall else { return start }
+        let index: Int64
+        switch step {
+        case .seconds(let seconds):
+            index = (wall.secondsAsUTC - start.secondsAsUTC + seconds - 1) / seconds
+        case .months(let months):
+            let apart = Int64(wall.date.year - start.date.year) * 12 + Int64(wall.date.month - start.date.month)
+            let sameMonth = (apart + months - 1) / months
+            index = instance(sameMonth).map { $0 < wall } ?? false ? sameMonth + 1 : sameMonth
+        }
+        return instance(index)
     }
 }

@@ -319,6 +319,23 @@ enum OccurrenceLength {
             rule.until = icaltimetype(civil: untilWall, isDate: isDate)
         }
         let fromWall = zone.wallClock(at: from).adding(seconds: -86_400)
+        if let even = EvenRule(rule, start: firstWall) {
+            if rule.count > 0 {
+                // Past year 9999 nothing is shown, so there the count ends nothing that is.
+                if let last = even.instance(Int64(rule.count) - 1), last.date.year <= 9999 {
+                    rule.until = icaltimetype(civil: last, isDate: isDate)
+                }
+                rule.count = 0
+            }
+            // Where the rule has no instance, libical is not asked.
+            guard let next = even.firstInstance(atOrAfter: fromWall), next.date.year <= 9999 else { return }
+            if next > zone.wallClock(at: to).adding(seconds: 86_400) {
+                consider(next, instant(of: next), nil)
+                return
+            }
+        }
+        // Ended before the window (a day later, for an UNTIL that is a date).
+        if icaltime_is_null_time(rule.until) == 0, rule.until.civil.adding(seconds: 86_400) < fromWall { return }
         var nextWall: () -> CivilDateTime?
         if rule.count > 0 {
             // libical cannot skip ahead in a COUNT rule, so it is expanded once and kept.

@@ -1,3 +1,4 @@
+import CLibical
 import Testing
 
 @testable import Schedule
@@ -184,6 +185,57 @@ import Testing
         let schedule = try schedule(feed)
         #expect(schedule.texts(at: "2031-01-31T23:00:00+01:00") == ["Winter"])
         #expect(schedule.texts(at: "2031-02-01T00:00:00+01:00") == [])
+    }
+
+    /// A rule with one instance per step: its instances are where libical puts them, so a
+    /// window where it has none is skipped, and its COUNT is read as the UNTIL of its last one.
+    @Test(arguments: [
+        ("FREQ=DAILY;COUNT=40", false), ("FREQ=WEEKLY;INTERVAL=2;COUNT=30", false),
+        ("FREQ=WEEKLY;BYDAY=TU;COUNT=12", false), ("FREQ=MONTHLY;COUNT=25", false),
+        ("FREQ=YEARLY;INTERVAL=4;COUNT=6", false), ("FREQ=HOURLY;INTERVAL=5;COUNT=100", false),
+        ("FREQ=MINUTELY;INTERVAL=7;COUNT=500", false), ("FREQ=DAILY;INTERVAL=3;COUNT=9", true),
+        ("FREQ=MONTHLY;INTERVAL=5;COUNT=14", true), ("FREQ=YEARLY;COUNT=30", true),
+    ])
+    func evenRuleMatchesLibical(rule text: String, isDate: Bool) throws {
+        let start = CivilDateTime(2024, 2, 27, isDate ? 0 : 9, isDate ? 0 : 15)  // a Tuesday
+        let counted = icalrecurrencetype_from_string(text)
+        let even = try #require(EvenRule(counted, start: start))
+        func instances(_ rule: icalrecurrencetype) throws -> [CivilDateTime] {
+            let iterator = try #require(RecurrenceIterator(rule: rule, start: start, isDate: isDate))
+            var result: [CivilDateTime] = []
+            while result.count <= 1_000, let next = iterator.next() { result.append(next) }
+            return result
+        }
+        let expected = try instances(counted)
+        #expect(expected.count == Int(counted.count))
+        #expect(expected.indices.map { even.instance(Int64($0)) } == expected)
+        var bounded = counted
+        bounded.count = 0
+        bounded.until = icaltimetype(civil: try #require(even.instance(Int64(counted.count) - 1)), isDate: isDate)
+        #expect(try instances(bounded) == expected)
+        // Between, on and just after instances, and before the start.
+        var probes = [start.adding(seconds: -86_400 * 40)]
+        for instance in expected {
+            probes += [instance.adding(seconds: -1), instance, instance.adding(seconds: 1), instance.adding(seconds: 86_399)]
+        }
+        for probe in probes {
+            let fromLibical = expected.first { $0 >= probe }
+            if let fromLibical { #expect(even.firstInstance(atOrAfter: probe) == fromLibical, "after \(probe)") }
+        }
+    }
+
+    /// Rules whose steps can hold no instance or several are left to libical alone.
+    @Test(arguments: [
+        ("FREQ=WEEKLY;BYDAY=MO;COUNT=5", CivilDateTime(2024, 2, 27, 9)),
+        ("FREQ=WEEKLY;BYDAY=TU,TH;COUNT=5", CivilDateTime(2024, 2, 27, 9)),
+        ("FREQ=MONTHLY;COUNT=5", CivilDateTime(2024, 1, 31, 9)),
+        ("FREQ=YEARLY;COUNT=5", CivilDateTime(2024, 2, 29, 9)),
+        ("FREQ=DAILY;BYMONTH=3;COUNT=5", CivilDateTime(2024, 3, 1, 9)),
+        ("FREQ=MONTHLY;BYDAY=-1FR;COUNT=5", CivilDateTime(2024, 3, 29, 9)),
+        ("FREQ=WEEKLY;BYDAY=2TU", CivilDateTime(2024, 2, 27, 9)),
+    ])
+    func unevenRulesAreLeftToLibical(rule: String, start: CivilDateTime) {
+        #expect(EvenRule(icalrecurrencetype_from_string(rule), start: start) == nil)
     }
 
     /// The master with the highest SEQUENCE wins; several VCALENDARs in one file all count.
