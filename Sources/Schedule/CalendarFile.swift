@@ -226,7 +226,7 @@ public struct ScheduleLimits: Sendable, Hashable {
                 if rule.freq == ICAL_NO_RECURRENCE {
                     report(.warning, propertyLine("RRULE"), "RRULE has no valid FREQ; ignored")
                 } else {
-                    record.rules.append(rule)
+                    record.rules.append(property)
                 }
             case ICAL_RDATE_PROPERTY:
                 let value = icalproperty_get_rdate(property)
@@ -271,7 +271,9 @@ public struct ScheduleLimits: Sendable, Hashable {
                 }
             case ICAL_XLICERROR_PROPERTY:
                 if let rule = ruleWithoutInvalidCount(property) {
-                    record.rules.append(rule)
+                    let repaired = icalproperty_new_rrule(rule)!
+                    icalcomponent_add_property(event, repaired)
+                    record.rules.append(repaired)
                     report(.warning, propertyLine("RRULE"), "RRULE has an invalid COUNT; read without it")
                 } else {
                     reportLibicalError(property, source: source, componentLine: line)
@@ -282,11 +284,11 @@ public struct ScheduleLimits: Sendable, Hashable {
         }
         for alarm in children(of: event, ICAL_VALARM_COMPONENT) {
             reportLibicalErrors(in: alarm, source: source, componentLine: line)
-            if let alarmRecord = extractAlarm(alarm, resolver: resolver, triggerLine: propertyLine("TRIGGER")) {
+            if let alarmRecord = extractAlarm(alarm, resolver: resolver, triggerLine: { propertyLine("TRIGGER") }) {
                 record.alarms.append(alarmRecord)
             }
         }
-        return validate(record, text: marqueeText ?? summary, line: line, propertyLine: propertyLine)
+        return validate(record, of: event, text: marqueeText ?? summary, line: line, propertyLine: propertyLine)
     }
 
     /// The RRULE libical refused, read again without its COUNT where that was the trouble
@@ -308,8 +310,10 @@ public struct ScheduleLimits: Sendable, Hashable {
         return rule.freq == ICAL_NO_RECURRENCE ? nil : rule
     }
 
-    /// - Parameter triggerLine: where problems with its TRIGGER are reported.
-    private func extractAlarm(_ alarm: OpaquePointer, resolver: ZoneResolver, triggerLine: Int?) -> AlarmRecord? {
+    /// - Parameter triggerLine: where problems with its TRIGGER are reported (looked up only then).
+    private func extractAlarm(
+        _ alarm: OpaquePointer, resolver: ZoneResolver, triggerLine: () -> Int?
+    ) -> AlarmRecord? {
         var isDisplay = false
         var trigger: AlarmTrigger?
         var text: String?
@@ -327,7 +331,7 @@ public struct ScheduleLimits: Sendable, Hashable {
                     }
                 } else {
                     guard let offset = NominalDuration(value.duration) else {
-                        report(.warning, triggerLine, "TRIGGER is more than a hundred years from its event; "
+                        report(.warning, triggerLine(), "TRIGGER is more than a hundred years from its event; "
                             + "the alarm is ignored")
                         return nil
                     }
@@ -348,7 +352,7 @@ public struct ScheduleLimits: Sendable, Hashable {
 
     /// Checks what an event needs to become messages; nil (with a warning) if it cannot.
     private func validate(
-        _ record: EventRecord, text: String?, line: Int?, propertyLine: (String) -> Int?
+        _ record: EventRecord, of event: OpaquePointer, text: String?, line: Int?, propertyLine: (String) -> Int?
     ) -> EventRecord? {
         let what = record.uid.isEmpty ? "VEVENT" : "VEVENT \"\(record.uid)\""
         guard let start = record.start else {
@@ -373,13 +377,18 @@ public struct ScheduleLimits: Sendable, Hashable {
             report(.warning, propertyLine("DURATION"), "\(what) has a negative DURATION; ignored")
             record.duration = nil
         }
-        record.rules = record.rules.compactMap { rule in
-            var rule = rule
-            guard let problem = RuleCheck.problem(with: &rule, startIsDate: start.isDate, start: start.wall) else {
-                return rule
+        record.rules = record.rules.compactMap { property in
+            var rule = icalproperty_get_rrule(property)
+            let seconds = RuleCheck.values(rule.by_second)
+            if let problem = RuleCheck.problem(with: &rule, startIsDate: start.isDate, start: start.wall) {
+                report(.warning, propertyLine("RRULE"), "\(what): its RRULE \(problem); only DTSTART is used")
+                return nil
             }
-            report(.warning, propertyLine("RRULE"), "\(what): its RRULE \(problem); only DTSTART is used")
-            return nil
+            guard RuleCheck.values(rule.by_second) != seconds else { return property }
+            // The rule as adjusted is read from the tree too.
+            let adjusted = icalproperty_new_rrule(rule)!
+            icalcomponent_add_property(event, adjusted)
+            return adjusted
         }
         return record
     }
@@ -446,13 +455,18 @@ public struct ScheduleLimits: Sendable, Hashable {
 
 /// Message text on one line: line breaks and tabs become spaces, other controls go.
 func singleLine(_ text: String) -> String {
-    let scalars = text.unicodeScalars
-    if let first = scalars.first, let last = scalars.last, first != " ", last != " ",
-        !scalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || ($0.value >= 0x80 && $0.value < 0xA0) }),
-        !text.contains("  ")
-    {
-        return text
+    // Most text is clean already: no control, no space at either end or twice in a row.
+    var previous: Unicode.Scalar = " "
+    var isClean = true
+    for scalar in text.unicodeScalars {
+        if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
+            || (scalar == " " && previous == " ") {
+            isClean = false
+            break
+        }
+        previous = scalar
     }
+    if isClean, previous != " " { return text }
     var result = ""
     var pendingSpace = false
     for scalar in text.unicodeScalars {

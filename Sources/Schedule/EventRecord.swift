@@ -80,9 +80,10 @@ struct NominalDuration: Hashable {
     var start: TimeValue?
     var end: TimeValue?
     var duration: NominalDuration?
-    /// Copies of the RRULE values; their `rscale` points into the parsed tree, which the
-    /// owning `CalendarFile` keeps alive.
-    var rules: [icalrecurrencetype] = []
+    /// The RRULE properties in the parsed tree, which the owning `CalendarFile` keeps alive;
+    /// read with `icalproperty_get_rrule` when expanded (a rule is 2.7 KB: a copy in every
+    /// record made loading slower than libical's parse).
+    var rules: [OpaquePointer] = []
     var recurrenceDates: [RecurrenceDate] = []
     var exceptionDates: [TimeValue] = []
     var recurrenceID: TimeValue?

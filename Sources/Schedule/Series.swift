@@ -259,7 +259,7 @@ enum OccurrenceLength {
         }
         consider(firstWall, firstStart, nil)
         for (index, rule) in master.rules.enumerated() {
-            iterate(index, rule, from: from, to: to, room: max(0, budget - result.count), consider: consider)
+            iterate(index, icalproperty_get_rrule(rule), from: from, to: to, room: max(0, budget - result.count), consider: consider)
         }
         for date in master.recurrenceDates {
             let start = context.instant(of: date.start, floating: floating)
