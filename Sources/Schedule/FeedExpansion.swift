@@ -53,8 +53,8 @@ struct ExpansionRequest: Sendable {
     var limits: ScheduleLimits
     /// Expansion starts at the window holding this instant.
     var focus: Int64
-    /// How many windows to expand; 0 only parses.
-    var windows: Int
+    /// How far from `focus` to expand, in seconds; 0 only parses.
+    var span: Int64
     /// At most this many activations; the coverage ends where they run out.
     var budget: Int
     /// At most this long expanding; the coverage ends where the time runs out.
@@ -125,7 +125,7 @@ extension ExpansionRequest {
         writer.integer(limits.maximumReaderBytes)
         writer.integer(Int64(limits.maximumSecondsPerFile * 1000))
         writer.integer(focus)
-        writer.integer(windows)
+        writer.integer(span)
         writer.integer(budget)
         writer.integer(Int64(seconds * 1000))
         writer.data(bytes)
@@ -138,7 +138,7 @@ extension ExpansionRequest {
             let fileBytes = reader.count(atMost: Int(Int32.max)), let steps = reader.count(atMost: Int(Int32.max)),
             let occurrences = reader.count(atMost: Int(Int32.max)), let readerBytes = reader.count(atMost: Int.max),
             let milliseconds = reader.count(atMost: Int.max), let focus = reader.integer(),
-            let windows = reader.count(atMost: 1_000), let budget = reader.count(atMost: Int(Int32.max)),
+            let span = reader.count(atMost: 1_000 * Int(ScheduleIndex.windowSeconds)), let budget = reader.count(atMost: Int(Int32.max)),
             let expansionMilliseconds = reader.count(atMost: Int(Int32.max)), let data = reader.data(), reader.isAtEnd
         else { return nil }
         var limits = ScheduleLimits()
@@ -148,7 +148,7 @@ extension ExpansionRequest {
         limits.maximumReaderBytes = readerBytes
         limits.maximumSecondsPerFile = Double(milliseconds) / 1000
         self.init(path: path, displayZone: displayZone, defaultDuration: defaultDuration, limits: limits,
-                  focus: focus, windows: windows, budget: budget, seconds: Double(expansionMilliseconds) / 1000,
+                  focus: focus, span: Int64(span), budget: budget, seconds: Double(expansionMilliseconds) / 1000,
                   bytes: data)
     }
 }

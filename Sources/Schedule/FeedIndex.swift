@@ -16,13 +16,13 @@
         }
     }
 
-    /// The file's activations from the start of `focus` on, over `windows` expansion windows or
-    /// until `budget` activations are reached or the context's deadline passes (checked between
-    /// windows), whichever comes first.
-    func expansion(from focus: Int64, windows: Int, budget: Int) -> FeedExpansion {
+    /// The file's activations from `focus` on, over `span` seconds (in windows of at most
+    /// `ScheduleIndex.windowSeconds`) or until `budget` activations are reached or the context's
+    /// deadline passes (checked between windows), whichever comes first.
+    func expansion(from focus: Int64, span: Int64, budget: Int) -> FeedExpansion {
         var result = FeedExpansion(problems: file.problems + repairs, eventCount: file.eventCount)
-        guard windows > 0 else { return result }
-        var until = focus + Int64(windows) * ScheduleIndex.windowSeconds
+        guard span > 0 else { return result }
+        var until = focus + span
         var found = statics.filter { $0.start < until && $0.end > focus }
         var windowStart = focus
         var outOfTime = false
@@ -43,7 +43,7 @@
             found.sort { $0.start < $1.start }
             until = min(until, found[budget].start)
         }
-        result.isCut = until < focus + Int64(windows) * ScheduleIndex.windowSeconds
+        result.isCut = until < focus + span
         if until <= focus {
             // More than the budget starts at once: keep a part rather than nothing.
             until = focus + 3_600

@@ -35,7 +35,7 @@ public enum FeedReader: Sendable {
         deadline: monotonicNanoseconds() + Int64(request.seconds * 1e9))
     let file = CalendarFile(path: request.path, bytes: request.bytes, displayZone: zone)
     return FeedIndex(file: file, context: context).expansion(
-        from: request.focus, windows: request.windows, budget: request.budget)
+        from: request.focus, span: request.span, budget: request.budget)
 }
 
 /// The helper's side: reads one request from standard input, bounds its own memory and CPU

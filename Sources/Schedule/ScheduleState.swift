@@ -33,8 +33,12 @@
         var isExpandable = true
     }
 
-    /// How many windows an expansion covers: twice the look-ahead, so it lasts a while.
-    private static let coveredWindows = 2 * ScheduleIndex.horizonWindows
+    /// How far a load expands: the first query's day. Later times are expanded when a query
+    /// reaches them (a file is then parsed again), so a load costs little more than libical's
+    /// parse however far a file's repeats reach.
+    private static let loadedSpan: Int64 = 86_400
+    /// The farthest one expansion reaches.
+    private static let longestSpan = 2 * Int64(ScheduleIndex.horizonWindows) * ScheduleIndex.windowSeconds
 
     /// - Parameters:
     ///   - displayZone: an IANA zone name, `UTC`, or a Windows zone name.
@@ -109,7 +113,9 @@
                 changed.append((file, bytes))
             }
         }
-        for ((file, _), attempt) in zip(changed, expand(changed)) { attemptByFile[file] = attempt }
+        for ((file, _), attempt) in zip(changed, expand(changed, span: Self.loadedSpan)) {
+            attemptByFile[file] = attempt
+        }
         var needCopies: [(String, [UInt8])] = []
         for file in files where (attemptByFile[file]?.hasErrors ?? true) && !(inEffect[file]?.isGood ?? false) {
             if let copy = lastGoodCopy(of: file), case .success(let bytes) = readFile(copy, limit: limits.maximumFileBytes) {
@@ -210,7 +216,8 @@
     /// errors, by file: only those may stand in for a file.
     private func usableVersions(_ copies: [(String, [UInt8])]) -> [String: FeedInEffect] {
         var usable: [String: FeedInEffect] = [:]
-        for ((file, bytes), expansion) in zip(copies, expand(copies)) where !expansion.hasErrors {
+        for ((file, bytes), expansion) in zip(copies, expand(copies, span: Self.loadedSpan))
+        where !expansion.hasErrors {
             usable[file] = FeedInEffect(bytes: bytes, expansion: expansion, isGood: true)
         }
         return usable
@@ -221,14 +228,14 @@
         lastGoodDirectory.map { $0 + "/" + escapedFileName(file) }
     }
 
-    /// Expansions of files' bytes from the focus on (only parsed while there is no focus),
-    /// each file with its share of the activation budget.
-    private func expand(_ files: [(String, [UInt8])]) -> [FeedExpansion] {
+    /// Expansions of files' bytes over `span` seconds from the focus on (only parsed while
+    /// there is no focus), each file with its share of the activation budget.
+    private func expand(_ files: [(String, [UInt8])], span: Int64) -> [FeedExpansion] {
         guard !files.isEmpty else { return [] }
         let requests = files.map { file, bytes in
             ExpansionRequest(
                 path: file, displayZone: displayZoneName, defaultDuration: defaultDuration, limits: limits,
-                focus: focus ?? 0, windows: focus == nil ? 0 : Self.coveredWindows,
+                focus: focus ?? 0, span: focus == nil ? 0 : span,
                 budget: min(limits.maximumActivationsPerFile, limits.maximumActivations / max(1, inEffect.count, files.count)),
                 seconds: min(limits.maximumExpansionSecondsPerFile, limits.maximumExpansionSeconds / Double(files.count)),
                 bytes: bytes)
@@ -246,7 +253,8 @@
         }
         guard !stale.isEmpty else { return }
         focus = instant
-        let results = expand(stale.map { ($0, inEffect[$0]!.bytes) })
+        let span = min(Self.longestSpan, max(ScheduleIndex.windowSeconds, through - instant + 1))
+        let results = expand(stale.map { ($0, inEffect[$0]!.bytes) }, span: span)
         for (file, expansion) in zip(stale, results) {
             if expansion.readerGaveUp {
                 inEffect[file]!.isExpandable = false
@@ -275,20 +283,39 @@
     /// does within about a year and two months.
     func nextChange(after instant: Instant) -> Instant? {
         let seconds = instant.secondsSinceEpoch
+        cover(seconds, through: seconds)
+        // What is expanded already may hold the answer; later windows are expanded only if not.
+        if let next = knownChange(after: seconds), next < knownUntil { return shown(next) }
         cover(seconds, through: seconds + Int64(ScheduleIndex.horizonWindows + 1) * ScheduleIndex.windowSeconds)
-        // Where a file's expansion was cut, what follows is computed then.
+        return knownChange(after: seconds).flatMap(shown)
+    }
+
+    /// The first start or end of an activation after `seconds` in the expansions, or where one
+    /// of them was cut (what follows is computed then).
+    private func knownChange(after seconds: Int64) -> Int64? {
         let cuts = order.compactMap { file -> Int64? in
             guard let expansion = inEffect[file]?.expansion, expansion.isCut,
                 expansion.coverage.upperBound > seconds else { return nil }
             return expansion.coverage.upperBound
         }
-        let next = [index.nextBoundary(after: seconds), cuts.min()].compactMap { $0 }.min()
-        return next.map(Instant.init(secondsSinceEpoch:)).flatMap { $0 < Instant.latestShown ? $0 : nil }
+        return [index.nextBoundary(after: seconds), cuts.min()].compactMap { $0 }.min()
+    }
+
+    /// Until when every file's activations are known.
+    private var knownUntil: Int64 {
+        order.compactMap { inEffect[$0].flatMap { $0.isExpandable ? $0.expansion.coverage.upperBound : nil } }.min()
+            ?? .max
+    }
+
+    private func shown(_ seconds: Int64) -> Instant? {
+        let instant = Instant(secondsSinceEpoch: seconds)
+        return instant < Instant.latestShown ? instant : nil
     }
 
     /// The messages already active at `from`, then every start and end of a message text up
     /// to `to` (at most `limit` changes).
     func agenda(from: Instant, to: Instant, limit: Int = 10_000) -> [AgendaEntry] {
+        cover(from.secondsSinceEpoch, through: to.secondsSinceEpoch)
         var active = messages(at: from)
         var entries = active.map { AgendaEntry(at: displayZone.zoned(from.secondsSinceEpoch), change: .active, message: $0) }
         var now = from
