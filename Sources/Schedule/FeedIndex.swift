@@ -39,15 +39,26 @@
             }
             windowStart = window.upperBound
         }
+        var leftOut = 0
         if found.count > budget {
             found.sort { $0.start < $1.start }
-            until = min(until, found[budget].start)
+            if found[budget].start > focus {
+                until = min(until, found[budget].start)
+            } else {
+                // More than the budget are active at the focus already: the earliest are kept,
+                // the rest left out (and said so), and the coverage ends before the first one
+                // left out that starts later.
+                leftOut = found[budget...].count { $0.start <= focus }
+                until = min(until, focus + 3_600, found[budget...].first { $0.start > focus }?.start ?? .max)
+                found.removeSubrange(budget...)
+            }
         }
         result.isCut = until < focus + span
-        if until <= focus {
-            // More than the budget starts at once: keep a part rather than nothing.
-            until = focus + 3_600
-            found = Array(found.sorted { $0.start < $1.start }.prefix(budget))
+        if leftOut > 0 {
+            result.problems.append(FeedProblem(
+                severity: .warning, path: file.path, line: nil,
+                message: "more than \(budget) messages are active at once at \(Instant(secondsSinceEpoch: focus).shown); "
+                    + "\(leftOut) of them are left out"))
         }
         if result.isCut {
             let reason = outOfTime ? "computing its repeats takes too long here" : "more than \(budget) messages from here on"
