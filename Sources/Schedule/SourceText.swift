@@ -106,14 +106,10 @@ struct SourceText {
         guard startLine >= 1, startLine <= lineStarts.count else { return nil }
         for line in startLine...lineStarts.count {
             let range = lineRange(line)
-            if line > startLine, startsWith(range, "END:") { return nil }
+            if line > startLine, startsWith(range, Self.end) { return nil }
             guard range.count > wanted.count else { continue }
             let next = bytes[range.lowerBound + wanted.count]
-            if next == UInt8(ascii: ":") || next == UInt8(ascii: ";"),
-                zip(bytes[range.lowerBound...], wanted).allSatisfy({ uppercased($0) == $1 })
-            {
-                return line
-            }
+            if next == UInt8(ascii: ":") || next == UInt8(ascii: ";"), startsWith(range, wanted) { return line }
         }
         return nil
     }
@@ -127,21 +123,23 @@ struct SourceText {
             let lineNumber = lineStarts.count
             var end = start
             var hasNul = false
-            while end < bytes.count, bytes[end] != 0x0A {
-                if bytes[end] == 0 { hasNul = true }
-                end += 1
+            bytes.withUnsafeBufferPointer { buffer in
+                while end < buffer.count, buffer[end] != 0x0A {
+                    if buffer[end] == 0 { hasNul = true }
+                    end += 1
+                }
             }
             let range = start..<end
             start = end + 1
             if range.count > Self.longLine { longLines.append(lineNumber) }
             if hasNul { nulLines.append(lineNumber) }
-            if let name = componentName(range, keyword: "BEGIN:") {
+            if let name = componentName(range, keyword: Self.begin) {
                 if open.count == Self.maximumDepth, tooDeepLine == nil { tooDeepLine = lineNumber }
                 open.append((name, lineNumber))
                 if name == "VEVENT" { eventLines.append(lineNumber) }
                 if name == "VTIMEZONE" { timeZoneLines.append(lineNumber) }
                 if name == "VCALENDAR" { calendarCount += 1 }
-            } else if let name = componentName(range, keyword: "END:") {
+            } else if let name = componentName(range, keyword: Self.end) {
                 if let top = open.last, top.name == name {
                     open.removeLast()
                 } else if let top = open.last {
@@ -162,19 +160,25 @@ struct SourceText {
         }
     }
 
-    private func componentName(_ range: Range<Int>, keyword: String) -> String? {
+    private static let begin = Array("BEGIN:".utf8)
+    private static let end = Array("END:".utf8)
+
+    private func componentName(_ range: Range<Int>, keyword: [UInt8]) -> String? {
         guard startsWith(range, keyword) else { return nil }
         var end = range.upperBound
         while end > range.lowerBound, bytes[end - 1] == 0x0D || bytes[end - 1] == 0x20 { end -= 1 }
-        let nameStart = range.lowerBound + keyword.utf8.count
+        let nameStart = range.lowerBound + keyword.count
         guard end > nameStart, end - nameStart < 64 else { return nil }
         return String(decoding: bytes[nameStart..<end].map(uppercased), as: UTF8.self)
     }
 
-    private func startsWith(_ range: Range<Int>, _ keyword: String) -> Bool {
-        let key = keyword.utf8
-        guard range.count >= key.count else { return false }
-        return zip(bytes[range.lowerBound...], key).allSatisfy { uppercased($0) == $1 }
+    /// Whether the line in `range` starts with `keyword` (upper case), in any case.
+    private func startsWith(_ range: Range<Int>, _ keyword: [UInt8]) -> Bool {
+        guard range.count >= keyword.count else { return false }
+        for (offset, byte) in keyword.enumerated() where uppercased(bytes[range.lowerBound + offset]) != byte {
+            return false
+        }
+        return true
     }
 
     private func uppercased(_ byte: UInt8) -> UInt8 {
