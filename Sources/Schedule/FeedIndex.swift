@@ -39,28 +39,23 @@
             }
             windowStart = window.upperBound
         }
-        var leftOut = 0
-        if found.count > budget {
-            found.sort { $0.start < $1.start }
-            if found[budget].start > focus {
-                until = min(until, found[budget].start)
-            } else {
-                // More than the budget are active at the focus already: the earliest are kept,
-                // the rest left out (and said so), and the coverage ends before the first one
-                // left out that starts later.
-                leftOut = found[budget...].count { $0.start <= focus }
-                until = min(until, focus + 3_600, found[budget...].first { $0.start > focus }?.start ?? .max)
-                found.removeSubrange(budget...)
-            }
-        }
-        result.isCut = until < focus + span
-        if leftOut > 0 {
+        if found.count > budget { found.sort { $0.start < $1.start } }
+        // The budget ran out on what is active at the focus already: those that started first
+        // are kept and the others left out for an hour (and said so), never claimed to come later.
+        let crowded = until <= focus || (found.count > budget && found[budget].start <= focus)
+        if crowded {
+            let leftOut: ArraySlice<EventActivation> = found.count > budget ? found[budget...] : []
+            until = min(focus + 3_600, leftOut.first { $0.start > focus }?.start ?? .max)
+            found.removeSubrange(min(budget, found.count)...)
             result.problems.append(FeedProblem(
                 severity: .warning, path: file.path, line: nil,
                 message: "more than \(budget) messages are active at once at \(Instant(secondsSinceEpoch: focus).shown); "
-                    + "\(leftOut) of them are left out"))
+                    + "only the \(budget) that started first are shown until \(Instant(secondsSinceEpoch: until).shown)"))
+        } else if found.count > budget {
+            until = min(until, found[budget].start)
         }
-        if result.isCut {
+        result.isCut = until < focus + span
+        if result.isCut, !crowded {
             let reason = outOfTime ? "computing its repeats takes too long here" : "more than \(budget) messages from here on"
             result.problems.append(FeedProblem(
                 severity: .warning, path: file.path, line: nil,
