@@ -140,17 +140,23 @@ import Testing
         #expect(schedule.nextChange(after: instant("2026-07-29T00:00:00Z")) == instant("2026-07-29T10:00:00Z"))
     }
 
+    /// A schedule in UTC whose files may have five messages ahead, loaded around 10:00 on 1 July.
+    private func withBudgetOfFive(_ events: [String]) throws -> ScheduleState {
+        var limits = ScheduleLimits()
+        limits.maximumActivationsPerFile = 5
+        let schedule = try ScheduleState(displayZone: "UTC", limits: limits)
+        schedule.load([try feedFolder(["feed.ics": calendar(events.joined(separator: "\r\n"))])],
+                      around: instant("2026-07-01T10:00:00Z"))
+        return schedule
+    }
+
     /// Past a file's budget of messages the expansion ends before the first one over it, says
     /// so, and what follows is computed when asked for.
     @Test func messagesOverTheBudgetAreComputedLater() throws {
         let events = (0..<8).map { hour in
             event("UID:e\(hour)", "DTSTART:20260701T1\(hour)0000Z", "DURATION:PT30M", "SUMMARY:Event \(hour)")
         }
-        let folder = try feedFolder(["many.ics": calendar(events.joined(separator: "\r\n"))])
-        var limits = ScheduleLimits()
-        limits.maximumActivationsPerFile = 5
-        let schedule = try ScheduleState(displayZone: "UTC", limits: limits)
-        schedule.load([folder], around: instant("2026-07-01T10:00:00Z"))
+        let schedule = try withBudgetOfFive(events)
         #expect(schedule.feeds.first?.problems.map(\.message) == [
             "more than 5 messages from here on; those after 2026-07-01T15:00:00+00:00 are computed when their time comes",
         ])
@@ -164,11 +170,7 @@ import Testing
         let events = (1...8).map { day in
             event("UID:d\(day)", "DTSTART;VALUE=DATE:2026062\(day)", "DTEND;VALUE=DATE:20260710", "SUMMARY:Day \(day)")
         }
-        let folder = try feedFolder(["crowd.ics": calendar(events.joined(separator: "\r\n"))])
-        var limits = ScheduleLimits()
-        limits.maximumActivationsPerFile = 5
-        let schedule = try ScheduleState(displayZone: "UTC", limits: limits)
-        schedule.load([folder], around: instant("2026-07-01T10:00:00Z"))
+        let schedule = try withBudgetOfFive(events)
         #expect(schedule.texts(at: "2026-07-01T10:00:00Z").sorted() == (1...5).map { "Day \($0)" })
         #expect(schedule.feeds.first?.problems.map(\.message) == [
             "more than 5 messages are active at once at 2026-07-01T10:00:00+00:00; only the 5 that started first are "
