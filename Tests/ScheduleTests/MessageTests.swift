@@ -141,6 +141,27 @@ import Testing
         ])
     }
 
+    /// A load expands only its day: walking from change to change past it finds what an
+    /// agenda, which expands its whole stretch at once, finds.
+    @Test func walkingPastTheLoadedDayMissesNothing() throws {
+        let folder = try feedFolder(["f.ics": calendar(
+            event("DTSTART;TZID=Europe/Berlin:20261103T093000", "DURATION:PT1H", "RRULE:FREQ=WEEKLY;BYDAY=TU,FR",
+                  "SUMMARY:Physio"),
+            event("DTSTART;VALUE=DATE:19500301", "RRULE:FREQ=YEARLY", "SUMMARY:Birthday"),
+            event("DTSTART:20261224T170000Z", "DURATION:PT2H", "SUMMARY:Carols"))])
+        let start = instant("2026-11-23T12:00:00+01:00")
+        let end = instant("2027-03-10T00:00:00+01:00")
+        let walking = try ScheduleState(displayZone: "Europe/Berlin")
+        walking.load([folder], around: start)
+        var changes: [Instant] = []
+        while let next = walking.nextChange(after: changes.last ?? start), next < end { changes.append(next) }
+        let whole = try ScheduleState(displayZone: "Europe/Berlin")
+        whole.load([folder], around: start)
+        let agenda = whole.agenda(from: start, to: end).filter { $0.change != .active }.map(\.at.instant)
+        #expect(changes == agenda.reduce(into: []) { if $0.last != $1 { $0.append($1) } })
+        #expect(changes.count == 2 * (16 + 15) + 2 + 2)  // 16 Tuesdays and 15 Fridays, the birthday, carols
+    }
+
     /// A yearly birthday is found as the next change months ahead; nothing at all gives nil.
     @Test func nextChangeFarAhead() throws {
         let schedule = try schedule(calendar(event("DTSTART;VALUE=DATE:19900303", "RRULE:FREQ=YEARLY", "SUMMARY:B")))
