@@ -146,8 +146,8 @@ enum RuleCheck {
 
 /// A rule with exactly one instance in every step of its FREQ: no BY* part but the start's own
 /// weekday, a month day every month has, no 29 February. Its k-th instance is k steps after
-/// the start, so libical need not be asked where a rule has none, and its COUNT can be read as
-/// an UNTIL (libical can skip ahead in that rule, not in a COUNT one).
+/// the start, so it is iterated without libical (whose iterator runs ICU calendar arithmetic
+/// for every step: a minutely rule cost milliseconds a day), and its COUNT is read as an UNTIL.
 struct EvenRule {
     private enum Step {
         case seconds(Int64)
@@ -156,8 +156,10 @@ struct EvenRule {
 
     private let start: CivilDateTime
     private let step: Step
-    /// Indices past this are beyond any date shown (and keep the arithmetic in range).
-    private static let lastIndex: Int64 = 1 << 40
+    /// Instances farther from the start than this (over 30,000 years) are beyond any date
+    /// shown; the bound keeps the arithmetic in range.
+    private static let farthestSeconds: Int64 = 1 << 40
+    private static let farthestMonths: Int64 = 1 << 20
 
     init?(_ rule: icalrecurrencetype, start: CivilDateTime) {
         let others = [RuleCheck.values(rule.by_second), RuleCheck.values(rule.by_minute),
@@ -188,11 +190,12 @@ struct EvenRule {
 
     /// The instance `index` steps after the start (nil past any date shown).
     func instance(_ index: Int64) -> CivilDateTime? {
-        guard index <= Self.lastIndex else { return nil }
         switch step {
         case .seconds(let seconds):
+            guard index <= Self.farthestSeconds / seconds else { return nil }
             return start.adding(seconds: index * seconds)
         case .months(let months):
+            guard index <= Self.farthestMonths / months else { return nil }
             let month = Int64(start.date.year) * 12 + Int64(start.date.month - 1) + index * months
             var instance = start
             instance.date = CivilDate(year: Int(month / 12), month: Int(month % 12) + 1, day: start.date.day)
@@ -202,16 +205,29 @@ struct EvenRule {
 
     /// The first instance at or after `wall` (nil past any date shown).
     func firstInstance(atOrAfter wall: CivilDateTime) -> CivilDateTime? {
-        guard start < wall else { return start }
-        let index: Int64
+        instance(firstIndex(atOrAfter: wall))
+    }
+
+    /// The instances from the first at or after `wall` on, one per call, and none after `last`:
+    /// what libical's iterator gives for this rule, computed without it.
+    func instances(atOrAfter wall: CivilDateTime, through last: CivilDateTime?) -> () -> CivilDateTime? {
+        var index = firstIndex(atOrAfter: wall)
+        return {
+            guard let next = instance(index), last.map({ next <= $0 }) ?? true else { return nil }
+            index += 1
+            return next
+        }
+    }
+
+    private func firstIndex(atOrAfter wall: CivilDateTime) -> Int64 {
+        guard start < wall else { return 0 }
         switch step {
         case .seconds(let seconds):
-            index = (wall.secondsAsUTC - start.secondsAsUTC + seconds - 1) / seconds
+            return (wall.secondsAsUTC - start.secondsAsUTC + seconds - 1) / seconds
         case .months(let months):
             let apart = Int64(wall.date.year - start.date.year) * 12 + Int64(wall.date.month - start.date.month)
             let sameMonth = (apart + months - 1) / months
-            index = instance(sameMonth).map { $0 < wall } ?? false ? sameMonth + 1 : sameMonth
+            return instance(sameMonth).map { $0 < wall } ?? false ? sameMonth + 1 : sameMonth
         }
-        return instance(index)
     }
 }

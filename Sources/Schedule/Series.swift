@@ -146,8 +146,13 @@ enum OccurrenceLength {
     private var excludedStarts: Set<Int64> = []
     private var excludedDates: Set<CivilDate> = []
     private var futureChanges: [(from: Int64, shift: Int64, record: EventRecord, length: OccurrenceLength)] = []
-    private let lookBack: Int64
-    private let lookAhead: Int64
+    /// How far before and after a window occurrences are looked for: the longest reach of an
+    /// occurrence or its alarms, of a THISANDFUTURE move, plus `margin`.
+    private var lookBack: Int64
+    private var lookAhead: Int64
+    /// Slack for wall-clock arithmetic: a DST shift (at most two hours) for a timed series; a
+    /// day for all-day ones, whose days begin in the display zone.
+    private let margin: Int64
     /// No occurrence starts in `quiet` (learnt from an earlier expansion).
     private var quiet: Range<Int64>?
     /// The last expansion hit a limit, so what it saw is not the whole truth.
@@ -155,6 +160,8 @@ enum OccurrenceLength {
     /// Where the last expansion stopped keeping occurrences (a limit or the budget): what
     /// starts from here on is unknown.
     private(set) var cut: Int64?
+    /// The last expansion stopped because the file's activation budget was spent.
+    private(set) var spentBudget = false
     /// The instances of COUNT rules, by rule index.
     private var countedInstances: [Int: [CivilDateTime]] = [:]
     private(set) var warnings: [String] = []
@@ -177,8 +184,9 @@ enum OccurrenceLength {
                 ahead = max(ahead, -seconds)
             }
         }
-        lookBack = back + 86_400
-        lookAhead = ahead + 86_400
+        margin = start.isDate ? 86_400 : 4 * 3_600
+        lookBack = back + margin
+        lookAhead = ahead + margin
         for exception in master.exceptionDates {
             if exception.isDate || isDate {
                 excludedDates.insert(localDate(of: exception))
@@ -224,6 +232,8 @@ enum OccurrenceLength {
         let shift = context.instant(of: start, floating: floating) - originalStart
         let overrideLength = Self.length(of: override, start: start, floating: floating, context: context)
         futureChanges.append((originalStart, shift, override, overrideLength))
+        lookBack = max(lookBack, shift + overrideLength.maximumSeconds + margin)
+        lookAhead = max(lookAhead, -shift + margin)
         futureChanges.sort { $0.from < $1.from }
     }
 
@@ -241,10 +251,12 @@ enum OccurrenceLength {
         let from = window.lowerBound - lookBack
         let to = window.upperBound + lookAhead
         cut = nil
+        spentBudget = false
         if let quiet, quiet.lowerBound <= from, to <= quiet.upperBound { return }
         if result.count >= budget {
             // The budget is spent: nothing of this window is known (libical is not asked).
             cut = window.lowerBound
+            spentBudget = true
             return
         }
         var starts: [(wall: CivilDateTime, start: Int64, end: Int64?)] = []
@@ -259,7 +271,9 @@ enum OccurrenceLength {
         }
         consider(firstWall, firstStart, nil)
         for (index, rule) in master.rules.enumerated() {
-            iterate(index, icalproperty_get_rrule(rule), from: from, to: to, room: max(0, budget - result.count), consider: consider)
+            iterate(
+                index, icalproperty_get_rrule(rule), from: from, to: to, window: window,
+                room: max(0, budget - result.count), consider: consider)
         }
         for date in master.recurrenceDates {
             let start = context.instant(of: date.start, floating: floating)
@@ -282,6 +296,7 @@ enum OccurrenceLength {
             previous = candidate.start
             if result.count >= budget {
                 cut = min(cut ?? .max, candidate.start)
+                spentBudget = true
                 break
             }
             if excludedStarts.contains(candidate.start) { continue }
@@ -307,10 +322,10 @@ enum OccurrenceLength {
         }
     }
 
-    /// Feeds `consider` the rule's instances from `from` to `to`, at most `room` of them
-    /// (what is left of the file's budget) or the limit per window.
+    /// Feeds `consider` the rule's instances from `from` to `to`, at most the limit per window
+    /// of them and `room` (what is left of the file's budget) in `window`.
     private func iterate(
-        _ ruleIndex: Int, _ original: icalrecurrencetype, from: Int64, to: Int64, room: Int,
+        _ ruleIndex: Int, _ original: icalrecurrencetype, from: Int64, to: Int64, window: Range<Int64>, room: Int,
         consider: (CivilDateTime, Int64, Int64?) -> Void
     ) {
         var rule = original
@@ -318,7 +333,8 @@ enum OccurrenceLength {
             let untilWall = zone.wallClock(at: rule.until.civil.secondsAsUTC)
             rule.until = icaltimetype(civil: untilWall, isDate: isDate)
         }
-        let fromWall = zone.wallClock(at: from).adding(seconds: -86_400)
+        let fromWall = zone.wallClock(at: from).adding(seconds: -margin)
+        var evenInstances: (() -> CivilDateTime?)?
         if let even = EvenRule(rule, start: firstWall) {
             if rule.count > 0 {
                 // Past year 9999 nothing is shown, so there the count ends nothing that is.
@@ -329,15 +345,21 @@ enum OccurrenceLength {
             }
             // Where the rule has no instance, libical is not asked.
             guard let next = even.firstInstance(atOrAfter: fromWall), next.date.year <= 9999 else { return }
-            if next > zone.wallClock(at: to).adding(seconds: 86_400) {
+            if next > zone.wallClock(at: to).adding(seconds: margin) {
                 consider(next, instant(of: next), nil)
                 return
+            }
+            let untilIsNull = icaltime_is_null_time(rule.until) != 0
+            if untilIsNull || (rule.until.is_date != 0) == isDate {
+                evenInstances = even.instances(atOrAfter: fromWall, through: untilIsNull ? nil : rule.until.civil)
             }
         }
         // Ended before the window (a day later, for an UNTIL that is a date).
         if icaltime_is_null_time(rule.until) == 0, rule.until.civil.adding(seconds: 86_400) < fromWall { return }
-        var nextWall: () -> CivilDateTime?
-        if rule.count > 0 {
+        let nextWall: () -> CivilDateTime?
+        if let evenInstances {
+            nextWall = evenInstances
+        } else if rule.count > 0 {
             // libical cannot skip ahead in a COUNT rule, so it is expanded once and kept.
             let instances = countedInstances[ruleIndex] ?? expandCounted(rule)
             countedInstances[ruleIndex] = instances
@@ -352,11 +374,16 @@ enum OccurrenceLength {
                 warnOnce("its RRULE cannot be expanded by libical; only DTSTART is used")
                 return
             }
-            if fromWall > firstWall { iterator.skip(to: fromWall) }
+            // For sub-daily rules with BY* parts libical's skip ahead loses the rest of the day it
+            // lands in (set to 09:59 on a Thursday, FREQ=HOURLY;BYDAY=TH;BYHOUR=18 goes on a week
+            // later), so it lands a day before what is needed.
+            let skipWall = zone.wallClock(at: from).adding(seconds: -86_400)
+            if skipWall > firstWall { iterator.skip(to: skipWall) }
             nextWall = iterator.next
         }
         var steps = 0
         var kept = 0
+        var inWindow = 0
         while let wall = nextWall() {
             steps += 1
             if steps > context.limits.maximumStepsPerSeries {
@@ -368,8 +395,10 @@ enum OccurrenceLength {
             if start >= to { break }
             if start >= from {
                 kept += 1
-                if kept > room {
+                if window.contains(start) { inWindow += 1 }
+                if inWindow > room {
                     truncated = true
+                    spentBudget = true
                     cut = min(cut ?? .max, start)
                     break
                 }

@@ -187,8 +187,8 @@ import Testing
         #expect(schedule.texts(at: "2031-02-01T00:00:00+01:00") == [])
     }
 
-    /// A rule with one instance per step: its instances are where libical puts them, so a
-    /// window where it has none is skipped, and its COUNT is read as the UNTIL of its last one.
+    /// A rule with one instance per step: its instances are where libical puts them, so it is
+    /// iterated without libical, and its COUNT is read as the UNTIL of its last one.
     @Test(arguments: [
         ("FREQ=DAILY;COUNT=40", false), ("FREQ=WEEKLY;INTERVAL=2;COUNT=30", false),
         ("FREQ=WEEKLY;BYDAY=TU;COUNT=12", false), ("FREQ=MONTHLY;COUNT=25", false),
@@ -221,6 +221,15 @@ import Testing
         for probe in probes {
             let fromLibical = expected.first { $0 >= probe }
             if let fromLibical { #expect(even.firstInstance(atOrAfter: probe) == fromLibical, "after \(probe)") }
+        }
+        // Iterated from any probe to an UNTIL on an instance or just after it.
+        for last in [expected[3], expected[3].adding(seconds: 1)] {
+            for probe in probes {
+                let next = even.instances(atOrAfter: probe, through: last)
+                var iterated: [CivilDateTime] = []
+                while iterated.count <= expected.count, let instance = next() { iterated.append(instance) }
+                #expect(iterated == expected.filter { $0 >= probe && $0 <= last }, "from \(probe) through \(last)")
+            }
         }
     }
 
