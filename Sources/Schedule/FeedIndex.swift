@@ -16,6 +16,10 @@
         }
     }
 
+    /// The shortest window a spent budget shrinks the expansion to: within it the budget's
+    /// activations are taken in order of their start.
+    static let shortestWindow: Int64 = 60
+
     /// The file's activations from `focus` on, over `span` seconds (in windows of at most
     /// `ScheduleIndex.windowSeconds`) or until `budget` activations are reached or the context's
     /// deadline passes (checked between windows), whichever comes first.
@@ -32,10 +36,36 @@
                 until = windowStart
                 break
             }
-            let window = windowStart..<min(until, windowStart + ScheduleIndex.windowSeconds)
-            for series in series {
-                series.expand(window, into: &found, budget: budget)
-                if let cut = series.cut { until = min(until, cut) }
+            var window = windowStart..<min(until, windowStart + ScheduleIndex.windowSeconds)
+            let foundBefore = found.count
+            let untilBefore = until
+            var shortened = false
+            // A window whose series spend the budget is tried again shorter, so what is kept is
+            // everything up to a time rather than the series that happen to come first in the file.
+            while true {
+                until = shortened ? min(untilBefore, window.upperBound) : untilBefore
+                var spentAt: Int?
+                for (position, series) in series.enumerated() {
+                    series.expand(window, into: &found, budget: budget)
+                    if let cut = series.cut { until = min(until, cut) }
+                    if series.spentBudget {
+                        spentAt = position
+                        break
+                    }
+                }
+                guard let spentAt else { break }
+                let length = window.upperBound - window.lowerBound
+                guard length > Self.shortestWindow, monotonicNanoseconds() < context.deadline else {
+                    // The series after the one that spent it are not known from the window's start.
+                    if spentAt < series.count - 1 { until = min(until, window.lowerBound) }
+                    break
+                }
+                let perSecond = Double(found.count - foundBefore) * Double(series.count) / Double(spentAt + 1)
+                    / Double(length)
+                let fitting = min(Double(length / 2), Double(budget - foundBefore) / max(perSecond, 1e-9) * 0.9)
+                found.removeSubrange(foundBefore...)
+                window = window.lowerBound..<window.lowerBound + max(Self.shortestWindow, Int64(fitting))
+                shortened = true
             }
             windowStart = window.upperBound
         }

@@ -79,8 +79,9 @@ public final class Schedule: Sendable {
     }
 
     /// The messages already active at `from`, then every start and end of a message text up
-    /// to `to` (at most `limit` changes).
-    public func agenda(from: Instant, to: Instant, limit: Int = 10_000) async -> [AgendaEntry] {
+    /// to `to`, or to where a file's expansion was cut (by its budget or its deadline) or to
+    /// `limit` changes.
+    public func agenda(from: Instant, to: Instant, limit: Int = 10_000) async -> Agenda {
         await state.agenda(from: from, to: to, limit: limit)
     }
 

@@ -313,13 +313,19 @@
     }
 
     /// The messages already active at `from`, then every start and end of a message text up
-    /// to `to` (at most `limit` changes).
-    func agenda(from: Instant, to: Instant, limit: Int = 10_000) -> [AgendaEntry] {
+    /// to `to`, or to where a file's expansion was cut (by its budget or its deadline) or to
+    /// `limit` changes.
+    func agenda(from: Instant, to: Instant, limit: Int = 10_000) -> Agenda {
         cover(from.secondsSinceEpoch, through: to.secondsSinceEpoch)
+        let cutEnd = order.compactMap { file -> Int64? in
+            guard let feed = inEffect[file], feed.isExpandable, feed.expansion.isCut else { return nil }
+            return feed.expansion.coverage.upperBound
+        }.min().map { Instant(secondsSinceEpoch: $0) }
+        let end = min(to, cutEnd ?? to)
         var active = messages(at: from)
         var entries = active.map { AgendaEntry(at: displayZone.zoned(from.secondsSinceEpoch), change: .active, message: $0) }
         var now = from
-        while entries.count < limit, let next = nextChange(after: now), next < to {
+        while entries.count < limit, let next = nextChange(after: now), next < end {
             let current = messages(at: next)
             let at = displayZone.zoned(next.secondsSinceEpoch)
             let before = Set(active.map(\.text))
@@ -333,7 +339,10 @@
             active = current
             now = next
         }
-        return Array(entries.prefix(limit))
+        if entries.count >= limit {
+            return Agenda(entries: Array(entries.prefix(limit)), stop: .limit(entries[limit - 1].at))
+        }
+        return Agenda(entries: entries, stop: end < to ? .cut(displayZone.zoned(end.secondsSinceEpoch)) : nil)
     }
 
     /// An instant with the display zone's UTC offset at that instant.
@@ -387,6 +396,21 @@
             source: source, uid: template.uid, kind: activation.kind, priority: template.priority,
             color: template.color, effect: template.effect)
     }
+}
+
+/// How the active messages change over a period.
+public struct Agenda: Sendable {
+    /// Why an agenda stops before the end of its period.
+    public enum Stop: Hashable, Sendable {
+        /// A file's messages from here on are computed later, when their time comes: it has more
+        /// than its budget, or computing them took too long (its problems say which).
+        case cut(ZonedTime)
+        /// The agenda reached its limit of changes here.
+        case limit(ZonedTime)
+    }
+
+    public var entries: [AgendaEntry]
+    public var stop: Stop?
 }
 
 /// One change in an agenda.

@@ -39,8 +39,15 @@ struct AgendaCommand: AsyncParsableCommand {
         var wall = await schedule.zoned(start).wallClock
         wall.date = wall.date.adding(days: days)
         let end = await schedule.instant(ofLocal: wall)
-        let entries = await schedule.agenda(from: start, to: end)
+        let agenda = await schedule.agenda(from: start, to: end)
+        let entries = agenda.entries
+        let stop: (at: ZonedTime, reason: String)? = switch agenda.stop {
+        case .cut(let at): (at, "a file's messages after it are computed only when their time comes (see its warning)")
+        case .limit(let at): (at, "it has \(agenda.entries.count) changes, as many as it lists")
+        case nil: nil
+        }
         if json {
+            if let stop { standardError("marquee agenda: stops at \(stop.at.rfc3339): \(stop.reason)") }
             for entry in entries {
                 print(try jsonLine(Line(at: entry.at.rfc3339, change: entry.change.rawValue, message: entry.message)))
             }
@@ -57,5 +64,6 @@ struct AgendaCommand: AsyncParsableCommand {
             }
             say("  \(shortDate(entry.at))  \(sign): \(entry.message.text)")
         }
+        if let stop { say("  \(shortDate(stop.at))  the agenda stops here: \(stop.reason)") }
     }
 }

@@ -117,7 +117,8 @@ import Testing
     }
 
     /// With its time spent, a file's expansion over several windows (an agenda's) stops after
-    /// the first (which is always done), says so, and later times are expanded when asked for.
+    /// the first (which is always done), says so, the agenda stops there too, and later times
+    /// are expanded when asked for.
     @Test func expansionOutOfTimeStopsAfterTheFirstWindow() throws {
         let folder = try feedFolder(["weekly.ics": calendar(event(
             "UID:w", "DTSTART:20260701T100000Z", "RRULE:FREQ=WEEKLY", "SUMMARY:Choir"))])
@@ -128,9 +129,10 @@ import Testing
         schedule.load([folder], around: instant(Self.at))
         #expect(schedule.feeds.first?.problems == [])
         let agenda = schedule.agenda(from: instant(Self.at), to: instant("2026-09-01T00:00:00Z"))
-        let wednesdays = ["07-08", "07-15", "07-22", "07-29", "08-05", "08-12", "08-19", "08-26"]
-        #expect(agenda.filter { $0.change == .start }.map(\.at.rfc3339)
+        let wednesdays = ["07-08", "07-15", "07-22", "07-29"]
+        #expect(agenda.entries.filter { $0.change == .start }.map(\.at.rfc3339)
             == wednesdays.map { "2026-\($0)T10:00:00+00:00" })
+        #expect(agenda.stop == .cut(schedule.zoned(instant("2026-07-29T10:30:00Z"))))
         let problems = try #require(schedule.feeds.first?.problems)
         #expect(problems.count == 1)
         #expect(problems.allSatisfy { $0.message.hasPrefix("computing its repeats takes too long here; those after ")
@@ -145,9 +147,29 @@ import Testing
         var limits = ScheduleLimits()
         limits.maximumActivationsPerFile = 5
         let schedule = try ScheduleState(displayZone: "UTC", limits: limits)
-        schedule.load([try feedFolder(["feed.ics": calendar(events.joined(separator: "\r\n"))])],
-                      around: instant("2026-07-01T10:00:00Z"))
+        let folder = try feedFolder(["feed.ics": calendar(events.joined(separator: "\r\n"))])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        schedule.load([folder], around: instant("2026-07-01T10:00:00Z"))
         return schedule
+    }
+
+    /// Series that each fill the budget alone share it by time: all of them are shown for a
+    /// shorter stretch, never the first in the file alone, and the next stretch is computed
+    /// when time reaches it.
+    @Test func seriesShareTheBudgetByTime() throws {
+        let events = (1...3).map { number in
+            event("UID:s\(number)", "DTSTART:20260701T090000Z", "DURATION:PT10M", "RRULE:FREQ=MINUTELY;INTERVAL=10",
+                  "SUMMARY:Series \(number)")
+        }
+        let schedule = try withBudgetOfFive(events)
+        let all = ["Series 1", "Series 2", "Series 3"]
+        #expect(schedule.texts(at: "2026-07-01T10:00:00Z") == all)
+        let problems = try #require(schedule.feeds.first?.problems)
+        #expect(problems.count == 1)
+        #expect(problems.first?.message.hasPrefix("more than 5 messages from here on; those after 2026-07-01T10:0") == true,
+                "\(problems)")
+        #expect(schedule.texts(at: "2026-07-01T10:15:00Z") == all)
+        #expect(schedule.texts(at: "2026-07-02T13:05:00Z") == all)
     }
 
     /// Past a file's budget of messages the expansion ends before the first one over it, says

@@ -87,7 +87,7 @@ import Testing
         #expect(schedule.texts(at: "2026-07-01T08:01:00Z") == [])
         #expect(schedule.nextChange(after: instant("2026-07-01T08:00:00Z")) == instant("2026-07-01T08:01:00Z"))
         let agenda = schedule.agenda(from: instant("2026-07-01T07:00:00Z"), to: instant("2026-07-01T09:00:00Z"))
-        #expect(agenda.map(\.at.rfc3339) == ["2026-07-01T08:00:00+00:00", "2026-07-01T08:01:00+00:00"])
+        #expect(agenda.entries.map(\.at.rfc3339) == ["2026-07-01T08:00:00+00:00", "2026-07-01T08:01:00+00:00"])
     }
 
     /// Google's placeholder reminder text, and an empty one, show the event's title instead.
@@ -134,7 +134,7 @@ import Testing
         #expect(schedule.nextChange(after: instant("2026-11-22T03:00:00+01:00")) == instant("2026-11-22T07:00:00+01:00"))
         #expect(schedule.nextChange(after: instant("2026-11-22T07:00:00+01:00")) == instant("2026-11-22T21:00:00+01:00"))
         let agenda = schedule.agenda(from: instant("2027-03-02T12:00:00+01:00"), to: instant("2027-03-04T12:00:00+01:00"))
-        let lines = agenda.map { "\($0.at.wallClock.clock()) \($0.change.rawValue) \($0.message.text)" }
+        let lines = agenda.entries.map { "\($0.at.wallClock.clock()) \($0.change.rawValue) \($0.message.text)" }
         #expect(lines == [
             "21:00 start Night", "00:00 start Birthday", "07:00 end Night", "21:00 start Night",
             "00:00 end Birthday", "07:00 end Night",
@@ -157,7 +157,7 @@ import Testing
         while let next = walking.nextChange(after: changes.last ?? start), next < end { changes.append(next) }
         let whole = try ScheduleState(displayZone: "Europe/Berlin")
         whole.load([folder], around: start)
-        let agenda = whole.agenda(from: start, to: end).filter { $0.change != .active }.map(\.at.instant)
+        let agenda = whole.agenda(from: start, to: end).entries.filter { $0.change != .active }.map(\.at.instant)
         #expect(changes == agenda.reduce(into: []) { if $0.last != $1 { $0.append($1) } })
         #expect(changes.count == 2 * (16 + 15) + 2 + 2)  // 16 Tuesdays and 15 Fridays, the birthday, carols
     }
