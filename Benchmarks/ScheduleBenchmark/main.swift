@@ -147,6 +147,43 @@ func run() async throws {
     let cold = await seconds { _ = await schedule.nextChange(after: far) }
     print(String(format: "nextChange(after:) years later (parses again, expands 28 days): %.2f ms", cold * 1000))
     print(String(format: "peak memory at the end: %.1f MB", peakMemoryMB()))
+    try await runEveryMinute(in: folder)
+}
+
+/// The hostile case of issue 10: 5,000 series that each repeat every minute. The file's
+/// budget keeps what is computed at once to about 100,000 messages: a stretch of minutes with
+/// all 5,000, computed again when time reaches its end.
+func runEveryMinute(in folder: URL) async throws {
+    var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//marquee//benchmark//EN"]
+    for index in 0..<5_000 {
+        lines += ["BEGIN:VEVENT", "UID:minute-\(index)", String(format: "DTSTART:20260101T%02d%02d00Z", index % 24, index % 60),
+                  "DURATION:PT1M", "RRULE:FREQ=MINUTELY", "SUMMARY:Minute \(index)", "END:VEVENT"]
+    }
+    lines.append("END:VCALENDAR")
+    let text = lines.joined(separator: "\r\n") + "\r\n"
+    let file = folder.appendingPathComponent("every-minute.ics")
+    try Data(text.utf8).write(to: file)
+    print("\nfeed: 5000 VEVENTs each repeating every minute, \(text.utf8.count / 1024) KB")
+    let schedule = try await Schedule(displayZone: "UTC")
+    let noon = await schedule.instant(of: TimeArgument("2026-11-22 12:00")!)
+    let load = await seconds { await schedule.load([file.path], around: noon) }
+    var count = 0
+    let first = await seconds { count = await schedule.messages(at: noon).count }
+    print(String(format: "load(around:): %.1f ms; first messages(at:): %.2f ms, %d messages", load * 1000, first * 1000, count))
+    for problem in await schedule.feeds.first!.problems { print("  reported: \(problem.message)") }
+    var queries: [Double] = []
+    for minute in 1...240 {
+        let at = noon + Int64(minute * 60)
+        queries.append(await seconds { count = await schedule.messages(at: at).count })
+        precondition(count == 5_000, "\(count) messages at minute \(minute)")
+    }
+    let computing = queries.filter { $0 > 0.01 }
+    let reading = queries.filter { $0 <= 0.01 }
+    print(String(format: "messages(at:) every minute for 4 hours: median %.2f ms, max %.2f ms over %d queries, "
+        + "and %d that compute the next stretch: median %.1f ms, max %.1f ms",
+                 median(reading) * 1000, reading.max()! * 1000, reading.count, computing.count,
+                 median(computing) * 1000, computing.max()! * 1000))
+    print(String(format: "peak memory at the end: %.1f MB", peakMemoryMB()))
 }
 
 try await run()
