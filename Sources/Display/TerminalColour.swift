@@ -19,14 +19,52 @@ public enum ColourDepth: Sendable, Hashable {
         case .trueColour:
             return "38;2;\(colour.red);\(colour.green);\(colour.blue)"
         case .palette256:
-            func level(_ value: UInt8) -> Int { value < 48 ? 0 : value < 115 ? 1 : (Int(value) - 35) / 40 }
-            return "38;5;\(16 + 36 * level(colour.red) + 6 * level(colour.green) + level(colour.blue))"
+            return "38;5;\(Self.paletteEntry(nearest: colour))"
         case .basic8:
             let top = max(colour.red, colour.green, colour.blue)
             func on(_ value: UInt8) -> Int { Int(value) * 2 > Int(top) ? 1 : 0 }
             let hue = on(colour.red) + 2 * on(colour.green) + 4 * on(colour.blue)
             return top > 0xAA ? "1;3\(hue)" : "3\(hue)"
         }
+    }
+
+    /// The levels of each channel in xterm's 6×6×6 colour cube (entries 16–231).
+    private static let cubeLevels: [UInt8] = [0, 95, 135, 175, 215, 255]
+
+    /// The colour of an entry of xterm's palette from 16 on: the colour cube, then the grey ramp.
+    static func paletteColour(of entry: Int) -> Colour {
+        if entry >= 232 {
+            let grey = UInt8(8 + 10 * (entry - 232))
+            return Colour(red: grey, green: grey, blue: grey)
+        }
+        let index = entry - 16
+        return Colour(red: cubeLevels[index / 36], green: cubeLevels[index / 6 % 6], blue: cubeLevels[index % 6])
+    }
+
+    /// The entry of xterm's palette nearest to `colour` that reads on black at least as well as
+    /// `colour` does, up to 7:1: the nearest level per channel alone turned a readable navy
+    /// into #8787d7 (6.5:1) and grey into #878787 (5.9:1).
+    static func paletteEntry(nearest colour: Colour) -> Int {
+        let needed = min(7, colour.contrastOnBlack)
+        func distance(_ entry: Int) -> Int {
+            let other = paletteColour(of: entry)
+            let (r, g, b) = (Int(other.red) - Int(colour.red), Int(other.green) - Int(colour.green),
+                             Int(other.blue) - Int(colour.blue))
+            return r * r + g * g + b * b
+        }
+        // The cube levels on either side of each channel, and every grey.
+        func around(_ value: UInt8) -> Set<Int> {
+            let above = cubeLevels.firstIndex { $0 >= value } ?? cubeLevels.count - 1
+            return [max(0, above - 1), above]
+        }
+        var candidates = Array(232...255)
+        for red in around(colour.red) {
+            for green in around(colour.green) {
+                for blue in around(colour.blue) { candidates.append(16 + 36 * red + 6 * green + blue) }
+            }
+        }
+        // The upper corner of the cube around the colour reads at least as well, so one passes.
+        return candidates.filter { paletteColour(of: $0).contrastOnBlack >= needed }.min { distance($0) < distance($1) } ?? 231
     }
 }
 

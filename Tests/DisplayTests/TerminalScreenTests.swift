@@ -153,6 +153,24 @@ import Testing
         #expect(ColourDepth.palette256.foreground(Colour(red: 255, green: 0, blue: 0)) == "38;5;196")
     }
 
+    /// In the 256-colour palette every colour made readable keeps 7:1: the nearest entry
+    /// that reads as well, not the nearest level per channel (navy came out at 6.5:1, black
+    /// at 5.9:1).
+    @Test(arguments: [
+        Colour(red: 0, green: 0, blue: 128), Colour(red: 0, green: 0, blue: 0), Colour(red: 128, green: 0, blue: 0),
+        Colour(red: 0, green: 100, blue: 0), Colour(red: 75, green: 0, blue: 130), Colour(red: 255, green: 105, blue: 180),
+        Colour(red: 255, green: 240, blue: 220), Colour(red: 70, green: 130, blue: 180),
+    ])
+    func paletteEntriesKeepTheContrast(colour: Colour) throws {
+        let readable = colour.readable()
+        let entry = ColourDepth.paletteEntry(nearest: readable)
+        let shown = ColourDepth.paletteColour(of: entry)
+        #expect(shown.contrastOnBlack >= 7, "\(readable) shown as entry \(entry), \(shown)")
+        // Still near the colour asked for: no channel more than two cube levels away.
+        #expect(abs(Int(shown.red) - Int(readable.red)) <= 80 && abs(Int(shown.green) - Int(readable.green)) <= 80
+            && abs(Int(shown.blue) - Int(readable.blue)) <= 80, "\(readable) shown as \(shown)")
+    }
+
     /// The announcement is wrapped at word boundaries before the first letter shows.
     @Test func announcementWrapIsFixed() {
         let glyphs = Array("Leave for the physiotherapist now please").enumerated().map {
