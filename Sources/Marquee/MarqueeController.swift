@@ -52,9 +52,10 @@ public final class MarqueeController {
         // What the window shows now was laid from the old messages and stays.
         let left = Int(position(at: t, of: settle(at: t)).rounded(.down))
         tape.lay(upTo: left + self.width + 1, items: items, separator: separator)
+        let arrivals = newItems.indices.filter { index in !items.contains { $0.message.text == newItems[index].message.text } }
         items = newItems
         self.width = width
-        reconsider(at: t)
+        reconsider(at: t, arrivals: arrivals)
     }
 
     /// New settings from `t` on (a reloaded configuration): the text on screen stays where it
@@ -211,7 +212,8 @@ public final class MarqueeController {
     /// Decides still or moving for the current messages and width, without moving what is
     /// on screen: a still line that no longer fits starts moving from where it stands; a
     /// moving line whose messages now fit glides on until its text is centred.
-    private func reconsider(at t: Nanoseconds) {
+    /// `arrivals` (indices into the messages) just became active: a moving line shows them next.
+    private func reconsider(at t: Nanoseconds, arrivals: [Int] = []) {
         let current = pause?.resumeMotion ?? settle(at: t)
         let x = position(at: t, of: motion)
         let left = Int(x.rounded(.down))
@@ -237,10 +239,10 @@ public final class MarqueeController {
         case .still:
             // The still line starts moving where it stands; new text enters at the right edge.
             if !tape.pieces.isEmpty { tape.appendGap(left + width - tape.end) }
-            tape.continueCycle()
+            tape.continueCycle(items: items)
             next = .moving(from: x, since: t)
         case .moving, .gliding:
-            tape.continueCycle()
+            tape.continueCycle(items: items, arrivals: arrivals)
             next = .moving(from: x, since: t)
         }
         if pause != nil {

@@ -21,6 +21,8 @@ struct Tape {
     private(set) var end = 0
     var source = Source.ended
     var needsSeparator = false
+    /// Messages laid before the cycle goes on: those that just became active.
+    private var arrivals: [TapeItem] = []
 
     /// Whether the last piece is a message (not a separator or a gap).
     var endsWithMessage: Bool {
@@ -35,6 +37,9 @@ struct Tape {
             if needsSeparator {
                 append(separator, isSeparator: true)
                 needsSeparator = false
+            } else if !arrivals.isEmpty {
+                append(arrivals.removeFirst(), isSeparator: false)
+                needsSeparator = true
             } else {
                 append(items[next % items.count], isSeparator: false)
                 next = (next + 1) % items.count
@@ -44,9 +49,12 @@ struct Tape {
         source = .cycle(next: next)
     }
 
-    /// From the next seam on, the tape repeats the (new) messages from the first.
-    mutating func continueCycle() {
-        source = .cycle(next: 0)
+    /// From the next seam on, the tape shows `arrivals` (indices into the new messages) and then
+    /// repeats the messages from the one after the last arrival, or from the first: a message
+    /// that just became active comes next, not after a loop through the others.
+    mutating func continueCycle(items: [TapeItem], arrivals: [Int] = []) {
+        self.arrivals = arrivals.map { items[$0] }
+        source = .cycle(next: arrivals.last.map { ($0 + 1) % items.count } ?? 0)
         needsSeparator = endsWithMessage
     }
 
@@ -69,6 +77,7 @@ struct Tape {
         }
         source = .ended
         needsSeparator = false
+        arrivals = []
     }
 
     /// Forgets every piece; positions go on from where the tape ended.
@@ -76,6 +85,7 @@ struct Tape {
         pieces.removeAll()
         source = .ended
         needsSeparator = false
+        arrivals = []
     }
 
     /// Forgets pieces not shown yet (starting at or after `position`), to lay new ones.

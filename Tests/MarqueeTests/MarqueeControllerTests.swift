@@ -99,6 +99,26 @@ let words = ["It's night-time", "Good morning!", "🎂 Johnny turns 7", "漢字�
         #expect(!full.contains("   "))
     }
 
+    /// A message that becomes active on a moving line comes right after the message at the
+    /// right edge, wherever it stands in the display order, and appears once before the cycle
+    /// goes on (it waited for a loop through the others: 11 s on 40 columns).
+    @Test func aNewMessageComesNext() {
+        let before = (1...5).map { "Message \($0) with some words of news" }  // 36 cells each
+        let marquee = controller(speed: 10)
+        marquee.update(messages: before.map { MarqueeMessage(text: $0) }, at: t0, width: 40)
+        let change = t0 + 73 * second / 10
+        var after = before
+        after.insert("Leave now", at: 3)
+        marquee.update(messages: after.map { MarqueeMessage(text: $0) }, at: change, width: 40)
+        let frames = (0..<300).map { tenth in text(marquee.frame(at: change + Nanoseconds(tenth) * second / 10, width: 40), width: 40) }
+        let first = frames.firstIndex { $0.contains("Leave") }
+        // At most the rest of the message at the right edge and one separator (3 cells) first.
+        #expect(first.map { $0 <= 39 } == true, "Leave now first shown after \(first.map { Double($0) / 10 } ?? -1) s")
+        // Then the cycle goes on from the message after it, not from the arrival again.
+        let following = frames.firstIndex { $0.hasSuffix("Leave now • M") }
+        #expect(following != nil && frames[following! + 20].contains("Message 4"), "\(frames[(following ?? 0) + 20])")
+    }
+
     /// What fits stands still, centred; no motion at all.
     @Test func stillAndCentredWhenItFits() {
         let marquee = controller()
