@@ -49,12 +49,16 @@ struct Tape {
         source = .cycle(next: next)
     }
 
-    /// From the next seam on, the tape shows `arrivals` (indices into the new messages) and then
-    /// repeats the messages from the one after the last arrival, or from the first: a message
-    /// that just became active comes next, not after a loop through the others.
+    /// From the next seam on, the tape shows the arrivals not laid yet and `arrivals` (indices
+    /// into the new messages), then repeats the messages from the one after the last arrival, or
+    /// from the first: a message that just became active comes next, not after a loop through
+    /// the others.
     mutating func continueCycle(items: [TapeItem], arrivals: [Int] = []) {
-        self.arrivals = arrivals.map { items[$0] }
-        source = .cycle(next: arrivals.last.map { ($0 + 1) % items.count } ?? 0)
+        let waiting = self.arrivals.compactMap { waiting in items.firstIndex { $0.message.text == waiting.message.text } }
+        var order: [Int] = []
+        for index in waiting + arrivals where !order.contains(index) { order.append(index) }
+        self.arrivals = order.map { items[$0] }
+        source = .cycle(next: order.last.map { ($0 + 1) % items.count } ?? 0)
         needsSeparator = endsWithMessage
     }
 

@@ -110,13 +110,17 @@ let words = ["It's night-time", "Good morning!", "🎂 Johnny turns 7", "漢字�
         var after = before
         after.insert("Leave now", at: 3)
         marquee.update(messages: after.map { MarqueeMessage(text: $0) }, at: change, width: 40)
+        // A second arrival before the first is laid: both come, in turn.
+        after.insert("Bins out", at: 1)
+        marquee.update(messages: after.map { MarqueeMessage(text: $0) }, at: change + second / 2, width: 40)
         let frames = (0..<300).map { tenth in text(marquee.frame(at: change + Nanoseconds(tenth) * second / 10, width: 40), width: 40) }
         let first = frames.firstIndex { $0.contains("Leave") }
         // At most the rest of the message at the right edge and one separator (3 cells) first.
         #expect(first.map { $0 <= 39 } == true, "Leave now first shown after \(first.map { Double($0) / 10 } ?? -1) s")
-        // Then the cycle goes on from the message after it, not from the arrival again.
-        let following = frames.firstIndex { $0.hasSuffix("Leave now • M") }
-        #expect(following != nil && frames[following! + 20].contains("Message 4"), "\(frames[(following ?? 0) + 20])")
+        #expect(frames.contains { $0.contains("Leave now • Bins out") })
+        // Then the cycle goes on from the message after the last arrival, not from an arrival again.
+        let following = frames.firstIndex { $0.hasSuffix("Bins out • M") }
+        #expect(following != nil && frames[following! + 20].contains("Message 2"), "\(frames[(following ?? 0) + 20])")
     }
 
     /// What fits stands still, centred; no motion at all.
