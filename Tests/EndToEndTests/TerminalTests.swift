@@ -273,6 +273,7 @@ import Testing
     @Test func configurationFileAndReload() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-conf-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
         let config = folder.appendingPathComponent("marquee.toml")
         let feeds = folder.appendingPathComponent("feeds")
         try FileManager.default.createDirectory(at: feeds, withIntermediateDirectories: true)
