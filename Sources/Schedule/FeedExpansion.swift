@@ -51,7 +51,7 @@ struct ExpansionRequest: Sendable {
     var displayZone: String
     var defaultDuration: Int64
     var limits: ScheduleLimits
-    /// Expansion starts at the window holding this instant.
+    /// Expansion starts at this instant.
     var focus: Int64
     /// How far from `focus` to expand, in seconds; 0 only parses.
     var span: Int64

@@ -293,12 +293,17 @@
     /// The first start or end of an activation after `seconds` in the expansions, or where one
     /// of them was cut (what follows is computed then).
     private func knownChange(after seconds: Int64) -> Int64? {
-        let cuts = order.compactMap { file -> Int64? in
-            guard let expansion = inEffect[file]?.expansion, expansion.isCut,
-                expansion.coverage.upperBound > seconds else { return nil }
-            return expansion.coverage.upperBound
+        let cut = cutEnds().filter { $0 > seconds }.min()
+        return [index.nextBoundary(after: seconds), cut].compactMap { $0 }.min()
+    }
+
+    /// Where the expansions that were cut (by a budget or a deadline) end: what follows is
+    /// computed when time reaches it, or never for a file the reader gave up on.
+    private func cutEnds(expandableOnly: Bool = false) -> [Int64] {
+        order.compactMap { file in
+            guard let feed = inEffect[file], feed.expansion.isCut, feed.isExpandable || !expandableOnly else { return nil }
+            return feed.expansion.coverage.upperBound
         }
-        return [index.nextBoundary(after: seconds), cuts.min()].compactMap { $0 }.min()
     }
 
     /// Until when every file's activations are known.
@@ -317,11 +322,7 @@
     /// `limit` changes.
     func agenda(from: Instant, to: Instant, limit: Int = 10_000) -> Agenda {
         cover(from.secondsSinceEpoch, through: to.secondsSinceEpoch)
-        let cutEnd = order.compactMap { file -> Int64? in
-            guard let feed = inEffect[file], feed.isExpandable, feed.expansion.isCut else { return nil }
-            return feed.expansion.coverage.upperBound
-        }.min().map { Instant(secondsSinceEpoch: $0) }
-        let end = min(to, cutEnd ?? to)
+        let end = min(to, cutEnds(expandableOnly: true).min().map(Instant.init(secondsSinceEpoch:)) ?? to)
         var active = messages(at: from)
         var entries = active.map { AgendaEntry(at: displayZone.zoned(from.secondsSinceEpoch), change: .active, message: $0) }
         var now = from
