@@ -271,9 +271,7 @@ public struct ScheduleLimits: Sendable, Hashable {
                 }
             case ICAL_XLICERROR_PROPERTY:
                 if let rule = ruleWithoutInvalidCount(property) {
-                    let repaired = icalproperty_new_rrule(rule)!
-                    icalcomponent_add_property(event, repaired)
-                    record.rules.append(repaired)
+                    record.rules.append(addedRule(rule, to: event))
                     report(.warning, propertyLine("RRULE"), "RRULE has an invalid COUNT; read without it")
                 } else {
                     reportLibicalError(property, source: source, componentLine: line)
@@ -289,6 +287,14 @@ public struct ScheduleLimits: Sendable, Hashable {
             }
         }
         return validate(record, of: event, text: marqueeText ?? summary, line: line, propertyLine: propertyLine)
+    }
+
+    /// A repaired or adjusted rule as a new RRULE property of `event`: records point to their
+    /// rules in the parsed tree, which frees it with the tree.
+    private func addedRule(_ rule: icalrecurrencetype, to event: OpaquePointer) -> OpaquePointer {
+        let property = icalproperty_new_rrule(rule)!
+        icalcomponent_add_property(event, property)
+        return property
     }
 
     /// The RRULE libical refused, read again without its COUNT where that was the trouble
@@ -384,11 +390,7 @@ public struct ScheduleLimits: Sendable, Hashable {
                 report(.warning, propertyLine("RRULE"), "\(what): its RRULE \(problem); only DTSTART is used")
                 return nil
             }
-            guard RuleCheck.values(rule.by_second) != seconds else { return property }
-            // The rule as adjusted is read from the tree too.
-            let adjusted = icalproperty_new_rrule(rule)!
-            icalcomponent_add_property(event, adjusted)
-            return adjusted
+            return RuleCheck.values(rule.by_second) == seconds ? property : addedRule(rule, to: event)
         }
         return record
     }
