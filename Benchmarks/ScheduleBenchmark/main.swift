@@ -119,6 +119,34 @@ func run() async throws {
                  (load + firstQuery) * 1000, (load + firstQuery) / libical))
     print(String(format: "first snapshot (messages, next change, until when): %.2f ms (median of 9)",
                  median(firstSnapshotTimes) * 1000))
+    // The daemon and the CLI read through `marquee read-feed` (a process start, the request and
+    // the answer on a socket), built next to this benchmark by `swift build -c release`.
+    let marquee = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("marquee").path
+    if FileManager.default.isExecutableFile(atPath: marquee) {
+        var helperTimes: [Double] = []
+        var helperRatios: [Double] = []
+        for _ in 0..<9 {
+            let parse = await seconds {
+                let bytes = Array(text.utf8) + [0]
+                bytes.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { icalcomponent_free(icalparser_parse_string($0.baseAddress)) }
+                }
+            }
+            let helped = try await Schedule(displayZone: "Europe/Berlin",
+                                            reader: .helper(executable: marquee, arguments: ["read-feed"]))
+            let time = await seconds {
+                await helped.load([file.path], around: noon)
+                _ = await helped.messages(at: noon)
+            }
+            helperTimes.append(time)
+            helperRatios.append(time / parse)
+        }
+        print(String(format: "load + first query through the helper process, as marquee reads: %.1f ms = %.2fx "
+            + "libical's parse (median of 9 side-by-side ratios)", median(helperTimes) * 1000, median(helperRatios)))
+    } else {
+        print("load through the helper process: skipped (\(marquee) is not built)")
+    }
     print(String(format: "peak memory: %.1f MB (%.1f MB before loading)", peakMemoryMB(), memoryBefore))
     let status = await schedule.feeds.first!
     precondition(status.eventCount == 10_000 && status.problems.isEmpty, "unexpected load: \(status)")

@@ -9,7 +9,6 @@ struct ReadFeedCommand: AsyncParsableCommand {
         shouldDisplay: false)
 
     func run() async throws {
-        let status = await serveFeedReading()
-        if status != 0 { throw ExitCode(status) }
+        await serveFeedReading()
     }
 }
