@@ -14,16 +14,19 @@ struct ScheduleIndex {
     }
 
     /// The activations overlapping one window: short ones sorted by start, so a query
-    /// looks only at those that started within `shortLimit` before it; long ones scanned.
+    /// looks only at those that started within the longest of them before it; long ones scanned.
     private struct Window {
         var short: [Entry]
+        /// The longest duration among `short` (at most `shortLimit`).
+        var longestShort: Int64
         var long: [Entry]
         var boundaries: [Int64]
     }
 
     private static let shortLimit: Int64 = 2 * 86_400
 
-    private let feeds: [FeedExpansion]
+    /// The expansions, in the order `Entry.feed` counts.
+    let feeds: [FeedExpansion]
     private var windows: [Int64: Window] = [:]
 
     init(feeds: [FeedExpansion]) {
@@ -33,7 +36,7 @@ struct ScheduleIndex {
     mutating func activations(at instant: Int64) -> [Entry] {
         let window = window(containing: instant)
         var result = window.long.filter { $0.activation.isActive(at: instant) }
-        var index = window.short.partitionPoint { $0.activation.start <= instant - Self.shortLimit - 1 }
+        var index = window.short.partitionPoint { $0.activation.start <= instant - window.longestShort - 1 }
         while index < window.short.count, window.short[index].activation.start <= instant {
             if window.short[index].activation.isActive(at: instant) { result.append(window.short[index]) }
             index += 1
@@ -74,16 +77,19 @@ struct ScheduleIndex {
         unique.reserveCapacity(boundaries.count)
         for boundary in boundaries where boundary != unique.last { unique.append(boundary) }
         var short: [Entry] = []
+        var longestShort: Int64 = 0
         var long: [Entry] = []
         for entry in entries {
-            if entry.activation.end - entry.activation.start <= Self.shortLimit {
+            let duration = entry.activation.end - entry.activation.start
+            if duration <= Self.shortLimit {
                 short.append(entry)
+                longestShort = max(longestShort, duration)
             } else {
                 long.append(entry)
             }
         }
         short.sort { $0.activation.start < $1.activation.start }
-        let window = Window(short: short, long: long, boundaries: unique)
+        let window = Window(short: short, longestShort: longestShort, long: long, boundaries: unique)
         if windows.count >= Self.cachedWindows { windows.removeAll(keepingCapacity: true) }
         windows[number] = window
         return window

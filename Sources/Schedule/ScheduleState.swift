@@ -273,10 +273,11 @@
     /// The messages active at `instant`, in display order, each text once.
     func messages(at instant: Instant) -> [Message] {
         cover(instant.secondsSinceEpoch, through: instant.secondsSinceEpoch)
-        var messages = index.activations(at: instant.secondsSinceEpoch).map(message(for:))
-        messages.sort(by: Message.displayOrder)
-        var seen: Set<String> = []
-        return messages.filter { seen.insert($0.text).inserted }
+        let messages = index.activations(at: instant.secondsSinceEpoch).map(message(for:))
+        // Sorted by position: a message is large to move.
+        let ordered = messages.indices.sorted { Message.displayOrder(messages[$0], messages[$1]) }
+        var seen = Set<String>(minimumCapacity: messages.count)
+        return ordered.lazy.map { messages[$0] }.filter { seen.insert($0.text).inserted }
     }
 
     /// The first instant after `instant` at which a message starts or ends, or nil if none
@@ -379,7 +380,7 @@
     private func message(for entry: ScheduleIndex.Entry) -> Message {
         let activation = entry.activation
         let source = order[entry.feed]
-        let template = inEffect[source]!.expansion.templates[activation.template]
+        let template = index.feeds[entry.feed].templates[activation.template]
         let zone = displayZone
         let text = fillPlaceholders(template.text) { name in
             switch name {
@@ -497,7 +498,7 @@ func directoryEntries(_ path: String) -> [(name: String, bytes: [UInt8])]? {
 
 /// Replaces `{name}` with what `value(name)` gives; unknown names stay as written.
 func fillPlaceholders(_ template: String, _ value: (String) -> String?) -> String {
-    guard template.contains("{") else { return template }
+    guard template.utf8.contains(UInt8(ascii: "{")) else { return template }
     var result = ""
     var rest = Substring(template)
     while let open = rest.firstIndex(of: "{") {
