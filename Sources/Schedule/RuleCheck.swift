@@ -46,7 +46,7 @@ enum RuleCheck {
     }
 
     /// The length of one step of a FREQ, for the frequencies whose steps are days or shorter.
-    private static func stepSeconds(_ frequency: icalrecurrencetype_frequency) -> Int? {
+    static func stepSeconds(_ frequency: icalrecurrencetype_frequency) -> Int? {
         switch frequency {
         case ICAL_SECONDLY_RECURRENCE: 1
         case ICAL_MINUTELY_RECURRENCE: 60

@@ -370,15 +370,26 @@ enum OccurrenceLength {
                 return instances[index]
             }
         } else {
-            guard let iterator = RecurrenceIterator(rule: rule, start: firstWall, isDate: isDate) else {
+            // libical's skip ahead can lose the rest of the day it lands in (FREQ=HOURLY;BYDAY=TH;
+            // BYHOUR=18 set to 09:59 on a Thursday goes on a week later), so it lands a day early.
+            let skipWall = zone.wallClock(at: from).adding(seconds: -86_400)
+            var iterationStart = firstWall
+            var skips = skipWall > firstWall
+            // For a sub-daily rule it also loses the INTERVAL's phase (every 5 hours from 10:17
+            // gave 02:17, not 06:17): such a rule starts instead at the last step of its own grid
+            // before `skipWall`, which is before the window, so whether it matches the rule's BY*
+            // parts does not matter.
+            if skips, let step = RuleCheck.stepSeconds(rule.freq), step < 86_400 {
+                let stride = Int64(step) * Int64(max(1, rule.interval))
+                iterationStart = firstWall.adding(
+                    seconds: (skipWall.secondsAsUTC - firstWall.secondsAsUTC) / stride * stride)
+                skips = false
+            }
+            guard let iterator = RecurrenceIterator(rule: rule, start: iterationStart, isDate: isDate) else {
                 warnOnce("its RRULE cannot be expanded by libical; only DTSTART is used")
                 return
             }
-            // For sub-daily rules with BY* parts libical's skip ahead loses the rest of the day it
-            // lands in (set to 09:59 on a Thursday, FREQ=HOURLY;BYDAY=TH;BYHOUR=18 goes on a week
-            // later), so it lands a day before what is needed.
-            let skipWall = zone.wallClock(at: from).adding(seconds: -86_400)
-            if skipWall > firstWall { iterator.skip(to: skipWall) }
+            if skips { iterator.skip(to: skipWall) }
             nextWall = iterator.next
         }
         var steps = 0

@@ -247,6 +247,34 @@ import Testing
         #expect(EvenRule(icalrecurrencetype_from_string(rule), start: start) == nil)
     }
 
+    /// A sub-daily rule with BY* parts gives the same instances wherever its expansion starts:
+    /// those libical finds iterating from DTSTART. libical's own skip ahead lost the INTERVAL's
+    /// phase (every 5 hours from 10:17 moved by 3 hours) and the rest of the day it landed in.
+    @Test(arguments: [
+        "FREQ=HOURLY;INTERVAL=5;BYDAY=MO,TU,WE,TH,FR", "FREQ=MINUTELY;INTERVAL=15;BYHOUR=9,10",
+        "FREQ=MINUTELY;INTERVAL=7;BYDAY=TH;BYHOUR=18", "FREQ=HOURLY;BYDAY=TH;BYHOUR=18",
+    ])
+    func subDailyRuleKeepsItsPhase(rule: String) throws {
+        let start = CivilDateTime(2026, 7, 1, 10, 17, 30)
+        let iterator = try #require(RecurrenceIterator(rule: icalrecurrencetype_from_string(rule), start: start, isDate: false))
+        let end = CivilDateTime(2026, 9, 1)
+        var expected: [Int64] = [start.secondsAsUTC]
+        while let next = iterator.next(), next < end {
+            if next != start { expected.append(next.secondsAsUTC) }
+        }
+        let stamp = "DTSTART:20260701T101730Z"
+        let folder = try feedFolder(["feed.ics": calendar(event(stamp, "DURATION:PT1S", "SUMMARY:Often", "RRULE:" + rule))])
+        for day in [9, 23, 38, 52] {
+            let from = start.secondsAsUTC + Int64(day) * 86_400 + 3_600 * Int64(day % 7)
+            let to = from + 3 * 86_400
+            let schedule = try ScheduleState(displayZone: "UTC")
+            schedule.load([folder], around: Instant(secondsSinceEpoch: from))
+            let agenda = schedule.agenda(from: Instant(secondsSinceEpoch: from), to: Instant(secondsSinceEpoch: to))
+            let starts = agenda.entries.filter { $0.change == .start }.map(\.at.instant.secondsSinceEpoch)
+            #expect(starts == expected.filter { $0 > from && $0 < to }, "\(day) days after DTSTART")
+        }
+    }
+
     /// The master with the highest SEQUENCE wins; several VCALENDARs in one file all count.
     @Test func sequenceAndSeveralCalendarsInOneFile() throws {
         let text = calendar(
