@@ -8,7 +8,7 @@
 /// process; not thread-safe: one owner drives it.
 public final class MarqueeController {
     public private(set) var configuration: MarqueeConfiguration
-    private let metrics: any GlyphMetrics
+    private var metrics: any GlyphMetrics
     private var unitsPerSecond: Double
     private let origin: Nanoseconds
     private var width = 0
@@ -38,16 +38,12 @@ public final class MarqueeController {
     /// enters at the next seam; typewriter messages that just became active are announced.
     public func update(messages: [MarqueeMessage], at t: Nanoseconds, width: Int) {
         self.messages = messages
-        let effective = messages.map { message in
-            var message = message
-            if let all = configuration.effectForAll { message.effect = all }
-            return message
-        }
+        let effective = effectiveMessages
         for message in effective where message.effect == .typewriter && !activeTexts.contains(message.text) {
             announce(TapeItem(message, metrics: metrics), at: t)
         }
         activeTexts = Set(effective.map(\.text))
-        let newItems = effective.map { TapeItem($0, metrics: metrics) }.filter { $0.width > 0 }
+        let newItems = measuredItems
         guard newItems != items || width != self.width else { return }
         // What the window shows now was laid from the old messages and stays.
         let left = Int(position(at: t, of: settle(at: t)).rounded(.down))
@@ -80,6 +76,52 @@ public final class MarqueeController {
         let current = messages
         items = []
         update(messages: current, at: t, width: width)
+    }
+
+    /// The screen measures text differently from `t` on (a new framebuffer with another text
+    /// size, the console instead of the framebuffer): what is laid is measured again, and the
+    /// letter at the window's left edge stays there, as far into it as it was. The speed stays
+    /// the same in characters per second; the line is centred or moves for the new width.
+    public func remeasure(with metrics: any GlyphMetrics, at t: Nanoseconds, width: Int) {
+        let x = position(at: t, of: settle(at: t))
+        let ratio = Double(metrics.unitsPerCharacter) / Double(self.metrics.unitsPerCharacter)
+        self.metrics = metrics
+        unitsPerSecond = configuration.charactersPerSecond * Double(metrics.unitsPerCharacter)
+        separator = TapeItem(separator.message, metrics: metrics)
+        items = measuredItems
+        for index in announcements.indices {
+            announcements[index].item = TapeItem(announcements[index].item.message, metrics: metrics)
+        }
+        let mapped = tape.remeasure(position: x, ratio: ratio) { TapeItem($0.message, metrics: metrics) }
+        // A glide's target was in the old measure: the line moves on, and is reconsidered below.
+        func remapped(_ motion: Motion) -> Motion {
+            if case .still = motion { return .still(mapped) }
+            return .moving(from: mapped, since: t)
+        }
+        if let paused = pause {
+            pause = (paused.at, remapped(paused.resumeMotion))
+            motion = .still(mapped)
+        } else {
+            motion = remapped(motion)
+        }
+        self.width = width
+        // A line that moves and still does not fit goes on with its cycle as laid.
+        if case .moving = pause?.resumeMotion ?? motion, !fits { return }
+        reconsider(at: t)
+    }
+
+    /// The messages of the last update, with the effect for all applied.
+    private var effectiveMessages: [MarqueeMessage] {
+        messages.map { message in
+            var message = message
+            if let all = configuration.effectForAll { message.effect = all }
+            return message
+        }
+    }
+
+    /// The messages measured for the tape (those with nothing to show left out).
+    private var measuredItems: [TapeItem] {
+        effectiveMessages.map { TapeItem($0, metrics: metrics) }.filter { $0.width > 0 }
     }
 
     /// Stops all motion (WCAG 2.2.2) until `resume`; the text stays where it is.
@@ -219,8 +261,8 @@ public final class MarqueeController {
         let left = Int(x.rounded(.down))
         tape.lay(upTo: left + width + 1, items: items, separator: separator)
         tape.dropPieces(startingFrom: left + width + 1)
-        let lineWidth = items.isEmpty ? 0 : items.reduce(0) { $0 + $1.width } + (items.count - 1) * separator.width
-        let fits = lineWidth <= width
+        let lineWidth = self.lineWidth
+        let fits = self.fits
         let next: Motion
         switch current {
         case .still where fits:
@@ -252,6 +294,14 @@ public final class MarqueeController {
             motion = next
         }
     }
+
+    /// The messages once, joined by the separator.
+    private var lineWidth: Int {
+        items.isEmpty ? 0 : items.reduce(0) { $0 + $1.width } + (items.count - 1) * separator.width
+    }
+
+    /// Whether the messages fit the window at once (then they stand still, centred).
+    private var fits: Bool { lineWidth <= width }
 
     // MARK: - Effects
 

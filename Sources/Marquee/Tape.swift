@@ -101,6 +101,49 @@ struct Tape {
         needsSeparator = false
     }
 
+    /// The same pieces in a new measure (`measure` gives an item its new glyphs; a gap is
+    /// scaled by `ratio`), laid one after the other from the first one's scaled start. Returns
+    /// where `position` lands: on the same letter and as far into it, or as far into the gap.
+    mutating func remeasure(position: Double, ratio: Double, measure: (TapeItem) -> TapeItem) -> Double {
+        let oldFirst = Double(pieces.first?.start ?? end)
+        let oldEnd = Double(end)
+        var cursor = Int((oldFirst * ratio).rounded())
+        let newFirst = Double(cursor)
+        var mapped: Double?
+        for index in pieces.indices {
+            let old = pieces[index]
+            var piece = old
+            piece.start = cursor
+            if let item = old.item {
+                piece.item = measure(item)
+                piece.width = piece.item?.width ?? 0
+            } else {
+                piece.width = max(1, Int((Double(old.width) * ratio).rounded()))
+            }
+            if mapped == nil, position >= Double(old.start), position < Double(old.end) {
+                mapped = Double(cursor) + Self.offset(position - Double(old.start), from: old, to: piece)
+            }
+            cursor += piece.width
+            pieces[index] = piece
+        }
+        arrivals = arrivals.map(measure)
+        end = cursor
+        if let mapped { return mapped }
+        return position < oldFirst ? newFirst + (position - oldFirst) * ratio : Double(end) + (position - oldEnd) * ratio
+    }
+
+    /// An offset into `old` as the same offset into `new`: as far into the same letter when
+    /// both hold the same letters, else the same share of the piece.
+    private static func offset(_ offset: Double, from old: Piece, to new: Piece) -> Double {
+        if let before = old.item?.glyphs, let after = new.item?.glyphs, before.count == after.count,
+           let index = before.lastIndex(where: { Double($0.offset) <= offset })
+        {
+            let share = min(1, (offset - Double(before[index].offset)) / Double(max(1, before[index].advance)))
+            return Double(after[index].offset) + share * Double(after[index].advance)
+        }
+        return old.width > 0 ? offset / Double(old.width) * Double(new.width) : 0
+    }
+
     /// Forgets pieces that ended before `position` (scrolled off long ago).
     mutating func prune(before position: Int) {
         let count = pieces.prefix { $0.end < position }.count

@@ -271,3 +271,107 @@ let words = ["It's night-time", "Good morning!", "🎂 Johnny turns 7", "漢字�
         #expect(marquee.nextFrameChange(after: t0, effectStep: second / 10) == t0 + second / 10)
     }
 }
+
+/// A screen that measures text differently (a new framebuffer with another text size, the
+/// console instead of the framebuffer) continues the text where it was.
+@Suite struct RemeasureTests {
+    /// Terminal cells, each `scale` units wide.
+    struct ScaledCells: GlyphMetrics {
+        let scale: Int
+        var unitsPerCharacter: Int { scale }
+        func advance(of character: Character) -> Int { CellMetrics().advance(of: character) * scale }
+    }
+
+    /// Letters of different widths, 48 units for an average one.
+    struct ProportionalMetrics: GlyphMetrics {
+        var unitsPerCharacter: Int { 48 }
+        func advance(of character: Character) -> Int {
+            guard let scalar = character.unicodeScalars.first else { return 0 }
+            return CellMetrics().advance(of: character) * (32 + Int(scalar.value % 5) * 8)
+        }
+    }
+
+    static func randomTexts(_ random: inout Seeded) -> [MarqueeMessage] {
+        (0..<Int.random(in: 2...5, using: &random)).map { _ in
+            MarqueeMessage(text: words.randomElement(using: &random)! + " " + words.randomElement(using: &random)!)
+        }
+    }
+
+    /// Measured again in units 64 times as fine, nothing changes on screen, then or later:
+    /// the same letters at the same places, moving at the same speed, the messages in the
+    /// same order.
+    @Test func aFinerMeasureChangesNothing() {
+        var random = Seeded(state: 11)
+        for _ in 0..<60 {
+            let texts = Self.randomTexts(&random)
+            let width = Int.random(in: 12...40, using: &random)
+            let reference = controller(), remeasured = controller()
+            reference.update(messages: texts, at: t0, width: width)
+            remeasured.update(messages: texts, at: t0, width: width)
+            let t = t0 + Nanoseconds.random(in: 0...(600 * second), using: &random)
+            _ = reference.frame(at: t, width: width)
+            _ = remeasured.frame(at: t, width: width)
+            remeasured.remeasure(with: ScaledCells(scale: 64), at: t, width: width * 64)
+            for later in [0, 1, 7, 30, 95].map({ t + $0 * second / 2 }) {
+                let expected = Self.placed(reference.frame(at: later, width: width, includingPartialGlyphs: true), scale: 1)
+                let shown = Self.placed(remeasured.frame(at: later, width: width * 64, includingPartialGlyphs: true), scale: 64)
+                let inside = { (letters: [(Character, Double)]) in letters.filter { $0.1 >= 0 && $0.1 <= Double(width - 2) } }
+                let (a, b) = (inside(expected), inside(shown))
+                #expect(a.map(\.0) == b.map(\.0), "\(texts.map(\.text)) at +\(Double(later - t) / 1e9) s")
+                #expect(zip(a, b).allSatisfy { abs($0.1 - $1.1) < 0.02 })
+            }
+        }
+    }
+
+    /// Each letter shown and where its left edge is, in cells from the window's left edge.
+    static func placed(_ frame: Frame, scale: Int) -> [(Character, Double)] {
+        let shift = frame.position.rounded(.down) - frame.position
+        return frame.glyphs.map { ($0.character, (Double($0.x) + shift) / Double(scale)) }
+    }
+
+    /// Measured in proportional letters, the letter at the window's left edge stays there, as
+    /// far into it as it was.
+    @Test func theLetterAtTheLeftEdgeStays() {
+        var random = Seeded(state: 12)
+        var moving = 0
+        for _ in 0..<80 {
+            let marquee = controller()
+            marquee.update(messages: Self.randomTexts(&random), at: t0, width: 20)
+            let t = t0 + Nanoseconds.random(in: 0...(600 * second), using: &random)
+            let before = marquee.frame(at: t, width: 20, includingPartialGlyphs: true)
+            guard before.isMoving else { continue }
+            moving += 1
+            marquee.remeasure(with: ProportionalMetrics(), at: t, width: 20 * 48)
+            let after = marquee.frame(at: t, width: 20 * 48, includingPartialGlyphs: true)
+            #expect(after.glyphs.first?.character == before.glyphs.first?.character)
+            #expect(abs(Self.intoFirstLetter(after) - Self.intoFirstLetter(before)) < 0.03)
+        }
+        #expect(moving > 40)
+    }
+
+    /// How far the window's left edge is into the first letter shown (0 at its start, 1 at its end).
+    static func intoFirstLetter(_ frame: Frame) -> Double {
+        guard let glyph = frame.glyphs.first else { return -1 }
+        return (frame.position - frame.position.rounded(.down) - Double(glyph.x)) / Double(glyph.advance)
+    }
+
+    /// A still line is centred again in the new width; a paused line stays paused where it was.
+    @Test func stillLinesAreCentredAndPausedOnesStay() {
+        let still = controller()
+        still.update(messages: messages("Tea at four"), at: t0, width: 20)
+        #expect(text(still.frame(at: t0, width: 20), width: 20) == "    Tea at four     ")
+        still.remeasure(with: ScaledCells(scale: 2), at: t0 + second, width: 60)
+        let frame = still.frame(at: t0 + second, width: 60)
+        #expect(!frame.isMoving)
+        #expect(frame.glyphs.first?.x == (60 - 2 * 11) / 2 && frame.glyphs.first?.character == "T")
+
+        let paused = controller()
+        paused.update(messages: messages("Leave for the dentist at half past ten"), at: t0, width: 20)
+        paused.pause(at: t0 + 3 * second)
+        let shown = text(paused.frame(at: t0 + 3 * second, width: 20), width: 20)
+        paused.remeasure(with: ScaledCells(scale: 4), at: t0 + 4 * second, width: 80)
+        #expect(paused.isPaused && !paused.frame(at: t0 + 9 * second, width: 80).isMoving)
+        let kept = paused.frame(at: t0 + 9 * second, width: 80, includingPartialGlyphs: true)
+        #expect(String(Self.placed(kept, scale: 4).filter { $0.1 >= 0 && $0.1 < 19 }.map(\.0)) == shown.prefix(19))
+    }
+}
