@@ -53,8 +53,8 @@ public struct DaemonConfiguration: Sendable {
 
 /// Runs the display until it is stopped; returns the exit status. Sets up the event sources
 /// (feed folder, wall clock, system zone, control socket, signals), all posting to one
-/// mailbox, then runs the loop on a render thread of its own, opening the screen again
-/// when its device is replaced.
+/// mailbox, then runs the loop on a render thread of its own, opening a new screen when the
+/// device under the screen is replaced.
 public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) async -> Int32 {
     let mailbox = EventMailbox()
     let clock = SystemClock(startingAt: configuration.start)
@@ -90,19 +90,14 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     let first = await configuration.schedule.snapshot(at: Instant(nanoseconds: wall))
     let status = await onRenderThread {
         mailbox.receiveSignals()
-        var snapshot = first
-        while true {
-            guard let screen = openScreen(configuration, log: log) else { return 1 }
-            let loop = DisplayLoop(
-                clock: clock, screen: screen, schedule: schedule, snapshot: snapshot, settings: configuration.settings,
-                state: state, environment: configuration.environment, log: log,
-                reloadSettings: configuration.reloadSettings, showsProblems: !log.isEnabled)
-            switch loop.run(mailbox: mailbox) {
-            case .finished(let status): return status
-            case .screenReplaced:
-                snapshot = loop.shownSnapshot
-                waitForDevice(configuration.device)
-            }
+        guard let screen = openScreen(configuration, log: log) else { return 1 }
+        let loop = DisplayLoop(
+            clock: clock, screen: screen, schedule: schedule, snapshot: first, settings: configuration.settings,
+            state: state, environment: configuration.environment, log: log,
+            reloadSettings: configuration.reloadSettings, showsProblems: !log.isEnabled)
+        return loop.run(mailbox: mailbox) {
+            waitForDevice(configuration.device)
+            return openScreen(configuration, log: log)
         }
     }
     withExtendedLifetime((server, feedWatcher, clockWatcher, zoneWatcher, deviceWatcher)) {}

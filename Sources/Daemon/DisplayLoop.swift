@@ -2,35 +2,31 @@ import Display
 import Marquee
 import Schedule
 
-/// The display loop for one screen: the schedule, the marquee and the screen wired together
-/// on the render thread. Everything it reacts to arrives as a `DisplayEvent` in one mailbox;
-/// each turn handles the events, brings the messages up to date, draws a frame and computes
-/// when it next has to wake (the next frame that looks different, the next change of
-/// messages, the watchdog), so still pictures cost no wakeups. Motion runs on the steady
-/// clock; the wall clock only decides which messages are due, so a clock step changes the
-/// messages, never where the text is.
+/// The display loop: the schedule, the marquee and the screen wired together on the render
+/// thread, for as long as the display runs. Everything it reacts to arrives as a
+/// `DisplayEvent` in one mailbox; each turn handles the events, brings the messages up to
+/// date, draws a frame and computes when it next has to wake (the next frame that looks
+/// different, the next change of messages, the watchdog), so still pictures cost no wakeups.
+/// Motion runs on the steady clock; the wall clock only decides which messages are due, so a
+/// clock step changes the messages, never where the text is. A screen whose device goes away
+/// is replaced by a new one, and the text goes on where it was.
 final class DisplayLoop {
-    /// How a run ended.
-    enum Ending: Equatable, Sendable {
-        /// Stopped (a signal, the terminal gone): the process exits with this status.
-        case finished(Int32)
-        /// The screen's device went away (a DRM driver replaced the firmware framebuffer): a new
-        /// screen is to be opened and run; the console is not given back in between.
-        case screenReplaced
-    }
-
     /// What a turn decided.
     enum Turn: Equatable {
         /// Wake at this steady time, or at the next event (nil: only at the next event).
         case wait(until: Nanoseconds?)
-        case ended(Ending)
+        /// The screen's device went away (a DRM driver replaced the firmware framebuffer): a
+        /// new screen is to be opened and given to `replaceScreen`.
+        case screenGone
+        /// Stopped (a signal, the terminal gone): the process exits with this status.
+        case finished(Int32)
     }
 
     /// A wall clock that moved this much against the steady clock between two turns was set.
     static let clockStepTolerance: Nanoseconds = 1_000_000_000
 
     private let clock: any DisplayClock
-    private let screen: any TickerScreen
+    private var screen: any TickerScreen
     private let schedule: ScheduleService
     private let state: DisplayState
     private let systemd: SystemdNotifier
@@ -92,30 +88,63 @@ final class DisplayLoop {
     }
 
     /// Takes the screen, turns until an event ends the run, then gives the screen back as it
-    /// was (unless it is being replaced). Under systemd SIGHUP reloads instead of stopping,
-    /// READY=1 follows the first frame, STATUS= says what is shown, and WATCHDOG=1 comes
-    /// from this loop, so a stuck display gets restarted.
-    func run(mailbox: EventMailbox) -> Ending {
+    /// was. A screen whose device went away is replaced by what `reopenScreen` opens (nil: the
+    /// run ends). Under systemd SIGHUP reloads instead of stopping, READY=1 follows the first
+    /// frame, STATUS= says what is shown, and WATCHDOG=1 comes from this loop, so a stuck
+    /// display gets restarted.
+    func run(mailbox: EventMailbox, reopenScreen: () -> (any TickerScreen)?) -> Int32 {
         do {
             try screen.takeOver()
         } catch {
             log?.tell(.error, "cannot use the screen: \(error)")
-            return .finished(1)
+            return 1
         }
         var events: [DisplayEvent] = []
         while true {
+            let status: Int32
             switch turn(events) {
-            case .ended(let ending):
-                if ending != .screenReplaced {
-                    systemd.send("STOPPING=1")
-                    screen.giveBack()
+            case .finished(let finished):
+                status = finished
+            case .screenGone:
+                if replaceScreen(opening: reopenScreen) {
+                    events = mailbox.take()
+                    continue
                 }
-                return ending
+                status = 1
             case .wait(let deadline):
                 mailbox.wait(nanoseconds: deadline.map { $0 - clock.steadyTime() })
                 events = mailbox.take()
+                continue
             }
+            systemd.send("STOPPING=1")
+            screen.giveBack()
+            return status
         }
+    }
+
+    /// Draws on the screen `open` opens from now on (nil: it could not, and said why): it is
+    /// taken over, the marquee measures its text in the new screen's units and goes on from the
+    /// letter it was at, and the next frame is drawn in full. The old screen is not given back
+    /// (its console stays in graphics mode, taken again by the new screen). The watchdog hears
+    /// from the loop before, since opening may take seconds (udev, fonts). False when there is
+    /// no new screen to draw on.
+    func replaceScreen(opening open: () -> (any TickerScreen)?) -> Bool {
+        pingWatchdog(at: clock.steadyTime())
+        guard let next = open() else { return false }
+        do {
+            try next.takeOver()
+        } catch {
+            log?.tell(.error, "cannot use the new screen: \(error)")
+            return false
+        }
+        screen = next
+        controller.remeasure(with: next.metrics, at: clock.steadyTime(), width: next.bandWidth)
+        repaint = true
+        frameDeadline = nil
+        frameGridOrigin = nil
+        publishShown()
+        showProblems()
+        return true
     }
 
     /// One turn: handles `events`, brings the messages up to date, draws a frame, and says
@@ -129,33 +158,30 @@ final class DisplayLoop {
         }
         wallOffset = wall - steady
         for event in events {
-            if let ending = handle(event, steady: steady, wall: wall) { return .ended(ending) }
+            if let status = handle(event, steady: steady, wall: wall) { return .finished(status) }
         }
         do {
             if try screen.noticeChanges(at: steady) { repaint = true }
         } catch {
             log?.log(.warning, "\(error); opening the screen again")
-            return .ended(.screenReplaced)
+            return .screenGone
         }
         if wall >= validUntil, !awaitingSchedule { requestMessages(at: wall) }
-        guard drawFrame(at: steady) else { return .ended(.finished(0)) }
+        guard drawFrame(at: steady) else { return .finished(0) }
         return .wait(until: nextDeadline(steady: steady, wall: wall))
     }
 
     /// Whether the loop waits for the schedule's answer or a reload (the test kit waits with it).
     var isAwaitingSchedule: Bool { awaitingSchedule || reloadsInFlight > 0 }
 
-    /// The messages on screen (a screen opened next starts with them).
-    var shownSnapshot: ScheduleSnapshot { snapshot }
-
-    /// Reacts to one event; an ending when it stops the run.
-    private func handle(_ event: DisplayEvent, steady: Nanoseconds, wall: Nanoseconds) -> Ending? {
+    /// Reacts to one event; the exit status when it stops the run.
+    private func handle(_ event: DisplayEvent, steady: Nanoseconds, wall: Nanoseconds) -> Int32? {
         switch event {
         case .stop:
             log?.log(.notice, "stopping")
-            return .finished(0)
+            return 0
         case .hangUp:
-            guard systemd.isActive else { return .finished(0) }
+            guard systemd.isActive else { return 0 }
             log?.log(.notice, "SIGHUP: reloading the configuration and the feeds")
             reload(at: steady)
         case .control(.pause):
@@ -270,11 +296,15 @@ final class DisplayLoop {
             ready = systemd.send("READY=1")
             systemd.send("STATUS=" + Self.summary(snapshot))
         }
-        if let watchdogInterval, steady - lastPing >= watchdogInterval {
-            systemd.send("WATCHDOG=1")
-            lastPing = steady
-        }
+        if let watchdogInterval, steady - lastPing >= watchdogInterval { pingWatchdog(at: steady) }
         return true
+    }
+
+    /// Tells systemd's watchdog the display is alive.
+    private func pingWatchdog(at steady: Nanoseconds) {
+        guard watchdogInterval != nil else { return }
+        systemd.send("WATCHDOG=1")
+        lastPing = steady
     }
 
     /// The steady time of the first thing due: the next frame that looks different, the next

@@ -59,6 +59,10 @@ public enum ScreenChange: Sendable {
 /// framebuffer): the screen must be opened again.
 public struct ScreenReplaced: Error, CustomStringConvertible {
     public var description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 extension TerminalScreen: TickerScreen {

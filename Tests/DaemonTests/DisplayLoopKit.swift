@@ -3,6 +3,7 @@ import Foundation
 import Marquee
 import Schedule
 import Synchronization
+import Testing
 
 @testable import Daemon
 
@@ -27,7 +28,9 @@ final class ManualClock: DisplayClock {
     }
 }
 
-/// A terminal-like screen of one 40-cell line that records every frame it is shown.
+/// A terminal-like screen of one line (40 cells unless told) that records every frame it is
+/// shown. Its cells may be several units wide (another screen's measure), and its device may
+/// go away (`isGone`).
 final class RecordingScreen: TickerScreen {
     struct Shown {
         var steady: Nanoseconds
@@ -41,23 +44,34 @@ final class RecordingScreen: TickerScreen {
     private(set) var tookOver = false
     private(set) var gaveBack = false
     private let clock: ManualClock
-    var bandWidth = 40
+    /// The line's width in cells.
+    var cells: Int
+    /// Units per cell: what a frame's positions count in.
+    let unitsPerCell: Int
+    var isGone = false
 
-    init(clock: ManualClock) {
+    init(clock: ManualClock, cells: Int = 40, unitsPerCell: Int = 1) {
         self.clock = clock
+        self.cells = cells
+        self.unitsPerCell = unitsPerCell
     }
 
-    var metrics: any GlyphMetrics { TerminalMetrics() }
+    var metrics: any GlyphMetrics { CellMetrics(unitsPerCharacter: unitsPerCell) }
+    var bandWidth: Int { cells * unitsPerCell }
     var drawsPartialGlyphs: Bool { false }
     var framePeriod: Nanoseconds? { nil }
     var effectStep: Nanoseconds { 100_000_000 }
-    var outputDescription: String { "recording screen \(bandWidth)x1" }
+    var outputDescription: String { "recording screen \(cells)x1" }
     var checkInterval: Nanoseconds? { nil }
     var isShowing: Bool { true }
     func takeOver() { tookOver = true }
     func giveBack() { gaveBack = true }
-    func noticeChanges(at now: Nanoseconds) -> Bool { false }
     func notice(_ change: ScreenChange) -> Bool { change == .resized }
+
+    func noticeChanges(at now: Nanoseconds) throws(ScreenReplaced) -> Bool {
+        if isGone { throw ScreenReplaced(description: "the recording screen is gone") }
+        return false
+    }
 
     func showProblems(_ lines: [String]) -> Bool {
         defer { problems = lines }
@@ -65,13 +79,53 @@ final class RecordingScreen: TickerScreen {
     }
 
     func show(_ frame: Frame, fullRepaint: Bool) {
-        var cells = [Character](repeating: " ", count: bandWidth)
-        for glyph in frame.glyphs where glyph.x >= 0 && glyph.x < bandWidth { cells[glyph.x] = glyph.character }
-        shown.append(Shown(steady: clock.steadyTime(), line: String(cells), fullRepaint: fullRepaint, isMoving: frame.isMoving))
+        var line = [Character](repeating: " ", count: cells)
+        for glyph in frame.glyphs where glyph.x >= 0 && glyph.x < bandWidth { line[glyph.x / unitsPerCell] = glyph.character }
+        shown.append(Shown(steady: clock.steadyTime(), line: String(line), fullRepaint: fullRepaint, isMoving: frame.isMoving))
     }
 
     /// The last frame's text without the blanks around it.
     var line: String { (shown.last?.line ?? "").trimmingCharacters(in: .whitespaces) }
+}
+
+/// Terminal cells, each `unitsPerCharacter` units wide.
+struct CellMetrics: GlyphMetrics {
+    let unitsPerCharacter: Int
+
+    func advance(of character: Character) -> Int { TerminalMetrics().advance(of: character) * unitsPerCharacter }
+}
+
+/// A systemd notify socket of the test's own: what the loop tells systemd.
+final class NotifySocket {
+    let path: String
+    private let folder: TemporaryFolder
+    private let descriptor: Int32
+
+    init() throws {
+        folder = try TemporaryFolder()
+        path = folder.path + "/notify"
+        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard descriptor >= 0, bound == 0 else { throw CocoaError(.fileWriteUnknown) }
+    }
+
+    deinit { close(descriptor) }
+
+    /// The datagrams that arrived since the last call.
+    func received() -> [String] {
+        var messages: [String] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            guard count > 0 else { return messages }
+            messages.append(String(decoding: buffer[0..<count], as: UTF8.self))
+        }
+    }
 }
 
 /// A folder of its own, removed with the value.
@@ -103,28 +157,58 @@ final class DisplayLoopKit {
     let state: DisplayState
     let feeds: TemporaryFolder
     let loop: DisplayLoop
+    /// Where the loop's systemd notifications go (nil: it runs outside systemd).
+    let notify: NotifySocket?
+    /// The screen drawn on now (the first, or the last one given to `replaceScreen`).
+    private(set) var current: RecordingScreen
+    /// What the loop told systemd, and the steady time of the turn that told it.
+    private(set) var notifications: [(steady: Nanoseconds, message: String)] = []
     private var deadline: Nanoseconds?
-    private(set) var ending: DisplayLoop.Ending?
+    /// How the last turn ended, when it did not wait: finished, or the screen gone.
+    private(set) var ending: DisplayLoop.Turn?
 
     /// - Parameters:
     ///   - files: feed files by name.
     ///   - at: the wall clock at the start (RFC 3339).
+    ///   - watchdog: systemd's watchdog timeout (nil: the loop runs outside systemd).
     init(files: [String: String] = [:], at start: String, zone: String = "Europe/Berlin",
          settings: DisplaySettings = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5)),
-         showsProblems: Bool = false) async throws {
+         showsProblems: Bool = false, watchdog: Nanoseconds? = nil) async throws {
         feeds = try TemporaryFolder()
         for (name, text) in files { try feeds.write(name, text) }
         let wall = Instant(start).nanoseconds
         clock = ManualClock(wall: wall)
         screen = RecordingScreen(clock: clock)
+        current = screen
         state = DisplayState(clock: clock)
+        notify = try watchdog.map { _ in try NotifySocket() }
+        var environment: [String: String] = [:]
+        if let notify, let watchdog {
+            environment = ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": String(watchdog / 1000)]
+        }
         let folder = feeds.path
         let schedule = try await Schedule(displayZone: zone)
         await schedule.load([folder], around: Instant(nanoseconds: wall))
         let snapshot = await schedule.snapshot(at: Instant(nanoseconds: wall))
         loop = DisplayLoop(
             clock: clock, screen: screen, schedule: ScheduleService(schedule: schedule, mailbox: mailbox, log: nil),
-            snapshot: snapshot, settings: settings, state: state, showsProblems: showsProblems)
+            snapshot: snapshot, settings: settings, state: state, environment: environment, showsProblems: showsProblems)
+        await settle()
+    }
+
+    /// After the screen went away: the loop opens `next`, which takes `opening` to appear (as
+    /// a new device node does), and draws on it.
+    func replaceScreen(with next: RecordingScreen, opening: Nanoseconds = 0) async {
+        let replaced = loop.replaceScreen {
+            recordNotifications()
+            clock.advance(by: opening)
+            return next
+        }
+        recordNotifications()
+        #expect(replaced)
+        current = next
+        ending = nil
+        deadline = nil
         await settle()
     }
 
@@ -169,8 +253,14 @@ final class DisplayLoopKit {
     private func turn(_ events: [DisplayEvent]) {
         switch loop.turn(events) {
         case .wait(let until): deadline = until
-        case .ended(let how): ending = how
+        case let ended: ending = ended
         }
+        recordNotifications()
+    }
+
+    private func recordNotifications() {
+        let steady = clock.steadyTime()
+        notifications += (notify?.received() ?? []).map { (steady, $0) }
     }
 }
 

@@ -154,10 +154,59 @@ import Testing
     /// A resize is passed to the screen and the next frame is drawn in full.
     @Test func aResizeRepaintsInFull() async throws {
         let kit = try await DisplayLoopKit(at: "2026-11-23T10:00:00+01:00")
-        kit.screen.bandWidth = 30
+        kit.screen.cells = 30
         await kit.post(.resized)
         #expect(kit.screen.shown.last?.fullRepaint == true)
         #expect(kit.screen.shown.last?.line.count == 30)
         #expect(kit.screen.line == "Monday 23 November 2026")
+    }
+
+    /// A screen whose device goes away (a DRM driver replacing the firmware framebuffer) is
+    /// replaced: the text goes on from the letter it was at, in the new screen's units and
+    /// width, at the same speed in characters; the old screen is not given back (that would
+    /// show the console's text for a moment), and the status names the new screen.
+    @Test func aReplacedScreenGoesOnWhereTheTextWas() async throws {
+        let kit = try await DisplayLoopKit(files: ["d.ics": Self.dailyLong], at: "2026-11-23T10:00:00+01:00")
+        await kit.advance(seconds: 3)
+        let before = try #require(kit.screen.shown.last?.line)
+        #expect(Self.long.contains(before))
+        kit.screen.isGone = true
+        await kit.post(.screenDeviceChanged)
+        #expect(kit.ending == .screenGone)
+        let next = RecordingScreen(clock: kit.clock, cells: 30, unitsPerCell: 64)
+        await kit.replaceScreen(with: next)
+        #expect(next.tookOver && !kit.screen.gaveBack)
+        #expect(next.shown.first?.fullRepaint == true)
+        #expect(next.shown.first?.line == String(before.prefix(30)))
+        await kit.advance(seconds: 1)
+        #expect(next.shown.last?.line == String(before.dropFirst(5).prefix(30)))
+        #expect(kit.state.report.output == "recording screen 30x1")
+    }
+
+    /// The watchdog hears from the loop all through a screen replacement, however long the new
+    /// device takes to appear: systemd stops a display that has been silent for WatchdogSec.
+    @Test func theWatchdogIsPingedAcrossAScreenReplacement() async throws {
+        let watchdog: Nanoseconds = 30_000_000_000
+        let kit = try await DisplayLoopKit(
+            files: ["d.ics": Self.dailyLong], at: "2026-11-23T10:00:00+01:00", watchdog: watchdog)
+        let start = kit.clock.steadyTime()
+        await kit.advance(seconds: 29)
+        kit.screen.isGone = true
+        await kit.post(.screenDeviceChanged)
+        await kit.replaceScreen(with: RecordingScreen(clock: kit.clock), opening: 8_000_000_000)
+        await kit.advance(seconds: 60)
+        let pings = [start] + kit.notifications.filter { $0.message == "WATCHDOG=1" }.map(\.steady)
+        #expect(pings.count >= 7)
+        #expect(zip(pings.dropFirst(), pings).allSatisfy { $0 - $1 <= watchdog / 2 }, "\(pings.map { ($0 - start) / 1_000_000 })")
+        #expect(kit.notifications.filter { $0.message == "READY=1" }.count == 1)
+    }
+
+    /// When no new screen can be opened the replacement says so (the run then ends).
+    @Test func noNewScreenEndsTheRun() async throws {
+        let kit = try await DisplayLoopKit(at: "2026-11-23T10:00:00+01:00")
+        kit.screen.isGone = true
+        await kit.post(.screenDeviceChanged)
+        #expect(kit.ending == .screenGone)
+        #expect(!kit.loop.replaceScreen { nil })
     }
 }
