@@ -112,6 +112,8 @@ int mq_peer_credentials(int fd, uint32_t *uid, uint32_t *gid) {
 
 int mq_accept(int fd) { return accept4(fd, 0, 0, SOCK_CLOEXEC | SOCK_NONBLOCK); }
 
+int mq_name_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }
+
 int mq_fb_info(int fd, struct mq_fb_info *info) {
     struct fb_var_screeninfo var;
     struct fb_fix_screeninfo fix;

@@ -1,3 +1,5 @@
+import CLinux
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -14,6 +16,8 @@ func onRenderThread(_ body: @escaping @Sendable () -> Int32) async -> Int32 {
             let job = Unmanaged<RenderJob>.fromOpaque(context!).takeRetainedValue()
             // On Linux the nice value is per thread, and 0 names the calling one.
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, renderThreadNice)
+            // Named for ps, top and /proc (`marquee-render`).
+            _ = mq_name_thread("marquee-render")
             job.continuation.resume(returning: job.body())
             return nil
         }, Unmanaged.passRetained(job).toOpaque())

@@ -21,6 +21,8 @@ int mq_wait_readable(int fd, int64_t timeout_ns);
 int mq_peer_credentials(int fd, uint32_t *uid, uint32_t *gid);
 /* accept4 with SOCK_CLOEXEC | SOCK_NONBLOCK. */
 int mq_accept(int fd);
+/* Names the calling thread (at most 15 bytes), as ps and /proc/PID/task show it. */
+int mq_name_thread(const char *name);
 /* A timerfd that turns readable when CLOCK_REALTIME is set (NTP step, date -s, suspend). */
 int mq_clock_change_fd(void);
 /* Reads it: 1 if the clock was set (and re-arms it), 0 if nothing happened, -1 on error. */
