@@ -135,9 +135,17 @@ func run() async throws {
             }
             let helped = try await Schedule(displayZone: "Europe/Berlin",
                                             reader: .helper(executable: marquee, arguments: ["read-feed"]))
+            var helpedCount = 0
             let time = await seconds {
                 await helped.load([file.path], around: noon)
-                _ = await helped.messages(at: noon)
+                helpedCount = await helped.messages(at: noon).count
+            }
+            // A figure is only worth printing for the right answer.
+            let status = await helped.feeds.first
+            guard status?.state == .loaded, status?.eventCount == 10_000, helpedCount == count else {
+                print("load through the helper process FAILED: \(status?.problems.map(\.message) ?? []), "
+                    + "\(helpedCount) messages instead of \(count)")
+                exit(1)
             }
             helperTimes.append(time)
             helperRatios.append(time / parse)

@@ -190,8 +190,10 @@ extension FeedExpansion {
 
     init?(decoding bytes: [UInt8]) {
         var reader = WireReader(bytes)
+        // Lists hold items of 8 bytes or more. The event count is only a number: a file of
+        // thousands of events may have a handful of activations in the stretch expanded.
         let most = bytes.count / 8
-        guard let eventCount = reader.count(atMost: most), let from = reader.integer(), let until = reader.integer(),
+        guard let eventCount = reader.count(atMost: Int(Int32.max)), let from = reader.integer(), let until = reader.integer(),
             from <= until, let cut = reader.integer(), let problemCount = reader.count(atMost: most)
         else { return nil }
         self.init(eventCount: eventCount, coverage: from..<until, isCut: cut != 0)
