@@ -21,8 +21,10 @@ public final class MarqueeController {
     private var announcements: [ScheduledAnnouncement] = []
     private var activeTexts: Set<String> = []
     private var pause: (at: Nanoseconds, resumeMotion: Motion)?
-    /// Time spent paused so far: effects run on `t - pausedTotal`.
+    /// Time spent paused so far: effects and announcements run on `t - pausedTotal`.
     private var pausedTotal: Nanoseconds = 0
+    /// When motion last resumed after a pause: effects grow back from rest since then.
+    private var resumed: Nanoseconds?
 
     public init(metrics: any GlyphMetrics, configuration: MarqueeConfiguration = .init(), origin: Nanoseconds) {
         self.metrics = metrics
@@ -124,19 +126,28 @@ public final class MarqueeController {
         effectiveMessages.map { TapeItem($0, metrics: metrics) }.filter { $0.width > 0 }
     }
 
-    /// Stops all motion (WCAG 2.2.2) until `resume`; the text stays where it is.
+    /// Stops all motion (WCAG 2.2.2) until `resume`: the text stays where it is, dancing
+    /// letters rest upright, an announcement being typed shows whole and its ▶ rests, and
+    /// announcements still to come wait (their reading time starts again on resume).
     public func pause(at t: Nanoseconds) {
         guard pause == nil else { return }
         let current = settle(at: t)
+        let effect = effectTime(t)
+        refillTypewriterCycle(at: effect)
+        if let index = announcements.firstIndex(where: { $0.start <= effect && effect < $0.typingEnd }) {
+            announcements[index].typing = effect - announcements[index].start
+            rechainAnnouncements(after: index)
+        }
         pause = (t, current)
         motion = .still(position(at: t, of: current))
     }
 
-    /// Motion continues from where it was paused.
+    /// Motion continues from where it was paused; dancing letters and the ▶ ease back in.
     public func resume(at t: Nanoseconds) {
         guard let paused = pause else { return }
         pause = nil
         pausedTotal += t - paused.at
+        resumed = t
         let x = position(at: t, of: motion)
         switch paused.resumeMotion {
         case .still(let still): motion = .still(still)
@@ -162,6 +173,7 @@ public final class MarqueeController {
         tape.prune(before: left - width)
         var glyphs: [FrameGlyph] = []
         let effectSeconds = Double(effectTime(t) - origin) / 1e9
+        let strength = effectStrength(at: t)
         if configuration.effectForAll != .typewriter {
             for piece in tape.pieces where piece.end > left && piece.start < left + width {
                 guard let item = piece.item else { continue }
@@ -173,8 +185,8 @@ public final class MarqueeController {
                     var frameGlyph = FrameGlyph(
                         character: glyph.character, x: gx, advance: glyph.advance, colour: item.message.colour,
                         lift: 0, tilt: 0, scale: 1, hueShift: 0)
-                    if item.message.effect == .dance {
-                        dance(&frameGlyph, index: index, seed: item.seed, seconds: effectSeconds)
+                    if item.message.effect == .dance, strength > 0 {
+                        dance(&frameGlyph, index: index, seed: item.seed, seconds: effectSeconds, strength: strength)
                     }
                     glyphs.append(frameGlyph)
                 }
@@ -205,14 +217,16 @@ public final class MarqueeController {
         if pause == nil, tape.pieces.contains(where: { $0.item?.message.effect == .dance }) {
             consider(t + effectStep)
         }
-        if let announcement = announcements.first(where: { $0.end > t }) {
-            if t < announcement.start {
-                consider(announcement.start)
-            } else if t < announcement.typingEnd {
-                let typed = (t - announcement.start) / configuration.typewriterLetter + 1
-                consider(announcement.start + typed * configuration.typewriterLetter)
+        // Announcements run on the effect clock, which stands still while paused.
+        let effect = effectTime(t)
+        if pause == nil, let announcement = announcements.first(where: { $0.end > effect }) {
+            if effect < announcement.start {
+                consider(announcement.start + pausedTotal)
+            } else if effect < announcement.typingEnd {
+                let typed = (effect - announcement.start) / configuration.typewriterLetter + 1
+                consider(announcement.start + typed * configuration.typewriterLetter + pausedTotal)
             } else {
-                consider(min(announcement.end, t + effectStep))
+                consider(min(announcement.end + pausedTotal, t + effectStep))
             }
         }
         return next
@@ -305,53 +319,87 @@ public final class MarqueeController {
 
     // MARK: - Effects
 
+    /// The clock of effects and announcements: the steady clock, standing still while paused.
     private func effectTime(_ t: Nanoseconds) -> Nanoseconds {
         (pause?.at ?? t) - pausedTotal
     }
 
+    /// How far effects (the dance, the ▶'s bob) swing at `t`: none while paused, growing back
+    /// to full over a second after a resume, so no letter jumps.
+    private func effectStrength(at t: Nanoseconds) -> Double {
+        guard pause == nil else { return 0 }
+        guard let resumed else { return 1 }
+        return min(1, Double(t - resumed) / 1e9)
+    }
+
     /// Letters bob and sway, each with its own phase: alternating directions plus a little
-    /// seeded randomness, all under 1 Hz.
-    private func dance(_ glyph: inout FrameGlyph, index: Int, seed: UInt64, seconds: Double) {
+    /// seeded randomness, all under 1 Hz; `strength` scales how far (0: upright).
+    private func dance(_ glyph: inout FrameGlyph, index: Int, seed: UInt64, seconds: Double, strength: Double) {
         let jitter = Double(mix(seed &+ UInt64(index)) % 1000) / 1000 * 0.9
         let phase = (index % 2 == 0 ? 0 : Double.pi) + jitter
-        glyph.lift = (1 - cos(2 * .pi * 0.4 * seconds + phase)) / 2
-        glyph.tilt = 0.12 * sin(2 * .pi * 0.3 * seconds + phase)
-        glyph.scale = 1 + 0.06 * sin(2 * .pi * 0.35 * seconds + phase + 1)
-        glyph.hueShift = 24 * sin(2 * .pi * 0.2 * seconds + phase)
+        glyph.lift = strength * (1 - cos(2 * .pi * 0.4 * seconds + phase)) / 2
+        glyph.tilt = strength * 0.12 * sin(2 * .pi * 0.3 * seconds + phase)
+        glyph.scale = 1 + strength * 0.06 * sin(2 * .pi * 0.35 * seconds + phase + 1)
+        glyph.hueShift = strength * 24 * sin(2 * .pi * 0.2 * seconds + phase)
     }
 
+    /// A typewriter announcement, on the effect clock: typed letter by letter from `start`,
+    /// then read; it starts when announced or when the one before it ends, whichever is later.
     private struct ScheduledAnnouncement {
         var item: TapeItem
+        /// When its message became active.
+        var announced: Nanoseconds
+        var typing: Nanoseconds
+        var reading: Nanoseconds
         var start: Nanoseconds
-        var typingEnd: Nanoseconds
-        var end: Nanoseconds
+        var typingEnd: Nanoseconds { start + typing }
+        var end: Nanoseconds { start + typing + reading }
     }
 
+    /// Queues `item` for the box at `t` (steady time).
     private func announce(_ item: TapeItem, at t: Nanoseconds) {
-        announcements.removeAll { $0.end <= t }
-        let start = max(t, announcements.last?.end ?? t)
+        queueAnnouncement(item, at: effectTime(t))
+    }
+
+    /// Queues `item` for the box at effect time `effect`.
+    private func queueAnnouncement(_ item: TapeItem, at effect: Nanoseconds) {
+        announcements.removeAll { $0.end <= effect }
         let letters = Nanoseconds(item.glyphs.count)
-        let typingEnd = start + letters * configuration.typewriterLetter
         let reading = Nanoseconds(Double(letters) / configuration.charactersPerSecond * 1e9)
         announcements.append(ScheduledAnnouncement(
-            item: item, start: start, typingEnd: typingEnd,
-            end: typingEnd + max(configuration.minimumReadingPause, reading)))
+            item: item, announced: effect, typing: letters * configuration.typewriterLetter,
+            reading: max(configuration.minimumReadingPause, reading),
+            start: max(effect, announcements.last?.end ?? effect)))
+    }
+
+    /// The announcements after `index` start again when announced or when the one before them ends.
+    private func rechainAnnouncements(after index: Int) {
+        for next in announcements.indices where next > index {
+            announcements[next].start = max(announcements[next].announced, announcements[next - 1].end)
+        }
+    }
+
+    /// As a display mode (`typewriter` for all), the box cycles through the active messages:
+    /// when the queue has run out they are announced again.
+    private func refillTypewriterCycle(at effect: Nanoseconds) {
+        guard configuration.effectForAll == .typewriter, !announcements.contains(where: { $0.end > effect }) else { return }
+        for item in items { queueAnnouncement(item, at: effect) }
     }
 
     private func announcement(at t: Nanoseconds) -> Announcement? {
-        if configuration.effectForAll == .typewriter, !announcements.contains(where: { $0.end > t }) {
-            for item in items { announce(item, at: t) }
-        }
-        guard let current = announcements.first(where: { $0.start <= t && t < $0.end }) else { return nil }
-        let typing = effectTime(t) - (current.start - pausedTotal)
-        let typed = min(current.item.glyphs.count, Int(max(0, typing) / configuration.typewriterLetter))
+        let effect = effectTime(t)
+        if pause == nil { refillTypewriterCycle(at: effect) }
+        guard let current = announcements.first(where: { $0.start <= effect && effect < $0.end }) else { return nil }
+        // Paused, only what was being typed or read is shown (whole); what comes next waits.
+        if pause != nil, effect < current.typingEnd { return nil }
+        let typed = min(current.item.glyphs.count, Int((effect - current.start) / configuration.typewriterLetter))
         var bob: Double?
-        if t >= current.typingEnd {
-            let seconds = Double(effectTime(t) - current.typingEnd) / 1e9
-            bob = (1 - cos(2 * .pi * 0.5 * seconds)) / 2
+        if effect >= current.typingEnd {
+            let seconds = Double(effect - current.typingEnd) / 1e9
+            bob = effectStrength(at: t) * (1 - cos(2 * .pi * 0.5 * seconds)) / 2
         }
-        return Announcement(glyphs: current.item.glyphs, colour: current.item.message.colour, visibleCount: typed,
-                            arrowBob: bob)
+        return Announcement(glyphs: current.item.glyphs, colour: current.item.message.colour,
+                            visibleCount: effect >= current.typingEnd ? current.item.glyphs.count : typed, arrowBob: bob)
     }
 }
 

@@ -272,6 +272,87 @@ let words = ["It's night-time", "Good morning!", "🎂 Johnny turns 7", "漢字�
     }
 }
 
+/// Pause (WCAG 2.2.2) stills everything: the line, the dance, the announcement box; what was
+/// typed shows whole, what is queued waits, and on resume everything goes on from there.
+@Suite struct PauseTests {
+    /// Paused, dancing letters rest upright and nothing asks for frames; after resume the
+    /// dance grows back over a second without a jump.
+    @Test func dancingLettersRestUprightAndEaseBackIn() {
+        let marquee = controller(speed: 5)
+        marquee.update(messages: [MarqueeMessage(text: "Happy birthday", effect: .dance)], at: t0, width: 30)
+        #expect(marquee.frame(at: t0 + 1_300_000_000, width: 30).glyphs.contains { $0.lift > 0.2 })
+        marquee.pause(at: t0 + 1_300_000_000)
+        for t in [t0 + 2 * second, t0 + 50 * second] {
+            let glyphs = marquee.frame(at: t, width: 30).glyphs
+            #expect(glyphs.allSatisfy { $0.lift == 0 && $0.tilt == 0 && $0.scale == 1 && $0.hueShift == 0 })
+            #expect(String(glyphs.map(\.character)) == "Happy birthday")
+        }
+        #expect(marquee.nextFrameChange(after: t0 + 2 * second, effectStep: second / 10) == nil)
+        let resume = t0 + 60 * second
+        marquee.resume(at: resume)
+        let lifts = (0..<300).map { marquee.frame(at: resume + Nanoseconds($0) * 10_000_000, width: 30).glyphs.map(\.lift) }
+        #expect(lifts[0].allSatisfy { $0 == 0 })
+        #expect(lifts[25].allSatisfy { $0 <= 0.25 })
+        #expect(lifts[200].contains { $0 > 0.2 })
+        for (before, after) in zip(lifts, lifts.dropFirst()) {
+            #expect(zip(before, after).allSatisfy { abs($0 - $1) < 0.05 })
+        }
+    }
+
+    /// Paused while an announcement types: it shows whole and its ▶ rests; the next one waits
+    /// however long the pause lasts, and the first is still read in full after resume.
+    @Test func theBoxKeepsItsTextAndTheQueueWaits() throws {
+        let marquee = controller(speed: 5)
+        let pills = MarqueeMessage(text: "Take your pills", effect: .typewriter)
+        marquee.update(messages: [pills, MarqueeMessage(text: "Dinner", effect: .typewriter)], at: t0, width: 40)
+        marquee.pause(at: t0 + 200_000_000)
+        for t in [t0 + second, t0 + 10 * second, t0 + 59 * second] {
+            let shown = try #require(marquee.frame(at: t, width: 40).announcement)
+            #expect(String(shown.glyphs.map(\.character)) == "Take your pills")
+            #expect(shown.visibleCount == 15)
+            #expect(shown.arrowBob == 0)
+        }
+        #expect(marquee.nextFrameChange(after: t0 + second, effectStep: second / 10) == nil)
+        let resume = t0 + 60 * second
+        marquee.resume(at: resume)
+        // 3 s of reading from the moment it was shown whole, then "Dinner" types.
+        let stillReading = try #require(marquee.frame(at: resume + 2_900_000_000, width: 40).announcement)
+        #expect(String(stillReading.glyphs.map(\.character)) == "Take your pills")
+        let next = try #require(marquee.frame(at: resume + 3_000_000_000 + 65_000_000, width: 40).announcement)
+        #expect(String(next.glyphs.map(\.character)) == "Dinner")
+        #expect(next.visibleCount == 2)
+    }
+
+    /// A typewriter message that becomes active during a pause is announced after resume.
+    @Test func anAnnouncementArrivingWhilePausedWaits() throws {
+        let marquee = controller(speed: 5)
+        marquee.update(messages: messages("Tea"), at: t0, width: 40)
+        marquee.pause(at: t0 + second)
+        marquee.update(messages: messages("Tea") + [MarqueeMessage(text: "Leave now", effect: .typewriter)],
+                       at: t0 + 5 * second, width: 40)
+        #expect(marquee.frame(at: t0 + 6 * second, width: 40).announcement == nil)
+        marquee.resume(at: t0 + 10 * second)
+        let typing = try #require(marquee.frame(at: t0 + 10 * second + 95_000_000, width: 40).announcement)
+        #expect(String(typing.glyphs.map(\.character)) == "Leave now")
+        #expect(typing.visibleCount == 3)
+    }
+
+    /// As a display mode the box never goes blank while paused, whenever the pause comes.
+    @Test func typewriterModeShowsAMessageAllThroughAPause() {
+        for pauseAfter in stride(from: 0, through: 8_000, by: 250) {
+            let marquee = controller(speed: 5, effectForAll: .typewriter)
+            marquee.update(messages: messages("Good morning", "Breakfast at eight"), at: t0, width: 40)
+            let paused = t0 + Nanoseconds(pauseAfter) * 1_000_000
+            _ = marquee.frame(at: paused, width: 40)
+            marquee.pause(at: paused)
+            for later in [0, 1, 30, 600].map({ paused + $0 * second }) {
+                let shown = marquee.frame(at: later, width: 40).announcement
+                #expect(shown != nil && shown?.visibleCount == shown?.glyphs.count, "paused after \(pauseAfter) ms")
+            }
+        }
+    }
+}
+
 /// A screen that measures text differently (a new framebuffer with another text size, the
 /// console instead of the framebuffer) continues the text where it was.
 @Suite struct RemeasureTests {
