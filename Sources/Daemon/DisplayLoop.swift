@@ -82,6 +82,7 @@ final class DisplayLoop {
         lastPing = steady
         validUntil = snapshot.validUntil.instant.nanoseconds
         controller = MarqueeController(metrics: screen.metrics, configuration: settings.marquee, origin: steady)
+        controller.announcementBox = screen.announcementBox
         controller.show(snapshot, settings: settings, at: steady, width: screen.bandWidth)
         publishShown()
         showProblems()
@@ -138,6 +139,7 @@ final class DisplayLoop {
             return false
         }
         screen = next
+        controller.announcementBox = next.announcementBox
         controller.remeasure(with: next.metrics, at: clock.steadyTime(), width: next.bandWidth)
         repaint = true
         frameDeadline = nil
@@ -227,9 +229,11 @@ final class DisplayLoop {
         return nil
     }
 
-    /// Tells the screen; its description (a terminal's size) may change with it.
+    /// Tells the screen; its description and its announcement box (a terminal's size) may
+    /// change with it.
     private func notice(_ change: ScreenChange) {
         if screen.notice(change) { repaint = true }
+        controller.announcementBox = screen.announcementBox
         publishShown()
     }
 

@@ -10,6 +10,7 @@ public func showSnapshot(
     at instant: Nanoseconds
 ) async throws -> Frame {
     let controller = MarqueeController(metrics: screen.metrics, configuration: settings.marquee, origin: start)
+    controller.announcementBox = screen.announcementBox
     var now = start
     while true {
         let current = await schedule.snapshot(at: Instant(nanoseconds: now))

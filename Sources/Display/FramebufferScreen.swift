@@ -228,10 +228,8 @@ public final class FramebufferScreen: TickerScreen {
         let size = boxFonts.pixelSize
         let margin = size, padding = Self.boxPadding(size)
         let lineHeight = boxFonts.ascender + boxFonts.descender
-        // Room at the end of the last line for the ▶ and its bob.
-        let arrowRoom = boxFonts.advance(of: "▶") + (size / 3 + size / 4) * FontStack.unitsPerPixel
-        let inner = (box.width - 2 * margin - 2 * padding) * FontStack.unitsPerPixel - arrowRoom
-        let lines = wrapAnnouncement(announcement.glyphs, width: inner).prefix(max(1, (box.height - 2 * padding) / lineHeight))
+        let text = boxText
+        let lines = wrapAnnouncement(announcement.glyphs, width: text.width).prefix(text.lines)
         let height = lines.count * lineHeight + 2 * padding
         let top = box.height - height
         let frameTable = painter.table(for: Colour(red: 150, green: 150, blue: 150))
@@ -269,18 +267,25 @@ public final class FramebufferScreen: TickerScreen {
         }
     }
 
+    /// How wide the box's text may be, in 1/64 pixel (room kept at the end of a line for the ▶
+    /// and its bob), and how many lines the box holds.
+    private var boxText: (width: Int, lines: Int) {
+        let size = boxFonts.pixelSize, padding = Self.boxPadding(size)
+        let arrowRoom = boxFonts.advance(of: "▶") + (size / 3 + size / 4) * FontStack.unitsPerPixel
+        let width = (box.width - 2 * size - 2 * padding) * FontStack.unitsPerPixel - arrowRoom
+        return (width, max(1, (box.height - 2 * padding) / (boxFonts.ascender + boxFonts.descender)))
+    }
+
+    public var announcementBox: any AnnouncementBox {
+        guard box.height > 0 else { return OnePageBox() }
+        let text = boxText
+        return FontBox(fonts: boxFonts, width: text.width, lines: text.lines)
+    }
+
     /// The announcement measured in the box's font and wrapped at words; kept while it is shown.
     private func wrapAnnouncement(_ glyphs: [LaidGlyph], width: Int) -> [[LaidGlyph]] {
         if let wrapped, wrapped.text == glyphs { return wrapped.lines }
-        var measured: [LaidGlyph] = []
-        var offset = 0
-        for glyph in glyphs {
-            if let previous = measured.last?.character { offset += boxFonts.kerning(between: previous, and: glyph.character) }
-            let advance = boxFonts.advance(of: glyph.character)
-            measured.append(LaidGlyph(character: glyph.character, offset: offset, advance: advance))
-            offset += advance
-        }
-        let lines = wrapWords(measured, width: width)
+        let lines = wrapWords(boxFonts.measured(glyphs), width: width)
         wrapped = (glyphs, lines)
         return lines
     }
@@ -297,5 +302,32 @@ public final class FramebufferScreen: TickerScreen {
         var ink = colour ?? .plainText
         if hueShift != 0 { ink = ink.hueRotated(by: (hueShift / 2).rounded() * 2) }
         return ink.readable()
+    }
+}
+
+/// The framebuffer's announcement box: `lines` lines `width` units wide in its font.
+struct FontBox: AnnouncementBox {
+    let fonts: FontStack
+    let width: Int
+    let lines: Int
+
+    func pages(of glyphs: [LaidGlyph]) -> [Range<Int>] {
+        pageRanges(fonts.measured(glyphs), width: width, linesPerPage: lines)
+    }
+}
+
+extension FontStack {
+    /// The same glyphs laid in this font (kerned), one for one.
+    func measured(_ glyphs: [LaidGlyph]) -> [LaidGlyph] {
+        var measured: [LaidGlyph] = []
+        measured.reserveCapacity(glyphs.count)
+        var offset = 0
+        for glyph in glyphs {
+            if let previous = measured.last?.character { offset += kerning(between: previous, and: glyph.character) }
+            let advance = advance(of: glyph.character)
+            measured.append(LaidGlyph(character: glyph.character, offset: offset, advance: advance))
+            offset += advance
+        }
+        return measured
     }
 }

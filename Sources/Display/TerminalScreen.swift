@@ -242,12 +242,19 @@ public final class TerminalScreen {
         rows[row] = cells
     }
 
-    /// The announcement wrapped (at word boundaries, fixed before the first letter shows)
-    /// into two lines of a centred box; the typed letters, then the bobbing ▶.
+    /// The announcement box: two lines, centred, at most 64 cells wide (nil: too narrow a terminal).
+    var announcementBoxWidth: Int? {
+        let width = min(columns - 4, 64)
+        return width > 8 ? width : nil
+    }
+
+    static let announcementLines = 2
+
+    /// The page shown wrapped (at word boundaries, fixed before the first letter shows) into
+    /// the box's lines; the typed letters, then the bobbing ▶.
     private func placeAnnouncement(_ announcement: Announcement, top: Int, into rows: inout [Int: [Cell]]) {
-        let boxWidth = min(columns - 4, 64)
-        guard boxWidth > 8 else { return }
-        let lines = wrapWords(announcement.glyphs, width: boxWidth - 2).prefix(2)
+        guard let boxWidth = announcementBoxWidth else { return }
+        let lines = wrapWords(announcement.glyphs, width: boxWidth - 2).prefix(Self.announcementLines)
         let sgr = sgr(announcement.colour, hueShift: 0)
         let left = (columns - boxWidth) / 2
         var shown = 0

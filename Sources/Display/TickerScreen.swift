@@ -19,6 +19,8 @@ public protocol TickerScreen: AnyObject {
     var framePeriod: Nanoseconds? { get }
     /// How often an effect (dance, bobbing arrow) is redrawn.
     var effectStep: Nanoseconds { get }
+    /// How its announcement box pages a long announcement.
+    var announcementBox: any AnnouncementBox { get }
     /// For the status: "Linux console 80x25, 8 colours", "framebuffer /dev/fb0 1920x1080 …".
     var outputDescription: String { get }
     /// The loop asks `noticeChanges(at:)` at least this often, even while the picture is
@@ -71,6 +73,10 @@ extension TerminalScreen: TickerScreen {
     public var framePeriod: Nanoseconds? { nil }
     public var effectStep: Nanoseconds { 100_000_000 }
     public var isShowing: Bool { true }
+    public var announcementBox: any AnnouncementBox {
+        guard let width = announcementBoxWidth else { return OnePageBox() }
+        return LineBox(width: width - 2, lines: Self.announcementLines)
+    }
     /// Something else may write to a terminal: everything is drawn again this often while the
     /// line moves; on a Linux console (kernel messages, a stray `echo`) also while it stands still.
     public var checkInterval: Nanoseconds? {
@@ -113,5 +119,16 @@ extension TerminalScreen: TickerScreen {
         guard lines != problems else { return false }
         problems = lines
         return true
+    }
+}
+
+/// A box of `lines` lines `width` units wide, measuring glyphs as they were laid (a terminal's
+/// cells).
+struct LineBox: AnnouncementBox {
+    let width: Int
+    let lines: Int
+
+    func pages(of glyphs: [LaidGlyph]) -> [Range<Int>] {
+        pageRanges(glyphs, width: width, linesPerPage: lines)
     }
 }

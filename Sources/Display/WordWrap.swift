@@ -1,29 +1,49 @@
 import Marquee
 
-/// Greedy word wrap of laid glyphs into lines no wider than `width`.
+/// Greedy word wrap of laid glyphs into lines no wider than `width` (a word wider than a line
+/// gets a line of its own).
 func wrapWords(_ glyphs: [LaidGlyph], width: Int) -> [[LaidGlyph]] {
-    var lines: [[LaidGlyph]] = [[]]
+    wrapRanges(glyphs, width: width).map { Array(glyphs[$0]) }
+}
+
+/// The lines of `wrapWords` as ranges of `glyphs`: spaces where a line breaks belong to no line.
+func wrapRanges(_ glyphs: [LaidGlyph], width: Int) -> [Range<Int>] {
+    var lines: [Range<Int>] = []
+    var line = 0..<0
     var lineWidth = 0
-    var word: [LaidGlyph] = []
+    var wordStart = 0
     var wordWidth = 0
-    func flushWord() {
-        if lineWidth + wordWidth > width, !lines[lines.count - 1].isEmpty {
-            while lines[lines.count - 1].last?.character == " " { lines[lines.count - 1].removeLast() }
-            lines.append([])
+    func flushWord(upTo end: Int) {
+        if lineWidth + wordWidth > width, !line.isEmpty {
+            var lineEnd = line.upperBound
+            while lineEnd > line.lowerBound, glyphs[lineEnd - 1].character == " " { lineEnd -= 1 }
+            lines.append(line.lowerBound..<lineEnd)
+            while wordStart < end, glyphs[wordStart].character == " " {
+                wordWidth -= glyphs[wordStart].advance
+                wordStart += 1
+            }
+            line = wordStart..<wordStart
             lineWidth = 0
-            word = Array(word.drop { $0.character == " " })
-            wordWidth = word.reduce(0) { $0 + $1.advance }
         }
-        lines[lines.count - 1] += word
+        line = line.lowerBound..<end
         lineWidth += wordWidth
-        word = []
+        wordStart = end
         wordWidth = 0
     }
-    for glyph in glyphs {
-        if glyph.character == " " { flushWord() }
-        word.append(glyph)
+    for (index, glyph) in glyphs.enumerated() {
+        if glyph.character == " " { flushWord(upTo: index) }
         wordWidth += glyph.advance
     }
-    flushWord()
+    flushWord(upTo: glyphs.count)
+    lines.append(line)
     return lines
+}
+
+/// The pages of a box `linesPerPage` lines high holding `glyphs` wrapped at `width`.
+func pageRanges(_ glyphs: [LaidGlyph], width: Int, linesPerPage: Int) -> [Range<Int>] {
+    let lines = wrapRanges(glyphs, width: width)
+    let perPage = max(1, linesPerPage)
+    return stride(from: 0, to: lines.count, by: perPage).map { first in
+        lines[first].lowerBound..<lines[min(first + perPage, lines.count) - 1].upperBound
+    }
 }

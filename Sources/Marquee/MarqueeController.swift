@@ -8,6 +8,8 @@
 /// process; not thread-safe: one owner drives it.
 public final class MarqueeController {
     public private(set) var configuration: MarqueeConfiguration
+    /// How the screen's announcement box pages text; an announcement is paged when it is queued.
+    public var announcementBox: any AnnouncementBox = OnePageBox()
     private var metrics: any GlyphMetrics
     private var unitsPerSecond: Double
     private let origin: Nanoseconds
@@ -92,7 +94,8 @@ public final class MarqueeController {
         separator = TapeItem(separator.message, metrics: metrics)
         items = measuredItems
         for index in announcements.indices {
-            announcements[index].item = TapeItem(announcements[index].item.message, metrics: metrics)
+            let announcement = announcements[index]
+            announcements[index].item = TapeItem(announcement.item.message, metrics: metrics).page(announcement.page)
         }
         let mapped = tape.remeasure(position: x, ratio: ratio) { TapeItem($0.message, metrics: metrics) }
         // A glide's target was in the old measure: the line moves on, and is reconsidered below.
@@ -343,10 +346,14 @@ public final class MarqueeController {
         glyph.hueShift = strength * 24 * sin(2 * .pi * 0.2 * seconds + phase)
     }
 
-    /// A typewriter announcement, on the effect clock: typed letter by letter from `start`,
-    /// then read; it starts when announced or when the one before it ends, whichever is later.
+    /// A page of a typewriter announcement, on the effect clock: typed letter by letter from
+    /// `start`, then read; it starts when announced or when the one before it ends, whichever
+    /// is later.
     private struct ScheduledAnnouncement {
+        /// The page's glyphs.
         var item: TapeItem
+        /// Which of the message's glyphs the page holds.
+        var page: Range<Int>
         /// When its message became active.
         var announced: Nanoseconds
         var typing: Nanoseconds
@@ -361,15 +368,18 @@ public final class MarqueeController {
         queueAnnouncement(item, at: effectTime(t))
     }
 
-    /// Queues `item` for the box at effect time `effect`.
+    /// Queues `item` for the box at effect time `effect`, a page after another as the box
+    /// holds them.
     private func queueAnnouncement(_ item: TapeItem, at effect: Nanoseconds) {
         announcements.removeAll { $0.end <= effect }
-        let letters = Nanoseconds(item.glyphs.count)
-        let reading = Nanoseconds(Double(letters) / configuration.charactersPerSecond * 1e9)
-        announcements.append(ScheduledAnnouncement(
-            item: item, announced: effect, typing: letters * configuration.typewriterLetter,
-            reading: max(configuration.minimumReadingPause, reading),
-            start: max(effect, announcements.last?.end ?? effect)))
+        for page in announcementBox.pages(of: item.glyphs) where !page.isEmpty {
+            let letters = Nanoseconds(page.count)
+            let reading = Nanoseconds(Double(letters) / configuration.charactersPerSecond * 1e9)
+            announcements.append(ScheduledAnnouncement(
+                item: item.page(page), page: page, announced: effect, typing: letters * configuration.typewriterLetter,
+                reading: max(configuration.minimumReadingPause, reading),
+                start: max(effect, announcements.last?.end ?? effect)))
+        }
     }
 
     /// The announcements after `index` start again when announced or when the one before them ends.
@@ -427,6 +437,15 @@ struct TapeItem: Equatable {
         self.glyphs = glyphs
         width = offset
         seed = message.text.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
+    }
+}
+
+extension TapeItem {
+    /// The item with only the glyphs in `range` (clamped to those it has).
+    func page(_ range: Range<Int>) -> TapeItem {
+        var page = self
+        page.glyphs = Array(glyphs[range.clamped(to: glyphs.indices)])
+        return page
     }
 }
 

@@ -110,7 +110,22 @@ public struct FrameGlyph: Hashable, Sendable {
 }
 
 /// The announcement box: a typewriter message being typed or read.
+/// How a screen's announcement box holds text: the glyphs of each page (the lines that fit in
+/// the box at once, wrapped at words), so a long announcement is typed page by page, each page
+/// read before the next. Spaces where pages break belong to no page.
+public protocol AnnouncementBox {
+    func pages(of glyphs: [LaidGlyph]) -> [Range<Int>]
+}
+
+/// A box that holds any announcement on one page (no screen said otherwise).
+public struct OnePageBox: AnnouncementBox {
+    public init() {}
+
+    public func pages(of glyphs: [LaidGlyph]) -> [Range<Int>] { [glyphs.indices] }
+}
+
 public struct Announcement: Hashable, Sendable {
+    /// The page shown: a long announcement is shown a page at a time.
     public var glyphs: [LaidGlyph]
     public var colour: Colour?
     /// How many glyphs are typed so far (the layout of all of them is fixed from the start).

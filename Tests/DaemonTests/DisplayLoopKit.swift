@@ -61,6 +61,7 @@ final class RecordingScreen: TickerScreen {
     var drawsPartialGlyphs: Bool { false }
     var framePeriod: Nanoseconds? { nil }
     var effectStep: Nanoseconds { 100_000_000 }
+    var announcementBox: any AnnouncementBox { OnePageBox() }
     var outputDescription: String { "recording screen \(cells)x1" }
     var checkInterval: Nanoseconds? { nil }
     var isShowing: Bool { true }

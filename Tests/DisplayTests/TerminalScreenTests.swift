@@ -180,6 +180,35 @@ import Testing
         #expect(lines == ["Leave for the", "physiotherapist now", "please"])
     }
 
+    /// A long announcement is cut into pages of whole lines; each page wrapped again on its
+    /// own (as the screen shows it) gives the same lines, and the pages hold every glyph but
+    /// the spaces where they break, in order.
+    @Test func pagesAreWholeLines() {
+        let text = "Please remember that the physiotherapist moved your appointment to Thursday at eleven, "
+            + "take the blue folder with the letters and your walking stick, and call Anna when you are back home"
+        let glyphs = Array(text).enumerated().map { LaidGlyph(character: $1, offset: $0, advance: 1) }
+        for width in [12, 20, 33, 62] {
+            let lines = wrapRanges(glyphs, width: width)
+            #expect(lines.map { String(glyphs[$0].map(\.character)) } == wrapWords(glyphs, width: width).map { String($0.map(\.character)) })
+            let pages = pageRanges(glyphs, width: width, linesPerPage: 2)
+            #expect(pages.count == (lines.count + 1) / 2)
+            for (index, page) in pages.enumerated() {
+                let alone = wrapWords(Array(glyphs[page]), width: width).map { String($0.map(\.character)) }
+                let expected = lines[(2 * index)..<min(2 * index + 2, lines.count)].map { String(glyphs[$0].map(\.character)) }
+                #expect(alone == expected, "width \(width), page \(index)")
+            }
+            let kept = pages.map { String(glyphs[$0].map(\.character)) }.joined(separator: " ")
+            #expect(kept.split(separator: " ") == text.split(separator: " "))
+        }
+    }
+
+    /// The terminal's box holds two lines of at most 62 cells; a narrow terminal shows no box.
+    @Test func theTerminalBoxPagesTwoLinesAtATime() {
+        let text = String(repeating: "word ", count: 40)
+        let glyphs = Array(text).enumerated().map { LaidGlyph(character: $1, offset: $0, advance: 1) }
+        #expect(LineBox(width: 62, lines: 2).pages(of: glyphs).map(\.count) == [2 * 59 + 1, 80])
+    }
+
     @Test func terminalReplies() {
         #expect(containsDA1Reply(Array("\u{1B}[?2026;2$y\u{1B}[?62;22c".utf8)))
         #expect(!containsDA1Reply(Array("\u{1B}[?2026;2$y".utf8)))

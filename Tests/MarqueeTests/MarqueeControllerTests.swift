@@ -272,6 +272,34 @@ let words = ["It's night-time", "Good morning!", "🎂 Johnny turns 7", "漢字�
     }
 }
 
+/// A box that holds `size` glyphs a page.
+struct FixedPages: AnnouncementBox {
+    let size: Int
+    func pages(of glyphs: [LaidGlyph]) -> [Range<Int>] {
+        stride(from: 0, to: glyphs.count, by: size).map { $0..<min($0 + size, glyphs.count) }
+    }
+}
+
+/// An announcement longer than the box is typed a page at a time, each read before the next.
+@Suite struct PagingTests {
+    @Test func aLongAnnouncementIsTypedPageByPage() throws {
+        let marquee = controller(speed: 5)
+        marquee.announcementBox = FixedPages(size: 10)
+        let text = "Leave now for the dentist"  // 25 glyphs: pages of 10, 10 and 5
+        marquee.update(messages: [MarqueeMessage(text: text, effect: .typewriter)], at: t0, width: 40)
+        func shown(_ t: Nanoseconds) -> (String, Int, Bool)? {
+            marquee.frame(at: t, width: 40).announcement.map { (String($0.glyphs.map(\.character)), $0.visibleCount, $0.arrowBob != nil) }
+        }
+        // Each page: 30 ms a letter, then at least 3 s of reading.
+        #expect(shown(t0 + 150_000_000)! == ("Leave now ", 5, false))
+        #expect(shown(t0 + 2 * second)! == ("Leave now ", 10, true))
+        #expect(shown(t0 + 3_300_000_000 + 60_000_000)! == ("for the de", 2, false))
+        #expect(shown(t0 + 6_600_000_000 + 90_000_000)! == ("ntist", 3, false))
+        #expect(shown(t0 + 6_600_000_000 + 150_000_000 + 2_900_000_000)! == ("ntist", 5, true))
+        #expect(shown(t0 + 6_600_000_000 + 150_000_000 + 3_000_000_000) == nil)
+    }
+}
+
 /// Pause (WCAG 2.2.2) stills everything: the line, the dance, the announcement box; what was
 /// typed shows whole, what is queued waits, and on resume everything goes on from there.
 @Suite struct PauseTests {
