@@ -1,26 +1,46 @@
 import CLinux
 import Marquee
 
-/// Character widths in terminal cells, as the C library's `wcwidth` (UTF-8 locale) counts
-/// them: East Asian wide characters and emoji take 2 cells, combining marks ride along with
-/// their base character, controls take none.
+/// Character widths in terminal cells. Terminals place text code point by code point, each as
+/// wide as the C library's `wcwidth` (UTF-8 locale) says: tmux, xterm and the Linux console
+/// do, so a cluster takes the sum of its code points' cells (a Devanagari conjunct 2, a
+/// decomposed "é" 1). Clusters that terminals draw at different widths are sent in a form that
+/// every terminal draws alike (`terminalText`), and are measured in that form.
 public struct TerminalMetrics: GlyphMetrics {
     public var unitsPerCharacter: Int { 1 }
 
     public init() {}
 
     public func advance(of character: Character) -> Int {
+        Self.cells(of: Self.terminalText(of: character))
+    }
+
+    /// What is written for a cluster. Left out, because terminals disagree about their width:
+    /// variation selectors (a VS16 emoji is 1 cell in one terminal and 2 in the next), zero
+    /// width joiners (a ZWJ family is 2 cells or 6: its members are shown side by side), skin
+    /// tone modifiers, the keycap mark, tag characters, other invisible format characters, and
+    /// code points the C library does not know.
+    public static func terminalText(of character: Character) -> String {
         let scalars = character.unicodeScalars
-        guard let first = scalars.first else { return 0 }
-        if first.properties.generalCategory == .control { return 0 }
-        // Emoji presentation (VS16), ZWJ sequences and flags are drawn 2 cells wide.
-        if scalars.contains(where: { $0.value == 0xFE0F || $0.value == 0x200D })
-            || first.properties.isEmojiPresentation || (0x1F1E6...0x1F1FF).contains(first.value)
-        {
-            return 2
+        if scalars.count == 1, let scalar = scalars.first, scalar.value < 0x300 {
+            return String(character)
         }
-        let width = Int(mq_cell_width(first.value))
-        if width < 0 { return first.properties.generalCategory == .format ? 0 : 1 }
-        return width
+        var kept = String.UnicodeScalarView()
+        for scalar in scalars where isShown(scalar) { kept.append(scalar) }
+        return String(kept)
+    }
+
+    private static func isShown(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0xFE00...0xFE0F, 0x200D, 0x1F3FB...0x1F3FF, 0x20E3, 0xE0000...0xE007F: return false
+        default:
+            if scalar.properties.generalCategory == .format { return false }
+            return mq_cell_width(scalar.value) >= 0
+        }
+    }
+
+    /// Cells `text` takes on a terminal.
+    static func cells(of text: String) -> Int {
+        text.unicodeScalars.reduce(0) { $0 + max(0, Int(mq_cell_width($1.value))) }
     }
 }

@@ -187,7 +187,8 @@ public final class TerminalScreen {
         let owned = rows >= 7 ? (band - 4)...band : band...band
         var result: [Int: [Cell]] = [:]
         for row in owned { result[row] = [Cell](repeating: .blank, count: columns) }
-        for glyph in frame.glyphs where glyph.x >= 0 && glyph.x + glyph.advance <= columns {
+        for glyph in frame.glyphs where glyph.x >= 0 && glyph.x + glyph.advance <= columns
+            && (glyph.x + glyph.advance < columns || !Self.joinsCodePoints(glyph.character)) {
             let row = glyph.lift > 0.8 && rows >= 7 ? band - 1 : band
             put(glyph.character, at: glyph.x, advance: glyph.advance, sgr: sgr(glyph.colour, hueShift: glyph.hueShift),
                 row: row, into: &result)
@@ -224,6 +225,13 @@ public final class TerminalScreen {
         }
     }
 
+    /// Whether a cluster is written as more than one code point. Such a cluster is never put
+    /// in the last column: with autowrap off the cursor stays there after the base letter, and
+    /// the terminal adds the accent or vowel sign that follows to the cell on its left ("Caf́e").
+    static func joinsCodePoints(_ character: Character) -> Bool {
+        TerminalMetrics.terminalText(of: character).unicodeScalars.count > 1
+    }
+
     private func sgr(_ colour: Colour?, hueShift: Double) -> String {
         guard var colour else {
             guard hueShift != 0, capabilities.colourDepth != .basic8 else { return "" }
@@ -237,7 +245,7 @@ public final class TerminalScreen {
         _ character: Character, at column: Int, advance: Int, sgr: String, row: Int, into rows: inout [Int: [Cell]]
     ) {
         guard var cells = rows[row], column >= 0, column + advance <= cells.count else { return }
-        cells[column] = Cell(text: String(character), sgr: sgr, isContinuation: false)
+        cells[column] = Cell(text: TerminalMetrics.terminalText(of: character), sgr: sgr, isContinuation: false)
         for extra in 1..<max(1, advance) { cells[column + extra] = Cell(text: "", sgr: sgr, isContinuation: true) }
         rows[row] = cells
     }

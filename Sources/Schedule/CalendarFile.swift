@@ -455,24 +455,29 @@ public struct ScheduleLimits: Sendable, Hashable {
     return TimeValue(wall: wall, isDate: false, basis: .floating)
 }
 
-/// Message text on one line: line breaks and tabs become spaces, other controls go.
+/// Message text on one line: line breaks (also Unicode's line and paragraph separators) and
+/// tabs become spaces, other controls go. Text with nothing visible in it (only spaces and
+/// invisible format characters such as U+200B) is empty.
 func singleLine(_ text: String) -> String {
-    // Most text is clean already: no control, no space at either end or twice in a row.
+    // Most text is clean already: no control or separator, no space at either end or twice in a row.
     var previous: Unicode.Scalar = " "
     var isClean = true
+    var isVisible = false
     for scalar in text.unicodeScalars {
         if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
-            || (scalar == " " && previous == " ") {
+            || scalar.value == 0x2028 || scalar.value == 0x2029 || (scalar == " " && previous == " ") {
             isClean = false
             break
         }
+        if !isVisible, !isInvisible(scalar) { isVisible = true }
         previous = scalar
     }
-    if isClean, previous != " " { return text }
+    if isClean, previous != " " { return isVisible ? text : "" }
     var result = ""
     var pendingSpace = false
+    isVisible = false
     for scalar in text.unicodeScalars {
-        if scalar == "\n" || scalar == "\r" || scalar == "\t" || scalar == " " {
+        if scalar == "\n" || scalar == "\r" || scalar == "\t" || scalar == " " || scalar.value == 0x2028 || scalar.value == 0x2029 {
             pendingSpace = !result.isEmpty
         } else if scalar.properties.generalCategory == .control {
             continue
@@ -480,9 +485,16 @@ func singleLine(_ text: String) -> String {
             if pendingSpace { result.append(" ") }
             pendingSpace = false
             result.unicodeScalars.append(scalar)
+            if !isVisible, !isInvisible(scalar) { isVisible = true }
         }
     }
-    return result
+    return isVisible ? result : ""
+}
+
+/// A space or a character that shows nothing by itself (U+200B, U+2060, U+FEFF, a joiner).
+private func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.properties.isWhitespace || scalar.properties.generalCategory == .format
+        || scalar.properties.isDefaultIgnorableCodePoint
 }
 
 /// The properties of a component, collected first: libical has one property iterator per

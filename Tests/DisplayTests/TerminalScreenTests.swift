@@ -130,16 +130,17 @@ import Testing
         #expect(screen.singleShift(from: plain, to: Array(plain.dropFirst(2)) + [Cell.blank, Cell.blank]) == 2)
     }
 
-    @Test func cellWidths() {
-        let metrics = TerminalMetrics()
-        #expect(metrics.advance(of: "a") == 1)
-        #expect(metrics.advance(of: "é") == 1)
-        #expect(metrics.advance(of: "e\u{301}") == 1)
-        #expect(metrics.advance(of: "漢") == 2)
-        #expect(metrics.advance(of: "🎂") == 2)
-        #expect(metrics.advance(of: "👨‍👩‍👧") == 2)
-        #expect(metrics.advance(of: "\u{7}") == 0)
-        #expect(metrics.advance(of: "\u{200B}") == 0)
+    /// A cluster takes the cells of its code points, as terminals place them; clusters that
+    /// terminals draw at different widths are written in a form all draw alike.
+    @Test(arguments: [
+        ("a", "a", 1), ("é", "é", 1), ("e\u{301}", "e\u{301}", 1), ("漢", "漢", 2), ("🎂", "🎂", 2),
+        ("स्ते", "स्ते", 2), ("ना", "ना", 2), ("👨‍👩‍👧", "👨👩👧", 6), ("❤️", "❤", 1), ("👍🏽", "👍", 2),
+        ("1️⃣", "1", 1), ("🇩🇪", "🇩🇪", 2), ("🏴󠁧󠁢󠁳󠁣󠁴󠁿", "🏴", 2), ("0\u{200D}", "0", 1), ("\u{1FAE8}", "", 0),
+        ("\u{7}", "\u{7}", 0), ("\u{200B}", "", 0),
+    ] as [(String, String, Int)])
+    func cellWidths(text: String, written: String, cells: Int) {
+        #expect(text.map(TerminalMetrics.terminalText).joined() == written)
+        #expect(text.reduce(0) { $0 + TerminalMetrics().advance(of: $1) } == cells)
     }
 
     /// Colours stay readable on black (7:1); the Linux console gets its 8 hues.

@@ -113,6 +113,71 @@ import Testing
         try tmux("send-keys", "-t", "t", "C-c")
     }
 
+    /// A folder of its own with one all-day event (25 November 2026) per message, in priority
+    /// order; removed after `body`.
+    func withMessages(_ texts: [String], _ body: (String) throws -> Void) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-scripts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let events = texts.enumerated().map { index, text in
+            "BEGIN:VEVENT\r\nUID:\(index)@test\r\nDTSTART;VALUE=DATE:20261125\r\nPRIORITY:\(index + 1)\r\nSUMMARY:\(text)\r\nEND:VEVENT\r\n"
+        }
+        let calendar = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//marquee tests//EN\r\n" + events.joined() + "END:VCALENDAR\r\n"
+        try Data(calendar.utf8).write(to: folder.appendingPathComponent("scripts.ics"))
+        try body(folder.path)
+    }
+
+    /// Every script and emoji scrolls without corrupting the line: each picture taken while it
+    /// moves is a window onto the messages as the terminal is sent them (Devanagari conjuncts,
+    /// decomposed accents, an emoji with VS16, a ZWJ family and a stray ZWJ, a line separator).
+    /// They took the cells of their first code point, so what followed them landed in the
+    /// wrong cells ("Fail" for "Family", "w0w x"), and an accent or vowel sign written in the
+    /// last column joined the letter before it ("Caf́e").
+    @Test func everyScriptScrollsWithoutCorruption() throws {
+        let messages = ["नमस्ते दुनिया आज", "Line\u{2028}break here", "Cafe\u{301} au lait", "I ❤️ you",
+                        "Family 👨‍👩‍👧 visit", "w0\u{200D}x and more"]
+        let sent = "नमस्ते दुनिया आज • Line break here • Cafe\u{301} au lait • I ❤ you • Family 👨👩👧 visit • w0x and more • "
+        try withMessages(messages) { folder in
+            try start(width: 60, at: "2026-11-25 10:00", speed: 7, feeds: folder)
+            defer { _ = try? tmux("kill-server") }
+            let tape = String(repeating: sent, count: 4)
+            var pictures: Set<String> = []
+            for _ in 0..<40 {
+                let line = try screen()[12]
+                pictures.insert(line)
+                // What a picture cuts at either end may be half a letter: compare what is inside.
+                var inside = Substring(line.trimmingCharacters(in: .whitespaces)).dropFirst().dropLast()
+                while let first = inside.unicodeScalars.first, first.properties.generalCategory == .nonspacingMark {
+                    inside = Substring(inside.unicodeScalars.dropFirst())
+                }
+                #expect(tape.contains(inside), "\(line)")
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+            #expect(pictures.count > 20)
+        }
+    }
+
+    /// A Devanagari line that fits stands still and whole (its last word was cut: it was
+    /// measured a cell per cluster).
+    @Test func aStillDevanagariLineIsWhole() throws {
+        // 73 cells; counted as 55, it was centred 12 cells in and its last word fell off.
+        let hindi = "आज दोपहर को डॉक्टर साहिबा आएँगी, कृपया दवाई की थैली और पानी की बोतल तैयार रखिए"
+        try withMessages([hindi]) { folder in
+            try start(at: "2026-11-25 10:00", feeds: folder)
+            defer { _ = try? tmux("kill-server") }
+            #expect(try screen()[12].trimmingCharacters(in: .whitespaces) == hindi)
+        }
+    }
+
+    /// A message with nothing visible in it (zero-width spaces) is no message: the date shows.
+    @Test func anInvisibleMessageLeavesTheDate() throws {
+        try withMessages(["\u{200B}\u{200B}\u{2060}"]) { folder in
+            try start(at: "2026-11-25 10:00", feeds: folder)
+            defer { _ = try? tmux("kill-server") }
+            #expect(try screen()[12].contains("25 November 2026"))
+        }
+    }
+
     /// When stderr is the terminal (the log is silent there), a framebuffer that cannot be used
     /// is still told on it, before anything is drawn.
     @Test func unusableFramebufferIsToldOnTheTerminal() throws {
@@ -127,6 +192,7 @@ import Testing
     @Test func feedFolderIsWatched() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
         try start(at: nil, feeds: folder.path)
         defer { _ = try? tmux("kill-server") }
         let idle = try screen()[12].trimmingCharacters(in: .whitespaces)

@@ -30,6 +30,16 @@ import Testing
     }
 
     /// The repaired COUNT leaves UNTIL in force: nothing after 30 November.
+    /// Text is shown on one line: Unicode's line and paragraph separators are spaces too; a
+    /// title with nothing visible in it (zero-width spaces, a word joiner) is no title.
+    @Test func textOnOneLineAndInvisibleText() throws {
+        let schedule = try schedule(calendar(
+            event(["UID:a", "DTSTART:20261124T080000Z", "SUMMARY:Line\u{2028}break\u{2029}here"]),
+            event(["UID:b", "DTSTART:20261124T080000Z", "SUMMARY:\u{200B}\u{2060} \u{FEFF}"])), zone: "UTC")
+        #expect(schedule.texts(at: "2026-11-24T08:30:00Z") == ["Line break here"])
+        #expect(schedule.feeds.first?.problems.map(\.message) == ["VEVENT \"b\" has no SUMMARY or X-MARQUEE-TEXT; ignored"])
+    }
+
     @Test func repairedRuleKeepsItsUntil() throws {
         let schedule = try schedule(calendar(event(
             "UID:c", "SUMMARY:Course", "DTSTART:20261120T080000Z", "RRULE:FREQ=DAILY;COUNT=-1;UNTIL=20261130T000000Z")),
