@@ -53,7 +53,10 @@ public final class MarqueeController {
         let left = Int(position(at: t, of: settle(at: t)).rounded(.down))
         tape.lay(upTo: left + self.width + 1, items: items, separator: separator)
         let arrivals = newItems.indices.filter { index in !items.contains { $0.message.text == newItems[index].message.text } }
+        let x = position(at: t, of: settle(at: t))
         items = newItems
+        unitsPerSecond = speedOfItems
+        reanchor(at: x, t: t)
         self.width = width
         reconsider(at: t, arrivals: arrivals)
     }
@@ -63,20 +66,9 @@ public final class MarqueeController {
     public func reconfigure(_ configuration: MarqueeConfiguration, at t: Nanoseconds) {
         let x = position(at: t, of: settle(at: t))
         self.configuration = configuration
-        unitsPerSecond = configuration.charactersPerSecond * Double(metrics.unitsPerCharacter)
+        unitsPerSecond = speedOfItems
         separator = TapeItem(MarqueeMessage(text: configuration.separator), metrics: metrics)
-        func reanchored(_ motion: Motion) -> Motion {
-            switch motion {
-            case .still: motion
-            case .moving: .moving(from: x, since: t)
-            case .gliding(_, _, let target): .gliding(from: x, since: t, to: target)
-            }
-        }
-        if let paused = pause {
-            pause = (paused.at, reanchored(paused.resumeMotion))
-        } else {
-            motion = reanchored(motion)
-        }
+        reanchor(at: x, t: t)
         let current = messages
         items = []
         update(messages: current, at: t, width: width)
@@ -90,9 +82,9 @@ public final class MarqueeController {
         let x = position(at: t, of: settle(at: t))
         let ratio = Double(metrics.unitsPerCharacter) / Double(self.metrics.unitsPerCharacter)
         self.metrics = metrics
-        unitsPerSecond = configuration.charactersPerSecond * Double(metrics.unitsPerCharacter)
         separator = TapeItem(separator.message, metrics: metrics)
         items = measuredItems
+        unitsPerSecond = speedOfItems
         for index in announcements.indices {
             let announcement = announcements[index]
             announcements[index].item = TapeItem(announcement.item.message, metrics: metrics).page(announcement.page)
@@ -113,6 +105,32 @@ public final class MarqueeController {
         // A line that moves and still does not fit goes on with its cycle as laid.
         if case .moving = pause?.resumeMotion ?? motion, !fits { return }
         reconsider(at: t)
+    }
+
+    /// The speed in units per second: the characters per second asked for, in as many units a
+    /// character as the messages on the tape take on average. A line of wide characters (CJK,
+    /// two terminal cells each) passes at as many characters a second as a line of Latin ones.
+    private var speedOfItems: Double {
+        let characters = items.reduce(0) { $0 + $1.glyphs.count }
+        let units = characters > 0
+            ? Double(items.reduce(0) { $0 + $1.width }) / Double(characters) : Double(metrics.unitsPerCharacter)
+        return configuration.charactersPerSecond * units
+    }
+
+    /// The line moves on from `x` at `t` (at a speed that just changed), the way it was moving.
+    private func reanchor(at x: Double, t: Nanoseconds) {
+        func reanchored(_ motion: Motion) -> Motion {
+            switch motion {
+            case .still: motion
+            case .moving: .moving(from: x, since: t)
+            case .gliding(_, _, let target): .gliding(from: x, since: t, to: target)
+            }
+        }
+        if let paused = pause {
+            pause = (paused.at, reanchored(paused.resumeMotion))
+        } else {
+            motion = reanchored(motion)
+        }
     }
 
     /// The messages of the last update, with the effect for all applied.

@@ -95,14 +95,16 @@ import Testing
     @Test(arguments: formats) func frameAfterAnIntervalIsTheFrameShiftedBySpeedTimesInterval(format: PixelFormat, extra: Int) throws {
         let (framebuffer, path) = try Self.fileFramebuffer(format, extra: extra)
         defer { unlink(path) }
-        let probe = try FramebufferScreen(framebuffer: framebuffer)
-        let perCharacter = Double(probe.fonts.unitsPerCharacter)
         let screen = try FramebufferScreen(framebuffer: framebuffer)
+        // The speed is in characters: 60 px/s is as many characters a second as the text's
+        // average character (in 1/64 px) goes into 60 · 64.
+        let text = "Good evening! Supper is at 6 • The blue box on the table"
+        let laid = screen.fonts.measured(text.map { LaidGlyph(character: $0, offset: 0, advance: 0) })
+        let perCharacter = Double(laid.last.map { $0.offset + $0.advance } ?? 0) / Double(laid.count)
         let controller = MarqueeController(
             metrics: screen.metrics,
             configuration: MarqueeConfiguration(charactersPerSecond: 60 * 64 / perCharacter), origin: Self.t0)
-        controller.update(messages: [MarqueeMessage(text: "Good evening! Supper is at 6 • The blue box on the table")],
-                          at: Self.t0, width: screen.bandWidth)
+        controller.update(messages: [MarqueeMessage(text: text)], at: Self.t0, width: screen.bandWidth)
         for start in [Self.t0 + 250_000_000, Self.t0 + 2_125_000_000] {
             Self.show(screen, controller, at: start, full: true)
             let before = Self.colours(framebuffer.surface)

@@ -85,6 +85,24 @@ let words = ["It's night-time", "Good morning!", "🎂 Johnny turns 7", "漢字�
         #expect(marquee.frame(at: t0 + 10 * second + second / 10, width: 40).position == 50.5)
     }
 
+    /// Characters a second are characters, whatever their width: a line of CJK (two cells a
+    /// character) passes 5 characters a second, 10 cells; it passed 5 cells, half the rate.
+    /// A change of messages changes the speed from where the line stands, without a jump.
+    @Test func wideCharactersPassAtTheSameRate() {
+        let marquee = controller(speed: 5)
+        let cjk = String(repeating: "漢字測試中文", count: 10)
+        marquee.update(messages: messages(cjk), at: t0, width: 40)
+        let start = marquee.frame(at: t0, width: 40)
+        let later = marquee.frame(at: t0 + 2 * second, width: 40)
+        #expect(later.position - start.position == 20)
+        #expect(later.glyphs.first?.x == 0 && later.glyphs.first?.character == Array(cjk)[10])
+        let before = marquee.frame(at: t0 + 3 * second, width: 40).position
+        marquee.update(messages: messages(cjk, String(repeating: "plain text ", count: 10)), at: t0 + 3 * second, width: 40)
+        #expect(marquee.frame(at: t0 + 3 * second, width: 40).position == before)
+        let mixed = marquee.frame(at: t0 + 4 * second, width: 40).position - before
+        #expect(mixed > 5 && mixed < 10)
+    }
+
     /// The loop is seamless: after one tape cycle the picture repeats exactly, no blank gap.
     @Test func seamlessLoop() {
         let marquee = controller(speed: 10)
