@@ -14,7 +14,9 @@ let package = Package(
         .target(name: "CLinux"),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "Display", dependencies: ["Marquee", "CLinux", "CFreeType", "CZlib"]),
+        .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
+        .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
+        .target(name: "Display", dependencies: ["Marquee", "CLinux", "CFreeType", "CZlib", "CHarfBuzz", "CFriBidi"]),
         .target(name: "Daemon", dependencies: ["Schedule", "Marquee", "Display", "CLinux"]),
         .executableTarget(
             name: "marquee",

@@ -86,6 +86,7 @@ final class DisplayLoop {
         controller.show(snapshot, settings: settings, at: steady, width: screen.bandWidth)
         publishShown()
         showProblems()
+        tellMissingCharacters()
     }
 
     /// Takes the screen, turns until an event ends the run, then gives the screen back as it
@@ -141,6 +142,7 @@ final class DisplayLoop {
         screen = next
         controller.announcementBox = next.announcementBox
         controller.remeasure(with: next.metrics, at: clock.steadyTime(), width: next.bandWidth)
+        tellMissingCharacters()
         repaint = true
         frameDeadline = nil
         frameGridOrigin = nil
@@ -216,6 +218,7 @@ final class DisplayLoop {
             snapshot = answer
             validUntil = answer.validUntil.instant.nanoseconds
             controller.show(answer, settings: settings, at: steady, width: screen.bandWidth)
+            tellMissingCharacters()
             publishShown()
             showProblems()
             systemd.send("STATUS=" + Self.summary(answer))
@@ -253,6 +256,17 @@ final class DisplayLoop {
         }
     }
 
+    /// Characters of the messages that no font of the screen has, once each: they are left out.
+    private func tellMissingCharacters() {
+        for character in screen.takeMissingCharacters() {
+            let codes = character.unicodeScalars.map { scalar in
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            }
+            log?.log(.warning, "no font has \"\(character)\" (\(codes.joined(separator: " "))); it is left out of the messages")
+        }
+    }
+
     /// The feeds' errors to the screen, when it shows them: each on a line, at most three, then
     /// how many more there are.
     private func showProblems() {
@@ -269,6 +283,7 @@ final class DisplayLoop {
             settings = fresh
             controller.reconfigure(fresh.marquee, at: steady)
             controller.show(snapshot, settings: fresh, at: steady, width: screen.bandWidth)
+            tellMissingCharacters()
             publishShown()
         }
         reloadsInFlight += 1

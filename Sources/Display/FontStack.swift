@@ -1,4 +1,5 @@
 import CFreeType
+import CHarfBuzz
 import Marquee
 import Synchronization
 
@@ -82,10 +83,11 @@ struct GlyphPose: Hashable {
 }
 
 /// The fonts the framebuffer draws with, in order: the text font first, then fallbacks for
-/// the characters it lacks, colour emoji scaled to the text size. A character none of them
-/// has is left out rather than drawn as an empty box. Measures in 1/64 pixel (FreeType's
-/// 26.6) so text can stand at quarter-pixel positions; each glyph is rasterized once per
-/// quarter-pixel phase and kept. Not thread-safe: the render thread owns it.
+/// the characters it lacks, colour emoji scaled to the text size, then (opened only when a
+/// message needs one) a font for each script the others lack. A character none of them has is
+/// left out rather than drawn as an empty box, and noted. Text is shaped (`layout`). Measures in
+/// 1/64 pixel (FreeType's 26.6) so text can stand at quarter-pixel positions; each glyph is
+/// rasterized once per quarter-pixel phase and kept. Not thread-safe: the render thread owns it.
 public final class FontStack: GlyphMetrics {
     /// DejaVu Sans Bold (fonts-dejavu-core), DejaVu Sans for what the bold cut lacks, Noto
     /// Color Emoji (fonts-noto-color-emoji).
@@ -94,6 +96,25 @@ public final class FontStack: GlyphMetrics {
         "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
         "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf",
     ]
+    /// Fonts for the scripts the fonts given lack, opened only when a message needs one:
+    /// Noto's bold cut of each script (fonts-noto-core), then Noto Sans CJK (fonts-noto-cjk).
+    static let scriptFallbackPaths: [String] = {
+        let folder = "/usr/share/fonts/truetype/noto"
+        var names: [String] = []
+        if let directory = opendir(folder) {
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name.hasPrefix("NotoSans"), name.hasSuffix("-Bold.ttf"), !name.contains("Mono"), !name.contains("Display") {
+                    names.append(name)
+                }
+            }
+            closedir(directory)
+        }
+        // Noto Sans first (Latin, Greek and Cyrillic letters DejaVu lacks), then by name.
+        names.sort { $0 == "NotoSans-Bold.ttf" || ($1 != "NotoSans-Bold.ttf" && $0 < $1) }
+        return names.map { folder + "/" + $0 } + ["/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"]
+    }()
+
     /// Display units per pixel.
     static let unitsPerPixel = 64
     /// Transformed (dancing) glyphs are kept up to this many bytes, then forgotten together.
@@ -113,6 +134,10 @@ public final class FontStack: GlyphMetrics {
         var path: String
         /// A colour bitmap font (CBDT): one fixed strike, scaled to the text size.
         var bitmapScale: Double?
+        /// The font's design units per em (what HarfBuzz measures in).
+        var unitsPerEm: Int
+        /// HarfBuzz's font for shaping (made when first needed).
+        var shaper: OpaquePointer?
     }
 
     /// What a character is drawn from: glyphs of one face (a base and its marks).
@@ -127,10 +152,20 @@ public final class FontStack: GlyphMetrics {
         var glyph: UInt32
         var phase: UInt8
         var pose: GlyphPose
+        /// What a pose turns about (1/64 pixel right of the pen); 0 when upright.
+        var centre: Int32
     }
 
     private var library: FT_Library?
     private var faces: [Face] = []
+    /// Script fonts not opened yet, in order.
+    private var unopenedFallbacks = FontStack.scriptFallbackPaths
+    /// Shaped forms this stack has drawn or measured, with the font each comes from: looked up
+    /// here, not in the process's registry, for every frame.
+    private var knownForms: [Int: (face: Int, form: ShapedForm)] = [:]
+    /// Characters no font has, not told yet, and those told.
+    private var missing: [Character] = []
+    private var toldMissing: Set<Character> = []
     private var resolved: [Character: Resolved?] = [:]
     /// Upright glyphs are all kept (a message's letters come back with every loop).
     private var images = BoundedCache<ImageKey, GlyphImage>(limit: .max)
@@ -146,23 +181,15 @@ public final class FontStack: GlyphMetrics {
         self.library = library
         var unusable: [FontError] = []
         for path in paths {
-            var handle: FT_Face?
-            guard FT_New_Face(library, path, 0, &handle) == 0, let handle else {
-                unusable.append(FontError(description: "\(path): not a font FreeType can open"))
-                continue
-            }
-            if mq_ft_is_scalable(handle) == 1 {
-                FT_Set_Pixel_Sizes(handle, 0, FT_UInt(self.pixelSize))
-                faces.append(Face(handle: handle, path: path, bitmapScale: nil))
-            } else if handle.pointee.num_fixed_sizes > 0, FT_Select_Size(handle, 0) == 0 {
-                let strike = Double(handle.pointee.size.pointee.metrics.y_ppem)
-                faces.append(Face(handle: handle, path: path, bitmapScale: Double(self.pixelSize) / max(1, strike)))
-            } else {
-                FT_Done_Face(handle)
-                unusable.append(FontError(description: "\(path): has no size FreeType can draw"))
+            do throws(FontError) {
+                faces.append(try Self.open(path, library: library, pixelSize: self.pixelSize))
+            } catch {
+                unusable.append(error)
             }
         }
         self.unusable = unusable
+        let given = Set(faces.map(\.path))
+        unopenedFallbacks.removeAll { given.contains($0) }
         guard let text = faces.first(where: { $0.bitmapScale == nil }) else {
             FT_Done_FreeType(library)
             self.library = nil
@@ -179,8 +206,53 @@ public final class FontStack: GlyphMetrics {
     }
 
     deinit {
-        for face in faces { FT_Done_Face(face.handle) }
+        for face in faces {
+            if let shaper = face.shaper { hb_font_destroy(shaper) }
+            FT_Done_Face(face.handle)
+        }
         if let library { FT_Done_FreeType(library) }
+    }
+
+    /// A font at `pixelSize`: outlines scaled, a colour bitmap font's strike chosen.
+    private static func open(_ path: String, library: FT_Library, pixelSize: Int) throws(FontError) -> Face {
+        var handle: FT_Face?
+        guard FT_New_Face(library, path, 0, &handle) == 0, let handle else {
+            throw FontError(description: "\(path): not a font FreeType can open")
+        }
+        // A bitmap-only font has no em for FreeType; HarfBuzz measures it in the font's own.
+        let unitsPerEm = handle.pointee.units_per_EM > 0 ? Int(handle.pointee.units_per_EM) : Self.unitsPerEm(ofFontAt: path)
+        if mq_ft_is_scalable(handle) == 1 {
+            FT_Set_Pixel_Sizes(handle, 0, FT_UInt(pixelSize))
+            return Face(handle: handle, path: path, bitmapScale: nil, unitsPerEm: unitsPerEm)
+        }
+        if handle.pointee.num_fixed_sizes > 0, FT_Select_Size(handle, 0) == 0 {
+            let strike = Double(handle.pointee.size.pointee.metrics.y_ppem)
+            return Face(handle: handle, path: path, bitmapScale: Double(pixelSize) / max(1, strike), unitsPerEm: unitsPerEm)
+        }
+        FT_Done_Face(handle)
+        throw FontError(description: "\(path): has no size FreeType can draw")
+    }
+
+    /// The design units per em a font's own tables give (HarfBuzz reads them).
+    private static func unitsPerEm(ofFontAt path: String) -> Int {
+        guard let blob = hb_blob_create_from_file(path) else { return 1 }
+        defer { hb_blob_destroy(blob) }
+        guard let face = hb_face_create(blob, 0) else { return 1 }
+        defer { hb_face_destroy(face) }
+        return max(1, Int(hb_face_get_upem(face)))
+    }
+
+    /// Opens the next script font; false when there is none left.
+    private func openNextFallback() -> Bool {
+        guard let library else { return false }
+        while !unopenedFallbacks.isEmpty {
+            let path = unopenedFallbacks.removeFirst()
+            if let face = try? Self.open(path, library: library, pixelSize: pixelSize) {
+                faces.append(face)
+                return true
+            }
+        }
+        return false
     }
 
     /// Where the glyphs come from, for the status: "DejaVuSans-Bold.ttf 135 px (+2 fallbacks)".
@@ -208,6 +280,65 @@ public final class FontStack: GlyphMetrics {
     /// Whether a character has a glyph in some font of the stack.
     func canDraw(_ character: Character) -> Bool { resolve(character) != nil }
 
+    /// The font a character is drawn from (nil: none has it).
+    func face(for character: Character) -> Int? { resolve(character)?.face }
+
+    /// The font opened from `path`, opening it if it is a script font of this stack.
+    func face(at path: String) -> Int? {
+        if let index = faces.firstIndex(where: { $0.path == path }) { return index }
+        guard let position = unopenedFallbacks.firstIndex(of: path), let library,
+              let face = try? Self.open(path, library: library, pixelSize: pixelSize) else { return nil }
+        unopenedFallbacks.remove(at: position)
+        faces.append(face)
+        return faces.count - 1
+    }
+
+    func facePath(_ face: Int) -> String { faces[face].path }
+
+    /// A shaped form and the font of this stack it is drawn from (nil: not a form, or its font
+    /// cannot be opened).
+    func form(numbered number: Int) -> (face: Int, form: ShapedForm)? {
+        guard number > 0 else { return nil }
+        if let known = knownForms[number] { return known }
+        guard let form = ShapedForm.form(numbered: number), let face = face(at: form.fontPath) else { return nil }
+        knownForms[number] = (face, form)
+        return (face, form)
+    }
+
+    /// HarfBuzz's font for a face, measuring in the font's own units.
+    func shaper(of face: Int) -> OpaquePointer? {
+        if let shaper = faces[face].shaper { return shaper }
+        guard let blob = hb_blob_create_from_file(faces[face].path) else { return nil }
+        defer { hb_blob_destroy(blob) }
+        guard let hbFace = hb_face_create(blob, 0) else { return nil }
+        defer { hb_face_destroy(hbFace) }
+        let font = hb_font_create(hbFace)
+        faces[face].shaper = font
+        return font
+    }
+
+    /// Font units of `face` in 1/64 pixel at this size.
+    func scaled(_ units: Int32, face: Int) -> Int {
+        let perEm = faces[face].unitsPerEm
+        let value = Int(units) * pixelSize * Self.unitsPerPixel
+        return (value + (value >= 0 ? perEm / 2 : -perEm / 2)) / perEm
+    }
+
+    /// Notes a character no font has, to be told once.
+    func noteMissing(_ character: Character) {
+        guard !toldMissing.contains(character), !missing.contains(character) else { return }
+        missing.append(character)
+    }
+
+    /// Characters no font has that were not told yet (each is told once).
+    public func takeMissing() -> [Character] {
+        defer {
+            toldMissing.formUnion(missing)
+            missing = []
+        }
+        return missing
+    }
+
     private func resolve(_ character: Character) -> Resolved? {
         if let known = resolved[character] { return known }
         let result = lookUp(character)
@@ -226,18 +357,24 @@ public final class FontStack: GlyphMetrics {
             let colourA = faces[a].bitmapScale != nil, colourB = faces[b].bitmapScale != nil
             return colourA == colourB ? a < b : colourA == wantsColour
         }
-        for index in order {
+        func found(in index: Int) -> Resolved? {
             let face = faces[index]
             let baseGlyph = FT_Get_Char_Index(face.handle, FT_ULong(base.value))
-            guard baseGlyph != 0 else { continue }
+            guard baseGlyph != 0 else { return nil }
             var glyphs = [baseGlyph]
             for mark in scalars.dropFirst()
             where !mark.properties.isDefaultIgnorableCodePoint && !mark.properties.isEmojiModifier {
                 let glyph = FT_Get_Char_Index(face.handle, FT_ULong(mark.value))
                 if glyph != 0 { glyphs.append(glyph) }
             }
-            guard let advance = measure(face, glyph: baseGlyph) else { continue }
+            guard let advance = measure(face, glyph: baseGlyph) else { return nil }
             return Resolved(face: index, glyphs: glyphs, advance: advance)
+        }
+        for index in order {
+            if let resolved = found(in: index) { return resolved }
+        }
+        while openNextFallback() {
+            if let resolved = found(in: faces.count - 1) { return resolved }
         }
         return nil
     }
@@ -260,35 +397,39 @@ public final class FontStack: GlyphMetrics {
     /// whole pixel, turned and sized by `pose`. Cached.
     func images(of character: Character, phase: Int, pose: GlyphPose = .upright) -> [GlyphImage] {
         guard let found = resolve(character) else { return [] }
+        return found.glyphs.compactMap { image(face: found.face, glyph: $0, phase: phase, pose: pose, centre: found.advance / 2) }
+    }
+
+    /// One glyph of a face with its pen at `phase` quarter pixels right of a whole pixel,
+    /// turned and sized by `pose` about `centre` (1/64 pixel right of the pen). Cached.
+    func image(face: Int, glyph: UInt32, phase: Int, pose: GlyphPose, centre: Int) -> GlyphImage? {
         // Colour emoji are sized but not turned.
-        let pose = faces[found.face].bitmapScale == nil ? pose : GlyphPose(tiltSteps: 0, scaleSteps: pose.scaleSteps)
-        return found.glyphs.compactMap { glyph in
-            let key = ImageKey(face: found.face, glyph: glyph, phase: UInt8(phase), pose: pose)
-            if let image = pose == .upright ? images[key] : posedImages[key] { return image }
-            guard var image = rasterize(faces[found.face], glyph: glyph, phase: phase, pose: pose,
-                                        advance: found.advance) else { return nil }
-            image.id = Self.imageCount.add(1, ordering: .relaxed).newValue
-            if pose == .upright {
-                images.insert(image, bytes: image.byteCount, for: key)
-            } else {
-                posedImages.insert(image, bytes: image.byteCount, for: key)
-            }
-            return image
+        let pose = faces[face].bitmapScale == nil ? pose : GlyphPose(tiltSteps: 0, scaleSteps: pose.scaleSteps)
+        let key = ImageKey(face: face, glyph: glyph, phase: UInt8(phase), pose: pose,
+                           centre: pose == .upright ? 0 : Int32(clamping: centre))
+        if let image = pose == .upright ? images[key] : posedImages[key] { return image }
+        guard var image = rasterize(faces[face], glyph: glyph, phase: phase, pose: pose, centre: centre) else { return nil }
+        image.id = Self.imageCount.add(1, ordering: .relaxed).newValue
+        if pose == .upright {
+            images.insert(image, bytes: image.byteCount, for: key)
+        } else {
+            posedImages.insert(image, bytes: image.byteCount, for: key)
         }
+        return image
     }
 
     /// Bytes held by cached glyph images (upright and posed).
     public var cacheBytes: Int { images.bytes + posedImages.bytes }
 
-    private func rasterize(_ face: Face, glyph: UInt32, phase: Int, pose: GlyphPose, advance: Int) -> GlyphImage? {
+    private func rasterize(_ face: Face, glyph: UInt32, phase: Int, pose: GlyphPose, centre: Int) -> GlyphImage? {
         if let scale = face.bitmapScale {
             return rasterizeColour(face, glyph: glyph, scale: scale * pose.scale, shift: Double(phase) / 4)
         }
-        // Turn about the glyph's centre (half its advance, half the x-height up), then shift by the phase.
+        // Turn about the centre (half the x-height up), then shift by the phase.
         let cosine = cos(pose.tilt) * pose.scale, sine = sin(pose.tilt) * pose.scale
         var matrix = FT_Matrix(xx: FT_Fixed(cosine * 65536), xy: FT_Fixed(-sine * 65536),
                                yx: FT_Fixed(sine * 65536), yy: FT_Fixed(cosine * 65536))
-        let centreX = Double(advance) / 2, centreY = Double(pixelSize * 64) * 0.35
+        let centreX = Double(centre), centreY = Double(pixelSize * 64) * 0.35
         var delta = FT_Vector(
             x: FT_Pos((centreX - (cosine * centreX - sine * centreY)).rounded()) + FT_Pos(phase * 16),
             y: FT_Pos((centreY - (sine * centreX + cosine * centreY)).rounded()))

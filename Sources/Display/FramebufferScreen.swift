@@ -207,12 +207,12 @@ public final class FramebufferScreen: TickerScreen {
         defer { painter.finish(&bandExtents, on: band) }
         let lift = Double(Self.liftRoom(fonts.pixelSize))
         for glyph in glyphs {
-            let (x, phase) = Self.pixelAndPhase(glyph.x)
             let pose = glyph.tilt == 0 && glyph.scale == 1 ? GlyphPose.upright : GlyphPose(tilt: glyph.tilt, scale: glyph.scale)
             let ink = Self.inkColour(glyph.colour, hueShift: glyph.hueShift)
             let raised = baseline - Int((glyph.lift * lift).rounded())
-            for image in fonts.images(of: glyph.character, phase: phase, pose: pose) {
-                painter.draw(image, x: x, baseline: raised, colour: ink, keep: pose == .upright, into: band, &bandExtents)
+            for placed in fonts.placed(glyph.character, form: glyph.form, at: glyph.x, pose: pose) {
+                painter.draw(placed.image, x: placed.x, baseline: raised - placed.rise, colour: ink, keep: pose == .upright,
+                             into: band, &bandExtents)
             }
         }
     }
@@ -249,9 +249,9 @@ public final class FramebufferScreen: TickerScreen {
             for glyph in line {
                 let pen = (margin + padding) * FontStack.unitsPerPixel + glyph.offset - start
                 if shown < announcement.visibleCount {
-                    let (x, phase) = Self.pixelAndPhase(pen)
-                    for image in boxFonts.images(of: glyph.character, phase: phase) {
-                        painter.draw(image, x: x, baseline: baseline, colour: ink, keep: true, into: box, &boxExtents)
+                    for placed in boxFonts.placed(glyph.character, form: glyph.form, at: pen) {
+                        painter.draw(placed.image, x: placed.x, baseline: baseline - placed.rise, colour: ink, keep: true,
+                                     into: box, &boxExtents)
                     }
                 }
                 shown += 1
@@ -260,9 +260,8 @@ public final class FramebufferScreen: TickerScreen {
         }
         if let bob = announcement.arrowBob {
             let pen = end.x + (size / 3 + Int((bob * Double(size) / 4).rounded())) * FontStack.unitsPerPixel
-            let (x, phase) = Self.pixelAndPhase(pen)
-            for image in boxFonts.images(of: "▶", phase: phase) {
-                painter.draw(image, x: x, baseline: end.baseline, colour: ink, keep: true, into: box, &boxExtents)
+            for placed in boxFonts.placed("▶", form: 0, at: pen) {
+                painter.draw(placed.image, x: placed.x, baseline: end.baseline, colour: ink, keep: true, into: box, &boxExtents)
             }
         }
     }
@@ -274,6 +273,12 @@ public final class FramebufferScreen: TickerScreen {
         let arrowRoom = boxFonts.advance(of: "▶") + (size / 3 + size / 4) * FontStack.unitsPerPixel
         let width = (box.width - 2 * size - 2 * padding) * FontStack.unitsPerPixel - arrowRoom
         return (width, max(1, (box.height - 2 * padding) / (boxFonts.ascender + boxFonts.descender)))
+    }
+
+    public func takeMissingCharacters() -> [Character] {
+        var missing = fonts.takeMissing()
+        for character in boxFonts.takeMissing() where !missing.contains(character) { missing.append(character) }
+        return missing
     }
 
     public var announcementBox: any AnnouncementBox {
@@ -288,12 +293,6 @@ public final class FramebufferScreen: TickerScreen {
         let lines = wrapWords(boxFonts.measured(glyphs), width: width)
         wrapped = (glyphs, lines)
         return lines
-    }
-
-    /// A position in 1/64 pixel as a whole pixel and a quarter-pixel phase (0…3).
-    static func pixelAndPhase(_ units: Int) -> (pixel: Int, phase: Int) {
-        let quarters = (units + 8) >> 4
-        return (quarters >> 2, quarters & 3)
     }
 
     /// The colour letters are drawn in: the message's own (turned by the dance) or warm white,
@@ -313,21 +312,5 @@ struct FontBox: AnnouncementBox {
 
     func pages(of glyphs: [LaidGlyph]) -> [Range<Int>] {
         pageRanges(fonts.measured(glyphs), width: width, linesPerPage: lines)
-    }
-}
-
-extension FontStack {
-    /// The same glyphs laid in this font (kerned), one for one.
-    func measured(_ glyphs: [LaidGlyph]) -> [LaidGlyph] {
-        var measured: [LaidGlyph] = []
-        measured.reserveCapacity(glyphs.count)
-        var offset = 0
-        for glyph in glyphs {
-            if let previous = measured.last?.character { offset += kerning(between: previous, and: glyph.character) }
-            let advance = advance(of: glyph.character)
-            measured.append(LaidGlyph(character: glyph.character, offset: offset, advance: advance))
-            offset += advance
-        }
-        return measured
     }
 }

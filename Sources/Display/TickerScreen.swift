@@ -21,6 +21,9 @@ public protocol TickerScreen: AnyObject {
     var effectStep: Nanoseconds { get }
     /// How its announcement box pages a long announcement.
     var announcementBox: any AnnouncementBox { get }
+    /// Characters of the messages laid out so far that it has no font for (left out), each
+    /// handed over once.
+    func takeMissingCharacters() -> [Character]
     /// For the status: "Linux console 80x25, 8 colours", "framebuffer /dev/fb0 1920x1080 …".
     var outputDescription: String { get }
     /// The loop asks `noticeChanges(at:)` at least this often, even while the picture is
@@ -73,6 +76,9 @@ extension TerminalScreen: TickerScreen {
     public var framePeriod: Nanoseconds? { nil }
     public var effectStep: Nanoseconds { 100_000_000 }
     public var isShowing: Bool { true }
+    /// A terminal draws whatever it is sent (its font decides).
+    public func takeMissingCharacters() -> [Character] { [] }
+
     public var announcementBox: any AnnouncementBox {
         guard let width = announcementBoxWidth else { return OnePageBox() }
         return LineBox(width: width - 2, lines: Self.announcementLines)

@@ -204,7 +204,7 @@ public final class MarqueeController {
                         ? gx + glyph.advance > 0 && gx < width : gx >= 0 && gx + glyph.advance <= width
                     guard visible else { continue }
                     var frameGlyph = FrameGlyph(
-                        character: glyph.character, x: gx, advance: glyph.advance, colour: item.message.colour,
+                        character: glyph.character, form: glyph.form, x: gx, advance: glyph.advance, colour: item.message.colour,
                         lift: 0, tilt: 0, scale: 1, hueShift: 0)
                     if item.message.effect == .dance, strength > 0 {
                         dance(&frameGlyph, index: index, seed: item.seed, seconds: effectSeconds, strength: strength)
@@ -441,19 +441,8 @@ struct TapeItem: Equatable {
 
     init(_ message: MarqueeMessage, metrics: any GlyphMetrics) {
         self.message = message
-        var glyphs: [LaidGlyph] = []
-        var offset = 0
-        var previous: Character?
-        for character in message.text where !character.isControl {
-            let advance = metrics.advance(of: character)
-            guard advance > 0 else { continue }
-            if let previous { offset += metrics.kerning(between: previous, and: character) }
-            glyphs.append(LaidGlyph(character: character, offset: offset, advance: advance))
-            offset += advance
-            previous = character
-        }
-        self.glyphs = glyphs
-        width = offset
+        glyphs = metrics.layout(message.text)
+        width = glyphs.last.map { $0.offset + $0.advance } ?? 0
         seed = message.text.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
     }
 }

@@ -42,11 +42,32 @@ public protocol GlyphMetrics {
     /// How much closer (negative) or further apart two neighbouring characters sit than
     /// their advances say (a font's kerning).
     func kerning(between left: Character, and right: Character) -> Int
+    /// `text` laid out as it is seen, left to right: its grapheme clusters with their places
+    /// and advances, those with nothing to show left out. A display that shapes text (joins
+    /// letters, orders right-to-left runs, takes each script from a font that has it) lays it
+    /// out itself; the others measure each character.
+    func layout(_ text: String) -> [LaidGlyph]
 }
 
 extension GlyphMetrics {
     /// No kerning: terminals and monospaced displays.
     public func kerning(between left: Character, and right: Character) -> Int { 0 }
+
+    /// Each character at its advance, kerned against the one before, in the text's order.
+    public func layout(_ text: String) -> [LaidGlyph] {
+        var glyphs: [LaidGlyph] = []
+        var offset = 0
+        var previous: Character?
+        for character in text where !character.isControl {
+            let advance = advance(of: character)
+            guard advance > 0 else { continue }
+            if let previous { offset += kerning(between: previous, and: character) }
+            glyphs.append(LaidGlyph(character: character, offset: offset, advance: advance))
+            offset += advance
+            previous = character
+        }
+        return glyphs
+    }
 }
 
 /// The settings of the motion.
@@ -76,11 +97,14 @@ public struct LaidGlyph: Hashable, Sendable {
     /// Where it starts within its piece, in display units.
     public var offset: Int
     public var advance: Int
+    /// Which of the display's own forms draws it (a shaped group of glyphs); 0: the character.
+    public var form: Int
 
-    public init(character: Character, offset: Int, advance: Int) {
+    public init(character: Character, offset: Int, advance: Int, form: Int = 0) {
         self.character = character
         self.offset = offset
         self.advance = advance
+        self.form = form
     }
 }
 
@@ -97,6 +121,8 @@ public struct Frame: Sendable {
 /// One visible glyph of the band.
 public struct FrameGlyph: Hashable, Sendable {
     public var character: Character
+    /// The display's form of it (see `LaidGlyph.form`).
+    public var form: Int
     /// Left edge relative to the window, in display units; fully inside the window unless the
     /// frame was asked for partial glyphs (then it may start left of 0 or end right of the width).
     public var x: Int

@@ -49,6 +49,8 @@ final class RecordingScreen: TickerScreen {
     /// Units per cell: what a frame's positions count in.
     let unitsPerCell: Int
     var isGone = false
+    /// Characters it has no font for, handed over once.
+    var missing: [Character] = []
 
     init(clock: ManualClock, cells: Int = 40, unitsPerCell: Int = 1) {
         self.clock = clock
@@ -62,6 +64,10 @@ final class RecordingScreen: TickerScreen {
     var framePeriod: Nanoseconds? { nil }
     var effectStep: Nanoseconds { 100_000_000 }
     var announcementBox: any AnnouncementBox { OnePageBox() }
+    func takeMissingCharacters() -> [Character] {
+        defer { missing = [] }
+        return missing
+    }
     var outputDescription: String { "recording screen \(cells)x1" }
     var checkInterval: Nanoseconds? { nil }
     var isShowing: Bool { true }
@@ -129,6 +135,13 @@ final class NotifySocket {
     }
 }
 
+/// `JOURNAL_STREAM` for a log written into `pipe` (as journald's stream would be).
+func journalStream(of pipe: Pipe) -> String {
+    var info = stat()
+    fstat(pipe.fileHandleForWriting.fileDescriptor, &info)
+    return "\(info.st_dev):\(info.st_ino)"
+}
+
 /// A folder of its own, removed with the value.
 final class TemporaryFolder {
     let path: String
@@ -174,12 +187,15 @@ final class DisplayLoopKit {
     ///   - watchdog: systemd's watchdog timeout (nil: the loop runs outside systemd).
     init(files: [String: String] = [:], at start: String, zone: String = "Europe/Berlin",
          settings: DisplaySettings = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5)),
-         showsProblems: Bool = false, watchdog: Nanoseconds? = nil) async throws {
+         showsProblems: Bool = false, watchdog: Nanoseconds? = nil, missing: [Character] = [], log: EventLog? = nil)
+        async throws
+    {
         feeds = try TemporaryFolder()
         for (name, text) in files { try feeds.write(name, text) }
         let wall = Instant(start).nanoseconds
         clock = ManualClock(wall: wall)
         screen = RecordingScreen(clock: clock)
+        screen.missing = missing
         current = screen
         state = DisplayState(clock: clock)
         notify = try watchdog.map { _ in try NotifySocket() }
@@ -193,7 +209,8 @@ final class DisplayLoopKit {
         let snapshot = await schedule.snapshot(at: Instant(nanoseconds: wall))
         loop = DisplayLoop(
             clock: clock, screen: screen, schedule: ScheduleService(schedule: schedule, mailbox: mailbox, log: nil),
-            snapshot: snapshot, settings: settings, state: state, environment: environment, showsProblems: showsProblems)
+            snapshot: snapshot, settings: settings, state: state, environment: environment, log: log,
+            showsProblems: showsProblems)
         await settle()
     }
 

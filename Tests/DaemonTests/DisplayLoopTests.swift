@@ -1,3 +1,4 @@
+import Foundation
 import Marquee
 import Schedule
 import Testing
@@ -208,5 +209,19 @@ import Testing
         await kit.post(.screenDeviceChanged)
         #expect(kit.ending == .screenGone)
         #expect(!kit.loop.replaceScreen { nil })
+    }
+
+    /// A character of the messages that no font of the screen has is told in the journal,
+    /// once, with its code points (it is left out of the picture).
+    @Test func aCharacterNoFontHasIsToldOnce() async throws {
+        let pipe = Pipe()
+        let log = EventLog(environment: ["JOURNAL_STREAM": journalStream(of: pipe)],
+                           descriptor: pipe.fileHandleForWriting.fileDescriptor)
+        let kit = try await DisplayLoopKit(
+            files: ["d.ics": Self.dailyLong], at: "2026-11-23T10:00:00+01:00", missing: ["ᚠ"], log: log)
+        await kit.post(.feedsChanged)
+        await kit.advance(seconds: 5)
+        let lines = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n")
+        #expect(lines.filter { $0.contains("no font") } == ["<4>no font has \"ᚠ\" (U+16A0); it is left out of the messages"])
     }
 }

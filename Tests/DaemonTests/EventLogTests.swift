@@ -5,15 +5,9 @@ import Testing
 
 /// Log lines as journald reads them, with repeats held back.
 @Suite struct EventLogTests {
-    func stream(of pipe: Pipe) -> String {
-        var info = stat()
-        fstat(pipe.fileHandleForWriting.fileDescriptor, &info)
-        return "\(info.st_dev):\(info.st_ino)"
-    }
-
     @Test func journalPrioritiesAndRepeats() {
         let pipe = Pipe()
-        let log = EventLog(environment: ["JOURNAL_STREAM": stream(of: pipe)],
+        let log = EventLog(environment: ["JOURNAL_STREAM": journalStream(of: pipe)],
                            descriptor: pipe.fileHandleForWriting.fileDescriptor)
         #expect(log.isEnabled)
         log.log(.error, "feeds/a.ics:3: error: broken")
@@ -28,7 +22,7 @@ import Testing
     /// drive the terminal that shows the log.
     @Test func controlCharactersAreEscaped() {
         let pipe = Pipe()
-        let log = EventLog(environment: ["JOURNAL_STREAM": stream(of: pipe)],
+        let log = EventLog(environment: ["JOURNAL_STREAM": journalStream(of: pipe)],
                            descriptor: pipe.fileHandleForWriting.fileDescriptor)
         log.log(.warning, "feeds/a.ics:2: UID \u{1B}]0;owned\u{07}\u{1B}[2J\n<0>panic \u{9B}31m")
         let written = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self)

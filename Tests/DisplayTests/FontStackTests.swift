@@ -22,17 +22,50 @@ import Testing
         #expect((80 * 64...130 * 64).contains(fonts.advance(of: "🎂")))
     }
 
-    /// A character the text font lacks comes from the next font; one no font has is left out
-    /// (advance 0), never drawn as an empty box.
+    /// A character the text font lacks comes from the next font, or from the font for its
+    /// script (Chinese from Noto Sans CJK); one no font has is left out (advance 0), never
+    /// drawn as an empty box, and noted to be told once.
     @Test func missingCharactersFallBackOrAreLeftOut() throws {
         let textOnly = try FontStack(paths: [Self.bold], pixelSize: 48)
         #expect(textOnly.advance(of: "🎂") == 0)
         #expect(textOnly.images(of: "🎂", phase: 0).isEmpty)
         let withEmoji = try FontStack(paths: [Self.bold, Self.emoji], pixelSize: 48)
         #expect(withEmoji.advance(of: "🎂") > 0)
-        #expect(withEmoji.advance(of: "中") == 0)
+        #expect(withEmoji.advance(of: "中") > 0)
         #expect(withEmoji.advance(of: "é") > 0)
         #expect(withEmoji.advance(of: "e\u{301}") == withEmoji.advance(of: "e"))
+        #expect(withEmoji.layout("a\u{E000}b").map(\.character) == ["a", "b"])
+        #expect(withEmoji.takeMissing() == ["\u{E000}"])
+        _ = withEmoji.layout("\u{E000} again")
+        #expect(withEmoji.takeMissing().isEmpty)
+    }
+
+    /// Text is shaped: right-to-left runs are laid in the order they are seen, Arabic letters
+    /// take their joined forms, a Devanagari conjunct is one shape, emoji sequences (a ZWJ
+    /// family, a skin tone, a keycap) are one picture each, CJK comes from Noto Sans CJK.
+    @Test func textIsShaped() throws {
+        let fonts = try FontStack(pixelSize: 48)
+        func characters(_ text: String) -> String { String(fonts.layout(text).map(\.character)) }
+        #expect(characters("שלום") == "םולש")
+        #expect(characters("abc שלום 12 def") == "abc 12 םולש def")
+        #expect(characters("مرحبا") == "ابحرم")
+        // Lam and alef make one ligature: "سلام" is three shapes.
+        #expect(characters("سلام") == "ملس")
+        // Joined Arabic letters are other glyphs than the same letters alone.
+        func glyphs(_ text: String) -> [UInt32] {
+            fonts.layout(text).flatMap { ShapedForm.form(numbered: $0.form)?.glyphs.map(\.id) ?? [] }
+        }
+        #expect(glyphs("مرحبا") != "مرحبا".reversed().flatMap { glyphs(String($0)) })
+        for sequence in ["👨‍👩‍👧", "👍🏽", "1️⃣", "क्षि"] {
+            let laid = fonts.layout(sequence)
+            #expect(laid.count == 1, "\(sequence)")
+        }
+        #expect(glyphs("👨‍👩‍👧").count == 1)
+        #expect(glyphs("👍🏽") != glyphs("👍"))
+        #expect(glyphs("1️⃣").count == 1)
+        let cjk = fonts.layout("今日")
+        #expect(cjk.count == 2 && cjk.allSatisfy { ShapedForm.form(numbered: $0.form)?.fontPath.contains("CJK") == true })
+        #expect(fonts.takeMissing().isEmpty)
     }
 
     /// A font that cannot be opened is reported and skipped; with no text font at all the

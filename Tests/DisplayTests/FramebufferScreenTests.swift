@@ -57,26 +57,10 @@ import Testing
         let (framebuffer, path) = try Self.fileFramebuffer(format, extra: extra)
         defer { unlink(path) }
         let (screen, controller) = try Self.display(framebuffer)
-        let goldens = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
         for (name, t) in [("typing", Self.t0 + Self.second / 2), ("scrolling", Self.t0 + 3 * Self.second),
                           ("dancing", Self.t0 + 9_300_000_000)] {
             Self.show(screen, controller, at: t, full: true)
-            let file = goldens.appendingPathComponent("\(name).png")
-            if ProcessInfo.processInfo.environment["MARQUEE_UPDATE_GOLDENS"] == "1", format == .xrgb8888 {
-                try Data(PNGImage.encode(framebuffer.surface)).write(to: file)
-            }
-            let golden = try decodePNG(Array(Data(contentsOf: file)))
-            #expect(golden.width == Self.width && golden.height == Self.height)
-            let tolerance = format == .rgb565 ? 8 : 1
-            var off = 0, lit = 0
-            for (y, row) in Self.colours(framebuffer.surface).enumerated() {
-                for (x, colour) in row.enumerated() {
-                    let expected = golden.pixels[y * Self.width + x]
-                    if max(expected.red, expected.green, expected.blue) > 100 { lit += 1 }
-                    if abs(Int(colour.red) - Int(expected.red)) > tolerance || abs(Int(colour.green) - Int(expected.green)) > tolerance
-                        || abs(Int(colour.blue) - Int(expected.blue)) > tolerance { off += 1 }
-                }
-            }
+            let (off, lit) = try Self.compare(framebuffer.surface, toGolden: name)
             #expect(off <= Self.width * Self.height / 1000, "\(name) in \(format): \(off) pixels differ from the golden")
             #expect(lit > 2000, "\(name): the golden shows text")
         }
@@ -88,6 +72,50 @@ import Testing
                 #expect(row.load(fromByteOffset: byte, as: UInt8.self) == Self.padding)
             }
         }
+    }
+
+    /// How many pixels of `surface` differ from the golden picture `name` (beyond what RGB565
+    /// loses), and how many of the golden's are lit. `MARQUEE_UPDATE_GOLDENS=1` writes the
+    /// golden anew from an XRGB8888 surface (then look at it before committing).
+    static func compare(_ surface: PixelSurface, toGolden name: String) throws -> (off: Int, lit: Int) {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/\(name).png")
+        if ProcessInfo.processInfo.environment["MARQUEE_UPDATE_GOLDENS"] == "1", surface.format == .xrgb8888 {
+            try Data(PNGImage.encode(surface)).write(to: file)
+        }
+        let golden = try decodePNG(Array(Data(contentsOf: file)))
+        #expect(golden.width == surface.width && golden.height == surface.height)
+        let tolerance = surface.format == .rgb565 ? 8 : 1
+        var off = 0, lit = 0
+        for (y, row) in colours(surface).enumerated() {
+            for (x, colour) in row.enumerated() {
+                let expected = golden.pixels[y * surface.width + x]
+                if max(expected.red, expected.green, expected.blue) > 100 { lit += 1 }
+                if abs(Int(colour.red) - Int(expected.red)) > tolerance || abs(Int(colour.green) - Int(expected.green)) > tolerance
+                    || abs(Int(colour.blue) - Int(expected.blue)) > tolerance { off += 1 }
+            }
+        }
+        return (off, lit)
+    }
+
+    /// Every script drawn as it is read: each sample still and centred, as its golden picture
+    /// shows it (Arabic joined, right to left; Hebrew right to left; Devanagari conjuncts; Chinese
+    /// and Japanese from Noto Sans CJK; a ZWJ family, a skin tone and keycaps as one picture each).
+    @Test(arguments: [
+        ("arabic", "مرحبا بالعالم"), ("hebrew", "שלום עולם"), ("hindi", "नमस्ते दुनिया"), ("chinese", "今天下午三点看医生"),
+        ("japanese", "今日は晴れです"), ("zwj-family", "Family 👨‍👩‍👧"), ("skin-tone", "Great 👍🏽"), ("keycaps", "Press 1️⃣ then 2️⃣"),
+    ])
+    func scriptsMatchGoldenPictures(name: String, text: String) throws {
+        let framebuffer = Framebuffer(width: 720, height: 320)
+        let screen = try FramebufferScreen(framebuffer: framebuffer)
+        let controller = MarqueeController(metrics: screen.metrics, origin: Self.t0)
+        controller.update(messages: [MarqueeMessage(text: text)], at: Self.t0, width: screen.bandWidth)
+        let frame = controller.frame(at: Self.t0, width: screen.bandWidth, includingPartialGlyphs: true)
+        #expect(!frame.isMoving)
+        screen.show(frame, fullRepaint: true)
+        #expect(screen.fonts.takeMissing().isEmpty)
+        let (off, lit) = try Self.compare(framebuffer.surface, toGolden: "script-\(name)")
+        #expect(off <= 720 * 320 / 1000, "\(name): \(off) pixels differ from the golden")
+        #expect(lit > 1000, "\(name): the golden shows text")
     }
 
     /// The frame at t + dt is the frame at t moved left by speed·dt pixels inside the band:
@@ -147,11 +175,11 @@ import Testing
 
     /// Quarter-pixel phases: 1/64 units round to the nearest quarter, carrying into the pixel.
     @Test func positionsSplitIntoPixelAndQuarter() {
-        #expect(FramebufferScreen.pixelAndPhase(0) == (0, 0))
-        #expect(FramebufferScreen.pixelAndPhase(16) == (0, 1))
-        #expect(FramebufferScreen.pixelAndPhase(40) == (0, 3))
-        #expect(FramebufferScreen.pixelAndPhase(60) == (1, 0))
-        #expect(FramebufferScreen.pixelAndPhase(-16) == (-1, 3))
+        #expect(FontStack.pixelAndPhase(0) == (0, 0))
+        #expect(FontStack.pixelAndPhase(16) == (0, 1))
+        #expect(FontStack.pixelAndPhase(40) == (0, 3))
+        #expect(FontStack.pixelAndPhase(60) == (1, 0))
+        #expect(FontStack.pixelAndPhase(-16) == (-1, 3))
     }
 
     /// The band sits in the middle with the box above it, and both fit on the screen.

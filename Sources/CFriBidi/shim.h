@@ -1,0 +1,2 @@
+/* GNU FriBidi: the Unicode Bidirectional Algorithm's embedding levels. */
+#include <fribidi.h>
