@@ -38,7 +38,26 @@ let scrolling = [
 let dancing = scrolling + [MarqueeMessage(text: "🎂 It's Johnny's birthday! He turns 37 today.",
                                           colour: Colour(red: 255, green: 105, blue: 180), effect: .dance)]
 
+/// Every script a family may write in, shaped (HarfBuzz, FriBidi, Noto's fonts).
+let scripts = ["Doctor 今天下午三点 at ten", "مرحبا بالعالم", "שלום עולם", "नमस्ते दुनिया", "Family 👨‍👩‍👧 visit 👍🏽 1️⃣",
+               "日本語のテスト"].map { MarqueeMessage(text: $0) }
+
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+/// Shaping happens once, when a message is laid on the tape: how long that takes.
+func shapingOnce() throws {
+    let (_, screen, _) = try display(.xrgb8888, messages: scripts)
+    var times: [Double] = []
+    for _ in 0..<50 {
+        for message in scripts {
+            let start = nanoseconds()
+            _ = screen.fonts.layout(message.text)
+            times.append(Double(nanoseconds() - start) / 1000)
+        }
+    }
+    print(String(format: "shaping a message (mixed scripts, once when it is laid on the tape): median %.0f µs, max %.0f µs",
+                 median(times), times.max() ?? 0))
+}
 
 func renderVersusCopy(_ format: PixelFormat, _ messages: [MarqueeMessage], label: String) throws {
     let (_, screen, controller) = try display(format, messages: messages)
@@ -114,7 +133,9 @@ func glyphCacheFor200Characters() throws {
 for format in [PixelFormat.xrgb8888, .rgb565] {
     try renderVersusCopy(format, scrolling, label: "scrolling")
     try renderVersusCopy(format, dancing, label: "with dance")
+    try renderVersusCopy(format, scripts, label: "every script")
 }
+try shapingOnce()
 for format in [PixelFormat.xrgb8888, .rgb565] {
     try cpuAtSixtyFramesPerSecond(format, scrolling, label: "scrolling")
     try cpuAtSixtyFramesPerSecond(format, dancing, label: "with dance")
