@@ -9,7 +9,8 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CLibical", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
-        .target(name: "Schedule", dependencies: ["CLibical"]),
+        .systemLibrary(name: "CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
+        .target(name: "Schedule", dependencies: ["CLibical", "CICU"]),
         .target(name: "Marquee"),
         .target(name: "CLinux"),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),

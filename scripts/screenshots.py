@@ -34,18 +34,27 @@ def lit_rows(rows, first=0, last=None):
 
 
 def band_rows(rows):
-    """Lit rows within a sixth of the height around the middle: the ticker's band."""
+    """Lit rows of the ticker's band: from a sixth of the height above the middle to a ninth
+    below it (the orientation line starts further down)."""
     height = len(rows)
     middle = height // 2
-    return [y for y in lit_rows(rows) if abs(y - middle) < height // 6]
+    return [y for y in lit_rows(rows) if middle - height // 6 < y < middle + height // 9]
+
+
+def line_rows(rows):
+    """Lit rows of the orientation line, below the band: from a ninth of the height below
+    the middle to a quarter."""
+    height = len(rows)
+    middle = height // 2
+    return [y for y in lit_rows(rows) if middle + height // 9 <= y <= middle + height // 4]
 
 
 def stray_rows(rows):
-    """Lit rows where only the band and the announcement box above it may be: the lower
-    part of the screen and the very top (console text, a cursor, kernel messages)."""
+    """Lit rows where nothing of marquee's may be: below the orientation line, and the very
+    top (console text, a cursor, kernel messages)."""
     height = len(rows)
     middle = height // 2
-    return [y for y in lit_rows(rows) if y > middle + height // 6 or y < 4]
+    return [y for y in lit_rows(rows) if y > middle + height // 4 or y < 4]
 
 
 def shift(first, second, band):

@@ -31,8 +31,27 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var font: String?
     /// The framebuffer's text size as a share of the screen height.
     public var textHeight: Double?
+    /// The language of the orientation line, the idle text and dates and times in messages
+    /// ("de", "en_GB"); the system's (`LANG`) otherwise.
+    public var language: String?
+    /// Whether the orientation line is shown below the band (on unless turned off).
+    public var orientation: Bool?
+    /// Whether the orientation line ends with the time of day.
+    public var orientationTime: Bool?
+    /// A 12-hour (12) or 24-hour (24) clock; as the language prefers otherwise.
+    public var clockHours: Int?
+    /// When each part of the day begins, in minutes after midnight.
+    public var partStarts: [PartOfDay: Int] = [:]
 
     public init() {}
+
+    /// The orientation line's settings (nil: turned off).
+    public var orientationSettings: OrientationSettings? {
+        guard orientation ?? true else { return nil }
+        var parts = DayParts()
+        parts.starts.merge(partStarts) { $1 }
+        return OrientationSettings(parts: parts, showsTime: orientationTime ?? false)
+    }
 
     /// The settings at `path`; when the file does not exist and was not asked for by name
     /// (`required` false: the default location), the defaults.
@@ -124,6 +143,23 @@ public struct ConfigurationFile: Sendable, Hashable {
                 throw TOMLError("must be a share of the screen height from 0.03 to 0.5 (the default is 0.125)")
             }
             textHeight = number
+        case "language": language = try string()
+        case "orientation":
+            guard case .boolean(let on) = value else { throw TOMLError("must be true or false") }
+            orientation = on
+        case "orientation_time":
+            guard case .boolean(let on) = value else { throw TOMLError("must be true or false") }
+            orientationTime = on
+        case "clock":
+            guard case .integer(let hours) = value, hours == 12 || hours == 24 else { throw TOMLError("must be 12 or 24") }
+            clockHours = hours
+        case "morning", "afternoon", "evening", "night":
+            let text = try string()
+            let parts = text.split(separator: ":").compactMap { Int($0) }
+            guard parts.count == 2, text.count == 5, (0..<24).contains(parts[0]), (0..<60).contains(parts[1]) else {
+                throw TOMLError("must be a time of day such as \"07:00\"")
+            }
+            partStarts[PartOfDay(rawValue: key)!] = parts[0] * 60 + parts[1]
         case "default_event_minutes":
             guard case .integer(let minutes) = value, (1...1440).contains(minutes) else {
                 throw TOMLError("must be a whole number of minutes from 1 to 1440")

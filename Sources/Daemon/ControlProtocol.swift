@@ -67,6 +67,8 @@ public struct StatusReport: Codable, Sendable, Hashable {
     var updatedAt: String
     /// The texts on the tape, in display order (the date when nothing is scheduled).
     public var showing: [String]
+    /// The orientation line below the band ("Monday morning · 23 November 2026"), if shown.
+    public var orientation: String?
     public var messages: [ActiveMessage]
     public var nextChange: String?
     public var feeds: [Feed]
@@ -106,6 +108,7 @@ public struct StatusReport: Codable, Sendable, Hashable {
                           source: $0.source, priority: $0.priority)
         }
         nextChange = snapshot.validUntil.rfc3339
+        orientation = snapshot.orientation
         feeds = snapshot.feeds.map { feed in
             var state = "loaded"
             var kept = false

@@ -84,6 +84,7 @@ final class DisplayLoop {
         controller = MarqueeController(metrics: screen.metrics, configuration: settings.marquee, origin: steady)
         controller.announcementBox = screen.announcementBox
         controller.show(snapshot, settings: settings, at: steady, width: screen.bandWidth)
+        screen.showOrientation(snapshot.orientation)
         publishShown()
         showProblems()
         tellMissingCharacters()
@@ -140,6 +141,7 @@ final class DisplayLoop {
             return false
         }
         screen = next
+        next.showOrientation(snapshot.orientation)
         controller.announcementBox = next.announcementBox
         controller.remeasure(with: next.metrics, at: clock.steadyTime(), width: next.bandWidth)
         tellMissingCharacters()
@@ -218,6 +220,7 @@ final class DisplayLoop {
             snapshot = answer
             validUntil = answer.validUntil.instant.nanoseconds
             controller.show(answer, settings: settings, at: steady, width: screen.bandWidth)
+            screen.showOrientation(answer.orientation)
             tellMissingCharacters()
             publishShown()
             showProblems()

@@ -15,6 +15,7 @@ public func showSnapshot(
     while true {
         let current = await schedule.snapshot(at: Instant(nanoseconds: now))
         controller.show(current, settings: settings, at: now, width: screen.bandWidth)
+        screen.showOrientation(current.orientation)
         let next = current.validUntil.instant.nanoseconds
         guard next <= instant, next > now else { break }
         now = next

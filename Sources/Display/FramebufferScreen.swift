@@ -24,19 +24,30 @@ public final class FramebufferScreen: TickerScreen {
     public let fonts: FontStack
     /// The announcement box's smaller font.
     let boxFonts: FontStack
+    /// The orientation line's font, smaller again and calm.
+    let lineFonts: FontStack
     private let framebuffer: Framebuffer
     private let console: VirtualConsole?
     private let devicePath: String
     private var painter: GlyphPainter
-    /// Rows of the screen: the band, and the box above it.
+    /// Rows of the screen: the band, the box above it, the orientation line below it.
     let bandRows: Range<Int>
     let boxRows: Range<Int>
+    let lineRows: Range<Int>
     /// The band's baseline, from the band's top.
     let baseline: Int
     private let band: PixelSurface
     private let box: PixelSurface
+    private let line: PixelSurface
     private var bandExtents: RowExtents
     private var boxExtents: RowExtents
+    private var lineExtents: RowExtents
+    /// The orientation line asked for, and the one in its buffer (nil: none drawn yet).
+    private var lineText: String?
+    private var drawnLine: String??
+    /// A smaller font for a line too wide for the screen in `lineFonts`, kept for the next time.
+    private var fittedLineFonts: FontStack?
+    private let fontPaths: [String]
     /// The glyphs in the band's buffer (their positions are all the picture depends on).
     private var lastBand: [FrameGlyph]?
     private var lastAnnouncement: Announcement??
@@ -57,6 +68,8 @@ public final class FramebufferScreen: TickerScreen {
         let size = max(8, Int((Double(screen.height) * style.textHeight).rounded()))
         fonts = try FontStack(paths: style.fontPaths, pixelSize: size)
         boxFonts = try FontStack(paths: style.fontPaths, pixelSize: max(8, size * 7 / 10))
+        lineFonts = try FontStack(paths: style.fontPaths, pixelSize: max(8, size * 11 / 20))
+        fontPaths = style.fontPaths
         painter = GlyphPainter(format: screen.format)
         // Room above the letters for the dance's lift, and a little air below.
         let lift = Self.liftRoom(size)
@@ -67,17 +80,23 @@ public final class FramebufferScreen: TickerScreen {
         let boxLine = boxFonts.ascender + boxFonts.descender
         let boxHeight = min(bandTop - size / 4, 3 * boxLine + 2 * Self.boxPadding(boxFonts.pixelSize))
         boxRows = max(0, bandTop - size / 4 - boxHeight)..<max(0, bandTop - size / 4)
+        let lineTop = min(screen.height, bandRows.upperBound + size / 3)
+        lineRows = lineTop..<min(screen.height, lineTop + lineFonts.ascender + lineFonts.descender)
         band = Self.allocate(width: screen.width, height: bandRows.count, format: screen.format)
         box = Self.allocate(width: screen.width, height: boxRows.count, format: screen.format)
+        line = Self.allocate(width: screen.width, height: lineRows.count, format: screen.format)
         band.fill(rows: 0..<band.height, with: painter.black)
         box.fill(rows: 0..<box.height, with: painter.black)
+        line.fill(rows: 0..<line.height, with: painter.black)
         bandExtents = RowExtents(height: band.height)
         boxExtents = RowExtents(height: box.height)
+        lineExtents = RowExtents(height: line.height)
     }
 
     deinit {
         band.base.deallocate()
         box.base.deallocate()
+        line.base.deallocate()
     }
 
     private static func allocate(width: Int, height: Int, format: PixelFormat) -> PixelSurface {
@@ -153,18 +172,24 @@ public final class FramebufferScreen: TickerScreen {
             clearOutside()
             lastBand = nil
             lastAnnouncement = nil
+            drawnLine = nil
         }
         let changes = render(frame)
-        guard changes.band || changes.box else { return }
+        guard changes.band || changes.box || changes.line else { return }
         framebuffer.waitForVerticalBlank()
         present(changes)
     }
 
-    /// Draws what changed since the last frame into the band's and the box's buffers (not yet
-    /// on the screen).
-    public func render(_ frame: Frame) -> (band: Bool, box: Bool) {
+    public func showOrientation(_ text: String?) {
+        lineText = text
+    }
+
+    /// Draws what changed since the last frame into the band's, the box's and the line's
+    /// buffers (not yet on the screen).
+    public func render(_ frame: Frame) -> (band: Bool, box: Bool, line: Bool) {
         let bandChanged = lastBand != frame.glyphs
         let boxChanged = lastAnnouncement.map { $0 != frame.announcement } ?? true
+        let lineChanged = drawnLine.map { $0 != lineText } ?? true
         if bandChanged {
             drawBand(frame.glyphs)
             lastBand = frame.glyphs
@@ -173,14 +198,19 @@ public final class FramebufferScreen: TickerScreen {
             drawBox(frame.announcement)
             lastAnnouncement = .some(frame.announcement)
         }
-        return (bandChanged, boxChanged)
+        if lineChanged {
+            drawLine(lineText)
+            drawnLine = .some(lineText)
+        }
+        return (bandChanged, boxChanged, lineChanged)
     }
 
     /// Copies the buffers that changed to the screen, one `memcpy` per row.
-    public func present(_ changes: (band: Bool, box: Bool)) {
+    public func present(_ changes: (band: Bool, box: Bool, line: Bool)) {
         let screen = framebuffer.surface
         if changes.band { screen.copy(band, toRow: bandRows.lowerBound) }
         if changes.box { screen.copy(box, toRow: boxRows.lowerBound) }
+        if changes.line { screen.copy(line, toRow: lineRows.lowerBound) }
     }
 
     /// Bytes held by glyph caches: rasterized glyphs (band and box fonts) and tinted ones.
@@ -191,14 +221,52 @@ public final class FramebufferScreen: TickerScreen {
 
     // MARK: - Drawing
 
-    /// Black everywhere but the band and the box (they are drawn over whole).
+    /// Black everywhere but the band, the box and the line (they are drawn over whole).
     private func clearOutside() {
         let screen = framebuffer.surface
         let top = min(boxRows.lowerBound, bandRows.lowerBound)
         screen.fill(rows: 0..<top, with: painter.black)
         screen.fill(rows: boxRows.upperBound..<bandRows.lowerBound, with: painter.black)
-        screen.fill(rows: bandRows.upperBound..<screen.height, with: painter.black)
+        screen.fill(rows: bandRows.upperBound..<lineRows.lowerBound, with: painter.black)
+        screen.fill(rows: lineRows.upperBound..<screen.height, with: painter.black)
     }
+
+    /// The orientation line in its buffer: still, centred, in a calm light grey.
+    private func drawLine(_ text: String?) {
+        line.fill(rows: 0..<line.height, with: painter.black)
+        lineExtents.blank()
+        painter.begin(&lineExtents)
+        defer { painter.finish(&lineExtents, on: line) }
+        guard let text, line.height > 0 else { return }
+        let (fonts, glyphs) = fittedLine(text)
+        let width = glyphs.last.map { $0.offset + $0.advance } ?? 0
+        let left = (line.width * FontStack.unitsPerPixel - width) / 2
+        let ink = Self.lineColour.readable()
+        for glyph in glyphs {
+            for placed in fonts.placed(glyph.character, form: glyph.form, at: left + glyph.offset) {
+                painter.draw(placed.image, x: placed.x, baseline: lineFonts.ascender - placed.rise, colour: ink, keep: true,
+                             into: line, &lineExtents)
+            }
+        }
+    }
+
+    /// The line laid out in `lineFonts`, or, when that is wider than the screen less a margin
+    /// at either side, in a font just small enough.
+    private func fittedLine(_ text: String) -> (FontStack, [LaidGlyph]) {
+        let room = line.width * FontStack.unitsPerPixel * 19 / 20
+        let glyphs = lineFonts.layout(text)
+        let width = glyphs.last.map { $0.offset + $0.advance } ?? 0
+        guard width > room else { return (lineFonts, glyphs) }
+        let size = max(8, lineFonts.pixelSize * room / width)
+        if fittedLineFonts?.pixelSize != size {
+            fittedLineFonts = (try? FontStack(paths: fontPaths, pixelSize: size)) ?? lineFonts
+        }
+        let fonts = fittedLineFonts ?? lineFonts
+        return (fonts, fonts.layout(text))
+    }
+
+    /// The orientation line's colour: calmer than the messages, still 7:1 on black.
+    static let lineColour = Colour(red: 200, green: 205, blue: 215)
 
     /// The band in its buffer: the glyphs at quarter-pixel positions, dancing ones lifted,
     /// turned and sized.

@@ -54,6 +54,8 @@ public final class TerminalScreen {
     private var lastRows: [Int: [Cell]] = [:]
     /// Shown on the bottom rows, in amber (see `TickerScreen.showProblems`).
     var problems: [String] = []
+    /// The orientation line, two rows below the band (see `TickerScreen.showOrientation`).
+    var orientation: String?
     private var currentSGR = ""
     private var savedTerminal: termios?
 
@@ -196,8 +198,30 @@ public final class TerminalScreen {
         if let announcement = frame.announcement, rows >= 7 {
             placeAnnouncement(announcement, top: band - 4, into: &result)
         }
-        placeProblems(below: band, into: &result)
+        // The line's row is the ticker's even without a line: turned off, it is blanked.
+        let lineRow = band + 2
+        if lineRow < rows {
+            result[lineRow] = [Cell](repeating: .blank, count: columns)
+            if let orientation {
+                placeCentred(orientation, row: lineRow, sgr: sgr(Self.orientationColour, hueShift: 0), into: &result)
+            }
+        }
+        placeProblems(below: orientation == nil ? band : lineRow, into: &result)
         return result
+    }
+
+    /// The orientation line's colour: calmer than the messages, still 7:1 on black.
+    static let orientationColour = Colour(red: 200, green: 205, blue: 215)
+
+    /// `text` centred on `row` (cut at the right edge if it is wider than the row).
+    private func placeCentred(_ text: String, row: Int, sgr: String, into rows: inout [Int: [Cell]]) {
+        let metrics = TerminalMetrics()
+        let laid = metrics.layout(text)
+        let width = laid.last.map { $0.offset + $0.advance } ?? 0
+        let left = max(0, (columns - width) / 2)
+        for glyph in laid where left + glyph.offset + glyph.advance < columns {
+            put(glyph.character, at: left + glyph.offset, advance: glyph.advance, sgr: sgr, row: row, into: &rows)
+        }
     }
 
     /// The problems on the last rows, one row each, as many as fit at least one row below

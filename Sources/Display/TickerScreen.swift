@@ -24,6 +24,9 @@ public protocol TickerScreen: AnyObject {
     /// Characters of the messages laid out so far that it has no font for (left out), each
     /// handed over once.
     func takeMissingCharacters() -> [Character]
+    /// The orientation line from now on ("Monday morning · 23 November 2026"; nil: none), below
+    /// the band where the screen has room; drawn with the next frame.
+    func showOrientation(_ text: String?)
     /// For the status: "Linux console 80x25, 8 colours", "framebuffer /dev/fb0 1920x1080 …".
     var outputDescription: String { get }
     /// The loop asks `noticeChanges(at:)` at least this often, even while the picture is
@@ -78,6 +81,10 @@ extension TerminalScreen: TickerScreen {
     public var isShowing: Bool { true }
     /// A terminal draws whatever it is sent (its font decides).
     public func takeMissingCharacters() -> [Character] { [] }
+
+    public func showOrientation(_ text: String?) {
+        orientation = text
+    }
 
     public var announcementBox: any AnnouncementBox {
         guard let width = announcementBoxWidth else { return OnePageBox() }

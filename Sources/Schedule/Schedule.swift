@@ -25,13 +25,16 @@ public final class Schedule: Sendable {
     ///   - reader: where libical runs (`.helper` in the daemon and the CLI).
     ///   - lastGoodDirectory: a folder of its own where the last good version of every feed file
     ///     is kept, so a file that breaks while marquee is not running still shows its old version.
+    ///   - words: the language of dates and times in messages, the idle text and the orientation line.
+    ///   - orientation: the orientation line's settings (nil: no line).
     public init(
         displayZone: String, defaultEventDuration: Int64 = 3600, limits: ScheduleLimits = .init(),
-        reader: FeedReader = .inProcess, lastGoodDirectory: String? = nil
+        reader: FeedReader = .inProcess, lastGoodDirectory: String? = nil, words: CalendarWords = .init(),
+        orientation: OrientationSettings? = nil
     ) async throws {
         state = try await ScheduleState(
             displayZone: displayZone, defaultEventDuration: defaultEventDuration, limits: limits, reader: reader,
-            lastGoodDirectory: lastGoodDirectory)
+            lastGoodDirectory: lastGoodDirectory, words: words, orientation: orientation)
     }
 
     /// Loads (or reloads) feed files and folders: a folder contributes its `*.ics` files
@@ -115,6 +118,22 @@ public struct ScheduleSnapshot: Sendable {
     public var utcOffset: Int
     /// Today's date written out, shown when nothing is scheduled.
     public var idleText: String
+    /// The day, the part of it and the date in words ("Monday morning · 23 November 2026"),
+    /// when the display shows the orientation line; `validUntil` is no later than its next change.
+    public var orientation: String?
     /// The feed files and their state.
     public var feeds: [FeedStatus]
+}
+
+/// The orientation line: the day and the part of it, the date, and if asked the time, in
+/// words, for those who lose track of time first (dementia day clocks).
+public struct OrientationSettings: Sendable, Hashable {
+    public var parts: DayParts
+    /// The time of day too ("· 10:41"); the line then changes every minute.
+    public var showsTime: Bool
+
+    public init(parts: DayParts = .init(), showsTime: Bool = false) {
+        self.parts = parts
+        self.showsTime = showsTime
+    }
 }

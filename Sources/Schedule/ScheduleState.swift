@@ -22,6 +22,19 @@
     private var index = ScheduleIndex(feeds: [])
     /// Where expansions start; nil until a load or a query names an instant.
     private var focus: Int64?
+    /// The language dates and times are written in.
+    private let words: CalendarWords
+    /// The orientation line's settings (nil: no line).
+    private let orientation: OrientationSettings?
+    /// Dates and times written out already: ICU is asked once for each.
+    private var written: [WrittenKey: String] = [:]
+
+    private struct WrittenKey: Hashable {
+        /// `line…`: the orientation line's words (`CalendarWords.lineWords`).
+        enum Kind: Hashable { case clock, dayAndMonth, fullDate, lineDate, lineClock, lineDayAndPart(PartOfDay) }
+        var kind: Kind
+        var time: CivilDateTime
+    }
 
     /// A file's version in effect: its bytes (to expand again for later times) and what they gave.
     private struct FeedInEffect {
@@ -46,9 +59,12 @@
     ///   - reader: where libical runs (`.helper` in the daemon and the CLI).
     ///   - lastGoodDirectory: a folder of its own where the last good version of every feed file
     ///     is kept, so a file that breaks while marquee is not running still shows its old version.
+    ///   - words: the language of dates and times in messages, the idle text and the orientation line.
+    ///   - orientation: the orientation line's settings (nil: no line).
     init(
         displayZone: String, defaultEventDuration: Int64 = 3600, limits: ScheduleLimits = .init(),
-        reader: FeedReader = .inProcess, lastGoodDirectory: String? = nil
+        reader: FeedReader = .inProcess, lastGoodDirectory: String? = nil, words: CalendarWords = .init(),
+        orientation: OrientationSettings? = nil
     ) throws {
         ICalActor.ensureConfigured()
         guard let zone = SystemZones.zone(named: displayZone) else {
@@ -60,6 +76,41 @@
         self.limits = limits
         self.reader = reader
         self.lastGoodDirectory = lastGoodDirectory
+        self.words = words
+        self.orientation = orientation
+    }
+
+    /// A date or time in the display's language, from ICU once and then remembered.
+    private func write(_ kind: WrittenKey.Kind, _ time: CivilDateTime) -> String {
+        let key = WrittenKey(kind: kind, time: time)
+        if let known = written[key] { return known }
+        let text = switch kind {
+        case .clock: words.clock(time)
+        case .dayAndMonth: words.dayAndMonth(time.date)
+        case .fullDate: words.fullDate(time.date)
+        case .lineDate: words.lineWords.date(time.date)
+        case .lineClock: words.lineWords.clock(time)
+        case .lineDayAndPart(let part): words.lineWords.dayAndPart(part, on: time.date)
+        }
+        if written.count > 10_000 { written.removeAll() }
+        written[key] = text
+        return text
+    }
+
+    /// The orientation line at the wall-clock reading `wall`, and the reading at which it next
+    /// changes on the same day (nil: at midnight).
+    private func orientationLine(at wall: CivilDateTime, _ settings: OrientationSettings) -> (text: String, next: CivilDateTime?) {
+        let minute = wall.hour * 60 + wall.minute
+        let day = CivilDateTime(date: wall.date)
+        var text = write(.lineDayAndPart(settings.parts.part(at: minute)), day) + " · " + write(.lineDate, day)
+        var next = settings.parts.nextStart(after: minute).map { CivilDateTime(date: wall.date, hour: $0 / 60, minute: $0 % 60) }
+        if settings.showsTime {
+            let shown = CivilDateTime(date: wall.date, hour: wall.hour, minute: wall.minute)
+            text += " · " + write(.lineClock, shown)
+            let nextMinute = shown.adding(seconds: 60)
+            next = nextMinute.date == wall.date ? min(next ?? nextMinute, nextMinute) : next
+        }
+        return (text, next)
     }
 
     /// Loads (or reloads) feed files and folders: a folder contributes its `*.ics` files
@@ -359,14 +410,17 @@
 
     /// The messages at `instant` and until when they hold.
     func snapshot(at instant: Instant) -> ScheduleSnapshot {
-        let today = zoned(instant).wallClock.date
+        let wall = zoned(instant).wallClock
+        let today = wall.date
         let midnight = self.instant(ofLocal: CivilDateTime(date: today.adding(days: 1)))
         var next = nextChange(after: instant).map { min($0, midnight) } ?? midnight
+        let line = orientation.map { orientationLine(at: wall, $0) }
+        if let change = line?.next.map({ self.instant(ofLocal: $0) }), change > instant { next = min(next, change) }
         let offset = zoned(instant).utcOffset
         if zoned(next).utcOffset != offset { next = offsetChange(after: instant, before: next) }
         return ScheduleSnapshot(
-            messages: messages(at: instant), validUntil: zoned(next), utcOffset: offset, idleText: today.spokenForm,
-            feeds: feeds)
+            messages: messages(at: instant), validUntil: zoned(next), utcOffset: offset,
+            idleText: write(.fullDate, CivilDateTime(date: today)), orientation: line?.text, feeds: feeds)
     }
 
     /// The first second after `start` whose UTC offset differs from `start`'s, given that
@@ -385,9 +439,9 @@
         let text = fillPlaceholders(template.text) { name in
             switch name {
             case "age": String(activation.age)
-            case "start": zone.zoned(activation.occurrenceStart).wallClock.clock()
-            case "end": zone.zoned(activation.occurrenceEnd).wallClock.clock()
-            case "date": zone.zoned(activation.occurrenceStart).wallClock.date.dayAndMonth
+            case "start": write(.clock, zone.zoned(activation.occurrenceStart).wallClock)
+            case "end": write(.clock, zone.zoned(activation.occurrenceEnd).wallClock)
+            case "date": write(.dayAndMonth, CivilDateTime(date: zone.zoned(activation.occurrenceStart).wallClock.date))
             default: nil
             }
         }

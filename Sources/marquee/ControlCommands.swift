@@ -82,6 +82,7 @@ struct StatusCommand: ParsableCommand {
             say("  \(message.text)")
             say("      \(message.kind) until \(message.end) · \(message.source)")
         }
+        if let orientation = status.orientation { say("orientation: \(orientation)") }
         say("next change: \(status.nextChange ?? "none")")
         say("feeds:")
         for feed in status.feeds {

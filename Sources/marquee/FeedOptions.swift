@@ -18,6 +18,9 @@ struct FeedOptions: ParsableArguments {
     @Option(name: .long, help: "The configuration file (default: \(defaultConfiguration), if it exists).")
     var config: String?
 
+    @Option(name: .long, help: "The language of the orientation line and of dates and times, e.g. de or en_GB (default: the system's).")
+    var language: String?
+
     /// The configuration file's settings (a file that is missing is fine unless named); a
     /// broken one ends the command with its error.
     func configurationFile() throws -> ConfigurationFile {
@@ -47,6 +50,15 @@ struct FeedOptions: ParsableArguments {
         timezone ?? configuration.timezone ?? SystemTimeZone.name(environment: environment())
     }
 
+    /// The display's language: the option's, else the configuration's, else the system's
+    /// (`LC_ALL`, `LC_TIME`, `LANG`); its clock as the configuration says.
+    func words(_ configuration: ConfigurationFile) -> CalendarWords {
+        let system = environment()
+        let posix = [system["LC_ALL"], system["LC_TIME"], system["LANG"]].compactMap { $0 }.first { !$0.isEmpty }
+        let locale = language ?? configuration.language ?? CalendarWords.locale(fromPOSIX: posix)
+        return CalendarWords(locale: locale, twelveHours: configuration.clockHours.map { $0 == 12 })
+    }
+
     /// A schedule in the chosen zone with the feeds loaded around the instant a TIME option
     /// names (default: now); problems go to standard error.
     /// - Parameters:
@@ -62,7 +74,8 @@ struct FeedOptions: ParsableArguments {
             schedule = try await Schedule(
                 displayZone: displayZone(configuration),
                 defaultEventDuration: Int64(configuration.defaultEventMinutes ?? 60) * 60,
-                reader: feedReader, lastGoodDirectory: lastGoodDirectory)
+                reader: feedReader, lastGoodDirectory: lastGoodDirectory, words: words(configuration),
+                orientation: configuration.orientationSettings)
         } catch {
             throw ValidationError("\(error)")
         }

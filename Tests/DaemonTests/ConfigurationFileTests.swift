@@ -1,4 +1,5 @@
 import Foundation
+import Schedule
 import Testing
 
 @testable import Daemon
@@ -55,6 +56,9 @@ import Testing
         ("separator = \"\\q\"", "m.toml:1: `separator` unknown escape \\q in the string"),
         ("text_height = 2", "m.toml:1: `text_height` must be a share of the screen height from 0.03 to 0.5 (the default is 0.125)"),
         ("font = 12", "m.toml:1: `font` must be a string in quotes"),
+        ("clock = 13", "m.toml:1: `clock` must be 12 or 24"),
+        ("morning = \"7\"", "m.toml:1: `morning` must be a time of day such as \"07:00\""),
+        ("orientation = \"yes\"", "m.toml:1: `orientation` must be true or false"),
     ])
     func mistakesAreNamed(text: String, message: String) {
         #expect(throws: ConfigurationError.self) { try ConfigurationFile.parse(text, path: "m.toml") }
@@ -63,6 +67,24 @@ import Testing
         } catch {
             #expect(error.description == message)
         }
+    }
+
+    /// The orientation line's settings: its language, on or off, with the time, the clock, and
+    /// when each part of the day begins (the others keep the Day Clock's hours).
+    @Test func orientationSettings() throws {
+        let file = try ConfigurationFile.parse("""
+            language = "de"
+            orientation_time = true
+            clock = 12
+            morning = "06:30"
+            night = "21:00"
+            """, path: "m.toml")
+        #expect(file.language == "de" && file.clockHours == 12)
+        let settings = try #require(file.orientationSettings)
+        #expect(settings.showsTime)
+        #expect(settings.parts.starts == [.morning: 6 * 60 + 30, .afternoon: 12 * 60, .evening: 17 * 60, .night: 21 * 60])
+        #expect(try ConfigurationFile.parse("orientation = false", path: "m.toml").orientationSettings == nil)
+        #expect(ConfigurationFile().orientationSettings == OrientationSettings())
     }
 
     @Test func hostileFiles() throws {

@@ -51,6 +51,8 @@ final class RecordingScreen: TickerScreen {
     var isGone = false
     /// Characters it has no font for, handed over once.
     var missing: [Character] = []
+    /// The orientation line it was given last.
+    private(set) var orientation: String?
 
     init(clock: ManualClock, cells: Int = 40, unitsPerCell: Int = 1) {
         self.clock = clock
@@ -64,6 +66,8 @@ final class RecordingScreen: TickerScreen {
     var framePeriod: Nanoseconds? { nil }
     var effectStep: Nanoseconds { 100_000_000 }
     var announcementBox: any AnnouncementBox { OnePageBox() }
+    func showOrientation(_ text: String?) { orientation = text }
+
     func takeMissingCharacters() -> [Character] {
         defer { missing = [] }
         return missing

@@ -42,7 +42,7 @@ import Testing
         let kit = try await DisplayLoopKit(
             files: ["e.ics": Self.calendar(Self.event("e", "Lunch", start: "20261123T120000", end: "20261123T130000"))],
             at: "2026-11-23T10:00:00+01:00")
-        #expect(kit.screen.line == "Monday 23 November 2026")
+        #expect(kit.screen.line == "Monday, 23 November 2026")
         kit.clock.stepWall(by: 2 * 3_600_000_000_000 + 60_000_000_000)
         await kit.advance(seconds: 1)
         // The still picture sleeps until 12:00 by the old clock; the next wakeup notices the step.
@@ -53,11 +53,11 @@ import Testing
     /// The idle date changes at local midnight, and a still picture wakes for nothing else.
     @Test func theDateChangesAtMidnightAndNothingElseWakesIt() async throws {
         let kit = try await DisplayLoopKit(at: "2026-11-23T23:59:00+01:00")
-        #expect(kit.screen.line == "Monday 23 November 2026")
+        #expect(kit.screen.line == "Monday, 23 November 2026")
         await kit.advance(seconds: 59)
-        #expect(kit.screen.line == "Monday 23 November 2026")
+        #expect(kit.screen.line == "Monday, 23 November 2026")
         await kit.advance(seconds: 2)
-        #expect(kit.screen.line == "Tuesday 24 November 2026")
+        #expect(kit.screen.line == "Tuesday, 24 November 2026")
         await kit.advance(seconds: 3_600)
         let start = kit.screen.shown[0].steady
         #expect(kit.screen.shown.dropFirst().map { $0.steady - start }.allSatisfy { $0 == 60_000_000_000 })
@@ -70,7 +70,7 @@ import Testing
             files: ["n.ics": Self.calendar(Self.event("n", "Night medicine", start: "20270328T023000", end: "20270328T030000"))],
             at: "2027-03-28T01:00:00+01:00")
         await kit.advance(seconds: 89 * 60 + 59)
-        #expect(kit.screen.line == "Sunday 28 March 2027")
+        #expect(kit.screen.line == "Sunday, 28 March 2027")
         await kit.advance(seconds: 1)
         #expect(kit.screen.line == "Night medicine")
         #expect(kit.state.report.messages.first?.start == "2027-03-28T03:30:00+02:00")
@@ -95,7 +95,7 @@ import Testing
             "marquee: \(kit.feeds.path)/broken.ics:1: error: the file is truncated: BEGIN:VCALENDAR is never closed (the file ends at line 2)",
             "marquee: \(kit.feeds.path)/broken.ics:2: error: the file is truncated: BEGIN:VEVENT is never closed (the file ends at line 2)",
         ])
-        #expect(kit.screen.line == "Monday 23 November 2026")
+        #expect(kit.screen.line == "Monday, 23 November 2026")
         try kit.feeds.write("broken.ics", Self.calendar(Self.event("x", "Tea with Rosa", start: "20261123T090000", end: "20261123T180000")))
         await kit.post(.feedsChanged)
         #expect(kit.screen.problems.isEmpty)
@@ -138,7 +138,7 @@ import Testing
         let report = kit.state.report
         #expect(report.updatedAt == "2026-11-23T10:00:30+01:00")
         #expect(report.uptimeSeconds == 30)
-        #expect(report.showing == ["Nothing today. Monday 23 November 2026"])
+        #expect(report.showing == ["Nothing today. Monday, 23 November 2026"])
         #expect(report.framesPerSecond == 0)
         #expect(report.output == "recording screen 40x1")
         #expect(!report.moving)
@@ -159,7 +159,7 @@ import Testing
         await kit.post(.resized)
         #expect(kit.screen.shown.last?.fullRepaint == true)
         #expect(kit.screen.shown.last?.line.count == 30)
-        #expect(kit.screen.line == "Monday 23 November 2026")
+        #expect(kit.screen.line == "Monday, 23 November 2026")
     }
 
     /// A screen whose device goes away (a DRM driver replacing the firmware framebuffer) is

@@ -22,10 +22,10 @@ import Testing
     /// Nothing scheduled: the date, written out, until local midnight.
     @Test func idleShowsTheDateUntilMidnight() async throws {
         let snapshot = try await schedule(nil).snapshot(at: instant("2026-11-22T17:10:00+01:00"))
-        #expect(snapshot.marqueeMessages() == [MarqueeMessage(text: "Sunday 22 November 2026")])
+        #expect(snapshot.marqueeMessages() == [MarqueeMessage(text: "Sunday, 22 November 2026")])
         #expect(snapshot.validUntil.rfc3339 == "2026-11-23T00:00:00+01:00")
         #expect(snapshot.marqueeMessages(idleTemplate: "Today is {date}. Nothing else.").first?.text
-            == "Today is Sunday 22 November 2026. Nothing else.")
+            == "Today is Sunday, 22 November 2026. Nothing else.")
     }
 
     /// Messages carry their colour and effect; they hold until the next change.

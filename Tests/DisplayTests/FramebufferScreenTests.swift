@@ -118,6 +118,46 @@ import Testing
         #expect(lit > 1000, "\(name): the golden shows text")
     }
 
+    /// Band, box and orientation line never overlap and stay on the screen, from a small
+    /// monitor to a television.
+    @Test(arguments: [(640, 480), (1024, 768), (1280, 800), (1920, 1080)])
+    func regionsNeverOverlap(width: Int, height: Int) throws {
+        let framebuffer = Framebuffer(width: width, height: height)
+        let screen = try FramebufferScreen(framebuffer: framebuffer)
+        let regions = [screen.boxRows, screen.bandRows, screen.lineRows]
+        #expect(regions.allSatisfy { !$0.isEmpty && $0.lowerBound >= 0 && $0.upperBound <= height })
+        #expect(screen.boxRows.upperBound <= screen.bandRows.lowerBound && screen.bandRows.upperBound <= screen.lineRows.lowerBound)
+        // The longest line of the ten languages is drawn whole, clear of the screen's edges.
+        screen.showOrientation("Segunda-feira de manhã · 23 de novembro de 2026 · 10:41")
+        let controller = MarqueeController(metrics: screen.metrics, origin: Self.t0)
+        screen.show(controller.frame(at: Self.t0, width: screen.bandWidth), fullRepaint: true)
+        let colours = Self.colours(framebuffer.surface)
+        let lit: [Int] = screen.lineRows.flatMap { y in (0..<width).filter { colours[y][$0].red > 100 } }
+        #expect(lit.count > 500)
+        #expect((lit.min() ?? 0) > width / 50 && (lit.max() ?? width) < width - width / 50)
+    }
+
+    /// The orientation line below the band, as its golden pictures show it: English by day,
+    /// German at night.
+    @Test(arguments: [("orientation-en-day", "Monday morning · 23 November 2026", "Good morning! Breakfast is at 8."),
+                      ("orientation-de-night", "Montagnacht · 23. November 2026", "Gute Nacht!")])
+    func orientationMatchesGoldenPictures(name: String, line: String, message: String) throws {
+        let framebuffer = Framebuffer(width: 1024, height: 768)
+        let screen = try FramebufferScreen(framebuffer: framebuffer)
+        let controller = MarqueeController(metrics: screen.metrics, origin: Self.t0)
+        controller.update(messages: [MarqueeMessage(text: message)], at: Self.t0, width: screen.bandWidth)
+        screen.showOrientation(line)
+        screen.show(controller.frame(at: Self.t0, width: screen.bandWidth, includingPartialGlyphs: true), fullRepaint: true)
+        let (off, lit) = try Self.compare(framebuffer.surface, toGolden: name)
+        #expect(off <= 1024 * 768 / 1000, "\(name): \(off) pixels differ from the golden")
+        #expect(lit > 3000)
+        // Turned off, the line's rows go black with the next frame.
+        screen.showOrientation(nil)
+        screen.show(controller.frame(at: Self.t0, width: screen.bandWidth, includingPartialGlyphs: true), fullRepaint: false)
+        let surface = framebuffer.surface
+        #expect(screen.lineRows.allSatisfy { y in (0..<1024).allSatisfy { surface.format.unpack(surface.pixel(x: $0, y: y)) == Colour(red: 0, green: 0, blue: 0) } })
+    }
+
     /// The frame at t + dt is the frame at t moved left by speed·dt pixels inside the band:
     /// at 60 px/s, one second later every pixel stands 60 px further left.
     @Test(arguments: formats) func frameAfterAnIntervalIsTheFrameShiftedBySpeedTimesInterval(format: PixelFormat, extra: Int) throws {
@@ -185,7 +225,8 @@ import Testing
     /// The band sits in the middle with the box above it, and both fit on the screen.
     @Test(arguments: [(1920, 1080), (1024, 768), (1280, 800), (320, 240)])
     func layoutFitsTheScreen(width: Int, height: Int) throws {
-        let screen = try FramebufferScreen(framebuffer: Framebuffer(width: width, height: height))
+        let framebuffer = Framebuffer(width: width, height: height)
+        let screen = try FramebufferScreen(framebuffer: framebuffer)
         #expect(screen.fonts.pixelSize == Int((Double(height) / 8).rounded()))
         #expect(screen.bandRows.lowerBound > 0 && screen.bandRows.upperBound < height)
         #expect(abs((screen.bandRows.lowerBound + screen.bandRows.upperBound) / 2 - height / 2) <= 1)

@@ -22,6 +22,24 @@ import Testing
         String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self)
     }
 
+    /// In an 80x24 terminal the box, the row a dancing letter lifts into, the band and the
+    /// orientation line each have rows of their own, and the problems stay below the line.
+    @Test func rowsNeverOverlap() throws {
+        let (screen, _) = screen(depth: .palette256)
+        screen.showOrientation("Monday morning · 23 November 2026")
+        _ = screen.showProblems(["marquee: feeds/a.ics:3: error: broken"])
+        let marquee = MarqueeController(metrics: TerminalMetrics(), origin: t0)
+        marquee.update(messages: [MarqueeMessage(text: "Take your pills", effect: .typewriter),
+                                  MarqueeMessage(text: "Happy birthday", effect: .dance)], at: t0, width: 80)
+        let rows = screen.compose(marquee.frame(at: t0 + second, width: 80))
+        func text(_ row: Int) -> String { (rows[row] ?? []).map(\.text).joined().trimmingCharacters(in: .whitespaces) }
+        #expect(text(8).hasPrefix("Take your pills"))
+        #expect(text(12).contains("Take your pills") || text(12).contains("H"))
+        #expect(text(14) == "Monday morning · 23 November 2026")
+        #expect(text(23).hasPrefix("marquee: feeds/a.ics:3"))
+        #expect([13, 15, 16].allSatisfy { text($0).isEmpty })
+    }
+
     /// On a Linux console a still line is drawn again every 2 s, whatever wrote over it (a
     /// kernel message): its own rows in full, blanks included, every other row erased.
     @Test func linuxConsoleRepaintsAStillLine() throws {

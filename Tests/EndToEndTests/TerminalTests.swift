@@ -169,6 +169,22 @@ import Testing
         }
     }
 
+    /// The orientation line two rows below the band, in the language asked for: the day and the
+    /// part of it, the date, still; `status` says it too.
+    @Test(arguments: [("de", "Montagmorgen · 23. November 2026"), ("en", "Monday morning · November 23, 2026"),
+                      ("ja", "月曜日の朝 · 2026年11月23日")])
+    func orientationLineInTheLanguage(language: String, line: String) throws {
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-\(UUID().uuidString.prefix(8)).sock").path
+        try start(at: "2026-11-23 10:00", socket: socket, environment: "LANG=C.UTF-8", extra: "--language \(language)")
+        defer { _ = try? tmux("kill-server") }
+        let screen = try screen()
+        #expect(screen[14].trimmingCharacters(in: .whitespaces) == line, "\(screen)")
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try self.screen()[14] == screen[14])
+        let status = try CommandLineTests.run(CommandLineTests.binary, "status", "--socket", socket)
+        #expect(status.output.contains("orientation: \(line)"), "\(status.output)")
+    }
+
     /// A message with nothing visible in it (zero-width spaces) is no message: the date shows.
     @Test func anInvisibleMessageLeavesTheDate() throws {
         try withMessages(["\u{200B}\u{200B}\u{2060}"]) { folder in
@@ -347,7 +363,7 @@ import Testing
         let socket = folder.appendingPathComponent("m.sock").path
         try start(at: "2026-11-22 10:00", feeds: feeds.path, socket: socket, extra: "--config \(config.path)")
         defer { _ = try? tmux("kill-server") }
-        #expect(try screen()[12].trimmingCharacters(in: .whitespaces) == "Nothing planned. Sunday 22 November 2026")
+        #expect(try screen()[12].trimmingCharacters(in: .whitespaces) == "Nothing planned. Sunday, 22 November 2026")
         try Data("idle_text = \"A quiet day\"\n".utf8).write(to: config)
         #expect(Self.exchange(socket, Array("{\"type\":\"reload\"}\n".utf8)).contains(#""ok":true"#))
         Thread.sleep(forTimeInterval: 0.7)

@@ -47,7 +47,7 @@ import Testing
                   "SUMMARY:Dentist {start}–{end} on {date}"))
         let schedule = try schedule(feed)
         #expect(schedule.texts(at: "2026-03-03T09:45:00+01:00") == [
-            "Johnny turns 76 today! {unknown}", "Dentist 09:30–10:15 on Tuesday 3 March",
+            "Johnny turns 76 today! {unknown}", "Dentist 09:30–10:15 on Tuesday, 3 March",
         ])
     }
 

@@ -1,0 +1,130 @@
+import CICU
+
+/// The parts of a day, as dementia day clocks name them ("Now it is Monday morning").
+public enum PartOfDay: String, CaseIterable, Sendable {
+    case morning, afternoon, evening, night
+}
+
+/// When each part of the day begins, in minutes after midnight; by default the Bath Institute's
+/// Day Clock: morning 7–12, afternoon 12–17, evening 17–22, night 22–7.
+public struct DayParts: Sendable, Hashable {
+    public var starts: [PartOfDay: Int]
+
+    public init(starts: [PartOfDay: Int] = [.morning: 7 * 60, .afternoon: 12 * 60, .evening: 17 * 60, .night: 22 * 60]) {
+        self.starts = starts
+    }
+
+    /// The parts in the order they begin over a day.
+    private var ordered: [(part: PartOfDay, start: Int)] {
+        starts.map { ($0.key, $0.value) }.sorted { $0.start < $1.start }
+    }
+
+    /// The part of the day `minute` (after midnight) falls in: the last to have begun, or, before
+    /// the first begins, the one that began the evening before.
+    public func part(at minute: Int) -> PartOfDay {
+        let parts = ordered
+        return parts.last { $0.start <= minute }?.part ?? parts.last?.part ?? .morning
+    }
+
+    /// The next minute after `minute` at which a part begins, on the same day (nil: none is left).
+    func nextStart(after minute: Int) -> Int? {
+        ordered.map(\.start).first { $0 > minute }
+    }
+}
+
+/// The words a display uses for days, dates and times in one language: weekdays, dates and
+/// clock times from ICU's locale data (the system's libicu), the parts of the day in the
+/// language's usual phrasing ("Monday morning", "Montagmorgen", "lundi matin", "月曜日の朝").
+public struct CalendarWords: Sendable, Hashable {
+    /// An ICU locale: "en_GB", "de", "pt_BR".
+    public let locale: String
+    /// A 12-hour clock (true), a 24-hour one (false), or as the locale prefers (nil).
+    public let twelveHours: Bool?
+
+    /// The languages whose parts of the day marquee can name; others are named in English.
+    public static let languages = ["en", "de", "fr", "es", "it", "nl", "pl", "pt", "sv", "ja"]
+
+    public init(locale: String = "en_GB", twelveHours: Bool? = nil) {
+        self.locale = locale
+        self.twelveHours = twelveHours
+    }
+
+    /// The locale of a POSIX locale name (`LANG`): "de_DE.UTF-8" is "de_DE"; "C", "POSIX" and
+    /// nothing are British English (day before month, a 24-hour clock).
+    public static func locale(fromPOSIX name: String?) -> String {
+        let base = (name ?? "").split(separator: ".").first.map(String.init) ?? ""
+        let locale = base.split(separator: "@").first.map(String.init) ?? ""
+        return locale.isEmpty || locale == "C" || locale == "POSIX" ? "en_GB" : locale
+    }
+
+    /// The language of the locale: "de" of "de_AT".
+    public var language: String {
+        String(locale.prefix { $0 != "_" && $0 != "-" }).lowercased()
+    }
+
+    /// Whether the parts of the day can be named in the locale's own language.
+    public var namesPartsOfDay: Bool { Self.languages.contains(language) }
+
+    /// "Monday".
+    public func weekday(_ date: CivilDate) -> String { format(date, skeleton: "EEEE") }
+
+    /// "23 November 2026", "23. November 2026", "2026年11月23日".
+    public func date(_ date: CivilDate) -> String { format(date, skeleton: "dMMMMy") }
+
+    /// "Tuesday, 3 March": the `{date}` of a message.
+    public func dayAndMonth(_ date: CivilDate) -> String { format(date, skeleton: "EEEEdMMMM") }
+
+    /// "Monday, 23 November 2026": the date shown when nothing is scheduled.
+    public func fullDate(_ date: CivilDate) -> String { format(date, skeleton: "EEEEdMMMMy") }
+
+    /// "09:30" or "9:30 AM", as the locale writes the time of day (or the clock asked for).
+    public func clock(_ time: CivilDateTime) -> String {
+        let hours = twelveHours.map { $0 ? "h" : "H" } ?? "j"
+        return format(time.date, skeleton: hours + "mm", secondsIntoDay: time.hour * 3600 + time.minute * 60)
+    }
+
+    /// "Monday morning", "Montagmorgen", "Lundi matin": the day and the part of it, starting
+    /// with a capital letter as a line of its own.
+    /// The words of the orientation line: these, or British English for a language marquee
+    /// cannot name the parts of the day in (a line half in one language would confuse).
+    public var lineWords: CalendarWords {
+        namesPartsOfDay ? self : CalendarWords(locale: "en_GB", twelveHours: twelveHours)
+    }
+
+    public func dayAndPart(_ part: PartOfDay, on date: CivilDate) -> String {
+        let day = weekday(date)
+        let phrase = Self.phrases[language]?[part] ?? Self.phrases["en"]?[part] ?? "{day}"
+        let text = phrase.replacing("{day}", with: day)
+        return text.prefix(1).uppercased() + text.dropFirst()
+    }
+
+    /// How each language names a day's part, `{day}` standing for the weekday as ICU writes it.
+    private static let phrases: [String: [PartOfDay: String]] = [
+        "en": [.morning: "{day} morning", .afternoon: "{day} afternoon", .evening: "{day} evening", .night: "{day} night"],
+        "de": [.morning: "{day}morgen", .afternoon: "{day}nachmittag", .evening: "{day}abend", .night: "{day}nacht"],
+        "fr": [.morning: "{day} matin", .afternoon: "{day} après-midi", .evening: "{day} soir", .night: "{day} nuit"],
+        "es": [.morning: "{day} por la mañana", .afternoon: "{day} por la tarde", .evening: "{day} por la noche",
+               .night: "{day} por la noche"],
+        "it": [.morning: "{day} mattina", .afternoon: "{day} pomeriggio", .evening: "{day} sera", .night: "{day} notte"],
+        "nl": [.morning: "{day}ochtend", .afternoon: "{day}middag", .evening: "{day}avond", .night: "{day}nacht"],
+        "pl": [.morning: "{day} rano", .afternoon: "{day} po południu", .evening: "{day} wieczorem", .night: "{day} w nocy"],
+        "pt": [.morning: "{day} de manhã", .afternoon: "{day} à tarde", .evening: "{day} à noite", .night: "{day} à noite"],
+        "sv": [.morning: "{day}smorgon", .afternoon: "{day}seftermiddag", .evening: "{day}skväll", .night: "{day}snatt"],
+        "ja": [.morning: "{day}の朝", .afternoon: "{day}の午後", .evening: "{day}の夕方", .night: "{day}の夜"],
+    ]
+
+    /// The civil date (and seconds into it) formatted by ICU for the best pattern for `skeleton`.
+    private func format(_ date: CivilDate, skeleton: String, secondsIntoDay: Int = 0) -> String {
+        let instant = (Double(date.daysSinceEpoch) * 86_400 + Double(secondsIntoDay)) * 1000
+        let pattern = Array(skeleton.utf16)
+        var output = [UInt16](repeating: 0, count: 256)
+        let count = pattern.withUnsafeBufferPointer { pattern in
+            output.withUnsafeMutableBufferPointer { output in
+                mq_icu_format(locale, pattern.baseAddress, Int32(pattern.count), instant, output.baseAddress,
+                              Int32(output.count))
+            }
+        }
+        guard count > 0 else { return "" }
+        return String(decoding: output[0..<Int(min(count, 256))], as: UTF16.self)
+    }
+}

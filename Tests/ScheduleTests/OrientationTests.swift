@@ -1,0 +1,103 @@
+import Testing
+
+@testable import Schedule
+
+/// The orientation line: the day and the part of it, the date, in the family's language, and
+/// when it next changes (only at its boundaries: a part of the day beginning, midnight).
+@Suite(.temporaryFolders) @ICalActor struct OrientationTests {
+    func snapshot(at time: String, zone: String = "Europe/Berlin", locale: String = "en_GB",
+                  settings: OrientationSettings = .init(), twelveHours: Bool? = nil) throws -> ScheduleSnapshot {
+        let schedule = try ScheduleState(
+            displayZone: zone, words: CalendarWords(locale: locale, twelveHours: twelveHours), orientation: settings)
+        schedule.load([try feedFolder([:])])
+        return schedule.snapshot(at: instant(time))
+    }
+
+    /// Through a day: the parts of the Bath Institute's Day Clock, each until the next begins;
+    /// the night goes on past midnight under the new date.
+    @Test(arguments: [
+        ("2026-11-23T06:59:00+01:00", "Monday night · 23 November 2026", "2026-11-23T07:00:00+01:00"),
+        ("2026-11-23T07:00:00+01:00", "Monday morning · 23 November 2026", "2026-11-23T12:00:00+01:00"),
+        ("2026-11-23T10:41:00+01:00", "Monday morning · 23 November 2026", "2026-11-23T12:00:00+01:00"),
+        ("2026-11-23T12:00:00+01:00", "Monday afternoon · 23 November 2026", "2026-11-23T17:00:00+01:00"),
+        ("2026-11-23T17:30:00+01:00", "Monday evening · 23 November 2026", "2026-11-23T22:00:00+01:00"),
+        ("2026-11-23T23:59:59+01:00", "Monday night · 23 November 2026", "2026-11-24T00:00:00+01:00"),
+        ("2026-11-24T00:00:00+01:00", "Tuesday night · 24 November 2026", "2026-11-24T07:00:00+01:00"),
+    ])
+    func throughADay(time: String, line: String, until: String) throws {
+        let snapshot = try snapshot(at: time)
+        #expect(snapshot.orientation == line)
+        #expect(snapshot.validUntil.rfc3339 == until)
+    }
+
+    /// On the nights the clocks change the line holds its words; its boundaries are wall-clock
+    /// times (07:00 summer time after the spring night, winter time after the autumn one).
+    @Test func daylightSavingNights() throws {
+        let spring = try snapshot(at: "2027-03-28T01:30:00+01:00")
+        #expect(spring.orientation == "Sunday night · 28 March 2027")
+        let afterGap = try snapshot(at: "2027-03-28T03:00:00+02:00")
+        #expect(afterGap.orientation == "Sunday night · 28 March 2027")
+        #expect(afterGap.validUntil.rfc3339 == "2027-03-28T07:00:00+02:00")
+        let autumn = try snapshot(at: "2026-10-25T02:30:00+01:00")
+        #expect(autumn.orientation == "Sunday night · 25 October 2026")
+        #expect(autumn.validUntil.rfc3339 == "2026-10-25T07:00:00+01:00")
+    }
+
+    /// In each language marquee names the parts of the day in, as the language says it; the
+    /// dates as ICU writes them for it. Another language (Czech) gets the whole line in English.
+    @Test(arguments: [
+        ("en_GB", "Monday morning · 23 November 2026"), ("en_US", "Monday morning · November 23, 2026"),
+        ("de", "Montagmorgen · 23. November 2026"), ("fr", "Lundi matin · 23 novembre 2026"),
+        ("es", "Lunes por la mañana · 23 de noviembre de 2026"), ("it", "Lunedì mattina · 23 novembre 2026"),
+        ("nl", "Maandagochtend · 23 november 2026"), ("pl", "Poniedziałek rano · 23 listopada 2026"),
+        ("pt", "Segunda-feira de manhã · 23 de novembro de 2026"), ("sv", "Måndagsmorgon · 23 november 2026"),
+        ("ja", "月曜日の朝 · 2026年11月23日"), ("cs", "Monday morning · 23 November 2026"),
+    ])
+    func inEachLanguage(locale: String, line: String) throws {
+        #expect(try snapshot(at: "2026-11-23T10:00:00+01:00", locale: locale).orientation == line)
+    }
+
+    /// The evening in German, the afternoon in Japanese, the night in French.
+    @Test func otherPartsInOtherLanguages() throws {
+        #expect(try snapshot(at: "2026-11-23T18:00:00+01:00", locale: "de").orientation == "Montagabend · 23. November 2026")
+        #expect(try snapshot(at: "2026-11-23T14:00:00+01:00", locale: "ja").orientation == "月曜日の午後 · 2026年11月23日")
+        #expect(try snapshot(at: "2026-11-23T23:00:00+01:00", locale: "fr").orientation == "Lundi nuit · 23 novembre 2026")
+    }
+
+    /// With the time, the line changes every minute (a 12-hour clock where the language has
+    /// one, or as asked; ICU sets a narrow no-break space before "PM"); parts of the day may
+    /// begin at other hours.
+    @Test func timeAndOwnParts() throws {
+        let withTime = try snapshot(at: "2026-11-23T10:41:30+01:00", settings: OrientationSettings(showsTime: true))
+        #expect(withTime.orientation == "Monday morning · 23 November 2026 · 10:41")
+        #expect(withTime.validUntil.rfc3339 == "2026-11-23T10:42:00+01:00")
+        let american = try snapshot(at: "2026-11-23T22:41:00+01:00", locale: "en_US", settings: OrientationSettings(showsTime: true))
+        #expect(american.orientation == "Monday night · November 23, 2026 · 10:41\u{202F}PM")
+        let forced = try snapshot(at: "2026-11-23T22:41:00+01:00", settings: OrientationSettings(showsTime: true), twelveHours: true)
+        #expect(forced.orientation == "Monday night · 23 November 2026 · 10:41\u{202F}pm")
+        var parts = DayParts()
+        parts.starts[.morning] = 6 * 60
+        let early = try snapshot(at: "2026-11-23T06:15:00+01:00", settings: OrientationSettings(parts: parts))
+        #expect(early.orientation == "Monday morning · 23 November 2026")
+        #expect(try snapshot(at: "2026-11-23T06:15:00+01:00").orientation == "Monday night · 23 November 2026")
+    }
+
+    /// Placeholders are written in the display's language: `{date}` and `{start}` in German.
+    @Test func placeholdersInTheLanguage() throws {
+        let schedule = try ScheduleState(displayZone: "Europe/Berlin", words: CalendarWords(locale: "de"))
+        schedule.load([try feedFolder(["feed.ics": calendar(event(
+            "DTSTART;TZID=Europe/Berlin:20260303T093000", "DTEND;TZID=Europe/Berlin:20260303T101500",
+            "SUMMARY:Zahnarzt um {start} am {date}"))])])
+        #expect(schedule.texts(at: "2026-03-03T09:45:00+01:00") == ["Zahnarzt um 09:30 am Dienstag, 3. März"])
+        #expect(schedule.snapshot(at: instant("2026-03-03T09:45:00+01:00")).idleText == "Dienstag, 3. März 2026")
+    }
+
+    /// Without the line (turned off) there is none, and it does not wake the display.
+    @Test func turnedOff() throws {
+        let schedule = try ScheduleState(displayZone: "Europe/Berlin")
+        schedule.load([try feedFolder([:])])
+        let snapshot = schedule.snapshot(at: instant("2026-11-23T10:41:00+01:00"))
+        #expect(snapshot.orientation == nil)
+        #expect(snapshot.validUntil.rfc3339 == "2026-11-24T00:00:00+01:00")
+    }
+}
