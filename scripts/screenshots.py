@@ -28,9 +28,10 @@ def read_png(path):
 
 
 def lit_rows(rows, first=0, last=None):
-    """Rows (from first to last) with more than 4 bright pixels."""
+    """Rows (from first to last) with more than 4 lit pixels: clearly above the black screen,
+    as text dimmed for the night is too (5:1 on black is about 120 of 255)."""
     last = len(rows) if last is None else last
-    return [y for y in range(first, last) if sum(1 for v in rows[y] if v > 128) > 4]
+    return [y for y in range(first, last) if sum(1 for v in rows[y] if v > 60) > 4]
 
 
 def band_rows(rows):

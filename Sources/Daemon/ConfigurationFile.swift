@@ -42,15 +42,23 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var clockHours: Int?
     /// When each part of the day begins, in minutes after midnight.
     public var partStarts: [PartOfDay: Int] = [:]
+    /// Whether the screen dims at night, and how the text moves then.
+    public var nightDimming: Bool?
+    public var nightMotion: NightSettings.Motion?
+
+    /// What the display does at night.
+    public var nightSettings: NightSettings {
+        NightSettings(dims: nightDimming ?? true, motion: nightMotion ?? .slow)
+    }
 
     public init() {}
 
-    /// The orientation line's settings (nil: turned off).
-    public var orientationSettings: OrientationSettings? {
-        guard orientation ?? true else { return nil }
+    /// The parts of the day and the orientation line's settings (the line may be turned off;
+    /// the parts still decide the night).
+    public var orientationSettings: OrientationSettings {
         var parts = DayParts()
         parts.starts.merge(partStarts) { $1 }
-        return OrientationSettings(parts: parts, showsTime: orientationTime ?? false)
+        return OrientationSettings(parts: parts, showsLine: orientation ?? true, showsTime: orientationTime ?? false)
     }
 
     /// The settings at `path`; when the file does not exist and was not asked for by name
@@ -153,6 +161,11 @@ public struct ConfigurationFile: Sendable, Hashable {
         case "clock":
             guard case .integer(let hours) = value, hours == 12 || hours == 24 else { throw TOMLError("must be 12 or 24") }
             clockHours = hours
+        case "night_dimming":
+            guard case .boolean(let on) = value else { throw TOMLError("must be true or false") }
+            nightDimming = on
+        case "night_motion":
+            nightMotion = NightSettings.Motion(rawValue: try oneOf(NightSettings.Motion.allCases.map(\.rawValue)))
         case "morning", "afternoon", "evening", "night":
             let text = try string()
             let parts = text.split(separator: ":").compactMap { Int($0) }

@@ -54,6 +54,13 @@ final class DisplayLoop {
     private var frameGridOrigin: Nanoseconds?
     private var lastPing: Nanoseconds
     private var ready = false
+    /// How far the screen is dimmed now, in `shadeSteps`.
+    private var shadeStep = 0
+    /// Whether it is night (the night part of the day), whether the night stilled the text, and
+    /// whether the carer paused it (a morning does not undo that).
+    private var isNight = false
+    private var stilledForNight = false
+    private var pausedByRequest = false
 
     /// - Parameters:
     ///   - snapshot: the messages at the start (the schedule is loaded before the display starts).
@@ -81,7 +88,13 @@ final class DisplayLoop {
         wallOffset = clock.wallTime() - steady
         lastPing = steady
         validUntil = snapshot.validUntil.instant.nanoseconds
-        controller = MarqueeController(metrics: screen.metrics, configuration: settings.marquee, origin: steady)
+        isNight = snapshot.partOfDay?.part == .night
+        controller = MarqueeController(
+            metrics: screen.metrics, configuration: Self.marquee(settings, atNight: isNight), origin: steady)
+        if isNight, settings.night.motion == .still {
+            controller.pause(at: steady)
+            stilledForNight = true
+        }
         controller.announcementBox = screen.announcementBox
         controller.show(snapshot, settings: settings, at: steady, width: screen.bandWidth)
         screen.showOrientation(snapshot.orientation)
@@ -173,6 +186,7 @@ final class DisplayLoop {
             return .screenGone
         }
         if wall >= validUntil, !awaitingSchedule { requestMessages(at: wall) }
+        followTheNight(steady: steady, wall: wall)
         guard drawFrame(at: steady) else { return .finished(0) }
         return .wait(until: nextDeadline(steady: steady, wall: wall))
     }
@@ -192,10 +206,13 @@ final class DisplayLoop {
             reload(at: steady)
         case .control(.pause):
             controller.pause(at: steady)
+            pausedByRequest = true
             publishShown()
             log?.log(.notice, "paused by request")
         case .control(.resume):
             controller.resume(at: steady)
+            pausedByRequest = false
+            stilledForNight = false
             publishShown()
             log?.log(.notice, "resumed by request")
         case .control(.reload):
@@ -259,6 +276,69 @@ final class DisplayLoop {
         }
     }
 
+    // MARK: - Night
+
+    /// Dims the screen as the night goes on and brightens it in the morning, a step at a time,
+    /// and slows or stills the text for the night, as the settings say.
+    private func followTheNight(steady: Nanoseconds, wall: Nanoseconds) {
+        let step = settings.night.dims ? Self.shadeStep(snapshot.partOfDay, at: wall) : 0
+        if step != shadeStep {
+            shadeStep = step
+            if screen.setShade(Double(step) / Double(Self.shadeSteps)) { repaint = true }
+        }
+        let night = snapshot.partOfDay?.part == .night
+        guard night != isNight else { return }
+        isNight = night
+        let marquee = Self.marquee(settings, atNight: night)
+        if marquee != controller.configuration { controller.reconfigure(marquee, at: steady) }
+        let still = night && settings.night.motion == .still
+        if still, !controller.isPaused {
+            controller.pause(at: steady)
+            stilledForNight = true
+        } else if !still, stilledForNight, !pausedByRequest {
+            controller.resume(at: steady)
+            stilledForNight = false
+        }
+        publishShown()
+    }
+
+    /// The motion's settings by day, or at night (at half the speed if it slows).
+    static func marquee(_ settings: DisplaySettings, atNight night: Bool) -> MarqueeConfiguration {
+        var marquee = settings.marquee
+        if night, settings.night.motion == .slow { marquee.charactersPerSecond /= 2 }
+        return marquee
+    }
+
+    /// Dimming goes in this many steps.
+    static let shadeSteps = 16
+    /// How long dimming takes once the night begins, and brightening once the morning begins.
+    static let dimming: Nanoseconds = 600_000_000_000
+    static let brightening: Nanoseconds = 900_000_000_000
+
+    /// How far the screen is dimmed at `wall`, in steps: rising through the first ten minutes
+    /// of the night, falling through the first quarter of an hour of the morning.
+    static func shadeStep(_ partOfDay: (part: PartOfDay, began: Instant)?, at wall: Nanoseconds) -> Int {
+        guard let (part, began) = partOfDay else { return 0 }
+        let since = max(0, wall - began.nanoseconds)
+        switch part {
+        case .night: return Int(min(Nanoseconds(shadeSteps), since * Nanoseconds(shadeSteps) / dimming))
+        case .morning: return Int(max(0, Nanoseconds(shadeSteps) - since * Nanoseconds(shadeSteps) / brightening))
+        case .afternoon, .evening: return 0
+        }
+    }
+
+    /// The wall time of the next dimming or brightening step after `wall` (nil: none is due).
+    static func nextShadeStep(_ partOfDay: (part: PartOfDay, began: Instant)?, after wall: Nanoseconds) -> Nanoseconds? {
+        guard let (part, began) = partOfDay else { return nil }
+        let step = Nanoseconds(shadeStep(partOfDay, at: wall))
+        let steps = Nanoseconds(shadeSteps)
+        switch part {
+        case .night where step < steps: return began.nanoseconds + (step + 1) * dimming / steps
+        case .morning where step > 0: return began.nanoseconds + (steps - step + 1) * brightening / steps
+        default: return nil
+        }
+    }
+
     /// Characters of the messages that no font of the screen has, once each: they are left out.
     private func tellMissingCharacters() {
         for character in screen.takeMissingCharacters() {
@@ -284,7 +364,7 @@ final class DisplayLoop {
     private func reload(at steady: Nanoseconds) {
         if let reloadSettings, let fresh = reloadSettings() {
             settings = fresh
-            controller.reconfigure(fresh.marquee, at: steady)
+            controller.reconfigure(Self.marquee(fresh, atNight: isNight), at: steady)
             controller.show(snapshot, settings: fresh, at: steady, width: screen.bandWidth)
             tellMissingCharacters()
             publishShown()
@@ -342,6 +422,9 @@ final class DisplayLoop {
         }
         if let watchdogInterval { consider(lastPing + watchdogInterval) }
         if let interval = screen.checkInterval { consider(steady + interval) }
+        if settings.night.dims, let step = Self.nextShadeStep(snapshot.partOfDay, after: wall) {
+            consider(steady + step - wall)
+        }
         return deadline
     }
 

@@ -8,10 +8,36 @@ public struct DisplaySettings: Sendable, Hashable {
     public var idleText: String
     /// For messages without a COLOR of their own.
     public var textColour: Colour?
+    public var night: NightSettings
 
-    public init(marquee: MarqueeConfiguration, idleText: String = "{date}", textColour: Colour? = nil) {
+    public init(marquee: MarqueeConfiguration, idleText: String = "{date}", textColour: Colour? = nil,
+                night: NightSettings = .init()) {
         self.marquee = marquee
         self.idleText = idleText
         self.textColour = textColour
+        self.night = night
+    }
+}
+
+/// What the display does at night (the night part of the day): calmer, never dark.
+public struct NightSettings: Sendable, Hashable {
+    /// How the text moves at night.
+    public enum Motion: String, Sendable, Hashable, CaseIterable {
+        /// At half the speed.
+        case slow
+        /// Not at all, as if paused (resumed in the morning).
+        case still
+        /// As by day.
+        case normal
+    }
+
+    /// Whether the screen dims at night (colours darkened to 5:1 on black over ten minutes,
+    /// brightened again over a quarter of an hour in the morning).
+    public var dims: Bool
+    public var motion: Motion
+
+    public init(dims: Bool = true, motion: Motion = .slow) {
+        self.dims = dims
+        self.motion = motion
     }
 }

@@ -12,10 +12,19 @@ public func showSnapshot(
     let controller = MarqueeController(metrics: screen.metrics, configuration: settings.marquee, origin: start)
     controller.announcementBox = screen.announcementBox
     var now = start
+    var night = false
     while true {
         let current = await schedule.snapshot(at: Instant(nanoseconds: now))
+        // The night's motion, from when it begins (the loop's own rules).
+        if (current.partOfDay?.part == .night) != night || now == start {
+            night = current.partOfDay?.part == .night
+            controller.reconfigure(DisplayLoop.marquee(settings, atNight: night), at: now)
+            if night, settings.night.motion == .still { controller.pause(at: now) } else { controller.resume(at: now) }
+        }
         controller.show(current, settings: settings, at: now, width: screen.bandWidth)
         screen.showOrientation(current.orientation)
+        let shade = settings.night.dims ? DisplayLoop.shadeStep(current.partOfDay, at: instant) : 0
+        _ = screen.setShade(Double(shade) / Double(DisplayLoop.shadeSteps))
         let next = current.validUntil.instant.nanoseconds
         guard next <= instant, next > now else { break }
         now = next

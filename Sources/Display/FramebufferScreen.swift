@@ -45,6 +45,8 @@ public final class FramebufferScreen: TickerScreen {
     /// The orientation line asked for, and the one in its buffer (nil: none drawn yet).
     private var lineText: String?
     private var drawnLine: String??
+    /// How far colours are dimmed for the night (see `TickerScreen.setShade`).
+    private var shade = 0.0
     /// A smaller font for a line too wide for the screen in `lineFonts`, kept for the next time.
     private var fittedLineFonts: FontStack?
     private let fontPaths: [String]
@@ -184,6 +186,12 @@ public final class FramebufferScreen: TickerScreen {
         lineText = text
     }
 
+    public func setShade(_ shade: Double) -> Bool {
+        guard shade != self.shade else { return false }
+        self.shade = shade
+        return true
+    }
+
     /// Draws what changed since the last frame into the band's, the box's and the line's
     /// buffers (not yet on the screen).
     public func render(_ frame: Frame) -> (band: Bool, box: Bool, line: Bool) {
@@ -241,7 +249,7 @@ public final class FramebufferScreen: TickerScreen {
         let (fonts, glyphs) = fittedLine(text)
         let width = glyphs.last.map { $0.offset + $0.advance } ?? 0
         let left = (line.width * FontStack.unitsPerPixel - width) / 2
-        let ink = Self.lineColour.readable()
+        let ink = Self.lineColour.readable().dimmed(shade)
         for glyph in glyphs {
             for placed in fonts.placed(glyph.character, form: glyph.form, at: left + glyph.offset) {
                 painter.draw(placed.image, x: placed.x, baseline: lineFonts.ascender - placed.rise, colour: ink, keep: true,
@@ -276,7 +284,7 @@ public final class FramebufferScreen: TickerScreen {
         let lift = Double(Self.liftRoom(fonts.pixelSize))
         for glyph in glyphs {
             let pose = glyph.tilt == 0 && glyph.scale == 1 ? GlyphPose.upright : GlyphPose(tilt: glyph.tilt, scale: glyph.scale)
-            let ink = Self.inkColour(glyph.colour, hueShift: glyph.hueShift)
+            let ink = Self.inkColour(glyph.colour, hueShift: glyph.hueShift).dimmed(shade)
             let raised = baseline - Int((glyph.lift * lift).rounded())
             for placed in fonts.placed(glyph.character, form: glyph.form, at: glyph.x, pose: pose) {
                 painter.draw(placed.image, x: placed.x, baseline: raised - placed.rise, colour: ink, keep: pose == .upright,
@@ -300,7 +308,7 @@ public final class FramebufferScreen: TickerScreen {
         let lines = wrapAnnouncement(announcement.glyphs, width: text.width).prefix(text.lines)
         let height = lines.count * lineHeight + 2 * padding
         let top = box.height - height
-        let frameTable = painter.table(for: Colour(red: 150, green: 150, blue: 150))
+        let frameTable = painter.table(for: Colour(red: 150, green: 150, blue: 150).dimmed(shade))
         let thickness = max(2, size / 24)
         let right = box.width - margin
         for y in max(0, top)..<box.height {
@@ -308,7 +316,7 @@ public final class FramebufferScreen: TickerScreen {
             let columns = edgeRow ? [margin..<right] : [margin..<(margin + thickness), (right - thickness)..<right]
             for range in columns { for x in range { box.set(x: x, y: y, to: frameTable[255]) } }
         }
-        let ink = Self.inkColour(announcement.colour, hueShift: 0)
+        let ink = Self.inkColour(announcement.colour, hueShift: 0).dimmed(shade)
         var shown = 0
         var end = (x: 0, baseline: 0)
         for (index, line) in lines.enumerated() {

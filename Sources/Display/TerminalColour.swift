@@ -96,6 +96,22 @@ extension Colour {
         return colour
     }
 
+    /// Darkened for the night by `shade` (0: as it is, 1: full night), in linear light with its
+    /// hue kept: at full night it reads at 5:1 on black (a bright colour; a dark one stays).
+    func dimmed(_ shade: Double) -> Colour {
+        guard shade > 0 else { return self }
+        let nightLuminance = 0.2
+        let full = min(1, nightLuminance / max(luminance, 0.000_1))
+        let factor = 1 - shade * (1 - full)
+        func dim(_ value: UInt8) -> UInt8 {
+            let c = Double(value) / 255
+            let linear = (c <= 0.039_28 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)) * factor
+            let encoded = linear <= 0.003_130_8 ? linear * 12.92 : 1.055 * pow(linear, 1 / 2.4) - 0.055
+            return UInt8((min(1, encoded) * 255).rounded())
+        }
+        return Colour(red: dim(red), green: dim(green), blue: dim(blue))
+    }
+
     /// The hue turned by `degrees`, saturation and value kept (for the dance).
     func hueRotated(by degrees: Double) -> Colour {
         let r = Double(red) / 255, g = Double(green) / 255, b = Double(blue) / 255

@@ -56,6 +56,8 @@ public final class TerminalScreen {
     var problems: [String] = []
     /// The orientation line, two rows below the band (see `TickerScreen.showOrientation`).
     var orientation: String?
+    /// How far colours are dimmed for the night (see `TickerScreen.setShade`).
+    var shade = 0.0
     private var currentSGR = ""
     private var savedTerminal: termios?
 
@@ -256,13 +258,18 @@ public final class TerminalScreen {
         TerminalMetrics.terminalText(of: character).unicodeScalars.count > 1
     }
 
+    /// The SGR sequence for text in `colour` (nil: the terminal's own, or warm white when it
+    /// must be turned or dimmed), dimmed for the night; the Linux console's 8 colours cannot be
+    /// dimmed, so they are drawn half bright (SGR 2) at night instead.
     private func sgr(_ colour: Colour?, hueShift: Double) -> String {
-        guard var colour else {
-            guard hueShift != 0, capabilities.colourDepth != .basic8 else { return "" }
-            return capabilities.colourDepth.foreground(Colour.plainText.hueRotated(by: hueShift))
+        let basic = capabilities.colourDepth == .basic8
+        let faint = basic && shade >= 0.5
+        guard var colour = colour ?? (!basic && (hueShift != 0 || shade > 0) ? Colour.plainText : nil) else {
+            return faint ? "2" : ""
         }
-        if hueShift != 0, capabilities.colourDepth != .basic8 { colour = colour.hueRotated(by: hueShift) }
-        return capabilities.colourDepth.foreground(colour.readable())
+        if hueShift != 0, !basic { colour = colour.hueRotated(by: hueShift) }
+        let foreground = capabilities.colourDepth.foreground(basic ? colour.readable() : colour.readable().dimmed(shade))
+        return faint ? "2;" + foreground : foreground
     }
 
     private func put(

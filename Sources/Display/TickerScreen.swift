@@ -27,6 +27,9 @@ public protocol TickerScreen: AnyObject {
     /// The orientation line from now on ("Monday morning · 23 November 2026"; nil: none), below
     /// the band where the screen has room; drawn with the next frame.
     func showOrientation(_ text: String?)
+    /// How far the screen is dimmed for the night from now on (0: day, 1: night); true when
+    /// the next frame must be drawn in full.
+    func setShade(_ shade: Double) -> Bool
     /// For the status: "Linux console 80x25, 8 colours", "framebuffer /dev/fb0 1920x1080 …".
     var outputDescription: String { get }
     /// The loop asks `noticeChanges(at:)` at least this often, even while the picture is
@@ -84,6 +87,12 @@ extension TerminalScreen: TickerScreen {
 
     public func showOrientation(_ text: String?) {
         orientation = text
+    }
+
+    public func setShade(_ shade: Double) -> Bool {
+        guard shade != self.shade else { return false }
+        self.shade = shade
+        return true
     }
 
     public var announcementBox: any AnnouncementBox {

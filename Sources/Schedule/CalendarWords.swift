@@ -30,6 +30,14 @@ public struct DayParts: Sendable, Hashable {
     func nextStart(after minute: Int) -> Int? {
         ordered.map(\.start).first { $0 > minute }
     }
+
+    /// When the part `minute` falls in began: the minute on the same day (0 or more), or on the
+    /// day before (negative, minutes before midnight) for the night that began yesterday.
+    func start(of minute: Int) -> Int {
+        let parts = ordered
+        if let current = parts.last(where: { $0.start <= minute }) { return current.start }
+        return (parts.last?.start ?? 0) - 24 * 60
+    }
 }
 
 /// The words a display uses for days, dates and times in one language: weekdays, dates and

@@ -121,6 +121,9 @@ public struct ScheduleSnapshot: Sendable {
     /// The day, the part of it and the date in words ("Monday morning · 23 November 2026"),
     /// when the display shows the orientation line; `validUntil` is no later than its next change.
     public var orientation: String?
+    /// The part of the day, and when it began (for dimming at night and brightening in the
+    /// morning); nil without day parts.
+    public var partOfDay: (part: PartOfDay, began: Instant)?
     /// The feed files and their state.
     public var feeds: [FeedStatus]
 }
@@ -129,11 +132,14 @@ public struct ScheduleSnapshot: Sendable {
 /// words, for those who lose track of time first (dementia day clocks).
 public struct OrientationSettings: Sendable, Hashable {
     public var parts: DayParts
+    /// Whether the line is shown (the parts of the day count for the night all the same).
+    public var showsLine: Bool
     /// The time of day too ("· 10:41"); the line then changes every minute.
     public var showsTime: Bool
 
-    public init(parts: DayParts = .init(), showsTime: Bool = false) {
+    public init(parts: DayParts = .init(), showsLine: Bool = true, showsTime: Bool = false) {
         self.parts = parts
+        self.showsLine = showsLine
         self.showsTime = showsTime
     }
 }

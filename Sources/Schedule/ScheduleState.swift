@@ -418,9 +418,17 @@
         if let change = line?.next.map({ self.instant(ofLocal: $0) }), change > instant { next = min(next, change) }
         let offset = zoned(instant).utcOffset
         if zoned(next).utcOffset != offset { next = offsetChange(after: instant, before: next) }
+        let partOfDay = orientation.map { settings in
+            let minute = wall.hour * 60 + wall.minute
+            let began = settings.parts.start(of: minute)
+            let day = began < 0 ? today.adding(days: -1) : today
+            let start = (began + 24 * 60) % (24 * 60)
+            return (settings.parts.part(at: minute), self.instant(ofLocal: CivilDateTime(date: day, hour: start / 60, minute: start % 60)))
+        }
         return ScheduleSnapshot(
             messages: messages(at: instant), validUntil: zoned(next), utcOffset: offset,
-            idleText: write(.fullDate, CivilDateTime(date: today)), orientation: line?.text, feeds: feeds)
+            idleText: write(.fullDate, CivilDateTime(date: today)),
+            orientation: orientation?.showsLine == true ? line?.text : nil, partOfDay: partOfDay, feeds: feeds)
     }
 
     /// The first second after `start` whose UTC offset differs from `start`'s, given that

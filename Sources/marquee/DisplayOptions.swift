@@ -47,7 +47,7 @@ struct DisplayOptions: ParsableArguments {
             }
             colour = Colour(red: parsed.red, green: parsed.green, blue: parsed.blue)
         }
-        return DisplaySettings(marquee: marquee, idleText: file.idleText ?? "{date}", textColour: colour)
+        return DisplaySettings(marquee: marquee, idleText: file.idleText ?? "{date}", textColour: colour, night: file.nightSettings)
     }
 
     /// The framebuffer's fonts and text size from the configuration file.

@@ -59,6 +59,7 @@ import Testing
         ("clock = 13", "m.toml:1: `clock` must be 12 or 24"),
         ("morning = \"7\"", "m.toml:1: `morning` must be a time of day such as \"07:00\""),
         ("orientation = \"yes\"", "m.toml:1: `orientation` must be true or false"),
+        ("night_motion = \"fast\"", "m.toml:1: `night_motion` must be one of slow, still, normal"),
     ])
     func mistakesAreNamed(text: String, message: String) {
         #expect(throws: ConfigurationError.self) { try ConfigurationFile.parse(text, path: "m.toml") }
@@ -80,11 +81,14 @@ import Testing
             night = "21:00"
             """, path: "m.toml")
         #expect(file.language == "de" && file.clockHours == 12)
-        let settings = try #require(file.orientationSettings)
-        #expect(settings.showsTime)
+        let settings = file.orientationSettings
+        #expect(settings.showsTime && settings.showsLine)
         #expect(settings.parts.starts == [.morning: 6 * 60 + 30, .afternoon: 12 * 60, .evening: 17 * 60, .night: 21 * 60])
-        #expect(try ConfigurationFile.parse("orientation = false", path: "m.toml").orientationSettings == nil)
+        #expect(try !ConfigurationFile.parse("orientation = false", path: "m.toml").orientationSettings.showsLine)
         #expect(ConfigurationFile().orientationSettings == OrientationSettings())
+        let night = try ConfigurationFile.parse("night_dimming = false\nnight_motion = \"still\"", path: "m.toml")
+        #expect(night.nightSettings == NightSettings(dims: false, motion: .still))
+        #expect(ConfigurationFile().nightSettings == NightSettings(dims: true, motion: .slow))
     }
 
     @Test func hostileFiles() throws {

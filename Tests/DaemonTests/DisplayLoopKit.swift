@@ -68,6 +68,14 @@ final class RecordingScreen: TickerScreen {
     var announcementBox: any AnnouncementBox { OnePageBox() }
     func showOrientation(_ text: String?) { orientation = text }
 
+    /// Every shade it was given, and when (steady time).
+    private(set) var shades: [(steady: Nanoseconds, shade: Double)] = []
+
+    func setShade(_ shade: Double) -> Bool {
+        shades.append((clock.steadyTime(), shade))
+        return true
+    }
+
     func takeMissingCharacters() -> [Character] {
         defer { missing = [] }
         return missing
@@ -189,10 +197,11 @@ final class DisplayLoopKit {
     ///   - files: feed files by name.
     ///   - at: the wall clock at the start (RFC 3339).
     ///   - watchdog: systemd's watchdog timeout (nil: the loop runs outside systemd).
+    ///   - orientation: the parts of the day and the orientation line (nil: neither, no night).
     init(files: [String: String] = [:], at start: String, zone: String = "Europe/Berlin",
          settings: DisplaySettings = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5)),
-         showsProblems: Bool = false, watchdog: Nanoseconds? = nil, missing: [Character] = [], log: EventLog? = nil)
-        async throws
+         showsProblems: Bool = false, watchdog: Nanoseconds? = nil, missing: [Character] = [], log: EventLog? = nil,
+         orientation: OrientationSettings? = nil) async throws
     {
         feeds = try TemporaryFolder()
         for (name, text) in files { try feeds.write(name, text) }
@@ -208,7 +217,7 @@ final class DisplayLoopKit {
             environment = ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": String(watchdog / 1000)]
         }
         let folder = feeds.path
-        let schedule = try await Schedule(displayZone: zone)
+        let schedule = try await Schedule(displayZone: zone, orientation: orientation)
         await schedule.load([folder], around: Instant(nanoseconds: wall))
         let snapshot = await schedule.snapshot(at: Instant(nanoseconds: wall))
         loop = DisplayLoop(

@@ -224,4 +224,67 @@ import Testing
         let lines = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n")
         #expect(lines.filter { $0.contains("no font") } == ["<4>no font has \"ᚠ\" (U+16A0); it is left out of the messages"])
     }
+
+    /// At night the screen dims gradually (ten minutes, in small steps, never brighter), and in
+    /// the morning it brightens gradually (a quarter of an hour); in between it does not change,
+    /// and a still picture wakes only for the steps.
+    @Test func theScreenDimsAtNightAndBrightensInTheMorning() async throws {
+        let kit = try await DisplayLoopKit(at: "2026-11-23T21:50:00+01:00", orientation: OrientationSettings())
+        let start = kit.clock.steadyTime()
+        func minutes(_ steady: Nanoseconds) -> Double { Double(steady - start) / 60e9 }
+        await kit.advance(seconds: 30 * 60)
+        // The screen is told of each change: nothing before 22:00, then sixteen steps.
+        let dimming = kit.screen.shades
+        #expect(dimming.count == 16)
+        #expect(minutes(dimming[0].steady) >= 10 && minutes(dimming.last!.steady) <= 20.01)
+        #expect(dimming.last?.shade == 1)
+        #expect(zip(dimming.dropFirst(), dimming).allSatisfy { $0.shade > $1.shade && $0.shade - $1.shade <= 1.0 / 16 })
+        let framesAtNight = kit.screen.shown.count
+        await kit.advance(seconds: 9 * 3600)
+        // 07:00 to 07:15: brighter in steps, back to day.
+        let morning = kit.screen.shades.dropFirst(dimming.count)
+        #expect(morning.count == 16)
+        #expect(morning.last?.shade == 0)
+        #expect(zip(morning.dropFirst(), morning).allSatisfy { $0.shade < $1.shade && $1.shade - $0.shade <= 1.0 / 16 })
+        #expect(morning.allSatisfy { minutes($0.steady) >= 9 * 60 + 10 && minutes($0.steady) <= 9 * 60 + 25.01 })
+        // The night itself: only the date changing at midnight and the lines of the new parts.
+        #expect(kit.screen.shown.count - framesAtNight < 40)
+        #expect(kit.screen.orientation == "Tuesday morning · 24 November 2026")
+    }
+
+    /// At night the text moves at half the speed (by default), or not at all (`still`), and
+    /// the morning sets it going again; a carer's pause lasts through the morning.
+    @Test func theTextSlowsOrStandsAtNight() async throws {
+        func framesInTenSeconds(_ kit: DisplayLoopKit) async -> Int {
+            let before = kit.screen.shown.count
+            await kit.advance(seconds: 10)
+            return kit.screen.shown.count - before
+        }
+        let slow = try await DisplayLoopKit(files: ["d.ics": Self.allDay], at: "2026-11-23T21:59:00+01:00",
+                                            orientation: OrientationSettings())
+        let day = await framesInTenSeconds(slow)
+        await slow.advance(seconds: 60)
+        let night = await framesInTenSeconds(slow)
+        #expect(abs(day - 2 * night) <= 2, "\(day) frames by day, \(night) at night")
+
+        var settings = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5))
+        settings.night.motion = .still
+        settings.night.dims = false
+        let still = try await DisplayLoopKit(files: ["d.ics": Self.allDay], at: "2026-11-23T21:59:50+01:00",
+                                             settings: settings, orientation: OrientationSettings())
+        await still.advance(seconds: 20)
+        #expect(await framesInTenSeconds(still) == 0)
+        #expect(still.state.report.paused)
+        #expect(still.screen.shades.allSatisfy { $0.shade == 0 })
+        await still.advance(seconds: 9 * 3600)
+        #expect(await framesInTenSeconds(still) > 30)
+        // Paused by the carer in the night: the morning leaves it paused.
+        await still.post(.control(.pause))
+        await still.advance(seconds: 24 * 3600)
+        #expect(await framesInTenSeconds(still) == 0)
+    }
+
+    static let allDay = calendar(
+        "BEGIN:VEVENT\r\nUID:a\r\nDTSTAMP:20260101T000000Z\r\nDTSTART;VALUE=DATE:20261101\r\nRRULE:FREQ=DAILY\r\n"
+            + "SUMMARY:\(long)\r\nEND:VEVENT\r\n")
 }

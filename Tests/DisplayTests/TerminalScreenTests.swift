@@ -161,6 +161,37 @@ import Testing
         #expect(text.reduce(0) { $0 + TerminalMetrics().advance(of: $1) } == cells)
     }
 
+    /// At night colours darken towards 5:1 on black, never below 4.5:1, their hue kept; by day
+    /// (shade 0) they are as they were.
+    @Test func nightColoursStayReadable() {
+        let colours = [Colour.plainText, Colour(red: 255, green: 215, blue: 0), Colour(red: 255, green: 105, blue: 180),
+                       Colour(red: 0, green: 0, blue: 128).readable(), Colour(red: 200, green: 205, blue: 215)]
+        for colour in colours.map({ $0.readable() }) {
+            #expect(colour.dimmed(0) == colour)
+            let night = colour.dimmed(1)
+            #expect(night.contrastOnBlack >= 4.5 && night.contrastOnBlack <= 5.5, "\(colour) → \(night)")
+            let steps = (0...16).map { colour.dimmed(Double($0) / 16).luminance }
+            #expect(zip(steps, steps.dropFirst()).allSatisfy { $0 >= $1 })
+            // The hue stays: the channels keep their order.
+            #expect((colour.red >= colour.green) == (night.red >= night.green) && (colour.green >= colour.blue) == (night.green >= night.blue))
+        }
+    }
+
+    /// At night a terminal's colours are dimmed; the Linux console, with 8 colours it cannot
+    /// dim, draws half bright (SGR 2) instead.
+    @Test func terminalsAreCalmerAtNight() throws {
+        for (depth, night) in [(ColourDepth.basic8, "\u{1B}[0;2"), (.trueColour, "\u{1B}[0;38;2;")] {
+            let (screen, output) = screen(depth: depth)
+            let marquee = MarqueeController(metrics: TerminalMetrics(), origin: t0)
+            marquee.update(messages: [MarqueeMessage(text: "Good night")], at: t0, width: 80)
+            try screen.show(marquee.frame(at: t0, width: 80), fullRepaint: true)
+            #expect(!written(output).contains(night) || depth == .trueColour)
+            #expect(screen.setShade(1))
+            try screen.show(marquee.frame(at: t0, width: 80), fullRepaint: true)
+            #expect(written(output).contains(night), "\(depth)")
+        }
+    }
+
     /// Colours stay readable on black (7:1); the Linux console gets its 8 hues.
     @Test func coloursAreReadable() {
         let navy = Colour(red: 0, green: 0, blue: 128)
