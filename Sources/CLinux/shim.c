@@ -43,6 +43,26 @@ int mq_is_linux_console(int fd) {
     return ioctl(fd, KDGETMODE, &mode) == 0;
 }
 
+int mq_console_font_map(int fd, uint32_t *codes, int capacity) {
+    if (capacity <= 0) return -1;
+    if (capacity > 65535) capacity = 65535;
+    struct unipair *pairs = malloc(sizeof *pairs * (size_t)capacity);
+    if (!pairs) return -1;
+    struct unimapdesc map = { .entry_ct = (unsigned short)capacity, .entries = pairs };
+    if (ioctl(fd, GIO_UNIMAP, &map) != 0) {
+        free(pairs);
+        return -1;
+    }
+    /* Glyphs at the control codes' positions (the bullet at 7 in the kernel's own font) are
+       drawn as nothing: they do not count. */
+    int count = 0;
+    for (int i = 0; i < map.entry_ct; i++) {
+        if (pairs[i].fontpos >= 32) codes[count++] = pairs[i].unicode;
+    }
+    free(pairs);
+    return count;
+}
+
 static int signal_pipe = -1;
 
 static void forward(int signal) {

@@ -19,16 +19,24 @@ public final class TerminalScreen {
         var colourDepth: ColourDepth
         /// DEC mode 2026 (synchronized output), as the terminal answered the probe.
         var synchronizedOutput: Bool
+        /// What the Linux console's font has (nil: not a console, or it would not say).
+        var consoleFont: Set<UInt32>? = nil
 
-        /// What `TERM` and `COLORTERM` say (and whether the fd is a Linux console).
+        /// What `TERM` and `COLORTERM` say (and whether the fd is a Linux console, and its font).
         public static func detect(fd: Int32, environment: [String: String]) -> Capabilities {
             let term = environment["TERM"] ?? ""
             let linux = term == "linux" || mq_is_linux_console(fd) == 1
             let colourTerm = (environment["COLORTERM"] ?? "").lowercased()
             let depth: ColourDepth =
                 linux ? .basic8 : (colourTerm == "truecolor" || colourTerm == "24bit") ? .trueColour : .palette256
+            var font: Set<UInt32>?
+            if linux {
+                var codes = [UInt32](repeating: 0, count: 65_535)
+                let count = mq_console_font_map(fd, &codes, Int32(codes.count))
+                if count > 0 { font = Set(codes.prefix(Int(count))) }
+            }
             return Capabilities(isLinuxConsole: linux, hasAlternateScreen: !linux, colourDepth: depth,
-                                synchronizedOutput: false)
+                                synchronizedOutput: false, consoleFont: font)
         }
     }
 
@@ -192,7 +200,7 @@ public final class TerminalScreen {
         var result: [Int: [Cell]] = [:]
         for row in owned { result[row] = [Cell](repeating: .blank, count: columns) }
         for glyph in frame.glyphs where glyph.x >= 0 && glyph.x + glyph.advance <= columns
-            && (glyph.x + glyph.advance < columns || !Self.joinsCodePoints(glyph.character)) {
+            && (glyph.x + glyph.advance < columns || !joinsCodePoints(glyph.character)) {
             let row = glyph.lift > 0.8 && rows >= 7 ? band - 1 : band
             put(glyph.character, at: glyph.x, advance: glyph.advance, sgr: sgr(glyph.colour, hueShift: glyph.hueShift),
                 row: row, into: &result)
@@ -217,8 +225,7 @@ public final class TerminalScreen {
 
     /// `text` centred on `row` (cut at the right edge if it is wider than the row).
     private func placeCentred(_ text: String, row: Int, sgr: String, into rows: inout [Int: [Cell]]) {
-        let metrics = TerminalMetrics()
-        let laid = metrics.layout(text)
+        let laid = cellMetrics.layout(text)
         let width = laid.last.map { $0.offset + $0.advance } ?? 0
         let left = max(0, (columns - width) / 2)
         for glyph in laid where left + glyph.offset + glyph.advance < columns {
@@ -232,7 +239,7 @@ public final class TerminalScreen {
         let fitting = min(problems.count, self.rows - band - 2)
         guard fitting > 0 else { return }
         let amber = sgr(Colour(red: 255, green: 191, blue: 0), hueShift: 0)
-        let metrics = TerminalMetrics()
+        let metrics = cellMetrics
         for (index, line) in problems.prefix(fitting).enumerated() {
             let row = self.rows - fitting + index
             rows[row] = [Cell](repeating: .blank, count: columns)
@@ -254,9 +261,12 @@ public final class TerminalScreen {
     /// Whether a cluster is written as more than one code point. Such a cluster is never put
     /// in the last column: with autowrap off the cursor stays there after the base letter, and
     /// the terminal adds the accent or vowel sign that follows to the cell on its left ("Caf́e").
-    static func joinsCodePoints(_ character: Character) -> Bool {
-        TerminalMetrics.terminalText(of: character).unicodeScalars.count > 1
+    func joinsCodePoints(_ character: Character) -> Bool {
+        cellMetrics.terminalText(of: character).unicodeScalars.count > 1
     }
+
+    /// How this terminal places text: the Linux console by its font, others by `wcwidth`.
+    var cellMetrics: TerminalMetrics { TerminalMetrics(consoleFont: capabilities.consoleFont) }
 
     /// The SGR sequence for text in `colour` (nil: the terminal's own, or warm white when it
     /// must be turned or dimmed), dimmed for the night; the Linux console's 8 colours cannot be
@@ -276,7 +286,7 @@ public final class TerminalScreen {
         _ character: Character, at column: Int, advance: Int, sgr: String, row: Int, into rows: inout [Int: [Cell]]
     ) {
         guard var cells = rows[row], column >= 0, column + advance <= cells.count else { return }
-        cells[column] = Cell(text: TerminalMetrics.terminalText(of: character), sgr: sgr, isContinuation: false)
+        cells[column] = Cell(text: cellMetrics.terminalText(of: character), sgr: sgr, isContinuation: false)
         for extra in 1..<max(1, advance) { cells[column + extra] = Cell(text: "", sgr: sgr, isContinuation: true) }
         rows[row] = cells
     }

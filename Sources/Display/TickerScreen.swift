@@ -77,7 +77,7 @@ public struct ScreenReplaced: Error, CustomStringConvertible {
 }
 
 extension TerminalScreen: TickerScreen {
-    public var metrics: any GlyphMetrics { TerminalMetrics() }
+    public var metrics: any GlyphMetrics { cellMetrics }
     public var drawsPartialGlyphs: Bool { false }
     public var framePeriod: Nanoseconds? { nil }
     public var effectStep: Nanoseconds { 100_000_000 }

@@ -177,6 +177,22 @@ import Testing
         }
     }
 
+    /// On the Linux console a cluster is what the console's font has, one cell each: accents
+    /// it cannot join are dropped, scripts and emoji it has no glyphs for are left out (it drew
+    /// them as nothing, in fewer cells than counted), punctuation gets plain stand-ins.
+    @Test func theConsoleShowsWhatItsFontHas() {
+        let latin = Set((0x20...0x7E).map(UInt32.init) + (0xA0...0xFF).map(UInt32.init))
+        let metrics = TerminalMetrics(consoleFont: latin)
+        let text = "Cafe\u{301} • नमस्ते 👍🏽 … ok"
+        let laid = metrics.layout(text)
+        #expect(laid.map { metrics.terminalText(of: $0.character) }.joined() == "Cafe ·   ... ok")
+        #expect(laid.allSatisfy { $0.advance == metrics.terminalText(of: $0.character).count })
+        #expect(TerminalMetrics().layout(text).count > laid.count)
+        // A font without "·" either (the kernel's own) gets "-" for "•" and for "·".
+        let ascii = TerminalMetrics(consoleFont: Set((0x20...0x7E).map(UInt32.init)))
+        #expect(ascii.layout("a • b · c").map { ascii.terminalText(of: $0.character) }.joined() == "a - b - c")
+    }
+
     /// At night a terminal's colours are dimmed; the Linux console, with 8 colours it cannot
     /// dim, draws half bright (SGR 2) instead.
     @Test func terminalsAreCalmerAtNight() throws {

@@ -10,6 +10,10 @@ int mq_terminal_size(int fd, unsigned short *rows, unsigned short *columns);
 int mq_cell_width(uint32_t code_point);
 /* 1 if fd is a Linux virtual console (KDGETMODE succeeds). */
 int mq_is_linux_console(int fd);
+/* The code points the Linux console's font on fd draws (GIO_UNIMAP, glyphs at the control codes'
+   positions left out), at most `capacity` of them into `codes`; how many, or -1 (not a console,
+   or not allowed). */
+int mq_console_font_map(int fd, uint32_t *codes, int capacity);
 /* From now on SIGWINCH, SIGINT, SIGTERM, SIGHUP and SIGUSR2 (console switches) each write
    their number as one byte to fd (a non-blocking pipe), whichever thread they interrupt;
    unblocks them in the calling thread and ignores SIGPIPE. */
