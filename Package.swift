@@ -9,7 +9,7 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CLibical", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
-        .systemLibrary(name: "CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
+        .target(name: "CICU", linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]),
         .target(name: "Schedule", dependencies: ["CLibical", "CICU"]),
         .target(name: "Marquee"),
         .target(name: "CLinux"),

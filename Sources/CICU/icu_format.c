@@ -1,0 +1,21 @@
+#include "icu_format.h"
+#include <unicode/udat.h>
+#include <unicode/udatpg.h>
+
+int32_t mq_icu_format(const char *locale, const uint16_t *skeleton, int32_t skeleton_length,
+                      double instant, uint16_t *out, int32_t capacity) {
+    UErrorCode status = U_ZERO_ERROR;
+    UDateTimePatternGenerator *generator = udatpg_open(locale, &status);
+    if (U_FAILURE(status)) return -1;
+    UChar pattern[128];
+    int32_t length = udatpg_getBestPattern(generator, (const UChar *)skeleton, skeleton_length, pattern, 128,
+                                           &status);
+    udatpg_close(generator);
+    if (U_FAILURE(status)) return -1;
+    static const UChar utc[] = {'U', 'T', 'C', 0};
+    UDateFormat *format = udat_open(UDAT_PATTERN, UDAT_PATTERN, locale, utc, -1, pattern, length, &status);
+    if (U_FAILURE(status)) return -1;
+    int32_t written = udat_format(format, instant, (UChar *)out, capacity, NULL, &status);
+    udat_close(format);
+    return U_FAILURE(status) ? -1 : written;
+}

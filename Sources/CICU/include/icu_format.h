@@ -1,0 +1,11 @@
+/* ICU, for dates and times in the family's language (the system's libicu, which libical
+   already brings). Only plain C types cross this header: ICU's own headers stay inside the
+   C file, because Foundation carries a copy of ICU whose headers clash with the system's in
+   any Swift module that sees both. */
+#include <stdint.h>
+
+/* `instant` (milliseconds since 1970, read in UTC) formatted for `locale` by the best pattern
+   for `skeleton` (UTF-16, such as "EEEE" or "dMMMMy"); the UTF-16 length written into `out`,
+   or -1. */
+int32_t mq_icu_format(const char *locale, const uint16_t *skeleton, int32_t skeleton_length,
+                      double instant, uint16_t *out, int32_t capacity);
