@@ -45,10 +45,14 @@ public struct ConfigurationFile: Sendable, Hashable {
     /// Whether the screen dims at night, and how the text moves then.
     public var nightDimming: Bool?
     public var nightMotion: NightSettings.Motion?
+    /// The backlight's level at night, as a percentage of the day's.
+    public var nightBacklight: Int?
 
     /// What the display does at night.
     public var nightSettings: NightSettings {
-        NightSettings(dims: nightDimming ?? true, motion: nightMotion ?? .slow)
+        var night = NightSettings(dims: nightDimming ?? true, motion: nightMotion ?? .slow)
+        if let nightBacklight { night.backlightPercent = nightBacklight }
+        return night
     }
 
     public init() {}
@@ -166,6 +170,11 @@ public struct ConfigurationFile: Sendable, Hashable {
             nightDimming = on
         case "night_motion":
             nightMotion = NightSettings.Motion(rawValue: try oneOf(NightSettings.Motion.allCases.map(\.rawValue)))
+        case "night_backlight":
+            guard case .integer(let percent) = value, (1...100).contains(percent) else {
+                throw TOMLError("must be a whole percentage of the day's brightness from 1 to 100")
+            }
+            nightBacklight = percent
         case "morning", "afternoon", "evening", "night":
             let text = try string()
             let parts = text.split(separator: ":").compactMap { Int($0) }

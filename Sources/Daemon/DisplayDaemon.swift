@@ -28,12 +28,17 @@ public struct DaemonConfiguration: Sendable {
     /// The display's wall clock starts here (a preview, `--at`).
     public var start: Nanoseconds?
     public var environment: [String: String]
+    /// Where the kernel lists backlights (`/sys/class/backlight`; nil: leave them alone). One
+    /// is used only when marquee draws on a virtual console, the panel's own screen.
+    public var backlightFolder: String?
+    /// A folder of marquee's own that outlives a restart (for the day's backlight level).
+    public var stateDirectory: String?
 
     public init(
         schedule: Schedule, settings: DisplaySettings, reloadSettings: (@Sendable () -> DisplaySettings?)?,
         output: OutputChoice.Request, device: String, style: FramebufferStyle, feedFolder: String?,
         systemZoneFolder: String?, socket: String?, socketRequired: Bool, socketGroup: String?, start: Nanoseconds?,
-        environment: [String: String]
+        environment: [String: String], backlightFolder: String? = nil, stateDirectory: String? = nil
     ) {
         self.schedule = schedule
         self.settings = settings
@@ -48,6 +53,8 @@ public struct DaemonConfiguration: Sendable {
         self.socketGroup = socketGroup
         self.start = start
         self.environment = environment
+        self.backlightFolder = backlightFolder
+        self.stateDirectory = stateDirectory
     }
 }
 
@@ -94,7 +101,8 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
         let loop = DisplayLoop(
             clock: clock, screen: screen, schedule: schedule, snapshot: first, settings: configuration.settings,
             state: state, environment: configuration.environment, log: log,
-            reloadSettings: configuration.reloadSettings, showsProblems: !log.isEnabled)
+            reloadSettings: configuration.reloadSettings, showsProblems: !log.isEnabled,
+            backlight: findBacklight(configuration, log: log))
         return loop.run(mailbox: mailbox) {
             waitForDevice(configuration.device)
             return openScreen(configuration, log: log)
@@ -138,6 +146,24 @@ private func openScreen(_ configuration: DaemonConfiguration, log: EventLog) -> 
         capabilities: TerminalScreen.Capabilities.detect(fd: STDOUT_FILENO, environment: configuration.environment))
     log.log(.notice, "drawing on the \(screen.outputDescription) (\(choice.reason))")
     return screen
+}
+
+/// The panel's backlight, when marquee draws on a virtual console (or was told to use the
+/// framebuffer) and the box has one; what it found or why it cannot use it goes to the journal.
+private func findBacklight(_ configuration: DaemonConfiguration, log: EventLog) -> Backlight? {
+    guard let folder = configuration.backlightFolder,
+          configuration.output == .framebuffer || VirtualConsole(fd: STDIN_FILENO) != nil
+    else { return nil }
+    do {
+        let note = configuration.stateDirectory.map { $0 + "/.backlight-day-level" }
+        guard let backlight = try Backlight.find(in: folder, notePath: note) else { return nil }
+        let night = backlight.nightLevel(percent: configuration.settings.night.backlightPercent)
+        log.log(.notice, "at night the backlight \(backlight.name) dims from \(backlight.dayLevel) to \(night)")
+        return backlight
+    } catch {
+        log.tell(.warning, "\(error); the colours are darkened at night instead")
+        return nil
+    }
 }
 
 /// After a framebuffer went away, its successor takes a moment to appear (udev creates the

@@ -56,6 +56,9 @@ final class DisplayLoop {
     private var ready = false
     /// How far the screen is dimmed now, in `shadeSteps`.
     private var shadeStep = 0
+    /// The panel's backlight, dimmed at night instead of the colours (nil: none, or one that
+    /// failed).
+    private var backlight: Backlight?
     /// Whether it is night (the night part of the day), whether the night stilled the text, and
     /// whether the carer paused it (a morning does not undo that).
     private var isNight = false
@@ -68,12 +71,15 @@ final class DisplayLoop {
     ///   - reloadSettings: reads the settings again on a reload (nil: keep the old ones).
     ///   - showsProblems: shows the feeds' errors on the screen, for whoever started marquee
     ///     on the terminal it draws on.
+    ///   - backlight: dimmed at night instead of the colours; brightened again when the run ends.
     init(
         clock: any DisplayClock, screen: any TickerScreen, schedule: ScheduleService, snapshot: ScheduleSnapshot,
         settings: DisplaySettings, state: DisplayState, environment: [String: String] = [:], log: EventLog? = nil,
-        reloadSettings: (@Sendable () -> DisplaySettings?)? = nil, showsProblems: Bool = false
+        reloadSettings: (@Sendable () -> DisplaySettings?)? = nil, showsProblems: Bool = false,
+        backlight: Backlight? = nil
     ) {
         self.clock = clock
+        self.backlight = backlight
         self.screen = screen
         self.schedule = schedule
         self.snapshot = snapshot
@@ -134,6 +140,7 @@ final class DisplayLoop {
             }
             systemd.send("STOPPING=1")
             screen.giveBack()
+            backlight?.brightenForTheDay()
             return status
         }
     }
@@ -154,6 +161,7 @@ final class DisplayLoop {
             return false
         }
         screen = next
+        dimForTheNight()
         next.showOrientation(snapshot.orientation)
         controller.announcementBox = next.announcementBox
         controller.remeasure(with: next.metrics, at: clock.steadyTime(), width: next.bandWidth)
@@ -284,7 +292,7 @@ final class DisplayLoop {
         let step = settings.night.dims ? Self.shadeStep(snapshot.partOfDay, at: wall) : 0
         if step != shadeStep {
             shadeStep = step
-            if screen.setShade(Double(step) / Double(Self.shadeSteps)) { repaint = true }
+            dimForTheNight()
         }
         let night = snapshot.partOfDay?.part == .night
         guard night != isNight else { return }
@@ -300,6 +308,22 @@ final class DisplayLoop {
             stilledForNight = false
         }
         publishShown()
+    }
+
+    /// Dims the screen as far as the night's step says: the backlight where there is one, else
+    /// the colours (and the colours from the first time the backlight cannot be set).
+    private func dimForTheNight() {
+        let shade = Double(shadeStep) / Double(Self.shadeSteps)
+        if let backlight {
+            do throws(Backlight.Problem) {
+                try backlight.setShade(shade, nightPercent: settings.night.backlightPercent)
+                return
+            } catch {
+                log?.tell(.warning, "\(error); the colours are darkened at night instead")
+                self.backlight = nil
+            }
+        }
+        if screen.setShade(shade) { repaint = true }
     }
 
     /// The motion's settings by day, or at night (at half the speed if it slows).
@@ -364,6 +388,7 @@ final class DisplayLoop {
     private func reload(at steady: Nanoseconds) {
         if let reloadSettings, let fresh = reloadSettings() {
             settings = fresh
+            dimForTheNight()
             controller.reconfigure(Self.marquee(fresh, atNight: isNight), at: steady)
             controller.show(snapshot, settings: fresh, at: steady, width: screen.bandWidth)
             tellMissingCharacters()

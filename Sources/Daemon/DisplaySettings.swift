@@ -31,13 +31,17 @@ public struct NightSettings: Sendable, Hashable {
         case normal
     }
 
-    /// Whether the screen dims at night (colours darkened to 5:1 on black over ten minutes,
-    /// brightened again over a quarter of an hour in the morning).
+    /// Whether the screen dims at night (over ten minutes, brightened again over a quarter of
+    /// an hour in the morning): the backlight where the service may set it, else the colours,
+    /// darkened to 5:1 on black.
     public var dims: Bool
     public var motion: Motion
+    /// The backlight's level at the darkest of the night, as a percentage of the day's.
+    public var backlightPercent: Int
 
-    public init(dims: Bool = true, motion: Motion = .slow) {
+    public init(dims: Bool = true, motion: Motion = .slow, backlightPercent: Int = 40) {
         self.dims = dims
         self.motion = motion
+        self.backlightPercent = backlightPercent
     }
 }

@@ -69,7 +69,9 @@ struct RunCommand: AsyncParsableCommand {
             feedFolder: isFile ? nil : feeds, systemZoneFolder: followZone ? "/etc" : nil,
             socket: chosenSocket ?? ControlSocket.pathForListening(environment: environment),
             socketRequired: chosenSocket != nil, socketGroup: file.socketGroup,
-            start: at == nil ? nil : start.nanoseconds, environment: environment)
+            start: at == nil ? nil : start.nanoseconds, environment: environment,
+            // A preview (--at) leaves the backlight as it is.
+            backlightFolder: at == nil ? "/sys/class/backlight" : nil, stateDirectory: stateDir ?? file.stateDirectory)
         let status = await runDisplay(configuration, log: log)
         if status != 0 { throw ExitCode(status) }
     }

@@ -60,6 +60,8 @@ import Testing
         ("morning = \"7\"", "m.toml:1: `morning` must be a time of day such as \"07:00\""),
         ("orientation = \"yes\"", "m.toml:1: `orientation` must be true or false"),
         ("night_motion = \"fast\"", "m.toml:1: `night_motion` must be one of slow, still, normal"),
+        ("night_backlight = 0", "m.toml:1: `night_backlight` must be a whole percentage of the day's brightness from 1 to 100"),
+        ("night_backlight = 40.5", "m.toml:1: `night_backlight` must be a whole percentage of the day's brightness from 1 to 100"),
     ])
     func mistakesAreNamed(text: String, message: String) {
         #expect(throws: ConfigurationError.self) { try ConfigurationFile.parse(text, path: "m.toml") }
@@ -86,9 +88,10 @@ import Testing
         #expect(settings.parts.starts == [.morning: 6 * 60 + 30, .afternoon: 12 * 60, .evening: 17 * 60, .night: 21 * 60])
         #expect(try !ConfigurationFile.parse("orientation = false", path: "m.toml").orientationSettings.showsLine)
         #expect(ConfigurationFile().orientationSettings == OrientationSettings())
-        let night = try ConfigurationFile.parse("night_dimming = false\nnight_motion = \"still\"", path: "m.toml")
-        #expect(night.nightSettings == NightSettings(dims: false, motion: .still))
-        #expect(ConfigurationFile().nightSettings == NightSettings(dims: true, motion: .slow))
+        let night = try ConfigurationFile.parse(
+            "night_dimming = false\nnight_motion = \"still\"\nnight_backlight = 25", path: "m.toml")
+        #expect(night.nightSettings == NightSettings(dims: false, motion: .still, backlightPercent: 25))
+        #expect(ConfigurationFile().nightSettings == NightSettings(dims: true, motion: .slow, backlightPercent: 40))
     }
 
     @Test func hostileFiles() throws {

@@ -198,10 +198,11 @@ final class DisplayLoopKit {
     ///   - at: the wall clock at the start (RFC 3339).
     ///   - watchdog: systemd's watchdog timeout (nil: the loop runs outside systemd).
     ///   - orientation: the parts of the day and the orientation line (nil: neither, no night).
+    ///   - backlight: dimmed at night instead of the colours.
     init(files: [String: String] = [:], at start: String, zone: String = "Europe/Berlin",
          settings: DisplaySettings = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5)),
          showsProblems: Bool = false, watchdog: Nanoseconds? = nil, missing: [Character] = [], log: EventLog? = nil,
-         orientation: OrientationSettings? = nil) async throws
+         orientation: OrientationSettings? = nil, backlight: Backlight? = nil) async throws
     {
         feeds = try TemporaryFolder()
         for (name, text) in files { try feeds.write(name, text) }
@@ -223,7 +224,7 @@ final class DisplayLoopKit {
         loop = DisplayLoop(
             clock: clock, screen: screen, schedule: ScheduleService(schedule: schedule, mailbox: mailbox, log: nil),
             snapshot: snapshot, settings: settings, state: state, environment: environment, log: log,
-            showsProblems: showsProblems)
+            showsProblems: showsProblems, backlight: backlight)
         await settle()
     }
 

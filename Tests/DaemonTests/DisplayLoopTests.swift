@@ -252,6 +252,15 @@ import Testing
         #expect(kit.screen.orientation == "Tuesday morning · 24 November 2026")
     }
 
+    /// A screen opened at night (a driver replaced the framebuffer) is as dim as the one before.
+    @Test func aScreenOpenedAtNightIsDimmedAtOnce() async throws {
+        let kit = try await DisplayLoopKit(at: "2026-11-23T23:00:00+01:00", orientation: OrientationSettings())
+        #expect(kit.screen.shades.last?.shade == 1)
+        let next = RecordingScreen(clock: kit.clock)
+        await kit.replaceScreen(with: next)
+        #expect(next.shades.map(\.shade) == [1])
+    }
+
     /// At night the text moves at half the speed (by default), or not at all (`still`), and
     /// the morning sets it going again; a carer's pause lasts through the morning.
     @Test func theTextSlowsOrStandsAtNight() async throws {
