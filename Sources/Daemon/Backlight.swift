@@ -27,18 +27,11 @@ final class Backlight {
     /// then platform, then raw); nil when there is none. Fails when there is one marquee may
     /// not write. `notePath`: a file of marquee's own where the day's level is kept while dimmed.
     static func find(in folder: String, notePath: String?) throws(Problem) -> Backlight? {
-        guard let directory = opendir(folder) else { return nil }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if !name.hasPrefix(".") { names.append(name) }
-        }
-        closedir(directory)
         let kinds = ["firmware", "platform", "raw"]
-        func rank(_ name: String) -> Int {
-            kinds.firstIndex(of: readText(folder + "/" + name + "/type") ?? "") ?? kinds.count
+        let ranked = (directoryEntries(folder) ?? []).map(\.name).filter { !$0.hasPrefix(".") }.map { name in
+            (rank: kinds.firstIndex(of: readText(folder + "/" + name + "/type") ?? "") ?? kinds.count, name: name)
         }
-        guard let name = names.min(by: { (rank($0), $0) < (rank($1), $1) }) else { return nil }
+        guard let name = ranked.min(by: { ($0.rank, $0.name) < ($1.rank, $1.name) })?.name else { return nil }
         let device = folder + "/" + name
         guard let maximum = readText(device + "/max_brightness").flatMap(Int.init), maximum > 0,
               let current = readText(device + "/brightness").flatMap(Int.init)

@@ -547,7 +547,7 @@ func forgetCopies(in directory: String, keeping paths: Set<String>) {
 
 /// The entries of a folder, or nil (with `errno` set) if it cannot be listed: each name as
 /// shown (invalid UTF-8 as U+FFFD) and as the system spells it.
-func directoryEntries(_ path: String) -> [(name: String, bytes: [UInt8])]? {
+public func directoryEntries(_ path: String) -> [(name: String, bytes: [UInt8])]? {
     guard let directory = opendir(path) else { return nil }
     defer { closedir(directory) }
     var entries: [(name: String, bytes: [UInt8])] = []
