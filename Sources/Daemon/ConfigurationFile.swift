@@ -128,6 +128,10 @@ public struct ConfigurationFile: Sendable, Hashable {
             guard case .string(let text) = value else { throw TOMLError("must be a string in quotes") }
             return text
         }
+        func boolean() throws(TOMLError) -> Bool {
+            guard case .boolean(let on) = value else { throw TOMLError("must be true or false") }
+            return on
+        }
         func oneOf(_ choices: [String]) throws(TOMLError) -> String {
             let text = try string()
             guard choices.contains(text) else { throw TOMLError("must be one of " + choices.joined(separator: ", ")) }
@@ -156,18 +160,12 @@ public struct ConfigurationFile: Sendable, Hashable {
             }
             textHeight = number
         case "language": language = try string()
-        case "orientation":
-            guard case .boolean(let on) = value else { throw TOMLError("must be true or false") }
-            orientation = on
-        case "orientation_time":
-            guard case .boolean(let on) = value else { throw TOMLError("must be true or false") }
-            orientationTime = on
+        case "orientation": orientation = try boolean()
+        case "orientation_time": orientationTime = try boolean()
         case "clock":
             guard case .integer(let hours) = value, hours == 12 || hours == 24 else { throw TOMLError("must be 12 or 24") }
             clockHours = hours
-        case "night_dimming":
-            guard case .boolean(let on) = value else { throw TOMLError("must be true or false") }
-            nightDimming = on
+        case "night_dimming": nightDimming = try boolean()
         case "night_motion":
             nightMotion = NightSettings.Motion(rawValue: try oneOf(NightSettings.Motion.allCases.map(\.rawValue)))
         case "night_backlight":
