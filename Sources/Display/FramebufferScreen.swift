@@ -249,7 +249,7 @@ public final class FramebufferScreen: TickerScreen {
         let (fonts, glyphs) = fittedLine(text)
         let width = glyphs.last.map { $0.offset + $0.advance } ?? 0
         let left = (line.width * FontStack.unitsPerPixel - width) / 2
-        let ink = Self.lineColour.readable().dimmed(shade)
+        let ink = Colour.orientationLine.readable().dimmed(shade)
         for glyph in glyphs {
             for placed in fonts.placed(glyph.character, form: glyph.form, at: left + glyph.offset) {
                 painter.draw(placed.image, x: placed.x, baseline: lineFonts.ascender - placed.rise, colour: ink, keep: true,
@@ -272,9 +272,6 @@ public final class FramebufferScreen: TickerScreen {
         let fonts = fittedLineFonts ?? lineFonts
         return (fonts, fonts.layout(text))
     }
-
-    /// The orientation line's colour: calmer than the messages, still 7:1 on black.
-    static let lineColour = Colour(red: 200, green: 205, blue: 215)
 
     /// The band in its buffer: the glyphs at quarter-pixel positions, dancing ones lifted,
     /// turned and sized.

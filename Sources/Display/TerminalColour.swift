@@ -72,13 +72,18 @@ extension Colour {
     /// Letters without a colour of their own: a warm white.
     static let plainText = Colour(red: 255, green: 240, blue: 220)
 
+    /// The orientation line's colour: calmer than the messages, still 7:1 on black.
+    static let orientationLine = Colour(red: 200, green: 205, blue: 215)
+
+    /// A channel in linear light (0…1), as WCAG's luminance takes it.
+    private static func linear(_ value: UInt8) -> Double {
+        let c = Double(value) / 255
+        return c <= 0.039_28 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+    }
+
     /// WCAG relative luminance.
     var luminance: Double {
-        func linear(_ value: UInt8) -> Double {
-            let c = Double(value) / 255
-            return c <= 0.039_28 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
-        }
-        return 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
+        0.2126 * Self.linear(red) + 0.7152 * Self.linear(green) + 0.0722 * Self.linear(blue)
     }
 
     /// Contrast ratio against black (the screen's background).
@@ -104,8 +109,7 @@ extension Colour {
         let full = min(1, nightLuminance / max(luminance, 0.000_1))
         let factor = 1 - shade * (1 - full)
         func dim(_ value: UInt8) -> UInt8 {
-            let c = Double(value) / 255
-            let linear = (c <= 0.039_28 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)) * factor
+            let linear = Self.linear(value) * factor
             let encoded = linear <= 0.003_130_8 ? linear * 12.92 : 1.055 * pow(linear, 1 / 2.4) - 0.055
             return UInt8((min(1, encoded) * 255).rounded())
         }

@@ -213,15 +213,12 @@ public final class TerminalScreen {
         if lineRow < rows {
             result[lineRow] = [Cell](repeating: .blank, count: columns)
             if let orientation {
-                placeCentred(orientation, row: lineRow, sgr: sgr(Self.orientationColour, hueShift: 0), into: &result)
+                placeCentred(orientation, row: lineRow, sgr: sgr(.orientationLine, hueShift: 0), into: &result)
             }
         }
         placeProblems(below: orientation == nil ? band : lineRow, into: &result)
         return result
     }
-
-    /// The orientation line's colour: calmer than the messages, still 7:1 on black.
-    static let orientationColour = Colour(red: 200, green: 205, blue: 215)
 
     /// `text` centred on `row` (cut at the right edge if it is wider than the row).
     private func placeCentred(_ text: String, row: Int, sgr: String, into rows: inout [Int: [Cell]]) {
