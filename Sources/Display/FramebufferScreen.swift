@@ -247,8 +247,7 @@ public final class FramebufferScreen: TickerScreen {
         defer { painter.finish(&lineExtents, on: line) }
         guard let text, line.height > 0 else { return }
         let (fonts, glyphs) = fittedLine(text)
-        let width = glyphs.last.map { $0.offset + $0.advance } ?? 0
-        let left = (line.width * FontStack.unitsPerPixel - width) / 2
+        let left = (line.width * FontStack.unitsPerPixel - glyphs.width) / 2
         let ink = Colour.orientationLine.readable().dimmed(shade)
         for glyph in glyphs {
             for placed in fonts.placed(glyph.character, form: glyph.form, at: left + glyph.offset) {
@@ -263,7 +262,7 @@ public final class FramebufferScreen: TickerScreen {
     private func fittedLine(_ text: String) -> (FontStack, [LaidGlyph]) {
         let room = line.width * FontStack.unitsPerPixel * 19 / 20
         let glyphs = lineFonts.layout(text)
-        let width = glyphs.last.map { $0.offset + $0.advance } ?? 0
+        let width = glyphs.width
         guard width > room else { return (lineFonts, glyphs) }
         let size = max(8, lineFonts.pixelSize * room / width)
         if fittedLineFonts?.pixelSize != size {

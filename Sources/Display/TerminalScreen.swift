@@ -223,8 +223,7 @@ public final class TerminalScreen {
     /// `text` centred on `row` (cut at the right edge if it is wider than the row).
     private func placeCentred(_ text: String, row: Int, sgr: String, into rows: inout [Int: [Cell]]) {
         let laid = cellMetrics.layout(text)
-        let width = laid.last.map { $0.offset + $0.advance } ?? 0
-        let left = max(0, (columns - width) / 2)
+        let left = max(0, (columns - laid.width) / 2)
         for glyph in laid where left + glyph.offset + glyph.advance < columns {
             put(glyph.character, at: left + glyph.offset, advance: glyph.advance, sgr: sgr, row: row, into: &rows)
         }

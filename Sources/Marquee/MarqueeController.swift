@@ -442,7 +442,7 @@ struct TapeItem: Equatable {
     init(_ message: MarqueeMessage, metrics: any GlyphMetrics) {
         self.message = message
         glyphs = metrics.layout(message.text)
-        width = glyphs.last.map { $0.offset + $0.advance } ?? 0
+        width = glyphs.width
         seed = message.text.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
     }
 }

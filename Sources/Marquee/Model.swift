@@ -108,6 +108,11 @@ public struct LaidGlyph: Hashable, Sendable {
     }
 }
 
+extension [LaidGlyph] {
+    /// How far laid text reaches, in display units: to the end of its last glyph.
+    public var width: Int { last.map { $0.offset + $0.advance } ?? 0 }
+}
+
 /// What is visible at one instant: the ticker band and the announcement box.
 public struct Frame: Sendable {
     /// The glyphs in the band, positioned relative to the window's left edge.
