@@ -140,7 +140,6 @@ public struct FrameGlyph: Hashable, Sendable {
     public var hueShift: Double
 }
 
-/// The announcement box: a typewriter message being typed or read.
 /// How a screen's announcement box holds text: the glyphs of each page (the lines that fit in
 /// the box at once, wrapped at words), so a long announcement is typed page by page, each page
 /// read before the next. Spaces where pages break belong to no page.
@@ -155,6 +154,7 @@ public struct OnePageBox: AnnouncementBox {
     public func pages(of glyphs: [LaidGlyph]) -> [Range<Int>] { [glyphs.indices] }
 }
 
+/// The announcement box: a typewriter message being typed or read.
 public struct Announcement: Hashable, Sendable {
     /// The page shown: a long announcement is shown a page at a time.
     public var glyphs: [LaidGlyph]

@@ -91,14 +91,14 @@ public struct CalendarWords: Sendable, Hashable {
         return format(time.date, skeleton: hours + "mm", secondsIntoDay: time.hour * 3600 + time.minute * 60)
     }
 
-    /// "Monday morning", "Montagmorgen", "Lundi matin": the day and the part of it, starting
-    /// with a capital letter as a line of its own.
     /// The words of the orientation line: these, or British English for a language marquee
     /// cannot name the parts of the day in (a line half in one language would confuse).
     public var lineWords: CalendarWords {
         namesPartsOfDay ? self : CalendarWords(locale: "en_GB", twelveHours: twelveHours)
     }
 
+    /// "Monday morning", "Montagmorgen", "Lundi matin": the day and the part of it, starting
+    /// with a capital letter as a line of its own.
     public func dayAndPart(_ part: PartOfDay, on date: CivilDate) -> String {
         let day = weekday(date)
         let phrase = Self.phrases[language]?[part] ?? Self.phrases["en"]?[part] ?? "{day}"
