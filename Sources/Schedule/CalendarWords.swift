@@ -19,24 +19,18 @@ public struct DayParts: Sendable, Hashable {
         starts.map { ($0.key, $0.value) }.sorted { $0.start < $1.start }
     }
 
-    /// The part of the day `minute` (after midnight) falls in: the last to have begun, or, before
-    /// the first begins, the one that began the evening before.
-    public func part(at minute: Int) -> PartOfDay {
+    /// The part of the day `minute` (after midnight) falls in and the minute it began: the last
+    /// part to have begun that day, or, before the first begins, the one that began the evening
+    /// before (its start then negative, in minutes before midnight).
+    func current(at minute: Int) -> (part: PartOfDay, start: Int) {
         let parts = ordered
-        return parts.last { $0.start <= minute }?.part ?? parts.last?.part ?? .morning
+        if let current = parts.last(where: { $0.start <= minute }) { return current }
+        return (parts.last?.part ?? .morning, (parts.last?.start ?? 0) - 24 * 60)
     }
 
     /// The next minute after `minute` at which a part begins, on the same day (nil: none is left).
     func nextStart(after minute: Int) -> Int? {
         ordered.map(\.start).first { $0 > minute }
-    }
-
-    /// When the part `minute` falls in began: the minute on the same day (0 or more), or on the
-    /// day before (negative, minutes before midnight) for the night that began yesterday.
-    func start(of minute: Int) -> Int {
-        let parts = ordered
-        if let current = parts.last(where: { $0.start <= minute }) { return current.start }
-        return (parts.last?.start ?? 0) - 24 * 60
     }
 }
 

@@ -97,12 +97,14 @@
         return text
     }
 
-    /// The orientation line at the wall-clock reading `wall`, and the reading at which it next
-    /// changes on the same day (nil: at midnight).
-    private func orientationLine(at wall: CivilDateTime, _ settings: OrientationSettings) -> (text: String, next: CivilDateTime?) {
+    /// The orientation line at the wall-clock reading `wall`, in `part` of the day, and the
+    /// reading at which it next changes on the same day (nil: at midnight).
+    private func orientationLine(at wall: CivilDateTime, part: PartOfDay, _ settings: OrientationSettings)
+        -> (text: String, next: CivilDateTime?)
+    {
         let minute = wall.hour * 60 + wall.minute
         let day = CivilDateTime(date: wall.date)
-        var text = write(.lineDayAndPart(settings.parts.part(at: minute)), day) + " · " + write(.lineDate, day)
+        var text = write(.lineDayAndPart(part), day) + " · " + write(.lineDate, day)
         var next = settings.parts.nextStart(after: minute).map { CivilDateTime(date: wall.date, hour: $0 / 60, minute: $0 % 60) }
         if settings.showsTime {
             let shown = CivilDateTime(date: wall.date, hour: wall.hour, minute: wall.minute)
@@ -414,16 +416,17 @@
         let today = wall.date
         let midnight = self.instant(ofLocal: CivilDateTime(date: today.adding(days: 1)))
         var next = nextChange(after: instant).map { min($0, midnight) } ?? midnight
-        let line = orientation.map { orientationLine(at: wall, $0) }
+        // The part of the day now and the minute it began.
+        let current = orientation.map { (settings: $0, now: $0.parts.current(at: wall.hour * 60 + wall.minute)) }
+        let line = current.map { orientationLine(at: wall, part: $0.now.part, $0.settings) }
         if let change = line?.next.map({ self.instant(ofLocal: $0) }), change > instant { next = min(next, change) }
         let offset = zoned(instant).utcOffset
         if zoned(next).utcOffset != offset { next = offsetChange(after: instant, before: next) }
-        let partOfDay = orientation.map { settings in
-            let minute = wall.hour * 60 + wall.minute
-            let began = settings.parts.start(of: minute)
+        let partOfDay = current.map { current in
+            let began = current.now.start
             let day = began < 0 ? today.adding(days: -1) : today
             let start = (began + 24 * 60) % (24 * 60)
-            return (settings.parts.part(at: minute), self.instant(ofLocal: CivilDateTime(date: day, hour: start / 60, minute: start % 60)))
+            return (current.now.part, self.instant(ofLocal: CivilDateTime(date: day, hour: start / 60, minute: start % 60)))
         }
         return ScheduleSnapshot(
             messages: messages(at: instant), validUntil: zoned(next), utcOffset: offset,
