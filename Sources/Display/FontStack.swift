@@ -235,22 +235,31 @@ public final class FontStack: GlyphMetrics {
 
     /// The design units per em a font's own tables give (HarfBuzz reads them).
     private static func unitsPerEm(ofFontAt path: String) -> Int {
-        guard let blob = hb_blob_create_from_file(path) else { return 1 }
+        withHarfBuzzFace(at: path) { max(1, Int(hb_face_get_upem($0))) } ?? 1
+    }
+
+    /// `body` given HarfBuzz's face of the font file at `path` (nil: HarfBuzz cannot read it).
+    private static func withHarfBuzzFace<Result>(at path: String, _ body: (OpaquePointer) -> Result) -> Result? {
+        guard let blob = hb_blob_create_from_file(path) else { return nil }
         defer { hb_blob_destroy(blob) }
-        guard let face = hb_face_create(blob, 0) else { return 1 }
+        guard let face = hb_face_create(blob, 0) else { return nil }
         defer { hb_face_destroy(face) }
-        return max(1, Int(hb_face_get_upem(face)))
+        return body(face)
+    }
+
+    /// Opens the script font at `position` of those not opened yet, which it leaves either way;
+    /// its index in `faces`, or nil when it cannot be opened.
+    private func openFallback(at position: Int) -> Int? {
+        let path = unopenedFallbacks.remove(at: position)
+        guard let library, let face = try? Self.open(path, library: library, pixelSize: pixelSize) else { return nil }
+        faces.append(face)
+        return faces.count - 1
     }
 
     /// Opens the next script font; false when there is none left.
     private func openNextFallback() -> Bool {
-        guard let library else { return false }
         while !unopenedFallbacks.isEmpty {
-            let path = unopenedFallbacks.removeFirst()
-            if let face = try? Self.open(path, library: library, pixelSize: pixelSize) {
-                faces.append(face)
-                return true
-            }
+            if openFallback(at: 0) != nil { return true }
         }
         return false
     }
@@ -286,11 +295,7 @@ public final class FontStack: GlyphMetrics {
     /// The font opened from `path`, opening it if it is a script font of this stack.
     func face(at path: String) -> Int? {
         if let index = faces.firstIndex(where: { $0.path == path }) { return index }
-        guard let position = unopenedFallbacks.firstIndex(of: path), let library,
-              let face = try? Self.open(path, library: library, pixelSize: pixelSize) else { return nil }
-        unopenedFallbacks.remove(at: position)
-        faces.append(face)
-        return faces.count - 1
+        return unopenedFallbacks.firstIndex(of: path).flatMap(openFallback(at:))
     }
 
     func facePath(_ face: Int) -> String { faces[face].path }
@@ -308,11 +313,7 @@ public final class FontStack: GlyphMetrics {
     /// HarfBuzz's font for a face, measuring in the font's own units.
     func shaper(of face: Int) -> OpaquePointer? {
         if let shaper = faces[face].shaper { return shaper }
-        guard let blob = hb_blob_create_from_file(faces[face].path) else { return nil }
-        defer { hb_blob_destroy(blob) }
-        guard let hbFace = hb_face_create(blob, 0) else { return nil }
-        defer { hb_face_destroy(hbFace) }
-        let font = hb_font_create(hbFace)
+        let font = Self.withHarfBuzzFace(at: faces[face].path) { hb_font_create($0) } ?? nil
         faces[face].shaper = font
         return font
     }
