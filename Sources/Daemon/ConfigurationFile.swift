@@ -31,6 +31,8 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var font: String?
     /// The framebuffer's text size as a share of the screen height.
     public var textHeight: Double?
+    /// Megabytes the framebuffer's glyph pictures may take.
+    public var glyphCacheMegabytes: Int?
     /// The language of the orientation line, the idle text and dates and times in messages
     /// ("de", "en_GB"); the system's (`LANG`) otherwise.
     public var language: String?
@@ -159,6 +161,11 @@ public struct ConfigurationFile: Sendable, Hashable {
                 throw TOMLError("must be a share of the screen height from 0.03 to 0.5 (the default is 0.125)")
             }
             textHeight = number
+        case "glyph_cache_mb":
+            guard case .integer(let megabytes) = value, (1...256).contains(megabytes) else {
+                throw TOMLError("must be a whole number of megabytes from 1 to 256 (the default is 4)")
+            }
+            glyphCacheMegabytes = megabytes
         case "language": language = try string()
         case "orientation": orientation = try boolean()
         case "orientation_time": orientationTime = try boolean()

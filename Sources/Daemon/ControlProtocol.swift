@@ -1,3 +1,4 @@
+import Display
 import Marquee
 import Schedule
 import Synchronization
@@ -76,6 +77,8 @@ public struct StatusReport: Codable, Sendable, Hashable {
     public var paused: Bool
     public var moving: Bool
     public var framesPerSecond: Double
+    /// The framebuffer's glyph pictures (nil on a terminal).
+    public var glyphCache: GlyphCacheFigures?
     /// How late frames were drawn after their deadline, over the last frames (milliseconds).
     var frameLateness: Lateness?
     public var uptimeSeconds: Int
@@ -132,6 +135,7 @@ final class DisplayState: Sendable {
         var output = ""
         var paused = false
         var moving = false
+        var glyphCache: GlyphCacheFigures?
         /// Steady times of the last frames drawn, oldest first overwritten.
         var frameTimes = [Nanoseconds](repeating: .min, count: 256)
         var framesDrawn = 0
@@ -158,8 +162,9 @@ final class DisplayState: Sendable {
         shared.withLock { change(&$0) }
     }
 
-    func frameDrawn(at steady: Nanoseconds, lateness: Nanoseconds?, moving: Bool) {
+    func frameDrawn(at steady: Nanoseconds, lateness: Nanoseconds?, moving: Bool, glyphCache: GlyphCacheFigures?) {
         shared.withLock { state in
+            state.glyphCache = glyphCache
             if state.moving != moving {
                 state.moving = moving
                 state.version += 1
@@ -186,6 +191,7 @@ final class DisplayState: Sendable {
         report.showing = state.showing
         report.paused = state.paused
         report.moving = state.moving
+        report.glyphCache = state.glyphCache
         let recent = state.frameTimes.filter { $0 > steady - Self.frameRateWindow && $0 <= steady }.count
         report.framesPerSecond = (Double(recent) / (Double(Self.frameRateWindow) / 1e9) * 10).rounded() / 10
         let recorded = state.lateness.prefix(min(state.latenessCount, state.lateness.count)).sorted()

@@ -196,7 +196,11 @@ final class DisplayLoop {
         if wall >= validUntil, !awaitingSchedule { requestMessages(at: wall) }
         followTheNight(steady: steady, wall: wall)
         guard drawFrame(at: steady) else { return .finished(0) }
-        return .wait(until: nextDeadline(steady: steady, wall: wall))
+        let deadline = nextDeadline(steady: steady, wall: wall)
+        if let due = frameDeadline, screen.isShowing {
+            screen.prepare(controller.frame(at: due, width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs))
+        }
+        return .wait(until: deadline)
     }
 
     /// Whether the loop waits for the schedule's answer or a reload (the test kit waits with it).
@@ -406,19 +410,21 @@ final class DisplayLoop {
     }
 
     /// Draws the frame at `steady` and notes it in the status; false when the screen is gone
-    /// (the terminal closed).
+    /// (the terminal closed). Woken less than a refresh period after a frame's deadline, it
+    /// draws the frame of the deadline: the one made ready, and motion as even as the grid.
     private func drawFrame(at steady: Nanoseconds) -> Bool {
         var lateness: Nanoseconds?
         if let due = frameDeadline, steady >= due { lateness = steady - due }
         frameDeadline = nil
-        let frame = controller.frame(at: steady, width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs)
+        let drawnAt = lateness.flatMap { late in screen.framePeriod.flatMap { late < $0 ? steady - late : nil } } ?? steady
+        let frame = controller.frame(at: drawnAt, width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs)
         do {
             try screen.show(frame, fullRepaint: repaint)
         } catch {
             return false
         }
         repaint = false
-        state.frameDrawn(at: steady, lateness: lateness, moving: frame.isMoving)
+        state.frameDrawn(at: steady, lateness: lateness, moving: frame.isMoving, glyphCache: screen.glyphCache)
         if !ready {
             ready = systemd.send("READY=1")
             systemd.send("STATUS=" + Self.summary(snapshot))

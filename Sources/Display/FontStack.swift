@@ -30,8 +30,6 @@ struct GlyphImage {
     var pixels: Pixels
     /// Per row, the columns from the first to past the last inked pixel (empty: none).
     var inked: [Range<Int32>]
-    /// Tells cached images apart, across font stacks (for caches of what is made from them).
-    var id = 0
 
     init(width: Int, height: Int, left: Int, top: Int, pixels: Pixels) {
         self.width = width
@@ -60,6 +58,25 @@ struct GlyphImage {
     }
 }
 
+/// Which picture of a glyph: the font stack (its size), the font, the glyph, the quarter-pixel
+/// phase of its pen and its pose, turned about `centre` (1/64 pixel right of the pen; 0 when
+/// upright). What the glyph cache keeps pictures under.
+struct GlyphKey: Hashable {
+    var stack: Int32
+    var face: Int16
+    var phase: UInt8
+    var pose: GlyphPose
+    var glyph: UInt32
+    var centre: Int32
+}
+
+/// A glyph picture to draw and where: its pen's pixel and how far it is raised, in pixels.
+struct GlyphPlacement {
+    var key: GlyphKey
+    var x: Int
+    var rise: Int
+}
+
 /// How a dancing glyph is turned and sized, in steps small enough to look continuous
 /// (tilt in 1/50 radian, scale in 1/50).
 struct GlyphPose: Hashable {
@@ -86,8 +103,9 @@ struct GlyphPose: Hashable {
 /// the characters it lacks, colour emoji scaled to the text size, then (opened only when a
 /// message needs one) a font for each script the others lack. A character none of them has is
 /// left out rather than drawn as an empty box, and noted. Text is shaped (`layout`). Measures in
-/// 1/64 pixel (FreeType's 26.6) so text can stand at quarter-pixel positions; each glyph is
-/// rasterized once per quarter-pixel phase and kept. Not thread-safe: the render thread owns it.
+/// 1/64 pixel (FreeType's 26.6) so upright text can stand at quarter-pixel positions (a
+/// dancing glyph stands on whole pixels). It rasterizes on request and keeps no pictures: the
+/// painter's `GlyphCache` does, within its budget. Not thread-safe: the render thread owns it.
 public final class FontStack: GlyphMetrics {
     /// DejaVu Sans Bold (fonts-dejavu-core), DejaVu Sans for what the bold cut lacks, Noto
     /// Color Emoji (fonts-noto-color-emoji).
@@ -117,8 +135,6 @@ public final class FontStack: GlyphMetrics {
 
     /// Display units per pixel.
     static let unitsPerPixel = 64
-    /// Transformed (dancing) glyphs are kept up to this many bytes, then forgotten together.
-    static let poseCacheLimit = 24 << 20
 
     /// The text size in pixels (the em square).
     let pixelSize: Int
@@ -141,19 +157,10 @@ public final class FontStack: GlyphMetrics {
     }
 
     /// What a character is drawn from: glyphs of one face (a base and its marks).
-    private struct Resolved {
+    struct Resolved {
         var face: Int
         var glyphs: [UInt32]
         var advance: Int
-    }
-
-    private struct ImageKey: Hashable {
-        var face: Int
-        var glyph: UInt32
-        var phase: UInt8
-        var pose: GlyphPose
-        /// What a pose turns about (1/64 pixel right of the pen); 0 when upright.
-        var centre: Int32
     }
 
     private var library: FT_Library?
@@ -167,11 +174,9 @@ public final class FontStack: GlyphMetrics {
     private var missing: [Character] = []
     private var toldMissing: Set<Character> = []
     private var resolved: [Character: Resolved?] = [:]
-    /// Upright glyphs are all kept (a message's letters come back with every loop).
-    private var images = BoundedCache<ImageKey, GlyphImage>(limit: .max)
-    private var posedImages = BoundedCache<ImageKey, GlyphImage>(limit: FontStack.poseCacheLimit)
-    /// Numbers images for all font stacks of the process (a band and a box font share a painter).
-    private static let imageCount = Atomic<Int>(0)
+    /// Tells this stack's glyph keys from other stacks' (a band and a box font share a cache).
+    let identity = Int32(truncatingIfNeeded: FontStack.stackCount.add(1, ordering: .relaxed).newValue)
+    private static let stackCount = Atomic<Int>(0)
 
     /// Opens the fonts at `paths` (missing ones are noted in `unusable`) at `pixelSize`.
     public init(paths: [String] = FontStack.defaultPaths, pixelSize: Int) throws(FontError) {
@@ -340,7 +345,7 @@ public final class FontStack: GlyphMetrics {
         return missing
     }
 
-    private func resolve(_ character: Character) -> Resolved? {
+    func resolve(_ character: Character) -> Resolved? {
         if let known = resolved[character] { return known }
         let result = lookUp(character)
         resolved[character] = result
@@ -394,33 +399,28 @@ public final class FontStack: GlyphMetrics {
 
     // MARK: - Rasterizing
 
-    /// The images that draw `character` with its pen at `phase` quarter pixels right of a
-    /// whole pixel, turned and sized by `pose`. Cached.
-    func images(of character: Character, phase: Int, pose: GlyphPose = .upright) -> [GlyphImage] {
-        guard let found = resolve(character) else { return [] }
-        return found.glyphs.compactMap { image(face: found.face, glyph: $0, phase: phase, pose: pose, centre: found.advance / 2) }
+    /// The key of a glyph of `face` whose pen is at `pen` (1/64 pixel), and the pixel its picture
+    /// stands at: a quarter-pixel phase for an upright outline, the nearest whole pixel for a
+    /// posed one (a pose is a moment of the dance; phases would make four times the pictures)
+    /// and for a colour emoji (a resampled bitmap, whose phases differ only in blur). A colour
+    /// emoji is sized but not turned.
+    func key(face: Int, glyph: UInt32, pen: Int, pose: GlyphPose, centre: Int) -> (key: GlyphKey, x: Int) {
+        let outline = faces[face].bitmapScale == nil
+        let pose = outline ? pose : GlyphPose(tiltSteps: 0, scaleSteps: pose.scaleSteps)
+        let (x, phase) = outline && pose == .upright ? Self.pixelAndPhase(pen) : ((pen + Self.unitsPerPixel / 2) >> 6, 0)
+        return (GlyphKey(stack: identity, face: Int16(face), phase: UInt8(phase), pose: pose, glyph: glyph,
+                         centre: pose == .upright ? 0 : Int32(clamping: centre)), x)
     }
 
-    /// One glyph of a face with its pen at `phase` quarter pixels right of a whole pixel,
-    /// turned and sized by `pose` about `centre` (1/64 pixel right of the pen). Cached.
-    func image(face: Int, glyph: UInt32, phase: Int, pose: GlyphPose, centre: Int) -> GlyphImage? {
-        // Colour emoji are sized but not turned.
-        let pose = faces[face].bitmapScale == nil ? pose : GlyphPose(tiltSteps: 0, scaleSteps: pose.scaleSteps)
-        let key = ImageKey(face: face, glyph: glyph, phase: UInt8(phase), pose: pose,
-                           centre: pose == .upright ? 0 : Int32(clamping: centre))
-        if let image = pose == .upright ? images[key] : posedImages[key] { return image }
-        guard var image = rasterize(faces[face], glyph: glyph, phase: phase, pose: pose, centre: centre) else { return nil }
-        image.id = Self.imageCount.add(1, ordering: .relaxed).newValue
-        if pose == .upright {
-            images.insert(image, bytes: image.byteCount, for: key)
-        } else {
-            posedImages.insert(image, bytes: image.byteCount, for: key)
-        }
-        return image
-    }
+    /// Whether the glyphs of a key are drawn in their own colours (emoji), not in the ink's.
+    func drawsInOwnColours(_ key: GlyphKey) -> Bool { faces[Int(key.face)].bitmapScale != nil }
 
-    /// Bytes held by cached glyph images (upright and posed).
-    public var cacheBytes: Int { images.bytes + posedImages.bytes }
+    /// The picture of a glyph key of this stack (nil: the font cannot draw it).
+    func rasterize(_ key: GlyphKey) -> GlyphImage? {
+        precondition(key.stack == identity, "a glyph key of another font stack")
+        return rasterize(faces[Int(key.face)], glyph: key.glyph, phase: Int(key.phase), pose: key.pose,
+                         centre: Int(key.centre))
+    }
 
     private func rasterize(_ face: Face, glyph: UInt32, phase: Int, pose: GlyphPose, centre: Int) -> GlyphImage? {
         if let scale = face.bitmapScale {

@@ -11,6 +11,9 @@ public struct FramebufferStyle: Sendable, Hashable {
     public var fontPaths: [String] = FontStack.defaultPaths
     /// Text size as a share of the screen height (1/8: readable across a room).
     public var textHeight: Double = 1.0 / 8
+    /// Bytes the glyph pictures may take (a small box has little memory; a frame's own
+    /// glyphs are kept even past it).
+    public var glyphCacheBudget = 4 << 20
 
     public init() {}
 }
@@ -39,9 +42,9 @@ public final class FramebufferScreen: TickerScreen {
     private let band: PixelSurface
     private let box: PixelSurface
     private let line: PixelSurface
-    private var bandExtents: RowExtents
-    private var boxExtents: RowExtents
-    private var lineExtents: RowExtents
+    private let bandExtents: RowExtents
+    private let boxExtents: RowExtents
+    private let lineExtents: RowExtents
     /// The orientation line asked for, and the one in its buffer (nil: none drawn yet).
     private var lineText: String?
     private var drawnLine: String??
@@ -57,6 +60,15 @@ public final class FramebufferScreen: TickerScreen {
     private let refreshPeriod: Nanoseconds
     private var wrapped: (text: [LaidGlyph], lines: [[LaidGlyph]])?
     private var lastDeviceCheck: Nanoseconds?
+    /// The glyph pictures of one laid glyph, kept so that drawing allocates nothing.
+    private var placements: [GlyphPlacement] = []
+    /// Ink colours worked out (made readable, turned by the dance, dimmed for the night), by
+    /// the message's colour and the dance's hue step; forgotten when the shade changes.
+    private var inkColours: [InkKey: Colour] = [:]
+    private struct InkKey: Hashable {
+        var colour: Colour?
+        var hueSteps: Int
+    }
 
     /// - Parameters:
     ///   - console: the virtual console to take over (nil: a file or memory, or not on a VT).
@@ -72,7 +84,7 @@ public final class FramebufferScreen: TickerScreen {
         boxFonts = try FontStack(paths: style.fontPaths, pixelSize: max(8, size * 7 / 10))
         lineFonts = try FontStack(paths: style.fontPaths, pixelSize: max(8, size * 11 / 20))
         fontPaths = style.fontPaths
-        painter = GlyphPainter(format: screen.format)
+        painter = GlyphPainter(format: screen.format, cacheBudget: style.glyphCacheBudget)
         // Room above the letters for the dance's lift, and a little air below.
         let lift = Self.liftRoom(size)
         let bandHeight = min(screen.height, fonts.ascender + fonts.descender + lift + size / 8)
@@ -189,6 +201,7 @@ public final class FramebufferScreen: TickerScreen {
     public func setShade(_ shade: Double) -> Bool {
         guard shade != self.shade else { return false }
         self.shade = shade
+        inkColours = [:]
         return true
     }
 
@@ -221,8 +234,18 @@ public final class FramebufferScreen: TickerScreen {
         if changes.line { screen.copy(line, toRow: lineRows.lowerBound) }
     }
 
-    /// Bytes held by glyph caches: rasterized glyphs (band and box fonts) and tinted ones.
-    public var cacheBytes: Int { fonts.cacheBytes + boxFonts.cacheBytes + painter.tintedBytes }
+    public var glyphCache: GlyphCacheFigures? {
+        GlyphCacheFigures(bytes: painter.cache.bytes, budget: painter.cache.budget, lookups: painter.cache.inkLookups,
+                          found: painter.cache.inkFound)
+    }
+
+    /// Rasterizes and tints what drawing `frame`'s band will need and the cache lacks, so that
+    /// drawing it at its deadline only paints.
+    public func prepare(_ frame: Frame) {
+        guard isShowing, lastBand != frame.glyphs else { return }
+        painter.cache.nextPicture()
+        forEachBandGlyph(frame.glyphs) { key, _, _, ink in _ = painter.ink(key, colour: ink, from: fonts) }
+    }
 
     /// The rows of the screen the band covers.
     public var bandHeight: Int { bandRows.count }
@@ -243,16 +266,18 @@ public final class FramebufferScreen: TickerScreen {
     private func drawLine(_ text: String?) {
         line.fill(rows: 0..<line.height, with: painter.black)
         lineExtents.blank()
-        painter.begin(&lineExtents)
-        defer { painter.finish(&lineExtents, on: line) }
+        painter.begin(lineExtents)
+        defer { painter.finish(lineExtents, on: line) }
         guard let text, line.height > 0 else { return }
         let (fonts, glyphs) = fittedLine(text)
         let left = (line.width * FontStack.unitsPerPixel - glyphs.width) / 2
         let ink = Colour.orientationLine.readable().dimmed(shade)
         for glyph in glyphs {
-            for placed in fonts.placed(glyph.character, form: glyph.form, at: left + glyph.offset) {
-                painter.draw(placed.image, x: placed.x, baseline: lineFonts.ascender - placed.rise, colour: ink, keep: true,
-                             into: line, &lineExtents)
+            placements.removeAll(keepingCapacity: true)
+            fonts.place(glyph.character, form: glyph.form, at: left + glyph.offset, into: &placements)
+            for placed in placements {
+                painter.draw(placed.key, from: fonts, x: placed.x, baseline: lineFonts.ascender - placed.rise, colour: ink,
+                             into: line, lineExtents)
             }
         }
     }
@@ -275,17 +300,24 @@ public final class FramebufferScreen: TickerScreen {
     /// The band in its buffer: the glyphs at quarter-pixel positions, dancing ones lifted,
     /// turned and sized.
     func drawBand(_ glyphs: [FrameGlyph]) {
-        painter.begin(&bandExtents)
-        defer { painter.finish(&bandExtents, on: band) }
+        painter.begin(bandExtents)
+        defer { painter.finish(bandExtents, on: band) }
+        forEachBandGlyph(glyphs) { key, x, baseline, ink in
+            painter.draw(key, from: fonts, x: x, baseline: baseline, colour: ink, into: band, bandExtents)
+        }
+    }
+
+    /// Each glyph picture of the band's glyphs: its key, the pixel its pen stands at, its
+    /// baseline (dancing ones lifted) and its colour.
+    private func forEachBandGlyph(_ glyphs: [FrameGlyph], _ body: (GlyphKey, Int, Int, Colour) -> Void) {
         let lift = Double(Self.liftRoom(fonts.pixelSize))
         for glyph in glyphs {
             let pose = glyph.tilt == 0 && glyph.scale == 1 ? GlyphPose.upright : GlyphPose(tilt: glyph.tilt, scale: glyph.scale)
-            let ink = Self.inkColour(glyph.colour, hueShift: glyph.hueShift).dimmed(shade)
+            let ink = shownInk(glyph.colour, hueShift: glyph.hueShift)
             let raised = baseline - Int((glyph.lift * lift).rounded())
-            for placed in fonts.placed(glyph.character, form: glyph.form, at: glyph.x, pose: pose) {
-                painter.draw(placed.image, x: placed.x, baseline: raised - placed.rise, colour: ink, keep: pose == .upright,
-                             into: band, &bandExtents)
-            }
+            placements.removeAll(keepingCapacity: true)
+            fonts.place(glyph.character, form: glyph.form, at: glyph.x, pose: pose, into: &placements)
+            for placed in placements { body(placed.key, placed.x, raised - placed.rise, ink) }
         }
     }
 
@@ -294,8 +326,8 @@ public final class FramebufferScreen: TickerScreen {
     func drawBox(_ announcement: Announcement?) {
         box.fill(rows: 0..<box.height, with: painter.black)
         boxExtents.blank()
-        painter.begin(&boxExtents)
-        defer { painter.finish(&boxExtents, on: box) }
+        painter.begin(boxExtents)
+        defer { painter.finish(boxExtents, on: box) }
         guard let announcement, box.height > 0 else { return }
         let size = boxFonts.pixelSize
         let margin = size, padding = Self.boxPadding(size)
@@ -312,7 +344,7 @@ public final class FramebufferScreen: TickerScreen {
             let columns = edgeRow ? [margin..<right] : [margin..<(margin + thickness), (right - thickness)..<right]
             for range in columns { for x in range { box.set(x: x, y: y, to: frameTable[255]) } }
         }
-        let ink = Self.inkColour(announcement.colour, hueShift: 0).dimmed(shade)
+        let ink = shownInk(announcement.colour, hueShift: 0)
         var shown = 0
         var end = (x: 0, baseline: 0)
         for (index, line) in lines.enumerated() {
@@ -321,9 +353,11 @@ public final class FramebufferScreen: TickerScreen {
             for glyph in line {
                 let pen = (margin + padding) * FontStack.unitsPerPixel + glyph.offset - start
                 if shown < announcement.visibleCount {
-                    for placed in boxFonts.placed(glyph.character, form: glyph.form, at: pen) {
-                        painter.draw(placed.image, x: placed.x, baseline: baseline - placed.rise, colour: ink, keep: true,
-                                     into: box, &boxExtents)
+                    placements.removeAll(keepingCapacity: true)
+                    boxFonts.place(glyph.character, form: glyph.form, at: pen, into: &placements)
+                    for placed in placements {
+                        painter.draw(placed.key, from: boxFonts, x: placed.x, baseline: baseline - placed.rise, colour: ink,
+                                     into: box, boxExtents)
                     }
                 }
                 shown += 1
@@ -332,8 +366,11 @@ public final class FramebufferScreen: TickerScreen {
         }
         if let bob = announcement.arrowBob {
             let pen = end.x + (size / 3 + Int((bob * Double(size) / 4).rounded())) * FontStack.unitsPerPixel
-            for placed in boxFonts.placed("▶", form: 0, at: pen) {
-                painter.draw(placed.image, x: placed.x, baseline: end.baseline, colour: ink, keep: true, into: box, &boxExtents)
+            placements.removeAll(keepingCapacity: true)
+            boxFonts.place("▶", form: 0, at: pen, into: &placements)
+            for placed in placements {
+                painter.draw(placed.key, from: boxFonts, x: placed.x, baseline: end.baseline, colour: ink, into: box,
+                             boxExtents)
             }
         }
     }
@@ -373,6 +410,16 @@ public final class FramebufferScreen: TickerScreen {
         var ink = colour ?? .plainText
         if hueShift != 0 { ink = ink.hueRotated(by: (hueShift / 2).rounded() * 2) }
         return ink.readable()
+    }
+
+    /// `inkColour` dimmed for the night, worked out once per colour and hue step (2°).
+    private func shownInk(_ colour: Colour?, hueShift: Double) -> Colour {
+        let key = InkKey(colour: colour, hueSteps: Int((hueShift / 2).rounded()))
+        if let known = inkColours[key] { return known }
+        let ink = Self.inkColour(colour, hueShift: Double(key.hueSteps * 2)).dimmed(shade)
+        if inkColours.count > 1024 { inkColours = [:] }
+        inkColours[key] = ink
+        return ink
     }
 }
 

@@ -6,47 +6,51 @@ import Marquee
 
 /// Where a surface's rows stand, so a new picture writes each pixel about once instead of
 /// clearing everything first: per row, the columns already final in the picture being drawn
-/// (from the left edge), and the column past which the row is black from before.
-struct RowExtents {
-    fileprivate var final: [Int]
-    fileprivate var inkedUpTo: [Int]
+/// (from the left edge), and the column past which the row is black from before. Looked at
+/// for every row of every glyph drawn, so kept in plain memory.
+final class RowExtents {
+    fileprivate let final: UnsafeMutableBufferPointer<Int>
+    fileprivate let inkedUpTo: UnsafeMutableBufferPointer<Int>
 
     /// A surface of `height` rows that is black.
     init(height: Int) {
-        final = [Int](repeating: 0, count: height)
-        inkedUpTo = final
+        final = .allocate(capacity: height)
+        inkedUpTo = .allocate(capacity: height)
+        final.initialize(repeating: 0)
+        inkedUpTo.initialize(repeating: 0)
+    }
+
+    deinit {
+        final.deallocate()
+        inkedUpTo.deallocate()
     }
 
     /// The surface was filled black.
-    mutating func blank() {
-        for row in inkedUpTo.indices { inkedUpTo[row] = 0 }
+    func blank() {
+        inkedUpTo.update(repeating: 0)
     }
 }
 
-/// Puts glyph images on a surface in the device's own format, on black: coverage is turned
-/// into device pixels through a 256-entry table per colour (blended in linear light). An
-/// upright glyph is kept tinted, in device pixels, so drawing a row of it where nothing else
-/// is yet is one `memcpy`. Rows are drawn left to right: what lies between glyphs is cleared
-/// as the pen passes (only as far as earlier ink reached), the rest of a row when the picture
-/// is finished. Where two glyphs overlap, the brighter wins.
+/// Puts glyph pictures on a surface in the device's own format, on black. A glyph is tinted
+/// once per colour into device pixels (coverage through a 256-entry table per colour, blended
+/// in linear light) and kept in the `GlyphCache`, so drawing a row of it where nothing else is
+/// yet is one `memcpy`. Rows are drawn left to right: what lies between glyphs is cleared as
+/// the pen passes (only as far as earlier ink reached), the rest of a row when the picture is
+/// finished. Where two glyphs overlap, the brighter wins; a colour picture lies over what is
+/// below it.
 struct GlyphPainter {
-    /// Tinted glyphs are kept up to this many bytes, then forgotten together.
-    static let tintedLimit = 16 << 20
-
     let format: PixelFormat
     let black: UInt32
+    let cache: GlyphCache
     private var tables: [Colour: [UInt32]] = [:]
-    private struct TintKey: Hashable {
-        var image: Int
-        var colour: Colour
-    }
-    private var tinted = BoundedCache<TintKey, [UInt8]>(limit: GlyphPainter.tintedLimit)
-    /// Bytes held by tinted glyphs.
-    var tintedBytes: Int { tinted.bytes }
+    /// Where the colour channels sit, to compare and mix device pixels without unpacking them.
+    private let channels: [PixelFormat.Channel]
 
-    init(format: PixelFormat) {
+    init(format: PixelFormat, cacheBudget: Int) {
         self.format = format
         black = format.pack(Colour(red: 0, green: 0, blue: 0))
+        cache = GlyphCache(budget: cacheBudget)
+        channels = [format.red, format.green, format.blue]
     }
 
     /// Device pixels for coverage 0…255 of `colour` over black.
@@ -65,40 +69,41 @@ struct GlyphPainter {
         return table
     }
 
-    /// `image` in `colour` as device pixels, row after row (made on first use, then kept).
-    private mutating func tint(_ image: GlyphImage, _ colour: Colour, _ table: [UInt32]) -> [UInt8] {
-        let key = TintKey(image: image.id, colour: colour)
-        if let known = tinted[key] { return known }
-        guard case .coverage(let coverage) = image.pixels else { return [] }
-        let bytesPerRow = image.width * format.bytesPerPixel
-        var pixels = [UInt8](repeating: 0, count: bytesPerRow * image.height)
-        pixels.withUnsafeMutableBytes { bytes in
-            guard let base = bytes.baseAddress else { return }
-            let rows = PixelSurface(base: base, width: image.width, height: image.height, bytesPerRow: bytesPerRow,
-                                    format: format)
-            for y in 0..<image.height {
-                for x in 0..<image.width { rows.set(x: x, y: y, to: table[Int(coverage[y * image.width + x])]) }
-            }
+    /// The glyph `key` of `fonts` ready to paint in `colour` (an emoji in its own): from the
+    /// cache, else tinted from its rasterized coverage (kept too, for the next colour).
+    mutating func ink(_ key: GlyphKey, colour: Colour, from fonts: FontStack) -> Ink? {
+        let tint = fonts.drawsInOwnColours(key) ? nil : colour
+        if let known = cache.ink(key, colour: tint) { return known }
+        let image: GlyphImage
+        if let known = cache.coverage(key) {
+            image = known
+        } else {
+            guard let made = fonts.rasterize(key) else { return nil }
+            cache.keep(made, for: key)
+            image = made
         }
-        tinted.insert(pixels, bytes: pixels.count, for: key)
-        return pixels
+        let ink = Ink(image, format: format, table: tint.map { table(for: $0) } ?? [])
+        cache.keep(ink, for: key, colour: tint)
+        return ink
     }
 
     /// Starts a picture: nothing of it is drawn yet.
-    func begin(_ extents: inout RowExtents) {
-        for row in extents.final.indices { extents.final[row] = 0 }
+    func begin(_ extents: RowExtents) {
+        cache.nextPicture()
+        extents.final.update(repeating: 0)
     }
 
     /// Ends a picture: what earlier pictures left right of the new one's last pixel is cleared.
-    func finish(_ extents: inout RowExtents, on surface: PixelSurface) {
+    func finish(_ extents: RowExtents, on surface: PixelSurface) {
         for y in extents.final.indices {
-            settle(y, upTo: extents.inkedUpTo[y], &extents, surface)
+            settle(y, upTo: extents.inkedUpTo[y], extents, surface)
             extents.inkedUpTo[y] = extents.final[y]
         }
     }
 
     /// Makes the columns of row `y` up to `column` final: black where earlier ink may be.
-    private func settle(_ y: Int, upTo column: Int, _ extents: inout RowExtents, _ surface: PixelSurface) {
+    @inline(__always)
+    private func settle(_ y: Int, upTo column: Int, _ extents: RowExtents, _ surface: PixelSurface) {
         let from = extents.final[y]
         guard from < column else { return }
         let to = min(column, extents.inkedUpTo[y])
@@ -113,101 +118,83 @@ struct GlyphPainter {
         extents.final[y] = column
     }
 
-    /// Draws `image` in `colour` with its pen at pixel `x` on the baseline row `baseline` of
-    /// `surface`, clipped to the surface, as part of the picture `extents` tracks. `keep`: the
-    /// image will be drawn again (not a passing dance pose), so keep it tinted.
-    mutating func draw(_ image: GlyphImage, x: Int, baseline: Int, colour: Colour, keep: Bool, into surface: PixelSurface,
-                       _ extents: inout RowExtents) {
-        let table = table(for: colour)
-        let tinted = keep ? tint(image, colour, table) : []
-        let left = x + image.left, top = baseline - image.top
-        let firstColumn = max(0, -left), endColumn = min(image.width, surface.width - left)
-        let firstRow = max(0, -top), endRow = min(image.height, surface.height - top)
+    /// Draws the glyph `key` of `fonts` in `colour` with its pen at pixel `x` on the baseline
+    /// row `baseline` of `surface`, clipped to the surface, as part of the picture `extents`
+    /// tracks.
+    mutating func draw(_ key: GlyphKey, from fonts: FontStack, x: Int, baseline: Int, colour: Colour,
+                       into surface: PixelSurface, _ extents: RowExtents) {
+        guard let ink = ink(key, colour: colour, from: fonts) else { return }
+        let left = x + ink.left, top = baseline - ink.top
+        let firstColumn = max(0, -left), endColumn = min(ink.width, surface.width - left)
+        let firstRow = max(0, -top), endRow = min(ink.height, surface.height - top)
         guard firstColumn < endColumn, firstRow < endRow else { return }
-        // Per row: the inked columns within the surface, whether nothing of this picture lies
-        // right of their start yet (then coverage is written without reading), the row made
-        // final up to where the writing starts (up to its end when the pixels are blended).
-        func span(_ row: Int, blended: Bool) -> (y: Int, columns: Range<Int>, fresh: Bool)? {
-            let y = top + row
-            let inked = image.inked[row]
+        let bytes = format.bytesPerPixel
+        for row in firstRow..<endRow {
+            let inked = ink.inked[row]
             let first = max(firstColumn, Int(inked.lowerBound)), end = min(endColumn, Int(inked.upperBound))
-            guard first < end else { return nil }
+            guard first < end else { continue }
+            // Where nothing of this picture lies right of the row's start yet, the pixels are
+            // copied; else they are laid over what is there.
+            let y = top + row
             let fresh = extents.final[y] <= left + first
-            settle(y, upTo: fresh && !blended ? left + first : left + end, &extents, surface)
+            settle(y, upTo: fresh ? left + first : left + end, extents, surface)
             extents.final[y] = max(extents.final[y], left + end)
-            return (y, first..<end, fresh)
-        }
-        switch image.pixels {
-        case .coverage(let coverage):
-            coverage.withUnsafeBufferPointer { coverage in
-                table.withUnsafeBufferPointer { table in
-                    for row in firstRow..<endRow {
-                        guard let (y, columns, fresh) = span(row, blended: false) else { continue }
-                        let bytes = format.bytesPerPixel
-                        if fresh, !tinted.isEmpty {
-                            tinted.withUnsafeBytes { pixels in
-                                (surface.base + y * surface.bytesPerRow + (left + columns.lowerBound) * bytes).copyMemory(
-                                    from: pixels.baseAddress! + (row * image.width + columns.lowerBound) * bytes,
-                                    byteCount: columns.count * bytes)
-                            }
-                            continue
-                        }
-                        let source = coverage.baseAddress! + row * image.width
-                        switch bytes {
-                        case 4: paint(source, columns, left, y, table, surface, fresh: fresh, as: UInt32.self)
-                        case 2: paint(source, columns, left, y, table, surface, fresh: fresh, as: UInt16.self)
-                        default:
-                            for column in columns where fresh || source[column] != 0 {
-                                let old = fresh ? black : surface.pixel(x: left + column, y: y)
-                                let value = table[Int(source[column])]
-                                surface.set(x: left + column, y: y, to: old == black ? value : brighter(old, value))
-                            }
-                        }
-                    }
-                }
+            let source = ink.pixels + (row * ink.width + first) * bytes
+            let target = surface.base + y * surface.bytesPerRow + (left + first) * bytes
+            if fresh {
+                target.copyMemory(from: source, byteCount: (end - first) * bytes)
+                continue
             }
-        case .colour(let pixels):
-            for row in firstRow..<endRow {
-                guard let (y, columns, _) = span(row, blended: true) else { continue }
-                for column in columns {
-                    let source = pixels[row * image.width + column]
-                    let alpha = source >> 24
-                    guard alpha != 0 else { continue }
-                    let old = format.unpack(surface.pixel(x: left + column, y: y))
-                    func over(_ shift: UInt32, _ below: UInt8) -> UInt8 {
-                        UInt8(min(255, (source >> shift) & 0xFF + UInt32(below) * (255 - alpha) / 255))
-                    }
-                    surface.set(x: left + column, y: y, to: format.pack(
-                        Colour(red: over(16, old.red), green: over(8, old.green), blue: over(0, old.blue))))
+            let alpha = ink.alpha.map { $0 + row * ink.width + first }
+            switch bytes {
+            case 4: lay(source, over: target, alpha: alpha, count: end - first, as: UInt32.self)
+            case 2: lay(source, over: target, alpha: alpha, count: end - first, as: UInt16.self)
+            default:
+                let pixels = PixelSurface(base: ink.pixels, width: ink.width, height: ink.height,
+                                          bytesPerRow: ink.width * bytes, format: format)
+                for column in first..<end {
+                    let old = surface.pixel(x: left + column, y: y)
+                    surface.set(x: left + column, y: y,
+                                to: mix(pixels.pixel(x: column, y: row), over: old, alpha: alpha?[column - first]))
                 }
             }
         }
     }
 
-    /// One row of coverage into a 16- or 32-bit surface row: on a fresh row a plain look-up
-    /// and store per pixel, else blended with what is there.
+    /// `count` device pixels laid over those at `target`.
     @inline(__always)
-    private func paint<Stored: FixedWidthInteger & UnsignedInteger>(
-        _ source: UnsafePointer<UInt8>, _ columns: Range<Int>, _ left: Int, _ y: Int, _ table: UnsafeBufferPointer<UInt32>,
-        _ surface: PixelSurface, fresh: Bool, as: Stored.Type
+    private func lay<Stored: FixedWidthInteger & UnsignedInteger>(
+        _ source: UnsafeMutableRawPointer, over target: UnsafeMutableRawPointer, alpha: UnsafeMutablePointer<UInt8>?,
+        count: Int, as: Stored.Type
     ) {
-        let line = (surface.base + y * surface.bytesPerRow).assumingMemoryBound(to: Stored.self) + left
-        let table = table.baseAddress!
-        if fresh {
-            for column in columns { line[column] = Stored(truncatingIfNeeded: table[Int(source[column])]) }
-            return
-        }
-        let black = Stored(truncatingIfNeeded: self.black)
-        for column in columns where source[column] != 0 {
-            let value = Stored(truncatingIfNeeded: table[Int(source[column])])
-            let old = line[column]
-            line[column] = old == black ? value : Stored(truncatingIfNeeded: brighter(UInt32(old), UInt32(value)))
+        let source = source.assumingMemoryBound(to: Stored.self), target = target.assumingMemoryBound(to: Stored.self)
+        for index in 0..<count {
+            let value = UInt32(source[index])
+            target[index] = Stored(truncatingIfNeeded: mix(value, over: UInt32(target[index]), alpha: alpha?[index]))
         }
     }
 
-    private func brighter(_ a: UInt32, _ b: UInt32) -> UInt32 {
-        let first = format.unpack(a), second = format.unpack(b)
-        return format.pack(Colour(red: max(first.red, second.red), green: max(first.green, second.green),
-                                  blue: max(first.blue, second.blue)))
+    /// A device pixel of a glyph laid over one on the surface: a one-colour glyph's brighter
+    /// channels win; a colour picture's pixel (premultiplied) covers the one below by `alpha`.
+    @inline(__always)
+    private func mix(_ value: UInt32, over old: UInt32, alpha: UInt8?) -> UInt32 {
+        var mixed = format.alpha.mask
+        guard let alpha else {
+            if value == black { return old }
+            if old == black { return value }
+            for channel in channels {
+                let mask = channel.mask
+                mixed |= max(value & mask, old & mask)
+            }
+            return mixed
+        }
+        if alpha == 0 { return old }
+        let keep = UInt32(255 - alpha)
+        for channel in channels {
+            let mask = channel.mask, shift = UInt32(channel.offset)
+            let below = (old & mask) >> shift, own = (value & mask) >> shift
+            mixed |= min(mask >> shift, own + (below * keep + 127) / 255) << shift
+        }
+        return mixed
     }
 }

@@ -86,24 +86,24 @@ extension FontStack {
         return laid
     }
 
-    /// The images drawing a laid glyph whose pen is at `pen` (1/64 pixel): each with the pixel
-    /// its own pen stands at and how far it is raised, in pixels. `centre`: the glyph's middle
-    /// from its pen, in 1/64 pixel, which a pose turns about.
-    func placed(_ character: Character, form number: Int, at pen: Int, pose: GlyphPose = .upright)
-        -> [(image: GlyphImage, x: Int, rise: Int)]
-    {
+    /// Appends to `placements` the glyph pictures drawing a laid glyph whose pen is at `pen`
+    /// (1/64 pixel), turned and sized by `pose` about the glyph's middle. Into a buffer the
+    /// caller keeps, so drawing a frame allocates nothing.
+    func place(_ character: Character, form number: Int, at pen: Int, pose: GlyphPose = .upright,
+               into placements: inout [GlyphPlacement]) {
         guard let (face, form) = form(numbered: number) else {
-            let (x, phase) = Self.pixelAndPhase(pen)
-            return images(of: character, phase: phase, pose: pose).map { ($0, x, 0) }
+            guard let found = resolve(character) else { return }
+            for glyph in found.glyphs {
+                let (key, x) = key(face: found.face, glyph: glyph, pen: pen, pose: pose, centre: found.advance / 2)
+                placements.append(GlyphPlacement(key: key, x: x, rise: 0))
+            }
+            return
         }
         let centre = scaled(form.advance, face: face) / 2
-        return form.glyphs.compactMap { glyph in
+        for glyph in form.glyphs {
             let offset = scaled(glyph.x, face: face)
-            let (x, phase) = Self.pixelAndPhase(pen + offset)
-            guard let image = image(face: face, glyph: glyph.id, phase: phase, pose: pose, centre: centre - offset) else {
-                return nil
-            }
-            return (image, x, (scaled(glyph.y, face: face) + 32) >> 6)
+            let (key, x) = key(face: face, glyph: glyph.id, pen: pen + offset, pose: pose, centre: centre - offset)
+            placements.append(GlyphPlacement(key: key, x: x, rise: (scaled(glyph.y, face: face) + 32) >> 6))
         }
     }
 

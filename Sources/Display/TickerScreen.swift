@@ -50,10 +50,31 @@ public protocol TickerScreen: AnyObject {
     func notice(_ change: ScreenChange) -> Bool
     /// Shows a frame (nothing, while the screen is not visible).
     func show(_ frame: Frame, fullRepaint: Bool) throws
+    /// Makes ready, ahead of its deadline, what showing `frame` will need (glyphs rasterized),
+    /// so showing it then is quick and even.
+    func prepare(_ frame: Frame)
+    /// The glyph pictures kept (nil: the screen keeps none, a terminal).
+    var glyphCache: GlyphCacheFigures? { get }
     /// Problems the person who started marquee by hand should see (no feed folder), below
     /// the band where the screen has room; empty when there are none. True when the next
     /// frame must be drawn in full.
     func showProblems(_ lines: [String]) -> Bool
+}
+
+/// How full a screen's glyph cache is and how often it had what was asked, for the status.
+public struct GlyphCacheFigures: Sendable, Hashable, Codable {
+    public var bytes: Int
+    public var budget: Int
+    /// Look-ups of a glyph picture since the screen opened, and how many found it.
+    public var lookups: Int
+    public var found: Int
+
+    public init(bytes: Int, budget: Int, lookups: Int, found: Int) {
+        self.bytes = bytes
+        self.budget = budget
+        self.lookups = lookups
+        self.found = found
+    }
 }
 
 /// What happens to a screen from outside, reported by the loop (from signals).
@@ -118,6 +139,10 @@ extension TerminalScreen: TickerScreen {
 
     public func takeOver() throws { try enter() }
     public func giveBack() { leave() }
+
+    /// A terminal draws text cells: there is nothing to make ready and no glyph pictures.
+    public func prepare(_ frame: Frame) {}
+    public var glyphCache: GlyphCacheFigures? { nil }
 
     public func noticeChanges(at now: Nanoseconds) -> Bool {
         guard let interval = checkInterval, lastFullRepaint.map({ now - $0 >= interval }) ?? true else { return false }

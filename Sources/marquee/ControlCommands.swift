@@ -83,6 +83,12 @@ struct StatusCommand: ParsableCommand {
             say("      \(message.kind) until \(message.end) · \(message.source)")
         }
         if let orientation = status.orientation { say("orientation: \(orientation)") }
+        if let cache = status.glyphCache {
+            func tenths(_ value: Double) -> Double { (value * 10).rounded() / 10 }
+            let found = cache.lookups == 0 ? 1 : Double(cache.found) / Double(cache.lookups)
+            say("glyph cache: \(tenths(Double(cache.bytes) / 1_048_576)) MB of \(tenths(Double(cache.budget) / 1_048_576)) MB, "
+                + "\(tenths(found * 100)) % of look-ups found")
+        }
         say("next change: \(status.nextChange ?? "none")")
         say("feeds:")
         for feed in status.feeds {

@@ -55,6 +55,7 @@ struct DisplayOptions: ParsableArguments {
         var style = FramebufferStyle()
         if let font = file.font { style.fontPaths = [font] + style.fontPaths.filter { $0 != font } }
         if let height = file.textHeight { style.textHeight = height }
+        if let megabytes = file.glyphCacheMegabytes { style.glyphCacheBudget = megabytes << 20 }
         return style
     }
 }

@@ -63,7 +63,8 @@ final class RecordingScreen: TickerScreen {
     var metrics: any GlyphMetrics { CellMetrics(unitsPerCharacter: unitsPerCell) }
     var bandWidth: Int { cells * unitsPerCell }
     var drawsPartialGlyphs: Bool { false }
-    var framePeriod: Nanoseconds? { nil }
+    /// A refresh period makes it paced like a framebuffer (nil: like a terminal).
+    var framePeriod: Nanoseconds?
     var effectStep: Nanoseconds { 100_000_000 }
     var announcementBox: any AnnouncementBox { OnePageBox() }
     func showOrientation(_ text: String?) { orientation = text }
@@ -97,7 +98,16 @@ final class RecordingScreen: TickerScreen {
         return lines != problems
     }
 
+    /// The frames it was asked to make ready, and when (steady time).
+    private(set) var prepared: [(steady: Nanoseconds, frame: Frame)] = []
+    /// The frames shown, whole.
+    private(set) var frames: [Frame] = []
+
+    func prepare(_ frame: Frame) { prepared.append((clock.steadyTime(), frame)) }
+    var glyphCache: GlyphCacheFigures? { nil }
+
     func show(_ frame: Frame, fullRepaint: Bool) {
+        frames.append(frame)
         var line = [Character](repeating: " ", count: cells)
         for glyph in frame.glyphs where glyph.x >= 0 && glyph.x < bandWidth { line[glyph.x / unitsPerCell] = glyph.character }
         shown.append(Shown(steady: clock.steadyTime(), line: String(line), fullRepaint: fullRepaint, isMoving: frame.isMoving))
@@ -269,6 +279,15 @@ final class DisplayLoopKit {
             await settle()
         }
         clock.advance(by: target - clock.steadyTime())
+        await settle()
+    }
+
+    /// Wakes the loop `lateness` after the deadline it set (a busy box's timer).
+    func wakeLate(by lateness: Nanoseconds) async {
+        await settle()
+        guard ending == nil, let next = deadline else { return }
+        clock.advance(by: next - clock.steadyTime() + lateness)
+        turn(mailbox.take())
         await settle()
     }
 

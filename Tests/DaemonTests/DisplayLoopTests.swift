@@ -37,6 +37,26 @@ import Testing
         #expect(kit.state.report.showing == [Self.long])
     }
 
+    /// On a paced screen (a framebuffer) the loop has the next frame made ready before its
+    /// deadline, and a wakeup a little late still draws the deadline's frame, the one made
+    /// ready: motion as even as the frame grid.
+    @Test func theNextFrameIsMadeReadyAndDrawnOnItsDeadline() async throws {
+        let kit = try await DisplayLoopKit(files: ["d.ics": Self.dailyLong], at: "2026-11-23T10:00:00+01:00")
+        let paced = RecordingScreen(clock: kit.clock, cells: 40, unitsPerCell: 64)
+        paced.framePeriod = 16_666_667
+        await kit.replaceScreen(with: paced)
+        await kit.advance(seconds: 2)
+        for lateness: Nanoseconds in [0, 3_000_000, 9_000_000] {
+            let ready = try #require(paced.prepared.last)
+            await kit.wakeLate(by: lateness)
+            let shown = try #require(paced.frames.last)
+            #expect(shown.glyphs.map(\.x) == ready.frame.glyphs.map(\.x), "woken \(lateness) ns late")
+            #expect(paced.prepared.last?.steady == kit.clock.steadyTime(), "the next one is made ready at once")
+        }
+        let moved = try #require(paced.frames.dropLast().last)
+        #expect(moved.glyphs.first?.x != paced.frames.last?.glyphs.first?.x)
+    }
+
     /// A wall clock that jumps without the watcher noticing (no timerfd) is noticed by the loop.
     @Test func anUnannouncedClockStepIsNoticed() async throws {
         let kit = try await DisplayLoopKit(

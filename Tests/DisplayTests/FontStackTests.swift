@@ -11,7 +11,7 @@ import Testing
     /// 🎂 comes from Noto Color Emoji as a colour picture about the text's size.
     @Test func emojiComeInColourAtTheTextSize() throws {
         let fonts = try FontStack(paths: [Self.bold, Self.emoji], pixelSize: 96)
-        let images = fonts.images(of: "🎂", phase: 0)
+        let images = fonts.pictures(of: "🎂", phase: 0)
         #expect(images.count == 1)
         guard let cake = images.first, case .colour(let pixels) = cake.pixels else {
             Issue.record("the cake is not a colour image")
@@ -28,7 +28,7 @@ import Testing
     @Test func missingCharactersFallBackOrAreLeftOut() throws {
         let textOnly = try FontStack(paths: [Self.bold], pixelSize: 48)
         #expect(textOnly.advance(of: "🎂") == 0)
-        #expect(textOnly.images(of: "🎂", phase: 0).isEmpty)
+        #expect(textOnly.pictures(of: "🎂", phase: 0).isEmpty)
         let withEmoji = try FontStack(paths: [Self.bold, Self.emoji], pixelSize: 48)
         #expect(withEmoji.advance(of: "🎂") > 0)
         #expect(withEmoji.advance(of: "中") > 0)
@@ -92,35 +92,56 @@ import Testing
         #expect(fonts.advance(of: "W") % 64 != 0)
         var pictures: [[UInt8]] = []
         for phase in 0..<4 {
-            guard case .coverage(let coverage) = fonts.images(of: "W", phase: phase).first?.pixels else {
+            guard case .coverage(let coverage) = fonts.pictures(of: "W", phase: phase).first?.pixels else {
                 Issue.record("no picture of W")
                 return
             }
             pictures.append(coverage)
         }
         #expect(Set(pictures).count == 4)
-        let before = fonts.cacheBytes
-        _ = fonts.images(of: "W", phase: 2)
-        #expect(fonts.cacheBytes == before, "a second request comes from the cache")
     }
 
     /// A dancing letter turned and sized is a different picture from the upright one.
     @Test func posesTurnAndSizeTheLetter() throws {
         let fonts = try FontStack(paths: [Self.bold], pixelSize: 64)
-        let upright = fonts.images(of: "H", phase: 0)[0]
-        let turned = fonts.images(of: "H", phase: 0, pose: GlyphPose(tilt: 0.12, scale: 1.06))[0]
+        let upright = fonts.pictures(of: "H", phase: 0)[0]
+        let turned = fonts.pictures(of: "H", phase: 0, pose: GlyphPose(tilt: 0.12, scale: 1.06))[0]
         #expect(turned.width > upright.width)
         #expect(turned.height > upright.height)
     }
 
-    /// Images are numbered across font stacks: the band's and the box's fonts share one painter,
-    /// whose tinted copies are keyed by that number.
-    @Test func imagesOfDifferentStacksAreToldApart() throws {
+    /// Glyph keys tell font stacks apart: the band's and the box's fonts share one cache.
+    @Test func keysOfDifferentStacksAreToldApart() throws {
         let band = try FontStack(paths: [Self.bold], pixelSize: 64)
         let box = try FontStack(paths: [Self.bold], pixelSize: 44)
-        let ids = [band.images(of: "A", phase: 0)[0].id, box.images(of: "A", phase: 0)[0].id,
-                   band.images(of: "A", phase: 1)[0].id, box.images(of: "B", phase: 0)[0].id]
-        #expect(Set(ids).count == 4)
-        #expect(band.images(of: "A", phase: 0)[0].id == ids[0])
+        let keys = [band.keys(of: "A", phase: 0), box.keys(of: "A", phase: 0), band.keys(of: "A", phase: 1),
+                    box.keys(of: "B", phase: 0)]
+        #expect(Set(keys).count == 4)
+        #expect(band.keys(of: "A", phase: 0) == keys[0])
+    }
+
+    /// An upright letter stands at quarter pixels; a dancing one and a colour emoji at whole
+    /// pixels (four times fewer pictures to keep).
+    @Test func posedLettersAndEmojiStandOnWholePixels() throws {
+        let fonts = try FontStack(paths: [Self.bold, Self.emoji], pixelSize: 64)
+        let pose = GlyphPose(tilt: 0.1, scale: 1)
+        #expect(Set((0..<4).map { fonts.keys(of: "H", phase: $0) }).count == 4)
+        #expect(Set((0..<4).map { fonts.keys(of: "H", phase: $0, pose: pose) }).count == 1)
+        #expect(Set((0..<4).map { fonts.keys(of: "🎂", phase: $0) }).count == 1)
+    }
+}
+
+extension FontStack {
+    /// The keys of the pictures drawing `character` with its pen `phase` quarter pixels right of
+    /// pixel 0.
+    func keys(of character: Character, phase: Int, pose: GlyphPose = .upright) -> [GlyphKey] {
+        var placements: [GlyphPlacement] = []
+        place(character, form: 0, at: phase * 16, pose: pose, into: &placements)
+        return placements.map(\.key)
+    }
+
+    /// Those pictures, rasterized.
+    func pictures(of character: Character, phase: Int, pose: GlyphPose = .upright) -> [GlyphImage] {
+        keys(of: character, phase: phase, pose: pose).compactMap(rasterize)
     }
 }

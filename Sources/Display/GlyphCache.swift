@@ -1,0 +1,144 @@
+import Marquee
+
+/// A glyph picture ready to paint in one colour: device pixels over black, row after row, the
+/// inked columns of each row, and for a picture in its own colours (emoji) its coverage, to
+/// lay it over other ink.
+final class Ink {
+    let width: Int
+    let height: Int
+    /// From the pen to the left edge and from the baseline up to the top row, in pixels.
+    let left: Int
+    let top: Int
+    let pixels: UnsafeMutableRawPointer
+    let bytesPerPixel: Int
+    /// Per row, the columns from the first to past the last inked pixel (empty: none).
+    let inked: [Range<Int32>]
+    /// Coverage 0…255 per pixel of a colour picture; nil for one colour, whose pixels say it.
+    let alpha: UnsafeMutablePointer<UInt8>?
+
+    init(_ image: GlyphImage, format: PixelFormat, table: [UInt32]) {
+        width = image.width
+        height = image.height
+        left = image.left
+        top = image.top
+        inked = image.inked
+        bytesPerPixel = format.bytesPerPixel
+        let count = width * height
+        pixels = UnsafeMutableRawPointer.allocate(byteCount: max(1, count * bytesPerPixel), alignment: 16)
+        let surface = PixelSurface(base: pixels, width: width, height: height, bytesPerRow: width * bytesPerPixel,
+                                   format: format)
+        switch image.pixels {
+        case .coverage(let coverage):
+            alpha = nil
+            for y in 0..<height {
+                for x in 0..<width { surface.set(x: x, y: y, to: table[Int(coverage[y * width + x])]) }
+            }
+        case .colour(let colours):
+            let alpha = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, count))
+            for y in 0..<height {
+                for x in 0..<width {
+                    let pixel = colours[y * width + x]
+                    alpha[y * width + x] = UInt8(pixel >> 24)
+                    surface.set(x: x, y: y, to: format.pack(Colour(red: UInt8(truncatingIfNeeded: pixel >> 16),
+                                                                   green: UInt8(truncatingIfNeeded: pixel >> 8),
+                                                                   blue: UInt8(truncatingIfNeeded: pixel))))
+                }
+            }
+            self.alpha = alpha
+        }
+    }
+
+    deinit {
+        pixels.deallocate()
+        alpha?.deallocate()
+    }
+
+    var byteCount: Int { width * height * (bytesPerPixel + (alpha == nil ? 0 : 1)) + inked.count * 8 + 96 }
+}
+
+/// The glyph pictures a framebuffer draws with, kept within a memory budget: rasterized
+/// coverage, and ink tinted in device pixels. Over budget, the pictures unused longest go
+/// until a quarter of the budget is free; those of the picture being drawn stay. What is
+/// needed again is rasterized again: a small box with many scripts stays small.
+final class GlyphCache {
+    private enum Key: Hashable {
+        case coverage(GlyphKey)
+        /// nil colour: a picture in its own colours.
+        case ink(GlyphKey, Colour?)
+    }
+
+    private enum Value {
+        case coverage(GlyphImage)
+        case ink(Ink)
+    }
+
+    private final class Entry {
+        let value: Value
+        let bytes: Int
+        var lastUse: Int
+
+        init(value: Value, bytes: Int, lastUse: Int) {
+            self.value = value
+            self.bytes = bytes
+            self.lastUse = lastUse
+        }
+    }
+
+    /// Bytes kept at most (but never the pictures of the frame being drawn).
+    let budget: Int
+    private var entries: [Key: Entry] = [:]
+    /// Bytes held now.
+    private(set) var bytes = 0
+    /// Look-ups of ink, and how many found it.
+    private(set) var inkLookups = 0
+    private(set) var inkFound = 0
+    /// Counts pictures drawn (or made ready): what is used in the current one stays.
+    private var picture = 0
+
+    init(budget: Int) {
+        self.budget = budget
+    }
+
+    /// A new picture starts: its pictures become the ones most recently used.
+    func nextPicture() { picture += 1 }
+
+    func ink(_ key: GlyphKey, colour: Colour?) -> Ink? {
+        inkLookups += 1
+        guard let entry = entries[.ink(key, colour)], case .ink(let ink) = entry.value else { return nil }
+        entry.lastUse = picture
+        inkFound += 1
+        return ink
+    }
+
+    func keep(_ ink: Ink, for key: GlyphKey, colour: Colour?) {
+        insert(.ink(ink), bytes: ink.byteCount, for: .ink(key, colour))
+    }
+
+    func coverage(_ key: GlyphKey) -> GlyphImage? {
+        guard let entry = entries[.coverage(key)], case .coverage(let image) = entry.value else { return nil }
+        entry.lastUse = picture
+        return image
+    }
+
+    func keep(_ image: GlyphImage, for key: GlyphKey) {
+        insert(.coverage(image), bytes: image.byteCount + 96, for: .coverage(key))
+    }
+
+    private func insert(_ value: Value, bytes count: Int, for key: Key) {
+        if let old = entries.updateValue(Entry(value: value, bytes: count, lastUse: picture), forKey: key) {
+            bytes -= old.bytes
+        }
+        bytes += count
+        if bytes > budget { evict() }
+    }
+
+    /// Forgets the pictures unused longest until a quarter of the budget is free.
+    private func evict() {
+        let target = budget - budget / 4
+        for (key, entry) in entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+            guard bytes > target, entry.lastUse < picture else { break }
+            entries[key] = nil
+            bytes -= entry.bytes
+        }
+    }
+}
