@@ -65,6 +65,8 @@ public final class FramebufferScreen: TickerScreen {
     /// Ink colours worked out (made readable, turned by the dance, dimmed for the night), by
     /// the message's colour and the dance's hue step; forgotten when the shade changes.
     private var inkColours: [InkKey: Colour] = [:]
+    /// The last one asked for (a message's letters share it).
+    private var lastInk: (key: InkKey, ink: Colour)?
     private struct InkKey: Hashable {
         var colour: Colour?
         var hueSteps: Int
@@ -202,6 +204,7 @@ public final class FramebufferScreen: TickerScreen {
         guard shade != self.shade else { return false }
         self.shade = shade
         inkColours = [:]
+        lastInk = nil
         return true
     }
 
@@ -415,10 +418,15 @@ public final class FramebufferScreen: TickerScreen {
     /// `inkColour` dimmed for the night, worked out once per colour and hue step (2°).
     private func shownInk(_ colour: Colour?, hueShift: Double) -> Colour {
         let key = InkKey(colour: colour, hueSteps: Int((hueShift / 2).rounded()))
-        if let known = inkColours[key] { return known }
+        if let last = lastInk, last.key == key { return last.ink }
+        if let known = inkColours[key] {
+            lastInk = (key, known)
+            return known
+        }
         let ink = Self.inkColour(colour, hueShift: Double(key.hueSteps * 2)).dimmed(shade)
         if inkColours.count > 1024 { inkColours = [:] }
         inkColours[key] = ink
+        lastInk = (key, ink)
         return ink
     }
 }

@@ -11,8 +11,9 @@ final class Ink {
     let top: Int
     let pixels: UnsafeMutableRawPointer
     let bytesPerPixel: Int
-    /// Per row, the columns from the first to past the last inked pixel (empty: none).
-    let inked: [Range<Int32>]
+    /// Per row, the first inked column and the one past the last (equal: none), in plain
+    /// memory: read for every row drawn.
+    let inked: UnsafeMutablePointer<Int32>
     /// Coverage 0…255 per pixel of a colour picture; nil for one colour, whose pixels say it.
     let alpha: UnsafeMutablePointer<UInt8>?
 
@@ -21,7 +22,11 @@ final class Ink {
         height = image.height
         left = image.left
         top = image.top
-        inked = image.inked
+        inked = .allocate(capacity: max(1, 2 * image.height))
+        for (row, columns) in image.inked.enumerated() {
+            inked[2 * row] = columns.lowerBound
+            inked[2 * row + 1] = columns.upperBound
+        }
         bytesPerPixel = format.bytesPerPixel
         let count = width * height
         pixels = UnsafeMutableRawPointer.allocate(byteCount: max(1, count * bytesPerPixel), alignment: 16)
@@ -50,10 +55,11 @@ final class Ink {
 
     deinit {
         pixels.deallocate()
+        inked.deallocate()
         alpha?.deallocate()
     }
 
-    var byteCount: Int { width * height * (bytesPerPixel + (alpha == nil ? 0 : 1)) + inked.count * 8 + 96 }
+    var byteCount: Int { width * height * (bytesPerPixel + (alpha == nil ? 0 : 1)) + height * 8 + 96 }
 }
 
 /// The glyph pictures a framebuffer draws with, kept within a memory budget: rasterized
@@ -61,10 +67,27 @@ final class Ink {
 /// until a quarter of the budget is free; those of the picture being drawn stay. What is
 /// needed again is rasterized again: a small box with many scripts stays small.
 final class GlyphCache {
+    private struct InkKey: Hashable {
+        var glyph: GlyphKey
+        /// The colour as 0xRRGGBB; `ownColours` for a picture in its own colours.
+        var colour: UInt32
+
+        static let ownColours = UInt32.max
+
+        init(_ glyph: GlyphKey, _ colour: Colour?) {
+            self.glyph = glyph
+            self.colour = colour.map { UInt32($0.red) << 16 | UInt32($0.green) << 8 | UInt32($0.blue) } ?? Self.ownColours
+        }
+
+        func hash(into hasher: inout Hasher) {
+            glyph.hash(into: &hasher)
+            hasher.combine(colour)
+        }
+    }
+
     private enum Key: Hashable {
         case coverage(GlyphKey)
-        /// nil colour: a picture in its own colours.
-        case ink(GlyphKey, Colour?)
+        case ink(InkKey)
     }
 
     private enum Value {
@@ -104,14 +127,14 @@ final class GlyphCache {
 
     func ink(_ key: GlyphKey, colour: Colour?) -> Ink? {
         inkLookups += 1
-        guard let entry = entries[.ink(key, colour)], case .ink(let ink) = entry.value else { return nil }
+        guard let entry = entries[.ink(InkKey(key, colour))], case .ink(let ink) = entry.value else { return nil }
         entry.lastUse = picture
         inkFound += 1
         return ink
     }
 
     func keep(_ ink: Ink, for key: GlyphKey, colour: Colour?) {
-        insert(.ink(ink), bytes: ink.byteCount, for: .ink(key, colour))
+        insert(.ink(ink), bytes: ink.byteCount, for: .ink(InkKey(key, colour)))
     }
 
     func coverage(_ key: GlyphKey) -> GlyphImage? {

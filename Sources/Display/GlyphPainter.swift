@@ -109,8 +109,9 @@ struct GlyphPainter {
         let to = min(column, extents.inkedUpTo[y])
         if from < to {
             if black == 0 {
-                (surface.base + y * surface.bytesPerRow + from * format.bytesPerPixel)
-                    .initializeMemory(as: UInt8.self, repeating: 0, count: (to - from) * format.bytesPerPixel)
+                let bytes = format.bytesPerPixel
+                let offset: Int = y &* surface.bytesPerRow &+ from &* bytes
+                (surface.base + offset).initializeMemory(as: UInt8.self, repeating: 0, count: (to &- from) &* bytes)
             } else {
                 for x in from..<to { surface.set(x: x, y: y, to: black) }
             }
@@ -128,21 +129,22 @@ struct GlyphPainter {
         let firstColumn = max(0, -left), endColumn = min(ink.width, surface.width - left)
         let firstRow = max(0, -top), endRow = min(ink.height, surface.height - top)
         guard firstColumn < endColumn, firstRow < endRow else { return }
+        // Every number below is within the surface and the picture (clipped above), so the
+        // arithmetic of this loop, run for every row of every glyph, goes unchecked.
         let bytes = format.bytesPerPixel
         for row in firstRow..<endRow {
-            let inked = ink.inked[row]
-            let first = max(firstColumn, Int(inked.lowerBound)), end = min(endColumn, Int(inked.upperBound))
+            let first = max(firstColumn, Int(ink.inked[row &* 2])), end = min(endColumn, Int(ink.inked[row &* 2 &+ 1]))
             guard first < end else { continue }
             // Where nothing of this picture lies right of the row's start yet, the pixels are
             // copied; else they are laid over what is there.
-            let y = top + row
-            let fresh = extents.final[y] <= left + first
-            settle(y, upTo: fresh ? left + first : left + end, extents, surface)
-            extents.final[y] = max(extents.final[y], left + end)
-            let source = ink.pixels + (row * ink.width + first) * bytes
-            let target = surface.base + y * surface.bytesPerRow + (left + first) * bytes
+            let y = top &+ row
+            let fresh = extents.final[y] <= left &+ first
+            settle(y, upTo: fresh ? left &+ first : left &+ end, extents, surface)
+            extents.final[y] = max(extents.final[y], left &+ end)
+            let source = ink.pixels + (row &* ink.width &+ first) &* bytes
+            let target = surface.base + (y &* surface.bytesPerRow &+ (left &+ first) &* bytes)
             if fresh {
-                target.copyMemory(from: source, byteCount: (end - first) * bytes)
+                target.copyMemory(from: source, byteCount: (end &- first) &* bytes)
                 continue
             }
             let alpha = ink.alpha.map { $0 + row * ink.width + first }
