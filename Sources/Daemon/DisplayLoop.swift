@@ -370,11 +370,7 @@ final class DisplayLoop {
     /// Characters of the messages that no font of the screen has, once each: they are left out.
     private func tellMissingCharacters() {
         for character in screen.takeMissingCharacters() {
-            let codes = character.unicodeScalars.map { scalar in
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-            }
-            log?.log(.warning, "no font has \"\(character)\" (\(codes.joined(separator: " "))); it is left out of the messages")
+            log?.log(.warning, "\(FontStack.noFontHas(character)); it is left out of the messages")
         }
     }
 

@@ -115,22 +115,26 @@ public final class FontStack: GlyphMetrics {
         "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf",
     ]
     /// Fonts for the scripts the fonts given lack, opened only when a message needs one:
-    /// Noto's bold cut of each script (fonts-noto-core), then Noto Sans CJK (fonts-noto-cjk).
+    /// Noto's bold cut of each script (fonts-noto-core), its regular cut where the script has
+    /// no bold one (Mongolian, N'Ko, Runic and some 70 more), then Noto Sans CJK (fonts-noto-cjk).
     static let scriptFallbackPaths: [String] = {
         let folder = "/usr/share/fonts/truetype/noto"
-        var names: [String] = []
+        var cuts: [String: Set<String>] = [:]
         if let directory = opendir(folder) {
             while let entry = readdir(directory) {
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name.hasPrefix("NotoSans"), name.hasSuffix("-Bold.ttf"), !name.contains("Mono"), !name.contains("Display") {
-                    names.append(name)
-                }
+                guard name.hasPrefix("NotoSans"), name.hasSuffix(".ttf"), !name.contains("Mono"), !name.contains("Display"),
+                      let dash = name.firstIndex(of: "-") else { continue }
+                cuts[String(name[..<dash]), default: []].insert(String(name[name.index(after: dash)...]))
             }
             closedir(directory)
         }
         // Noto Sans first (Latin, Greek and Cyrillic letters DejaVu lacks), then by name.
-        names.sort { $0 == "NotoSans-Bold.ttf" || ($1 != "NotoSans-Bold.ttf" && $0 < $1) }
-        return names.map { folder + "/" + $0 } + ["/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"]
+        let families = cuts.keys.sorted { $0 == "NotoSans" || ($1 != "NotoSans" && $0 < $1) }
+        let chosen = families.compactMap { family in
+            ["Bold.ttf", "Regular.ttf"].first { cuts[family]?.contains($0) == true }.map { "\(folder)/\(family)-\($0)" }
+        }
+        return chosen + ["/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"]
     }()
 
     /// Display units per pixel.
@@ -334,6 +338,15 @@ public final class FontStack: GlyphMetrics {
     func noteMissing(_ character: Character) {
         guard !toldMissing.contains(character), !missing.contains(character) else { return }
         missing.append(character)
+    }
+
+    /// What is told of a character no font has: `no font has "𗀀" (U+17000)`.
+    public static func noFontHas(_ character: Character) -> String {
+        let codes = character.unicodeScalars.map { scalar in
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }
+        return "no font has \"\(character)\" (\(codes.joined(separator: " ")))"
     }
 
     /// Characters no font has that were not told yet (each is told once).

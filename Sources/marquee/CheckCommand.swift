@@ -1,5 +1,6 @@
 import ArgumentParser
 import Daemon
+import Display
 import Schedule
 
 /// `marquee check`: validates feed files and reports every problem with file and line.
@@ -26,7 +27,8 @@ struct CheckCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
-        await schedule.load(paths.isEmpty ? [feedOptions.feedPath(configuration)] : paths, around: now())
+        let start = now()
+        await schedule.load(paths.isEmpty ? [feedOptions.feedPath(configuration)] : paths, around: start)
         var usable = true
         for feed in await schedule.feeds {
             for problem in feed.problems { say("\(problem)") }
@@ -39,6 +41,29 @@ struct CheckCommand: AsyncParsableCommand {
                 say("\(feed.path): unusable")
             }
         }
+        await tellCharactersNoFontHas(schedule, from: start, style: DisplayOptions.style(configuration))
         return usable
     }
+
+    /// Warns of characters in the coming year's messages that the framebuffer has no font for
+    /// (it leaves them out): each once, with the first message and file it is in.
+    private func tellCharactersNoFontHas(_ schedule: Schedule, from start: Instant, style: FramebufferStyle) async {
+        guard let fonts = try? FontStack(paths: style.fontPaths, pixelSize: 32) else {
+            say("no framebuffer font to check the messages' characters against (\(style.fontPaths.first ?? "none"))")
+            return
+        }
+        let agenda = await schedule.agenda(from: start, to: Instant(nanoseconds: start.nanoseconds + Self.charactersAhead),
+                                           limit: 20_000)
+        var seen: Set<String> = []
+        for entry in agenda.entries where entry.change != .end && seen.insert(entry.message.text).inserted {
+            _ = fonts.layout(entry.message.text)
+            for character in fonts.takeMissing() {
+                say("\(entry.message.source): \(FontStack.noFontHas(character)) in \"\(entry.message.text)\"; "
+                    + "the framebuffer leaves it out")
+            }
+        }
+    }
+
+    /// How far ahead the messages' characters are checked: a year and a day.
+    static let charactersAhead: Int64 = 366 * 86_400 * 1_000_000_000
 }

@@ -156,6 +156,26 @@ import Testing
         #expect(good.output.contains("appointments.ics: ok, 3 event(s)"))
     }
 
+    /// `check` warns of characters in the coming messages that no framebuffer font has (they
+    /// are left out), each once, with its file; a script Noto has only in a regular cut (Runic)
+    /// is drawn, so not among them.
+    @Test func checkTellsCharactersNoFontHas() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tomorrow = Date().addingTimeInterval(86_400)
+        let day = tomorrow.formatted(.iso8601.year().month().day().dateSeparator(.omitted))
+        let calendar = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\nUID:a@b\r\n"
+            + "DTSTAMP:20260101T000000Z\r\nDTSTART;VALUE=DATE:\(day)\r\nRRULE:FREQ=DAILY;COUNT=3\r\n"
+            + "SUMMARY:Tangut \u{17000} and runes \u{16A0}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        try Data(calendar.utf8).write(to: folder.appendingPathComponent("scripts.ics"))
+        let run = try Self.marquee("check", folder.path)
+        #expect(run.status == 0)
+        let told = run.output.split(separator: "\n").filter { $0.contains("no font has") }
+        #expect(told == ["\(folder.path)/scripts.ics: no font has \"\u{17000}\" (U+17000) in \"Tangut \u{17000} and runes "
+            + "\u{16A0}\"; the framebuffer leaves it out"])
+    }
+
     /// A feed folder that does not exist is an error for the commands that read it.
     @Test(arguments: ["messages", "agenda", "check"])
     func aMissingFeedFolderExitsOne(command: String) throws {
