@@ -225,7 +225,8 @@ public final class FontStack: GlyphMetrics {
     /// A font at `pixelSize`: outlines scaled, a colour bitmap font's strike chosen.
     private static func open(_ path: String, library: FT_Library, pixelSize: Int) throws(FontError) -> Face {
         var handle: FT_Face?
-        guard FT_New_Face(library, path, 0, &handle) == 0, let handle else {
+        guard let file = FontFile.mapped(path),
+              FT_New_Memory_Face(library, file.bytes, FT_Long(file.count), 0, &handle) == 0, let handle else {
             throw FontError(description: "\(path): not a font FreeType can open")
         }
         // A bitmap-only font has no em for FreeType; HarfBuzz measures it in the font's own.
@@ -249,7 +250,11 @@ public final class FontStack: GlyphMetrics {
 
     /// `body` given HarfBuzz's face of the font file at `path` (nil: HarfBuzz cannot read it).
     private static func withHarfBuzzFace<Result>(at path: String, _ body: (OpaquePointer) -> Result) -> Result? {
-        guard let blob = hb_blob_create_from_file(path) else { return nil }
+        guard let file = FontFile.mapped(path),
+              let blob = hb_blob_create(UnsafeRawPointer(file.bytes).assumingMemoryBound(to: CChar.self),
+                                        UInt32(truncatingIfNeeded: file.count), HB_MEMORY_MODE_READONLY, nil, nil) else {
+            return nil
+        }
         defer { hb_blob_destroy(blob) }
         guard let face = hb_face_create(blob, 0) else { return nil }
         defer { hb_face_destroy(face) }
@@ -265,12 +270,15 @@ public final class FontStack: GlyphMetrics {
         return faces.count - 1
     }
 
-    /// Opens the next script font; false when there is none left.
-    private func openNextFallback() -> Bool {
-        while !unopenedFallbacks.isEmpty {
-            if openFallback(at: 0) != nil { return true }
+    /// Opens the first script font not opened yet that has `scalar` (its index in `faces`), or
+    /// nil when none has. Which characters a font has is read once per process and kept, so a
+    /// stack opens only the fonts its messages use: a Thai letter does not open the hundred
+    /// fonts before Noto Sans Thai.
+    private func openFallback(having scalar: Unicode.Scalar) -> Int? {
+        while let position = unopenedFallbacks.firstIndex(where: { FontCoverage.of(fontAt: $0).contains(scalar.value) }) {
+            if let index = openFallback(at: position) { return index }
         }
-        return false
+        return nil
     }
 
     /// Where the glyphs come from, for the status: "DejaVuSans-Bold.ttf 135 px (+2 fallbacks)".
@@ -392,8 +400,8 @@ public final class FontStack: GlyphMetrics {
         for index in order {
             if let resolved = found(in: index) { return resolved }
         }
-        while openNextFallback() {
-            if let resolved = found(in: faces.count - 1) { return resolved }
+        while let index = openFallback(having: base) {
+            if let resolved = found(in: index) { return resolved }
         }
         return nil
     }
@@ -508,5 +516,88 @@ public final class FontStack: GlyphMetrics {
         }
         return GlyphImage(width: width, height: height, left: Int((Double(slot.bitmap_left) * scale).rounded()),
                           top: Int((Double(slot.bitmap_top) * scale).rounded()), pixels: .colour(pixels))
+    }
+}
+
+/// The characters a font file has, as ranges of code points, read from its character map once
+/// per process (for every font stack) and kept: a few hundred bytes per font, where an open
+/// font keeps its file mapped and its tables in memory.
+struct FontCoverage: Sendable {
+    private var ranges: [ClosedRange<UInt32>] = []
+
+    func contains(_ value: UInt32) -> Bool {
+        var low = 0, high = ranges.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ranges[middle].upperBound < value { low = middle + 1 } else { high = middle }
+        }
+        return low < ranges.count && ranges[low].contains(value)
+    }
+
+    private static let known = Mutex<[String: FontCoverage]>([:])
+
+    /// The coverage of the font at `path` (none when FreeType cannot open it).
+    static func of(fontAt path: String) -> FontCoverage {
+        if let coverage = known.withLock({ $0[path] }) { return coverage }
+        let coverage = read(path)
+        known.withLock { $0[path] = coverage }
+        return coverage
+    }
+
+    private static func read(_ path: String) -> FontCoverage {
+        var coverage = FontCoverage()
+        var library: FT_Library?
+        guard FT_Init_FreeType(&library) == 0, let library else { return coverage }
+        defer { FT_Done_FreeType(library) }
+        var face: FT_Face?
+        guard FT_New_Face(library, path, 0, &face) == 0, let face else { return coverage }
+        defer { FT_Done_Face(face) }
+        var glyph: FT_UInt = 0
+        var code = FT_Get_First_Char(face, &glyph)
+        while glyph != 0 {
+            let value = UInt32(truncatingIfNeeded: code)
+            if let last = coverage.ranges.last, last.upperBound &+ 1 == value {
+                coverage.ranges[coverage.ranges.count - 1] = last.lowerBound...value
+            } else if coverage.ranges.last.map({ $0.upperBound < value }) ?? true {
+                coverage.ranges.append(value...value)
+            }
+            code = FT_Get_Next_Char(face, code, &glyph)
+        }
+        return coverage
+    }
+}
+
+/// A font file mapped into memory once per process, read-only, for every font stack and for
+/// both FreeType and HarfBuzz: the band's, the box's and the line's fonts share its pages
+/// (each stack opening the file itself kept up to six mappings of it). Never unmapped: a font
+/// opened once is kept by the stacks that use it.
+final class FontFile: @unchecked Sendable {
+    /// Read-only memory that stays mapped: safe to read from any thread.
+    let bytes: UnsafePointer<FT_Byte>
+    let count: Int
+
+    private init(bytes: UnsafePointer<FT_Byte>, count: Int) {
+        self.bytes = bytes
+        self.count = count
+    }
+
+    private static let files = Mutex<[String: FontFile]>([:])
+
+    /// The file at `path` mapped (nil: it cannot be read).
+    static func mapped(_ path: String) -> FontFile? {
+        files.withLock { files in
+            if let known = files[path] { return known }
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            var status = stat()
+            guard fstat(fd, &status) == 0, status.st_size > 0,
+                  let mapping = mmap(nil, Int(status.st_size), PROT_READ, MAP_PRIVATE, fd, 0), mapping != MAP_FAILED else {
+                return nil
+            }
+            let file = FontFile(bytes: UnsafePointer(mapping.assumingMemoryBound(to: FT_Byte.self)), count: Int(status.st_size))
+            files[path] = file
+            return file
+        }
     }
 }

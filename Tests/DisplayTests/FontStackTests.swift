@@ -77,6 +77,20 @@ import Testing
         #expect(throws: FontError.self) { try FontStack(paths: ["/nonexistent.ttf", Self.emoji], pixelSize: 32) }
     }
 
+    /// A character of another script opens only the font that has it (Noto Sans Thai for
+    /// Thai, not the fonts before it in the list), and a script Noto has only in a regular cut
+    /// (Runic) is drawn from that.
+    @Test func aScriptOpensOnlyItsOwnFont() throws {
+        let fonts = try FontStack(paths: [Self.bold], pixelSize: 48)
+        #expect(fonts.advance(of: "ส") > 0)
+        #expect(fonts.summary.hasSuffix("(+1 fallbacks)"), "\(fonts.summary)")
+        #expect(fonts.facePath(try #require(fonts.face(for: "ส"))).hasSuffix("NotoSansThai-Bold.ttf"))
+        #expect(fonts.facePath(try #require(fonts.face(for: "\u{16A0}"))).hasSuffix("NotoSansRunic-Regular.ttf"))
+        #expect(fonts.summary.hasSuffix("(+2 fallbacks)"), "\(fonts.summary)")
+        #expect(FontCoverage.of(fontAt: "/usr/share/fonts/truetype/noto/NotoSansThai-Bold.ttf").contains(0x0E2A))
+        #expect(!FontCoverage.of(fontAt: "/usr/share/fonts/truetype/noto/NotoSansThai-Bold.ttf").contains(0x4E2D))
+    }
+
     /// "AV" sits closer than its advances say (the font's kern table), in 1/64 pixel.
     @Test func kerningBringsPairsCloser() throws {
         let fonts = try FontStack(paths: [Self.bold], pixelSize: 135)
