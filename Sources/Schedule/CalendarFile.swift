@@ -222,12 +222,7 @@ public struct ScheduleLimits: Sendable, Hashable {
                     report(.warning, propertyLine("DURATION"), "DURATION is longer than a hundred years; ignored")
                 }
             case ICAL_RRULE_PROPERTY:
-                let rule = icalproperty_get_rrule(property)
-                if rule.freq == ICAL_NO_RECURRENCE {
-                    report(.warning, propertyLine("RRULE"), "RRULE has no valid FREQ; ignored")
-                } else {
-                    record.rules.append(property)
-                }
+                record.rules.append(property)
             case ICAL_RDATE_PROPERTY:
                 let value = icalproperty_get_rdate(property)
                 if icaltime_is_null_time(value.time) == 0 {
@@ -383,8 +378,13 @@ public struct ScheduleLimits: Sendable, Hashable {
             report(.warning, propertyLine("DURATION"), "\(what) has a negative DURATION; ignored")
             record.duration = nil
         }
+        // A rule is 2.7 KB, copied out of libical each time it is read: read once here.
         record.rules = record.rules.compactMap { property in
             var rule = icalproperty_get_rrule(property)
+            if rule.freq == ICAL_NO_RECURRENCE {
+                report(.warning, propertyLine("RRULE"), "RRULE has no valid FREQ; ignored")
+                return nil
+            }
             let seconds = RuleCheck.values(rule.by_second)
             if let problem = RuleCheck.problem(with: &rule, startIsDate: start.isDate, start: start.wall) {
                 report(.warning, propertyLine("RRULE"), "\(what): its RRULE \(problem); only DTSTART is used")
