@@ -197,7 +197,9 @@ final class DisplayLoop {
         followTheNight(steady: steady, wall: wall)
         guard drawFrame(at: steady) else { return .finished(0) }
         let deadline = nextDeadline(steady: steady, wall: wall)
-        if let due = frameDeadline, screen.isShowing {
+        // A paced screen (a framebuffer) makes its next frame ready now; a terminal has nothing
+        // to make ready, and its frame is not computed twice.
+        if let due = frameDeadline, screen.isShowing, screen.framePeriod != nil {
             screen.prepare(controller.frame(at: due, width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs))
         }
         return .wait(until: deadline)
