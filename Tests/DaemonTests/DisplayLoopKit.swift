@@ -104,7 +104,8 @@ final class RecordingScreen: TickerScreen {
     private(set) var frames: [Frame] = []
 
     func prepare(_ frame: Frame) { prepared.append((clock.steadyTime(), frame)) }
-    var glyphCache: GlyphCacheFigures? { nil }
+    /// What it says of its glyph cache (nil: none, as a terminal).
+    var glyphCache: GlyphCacheFigures?
 
     func show(_ frame: Frame, fullRepaint: Bool) {
         frames.append(frame)

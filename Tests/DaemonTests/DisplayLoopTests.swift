@@ -149,13 +149,17 @@ import Testing
     }
 
     /// The status is made when asked: uptime, frame rate and time are those of the moment,
-    /// in the display's zone, and the idle text is the configured one.
+    /// in the display's zone, the idle text is the configured one, and the screen's glyph
+    /// cache is as the screen last said.
     @Test func theStatusIsComputedWhenAsked() async throws {
         var settings = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5))
         settings.idleText = "Nothing today. {date}"
         let kit = try await DisplayLoopKit(at: "2026-11-23T10:00:00+01:00", settings: settings)
+        let cache = GlyphCacheFigures(bytes: 1_500_000, budget: 4 << 20, lookups: 1000, found: 990)
+        kit.screen.glyphCache = cache
         await kit.advance(seconds: 30)
         let report = kit.state.report
+        #expect(report.glyphCache == cache)
         #expect(report.updatedAt == "2026-11-23T10:00:30+01:00")
         #expect(report.uptimeSeconds == 30)
         #expect(report.showing == ["Nothing today. Monday, 23 November 2026"])
