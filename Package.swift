@@ -31,7 +31,7 @@ let package = Package(
         .testTarget(name: "ScheduleTests", dependencies: ["Schedule"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MarqueeTests", dependencies: ["Marquee"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "CZlib"], exclude: ["Golden"]),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "Schedule", "Marquee"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "Display", "Schedule", "Marquee"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Schedule"]),
     ],
     swiftLanguageModes: [.v6]

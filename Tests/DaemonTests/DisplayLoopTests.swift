@@ -1,3 +1,4 @@
+import Display
 import Foundation
 import Marquee
 import Schedule
@@ -157,6 +158,7 @@ import Testing
         let kit = try await DisplayLoopKit(at: "2026-11-23T10:00:00+01:00", settings: settings)
         let cache = GlyphCacheFigures(bytes: 1_500_000, budget: 4 << 20, lookups: 1000, found: 990)
         kit.screen.glyphCache = cache
+        await kit.post(.resized)
         await kit.advance(seconds: 30)
         let report = kit.state.report
         #expect(report.glyphCache == cache)
