@@ -43,14 +43,15 @@ struct GlyphPainter {
     let black: UInt32
     let cache: GlyphCache
     private var tables: [Colour: [UInt32]] = [:]
-    /// Where the colour channels sit, to compare and mix device pixels without unpacking them.
-    private let channels: [PixelFormat.Channel]
+    /// Where the colour channels sit, to compare and mix device pixels without unpacking them
+    /// (three fields, not an array: read for every pixel laid over another).
+    private let channels: (PixelFormat.Channel, PixelFormat.Channel, PixelFormat.Channel)
 
     init(format: PixelFormat, cacheBudget: Int) {
         self.format = format
         black = format.pack(Colour(red: 0, green: 0, blue: 0))
         cache = GlyphCache(budget: cacheBudget)
-        channels = [format.red, format.green, format.blue]
+        channels = (format.red, format.green, format.blue)
     }
 
     /// Device pixels for coverage 0…255 of `colour` over black.
@@ -180,23 +181,19 @@ struct GlyphPainter {
     /// channels win; a colour picture's pixel (premultiplied) covers the one below by `alpha`.
     @inline(__always)
     private func mix(_ value: UInt32, over old: UInt32, alpha: UInt8?) -> UInt32 {
-        var mixed = format.alpha.mask
         guard let alpha else {
             if value == black { return old }
             if old == black { return value }
-            for channel in channels {
-                let mask = channel.mask
-                mixed |= max(value & mask, old & mask)
-            }
-            return mixed
+            func brighter(_ channel: PixelFormat.Channel) -> UInt32 { max(value & channel.mask, old & channel.mask) }
+            return format.alpha.mask | brighter(channels.0) | brighter(channels.1) | brighter(channels.2)
         }
         if alpha == 0 { return old }
         let keep = UInt32(255 - alpha)
-        for channel in channels {
+        func over(_ channel: PixelFormat.Channel) -> UInt32 {
             let mask = channel.mask, shift = UInt32(channel.offset)
             let below = (old & mask) >> shift, own = (value & mask) >> shift
-            mixed |= min(mask >> shift, own + (below * keep + 127) / 255) << shift
+            return min(mask >> shift, own + (below * keep + 127) / 255) << shift
         }
-        return mixed
+        return format.alpha.mask | over(channels.0) | over(channels.1) | over(channels.2)
     }
 }
