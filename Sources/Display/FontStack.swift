@@ -68,6 +68,13 @@ struct GlyphKey: Hashable {
     var pose: GlyphPose
     var glyph: UInt32
     var centre: Int32
+
+    /// Looked up for every glyph of every frame: hashed as two words, not field by field.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(UInt64(glyph) | UInt64(UInt32(bitPattern: centre)) << 32)
+        hasher.combine(UInt64(UInt32(bitPattern: stack)) | UInt64(UInt16(bitPattern: face)) << 32
+            | UInt64(phase) << 48 | UInt64(UInt8(bitPattern: pose.tiltSteps ^ pose.scaleSteps << 4)) << 56)
+    }
 }
 
 /// A glyph picture to draw and where: its pen's pixel and how far it is raised, in pixels.
