@@ -94,6 +94,15 @@ import Testing
         #expect(try screen().allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty })
     }
 
+    /// Removes a folder the display in the pane used (its socket, its state), after the tmux
+    /// server is stopped: the display may still be ending and remove its socket meanwhile, so
+    /// removal is tried again until the folder is gone (at most 2 s).
+    static func removeWhenFree(_ folder: URL) {
+        for _ in 0..<40 where FileManager.default.fileExists(atPath: folder.path) {
+            if (try? FileManager.default.removeItem(at: folder)) == nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+    }
+
     /// The first child process of `parent` (the shell in the pane runs marquee).
     static func child(of parent: Int32) -> Int32? {
         let children = (try? String(contentsOfFile: "/proc/\(parent)/task/\(parent)/children", encoding: .utf8)) ?? ""
@@ -208,7 +217,7 @@ import Testing
     @Test func feedFolderIsWatched() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { Self.removeWhenFree(folder) }
         try start(at: nil, feeds: folder.path)
         defer { _ = try? tmux("kill-server") }
         let idle = try screen()[12].trimmingCharacters(in: .whitespaces)
@@ -355,7 +364,7 @@ import Testing
     @Test func configurationFileAndReload() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-conf-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { Self.removeWhenFree(folder) }
         let config = folder.appendingPathComponent("marquee.toml")
         let feeds = folder.appendingPathComponent("feeds")
         try FileManager.default.createDirectory(at: feeds, withIntermediateDirectories: true)
@@ -385,6 +394,7 @@ import Testing
         let feeds = folder.appendingPathComponent("feeds")
         let state = folder.appendingPathComponent("state")
         for path in [feeds, state] { try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true) }
+        defer { Self.removeWhenFree(folder) }
         let socket = folder.appendingPathComponent("m.sock").path
         func status() throws -> [String: Any] {
             let run = try CommandLineTests.marquee("status", "--json", "--socket", socket)
