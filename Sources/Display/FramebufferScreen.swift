@@ -276,9 +276,7 @@ public final class FramebufferScreen: TickerScreen {
         let left = (line.width * FontStack.unitsPerPixel - glyphs.width) / 2
         let ink = Colour.orientationLine.readable().dimmed(shade)
         for glyph in glyphs {
-            placements.removeAll(keepingCapacity: true)
-            fonts.place(glyph.character, form: glyph.form, at: left + glyph.offset, into: &placements)
-            for placed in placements {
+            forEachPicture(of: glyph.character, form: glyph.form, in: fonts, at: left + glyph.offset) { placed in
                 painter.draw(placed.key, from: fonts, x: placed.x, baseline: lineFonts.ascender - placed.rise, colour: ink,
                              into: line, lineExtents)
             }
@@ -318,10 +316,19 @@ public final class FramebufferScreen: TickerScreen {
             let pose = glyph.tilt == 0 && glyph.scale == 1 ? GlyphPose.upright : GlyphPose(tilt: glyph.tilt, scale: glyph.scale)
             let ink = shownInk(glyph.colour, hueShift: glyph.hueShift)
             let raised = baseline - Int((glyph.lift * lift).rounded())
-            placements.removeAll(keepingCapacity: true)
-            fonts.place(glyph.character, form: glyph.form, at: glyph.x, pose: pose, into: &placements)
-            for placed in placements { body(placed.key, placed.x, raised - placed.rise, ink) }
+            forEachPicture(of: glyph.character, form: glyph.form, in: fonts, at: glyph.x, pose: pose) { placed in
+                body(placed.key, placed.x, raised - placed.rise, ink)
+            }
         }
+    }
+
+    /// Each glyph picture drawing a laid glyph of `fonts` whose pen is at `pen`, turned and
+    /// sized by `pose`: placed in a buffer the screen keeps, so drawing allocates nothing.
+    private func forEachPicture(of character: Character, form: Int, in fonts: FontStack, at pen: Int,
+                                pose: GlyphPose = .upright, _ body: (GlyphPlacement) -> Void) {
+        placements.removeAll(keepingCapacity: true)
+        fonts.place(character, form: form, at: pen, pose: pose, into: &placements)
+        for placed in placements { body(placed) }
     }
 
     /// The announcement box: a thin frame, the typed letters (wrapped once, before the first
@@ -356,9 +363,7 @@ public final class FramebufferScreen: TickerScreen {
             for glyph in line {
                 let pen = (margin + padding) * FontStack.unitsPerPixel + glyph.offset - start
                 if shown < announcement.visibleCount {
-                    placements.removeAll(keepingCapacity: true)
-                    boxFonts.place(glyph.character, form: glyph.form, at: pen, into: &placements)
-                    for placed in placements {
+                    forEachPicture(of: glyph.character, form: glyph.form, in: boxFonts, at: pen) { placed in
                         painter.draw(placed.key, from: boxFonts, x: placed.x, baseline: baseline - placed.rise, colour: ink,
                                      into: box, boxExtents)
                     }
@@ -369,9 +374,7 @@ public final class FramebufferScreen: TickerScreen {
         }
         if let bob = announcement.arrowBob {
             let pen = end.x + (size / 3 + Int((bob * Double(size) / 4).rounded())) * FontStack.unitsPerPixel
-            placements.removeAll(keepingCapacity: true)
-            boxFonts.place("▶", form: 0, at: pen, into: &placements)
-            for placed in placements {
+            forEachPicture(of: "▶", form: 0, in: boxFonts, at: pen) { placed in
                 painter.draw(placed.key, from: boxFonts, x: placed.x, baseline: end.baseline, colour: ink, into: box,
                              boxExtents)
             }
