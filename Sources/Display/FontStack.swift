@@ -452,7 +452,7 @@ public final class FontStack: GlyphMetrics {
 
     private func rasterize(_ face: Face, glyph: UInt32, phase: Int, pose: GlyphPose, centre: Int) -> GlyphImage? {
         if let scale = face.bitmapScale {
-            return rasterizeColour(face, glyph: glyph, scale: scale * pose.scale, shift: Double(phase) / 4)
+            return rasterizeColour(face, glyph: glyph, scale: scale * pose.scale)
         }
         // Turn about the centre (half the x-height up), then shift by the phase.
         let cosine = cos(pose.tilt) * pose.scale, sine = sin(pose.tilt) * pose.scale
@@ -484,13 +484,13 @@ public final class FontStack: GlyphMetrics {
 
     /// A colour emoji from the font's one strike, resampled to the text size (bilinear, several
     /// samples per target pixel when shrinking), premultiplied.
-    private func rasterizeColour(_ face: Face, glyph: UInt32, scale: Double, shift: Double) -> GlyphImage? {
+    private func rasterizeColour(_ face: Face, glyph: UInt32, scale: Double) -> GlyphImage? {
         guard FT_Load_Glyph(face.handle, glyph, mq_ft_load_colour | mq_ft_load_render) == 0 else { return nil }
         let slot = face.handle.pointee.glyph.pointee
         let bitmap = slot.bitmap
         guard bitmap.pixel_mode == UInt8(FT_PIXEL_MODE_BGRA.rawValue), let buffer = bitmap.buffer else { return nil }
         let sourceWidth = Int(bitmap.width), sourceHeight = Int(bitmap.rows), pitch = Int(bitmap.pitch)
-        let width = Int((Double(sourceWidth) * scale + shift).rounded(.up))
+        let width = Int((Double(sourceWidth) * scale).rounded(.up))
         let height = Int((Double(sourceHeight) * scale).rounded(.up))
         guard width > 0, height > 0 else { return nil }
         func sample(_ x: Double, _ y: Double, _ channel: Int) -> Double {
@@ -507,7 +507,7 @@ public final class FontStack: GlyphMetrics {
                 var sums = (0.0, 0.0, 0.0, 0.0)
                 for sy in 0..<samples {
                     for sx in 0..<samples {
-                        let px = (Double(x) - shift + (Double(sx) + 0.5) / Double(samples)) / scale
+                        let px = (Double(x) + (Double(sx) + 0.5) / Double(samples)) / scale
                         let py = (Double(y) + (Double(sy) + 0.5) / Double(samples)) / scale
                         guard px >= 0, px < Double(sourceWidth) else { continue }
                         sums.0 += sample(px, py, 0)
