@@ -59,7 +59,7 @@ final class Ink {
         alpha?.deallocate()
     }
 
-    var byteCount: Int { width * height * (bytesPerPixel + (alpha == nil ? 0 : 1)) + height * 8 + 96 }
+    var byteCount: Int { width * height * (bytesPerPixel + (alpha == nil ? 0 : 1)) + height * 8 + GlyphCache.entryOverhead }
 }
 
 /// The glyph pictures a framebuffer draws with, kept within a memory budget: rasterized
@@ -109,6 +109,8 @@ final class GlyphCache {
 
     /// Bytes kept at most (but never the pictures of the frame being drawn).
     let budget: Int
+    /// Bytes an entry takes besides its pixels (objects, keys, the table's slot), counted too.
+    static let entryOverhead = 96
     private var entries: [Key: Entry] = [:]
     /// Bytes held now.
     private(set) var bytes = 0
@@ -144,7 +146,7 @@ final class GlyphCache {
     }
 
     func keep(_ image: GlyphImage, for key: GlyphKey) {
-        insert(.coverage(image), bytes: image.byteCount + 96, for: .coverage(key))
+        insert(.coverage(image), bytes: image.byteCount + Self.entryOverhead, for: .coverage(key))
     }
 
     private func insert(_ value: Value, bytes count: Int, for key: Key) {
