@@ -18,7 +18,8 @@ let package = Package(
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         .target(name: "Display", dependencies: ["Marquee", "CLinux", "CFreeType", "CZlib", "CHarfBuzz", "CFriBidi"]),
-        .target(name: "Daemon", dependencies: ["Schedule", "Marquee", "Display", "CLinux"]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "Daemon", dependencies: ["Schedule", "Marquee", "Display", "CLinux", "CCurl"]),
         .executableTarget(
             name: "marquee",
             dependencies: ["Schedule", "Marquee", "Display", "Daemon", "CLinux", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

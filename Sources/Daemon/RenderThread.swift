@@ -9,23 +9,33 @@ import CLinux
 /// its result to the caller's task. The thread asks for nice -5 where it may (root, or the
 /// unit's `LimitNICE`), so busy clients of the control socket cannot make frames late.
 func onRenderThread(_ body: @escaping @Sendable () -> Int32) async -> Int32 {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-        let job = RenderJob(body: body, continuation: continuation)
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            let job = Unmanaged<RenderJob>.fromOpaque(context!).takeRetainedValue()
-            // On Linux the nice value is per thread, and 0 names the calling one.
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, renderThreadNice)
-            // Named for ps, top and /proc (`marquee-render`).
-            _ = mq_name_thread("marquee-render")
-            job.continuation.resume(returning: job.body())
+    await onThread(named: "marquee-render", nice: renderThreadNice, body) ?? 1
+}
+
+/// Runs blocking work (a frame loop, a network transfer) on a new thread named `name` (for
+/// ps, top and /proc), at `nice` where the process may lower it, and hands its result to the
+/// caller's task; nil when no thread can be started.
+func onThread<Result: Sendable>(
+    named name: String, nice: Int32? = nil, _ body: @escaping @Sendable () -> Result
+) async -> Result? {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Result?, Never>) in
+        let job = ThreadJob(name: name, nice: nice) { continuation.resume(returning: body()) }
+        let start: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
+            let job = Unmanaged<ThreadJob>.fromOpaque(context!).takeRetainedValue()
+            if let nice = job.nice {
+                // On Linux the nice value is per thread, and 0 names the calling one.
+                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
+            }
+            _ = mq_name_thread(job.name)
+            job.run()
             return nil
-        }, Unmanaged.passRetained(job).toOpaque())
-        if started == 0 {
+        }
+        var thread = pthread_t()
+        if pthread_create(&thread, nil, start, Unmanaged.passRetained(job).toOpaque()) == 0 {
             pthread_detach(thread)
         } else {
             Unmanaged.passUnretained(job).release()
-            continuation.resume(returning: 1)
+            continuation.resume(returning: nil)
         }
     }
 }
@@ -33,12 +43,14 @@ func onRenderThread(_ body: @escaping @Sendable () -> Int32) async -> Int32 {
 /// The render thread's nice value, where the process may lower it.
 private let renderThreadNice: Int32 = -5
 
-private final class RenderJob: Sendable {
-    let body: @Sendable () -> Int32
-    let continuation: CheckedContinuation<Int32, Never>
+private final class ThreadJob: Sendable {
+    let name: String
+    let nice: Int32?
+    let run: @Sendable () -> Void
 
-    init(body: @escaping @Sendable () -> Int32, continuation: CheckedContinuation<Int32, Never>) {
-        self.body = body
-        self.continuation = continuation
+    init(name: String, nice: Int32?, run: @escaping @Sendable () -> Void) {
+        self.name = name
+        self.nice = nice
+        self.run = run
     }
 }

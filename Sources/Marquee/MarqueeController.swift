@@ -462,8 +462,9 @@ extension Character {
     }
 }
 
-/// A stateless 64-bit mixer (SplitMix64's finaliser).
-func mix(_ value: UInt64) -> UInt64 {
+/// A stateless 64-bit mixer (SplitMix64's finaliser): seeded randomness that is the same on
+/// every run.
+public func mix(_ value: UInt64) -> UInt64 {
     var z = value &+ 0x9E37_79B9_7F4A_7C15
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB

@@ -41,6 +41,9 @@ public struct ScheduleLimits: Sendable, Hashable {
 
     var hasErrors: Bool { problems.contains { $0.severity == .error } }
     var eventCount: Int { calendars.reduce(0) { $0 + $1.records.count } }
+    /// How often the calendar asks to be fetched again (RFC 7986 REFRESH-INTERVAL, else the
+    /// X-PUBLISHED-TTL that Google and Outlook write), in seconds.
+    private(set) var refreshSeconds: Int64?
 
     isolated deinit {
         if let root { icalcomponent_free(root) }
@@ -133,6 +136,12 @@ public struct ScheduleLimits: Sendable, Hashable {
                     }
                 case ICAL_COLOR_PROPERTY:
                     calendarColor = color(of: property, line: nil)
+                case ICAL_REFRESHINTERVAL_PROPERTY:
+                    refreshSeconds = NominalDuration(icalproperty_get_refreshinterval(property))?.approximateSeconds ?? refreshSeconds
+                case ICAL_X_PROPERTY where swiftString(icalproperty_get_x_name(property)) == "X-PUBLISHED-TTL":
+                    if refreshSeconds == nil, let text = swiftString(icalproperty_get_x(property)) {
+                        refreshSeconds = NominalDuration(icaldurationtype_from_string(text))?.approximateSeconds
+                    }
                 case ICAL_XLICERROR_PROPERTY:
                     reportLibicalError(property, source: source, componentLine: nil)
                 default:

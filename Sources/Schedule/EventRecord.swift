@@ -44,6 +44,12 @@ struct NominalDuration: Hashable {
         self.seconds = sign * seconds
     }
 
+    /// Its length in seconds taking a day as 86,400; nil unless positive (a refresh interval).
+    var approximateSeconds: Int64? {
+        let total = Int64(days) * 86_400 + seconds
+        return total > 0 ? total : nil
+    }
+
     /// An upper bound of its length in seconds, for look-back windows.
     var maximumSeconds: Int64 { Int64(days) * 90_000 + seconds }
 }

@@ -5,6 +5,8 @@
 struct FeedExpansion: Sendable {
     var problems: [FeedProblem] = []
     var eventCount = 0
+    /// How often the calendar asks to be fetched again, in seconds (REFRESH-INTERVAL).
+    var refreshSeconds: Int64?
     var templates: [MessageTemplate] = []
     /// Sorted by start.
     var activations: [Activation] = []
@@ -157,6 +159,7 @@ extension FeedExpansion {
     func encoded() -> [UInt8] {
         var writer = WireWriter()
         writer.integer(eventCount)
+        writer.integer(refreshSeconds ?? -1)
         writer.integer(coverage.lowerBound)
         writer.integer(coverage.upperBound)
         writer.integer(isCut ? 1 : 0)
@@ -193,10 +196,11 @@ extension FeedExpansion {
         // Lists hold items of 8 bytes or more. The event count is only a number: a file of
         // thousands of events may have a handful of activations in the stretch expanded.
         let most = bytes.count / 8
-        guard let eventCount = reader.count(atMost: Int(Int32.max)), let from = reader.integer(), let until = reader.integer(),
+        guard let eventCount = reader.count(atMost: Int(Int32.max)), let refresh = reader.integer(),
+            let from = reader.integer(), let until = reader.integer(),
             from <= until, let cut = reader.integer(), let problemCount = reader.count(atMost: most)
         else { return nil }
-        self.init(eventCount: eventCount, coverage: from..<until, isCut: cut != 0)
+        self.init(eventCount: eventCount, refreshSeconds: refresh > 0 ? refresh : nil, coverage: from..<until, isCut: cut != 0)
         for _ in 0..<problemCount {
             guard let severity = reader.integer(), let line = reader.integer(), let path = reader.string(),
                 let message = reader.string()

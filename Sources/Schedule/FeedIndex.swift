@@ -24,7 +24,7 @@
     /// `ScheduleIndex.windowSeconds`) or until `budget` activations are reached or the context's
     /// deadline passes (checked between windows), whichever comes first.
     func expansion(from focus: Int64, span: Int64, budget: Int) -> FeedExpansion {
-        var result = FeedExpansion(problems: file.problems + repairs, eventCount: file.eventCount)
+        var result = FeedExpansion(problems: file.problems + repairs, eventCount: file.eventCount, refreshSeconds: file.refreshSeconds)
         guard span > 0 else { return result }
         var until = focus + span
         var found = statics.filter { $0.start < until && $0.end > focus }

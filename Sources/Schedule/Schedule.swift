@@ -40,8 +40,18 @@ public final class Schedule: Sendable {
     /// Loads (or reloads) feed files and folders: a folder contributes its `*.ics` files
     /// (hidden ones, such as editors' temporary files, are skipped). Returns each file's state.
     /// - Parameter around: where the first queries will be (saves expanding twice).
-    @discardableResult public func load(_ paths: [String], around instant: Instant? = nil) async -> [FeedStatus] {
-        await state.load(paths, around: instant)
+    /// - Parameter fetched: calendars fetched from an address, read from their copies on disk
+    ///   and named by their address (one whose copy does not exist yet is left out).
+    @discardableResult public func load(
+        _ paths: [String], fetched: [FetchedFeed] = [], around instant: Instant? = nil
+    ) async -> [FeedStatus] {
+        await state.load(paths, fetched: fetched, around: instant)
+    }
+
+    /// What a calendar's bytes would give, without putting them in effect: how many events,
+    /// its problems (named `name`), and how often it asks to be fetched again.
+    public func inspect(_ bytes: [UInt8], name: String) async -> FeedInspection {
+        await state.inspect(bytes, name: name)
     }
 
     /// Loads the same files and folders again.
@@ -105,6 +115,30 @@ public final class Schedule: Sendable {
         case .local(let wall): await instant(ofLocal: wall)
         }
     }
+}
+
+/// A calendar fetched from an address (a subscription): its copy on disk, read like a feed
+/// file, and the name it goes by in problems, messages and status (the address, its secrets
+/// hidden).
+public struct FetchedFeed: Sendable, Hashable {
+    public var name: String
+    public var file: String
+
+    public init(name: String, file: String) {
+        self.name = name
+        self.file = file
+    }
+}
+
+/// What a calendar's bytes would give if they were put in effect.
+public struct FeedInspection: Sendable, Hashable {
+    public var eventCount: Int
+    public var problems: [FeedProblem]
+    /// How often the calendar asks to be fetched again, in seconds (REFRESH-INTERVAL).
+    public var refreshSeconds: Int64?
+
+    /// Whether the calendar may be put in effect: it has no errors.
+    public var isUsable: Bool { !problems.contains { $0.severity == .error } }
 }
 
 /// What a display needs from the schedule at an instant: the messages to show and until

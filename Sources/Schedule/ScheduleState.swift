@@ -14,6 +14,7 @@
     /// Where last good copies of the feed files are kept, so they survive a restart.
     private let lastGoodDirectory: String?
     private var sources: [String] = []
+    private var fetchedSources: [FetchedFeed] = []
     private var statuses: [FeedStatus] = []
     /// Per file path: the version in effect.
     private var inEffect: [String: FeedInEffect] = [:]
@@ -118,9 +119,10 @@
     /// Loads (or reloads) feed files and folders: a folder contributes its `*.ics` files
     /// (hidden ones, such as editors' temporary files, are skipped). Returns each file's state.
     /// - Parameter around: where the first queries will be (saves expanding twice).
-    @discardableResult func load(_ paths: [String], around instant: Instant? = nil) -> [FeedStatus] {
+    @discardableResult func load(_ paths: [String], fetched: [FetchedFeed] = [], around instant: Instant? = nil) -> [FeedStatus] {
         if let instant { focus = instant.secondsSinceEpoch }
         sources = paths
+        fetchedSources = fetched
         var statuses: [FeedStatus] = []
         var files: [String] = []
         var systemPaths: [String: [UInt8]] = [:]
@@ -149,6 +151,10 @@
                     systemPaths[file.path] = file.systemPath
                 }
             }
+        }
+        for feed in fetched where systemPaths[feed.name] == nil && access(feed.file, F_OK) == 0 {
+            files.append(feed.name)
+            systemPaths[feed.name] = Array(feed.file.utf8)
         }
         var contents: [String: Result<[UInt8], FileReadError>] = [:]
         for file in files { contents[file] = readFile(systemPath: systemPaths[file]!, limit: limits.maximumFileBytes) }
@@ -232,7 +238,14 @@
 
     /// Loads the same files and folders again.
     @discardableResult func reload() -> [FeedStatus] {
-        load(sources)
+        load(sources, fetched: fetchedSources)
+    }
+
+    /// What a calendar's bytes would give, without putting them in effect.
+    func inspect(_ bytes: [UInt8], name: String) -> FeedInspection {
+        let expansion = expand([(name, bytes)], span: 0)[0]
+        return FeedInspection(eventCount: expansion.eventCount, problems: expansion.problems,
+                              refreshSeconds: expansion.refreshSeconds)
     }
 
     /// Every feed file and its state, including problems found while expanding recurrences.
@@ -499,14 +512,21 @@ public struct AgendaEntry: Hashable, Sendable {
 func escapedFileName(_ path: String) -> String {
     let escaped = path.replacing("%", with: "%25").replacing("/", with: "%2F")
     guard escaped.utf8.count > 200 else { return escaped + ".last-good" }
-    var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a: the same on every run, unlike Hasher
-    for byte in path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+    let hash = stableHash(path)
     var start = ""
     for character in escaped {
         guard start.utf8.count + character.utf8.count <= 160 else { break }
         start.append(character)
     }
     return start + "~" + String(hash, radix: 16) + ".last-good"
+}
+
+/// A hash of a text that is the same on every run and every machine, unlike `Hasher`
+/// (FNV-1a), for names of files kept across restarts.
+public func stableHash(_ text: String) -> UInt64 {
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+    for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+    return hash
 }
 
 /// Whether a file in a feed folder is a feed: `*.ics` (any case), not hidden (editors' and
@@ -522,8 +542,16 @@ func originalPath(ofCopy name: String) -> String? {
     return escapedFileName(path) == name ? path : nil
 }
 
-/// Writes a last good copy atomically (temporary file, then rename); a failure is a warning.
+/// Writes a last good copy atomically; a failure is a warning.
 func saveCopy(_ bytes: [UInt8], of file: String, to destination: String) -> FeedProblem? {
+    writeFileAtomically(bytes, to: destination).map { reason in
+        FeedProblem(severity: .warning, path: file, line: nil, message: "cannot keep a last good copy in \(destination): \(reason)")
+    }
+}
+
+/// Writes a file whole or not at all (a temporary file beside it, then a rename), readable
+/// by the owner and the group; nil, or why it could not be written.
+public func writeFileAtomically(_ bytes: [UInt8], to destination: String) -> String? {
     let temporary = destination + ".partial"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
     var written = descriptor >= 0
@@ -534,8 +562,7 @@ func saveCopy(_ bytes: [UInt8], of file: String, to destination: String) -> Feed
     guard written, rename(temporary, destination) == 0 else {
         let reason = String(cString: strerror(errno))
         unlink(temporary)
-        return FeedProblem(severity: .warning, path: file, line: nil,
-                           message: "cannot keep a last good copy in \(destination): \(reason)")
+        return reason
     }
     return nil
 }

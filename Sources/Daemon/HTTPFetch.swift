@@ -1,0 +1,117 @@
+import CCurl
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One HTTP GET of a calendar through libcurl: TLS verified against the system's certificate
+/// store, redirects followed (at most 5, and only to http or https), gzip accepted, a
+/// conditional request when validators are known, bounded in time and in size. Blocks the
+/// calling thread: run it on a thread of its own.
+struct HTTPFetch: Sendable {
+    /// Refused beyond this many bytes (after decompression), as a feed file is.
+    var maximumBytes = 16 << 20
+    /// Giving up on a server that does not connect within this time, or sends nothing for it.
+    var stallSeconds = 30
+    /// Giving up on a transfer that takes longer than this altogether.
+    var totalSeconds = 120
+    /// A file of trusted certificate authorities instead of the system's (`SSL_CERT_FILE`).
+    var certificateAuthorities: String?
+
+    struct Request: Sendable, Hashable {
+        var url: String
+        /// The validators of the copy in hand, for a conditional request.
+        var entityTag: String?
+        var lastModified: String?
+    }
+
+    struct Response: Sendable, Hashable {
+        var status: Int
+        var body: [UInt8]
+        var entityTag: String?
+        var lastModified: String?
+        var contentType: String?
+        /// Seconds the server asks to wait (`Retry-After`, in seconds or as a date).
+        var retryAfter: Int64?
+    }
+
+    /// Why a fetch brought no response.
+    struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        var description: String
+    }
+
+    private static let globalSetUp: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
+    func get(_ request: Request) -> Result<Response, Failure> {
+        guard Self.globalSetUp, let handle = curl_easy_init() else { return .failure(Failure(description: "libcurl cannot start")) }
+        defer { curl_easy_cleanup(handle) }
+        let sink = BodySink(limit: maximumBytes)
+        var headers: UnsafeMutablePointer<curl_slist>?
+        if let tag = request.entityTag { headers = curl_slist_append(headers, "If-None-Match: \(tag)") }
+        if let date = request.lastModified { headers = curl_slist_append(headers, "If-Modified-Since: \(date)") }
+        defer { curl_slist_free_all(headers) }
+        var error = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let performed: CURLcode = withExtendedLifetime(sink) {
+            error.withUnsafeMutableBufferPointer { errorBuffer in
+                _ = mq_curl_set_string(handle, CURLOPT_URL, request.url)
+                _ = mq_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+                _ = mq_curl_set_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+                _ = mq_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+                _ = mq_curl_set_long(handle, CURLOPT_MAXREDIRS, 5)
+                _ = mq_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "")
+                _ = mq_curl_set_string(handle, CURLOPT_USERAGENT, "marquee (calendar display)")
+                _ = mq_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
+                _ = mq_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT, stallSeconds)
+                _ = mq_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+                _ = mq_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, stallSeconds)
+                _ = mq_curl_set_long(handle, CURLOPT_TIMEOUT, totalSeconds)
+                _ = mq_curl_set_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumBytes))
+                _ = mq_curl_set_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headers))
+                if let certificateAuthorities { _ = mq_curl_set_string(handle, CURLOPT_CAINFO, certificateAuthorities) }
+                _ = mq_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer.baseAddress))
+                _ = mq_curl_set_pointer(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque())
+                _ = mq_curl_set_write(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+                    let sink = Unmanaged<BodySink>.fromOpaque(context!).takeUnretainedValue()
+                    let length = size * count
+                    guard sink.bytes.count + length <= sink.limit else {
+                        sink.overflowed = true
+                        return 0
+                    }
+                    sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+                    return length
+                }
+                return curl_easy_perform(handle)
+            }
+        }
+        if sink.overflowed || performed == CURLE_FILESIZE_EXCEEDED {
+            return .failure(Failure(description: "the calendar is larger than \(maximumBytes >> 20) MB"))
+        }
+        guard performed == CURLE_OK else {
+            let detail = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failure(Failure(description: detail.isEmpty ? String(cString: curl_easy_strerror(performed)) : detail))
+        }
+        var status = 0
+        _ = mq_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        var retryAfter: curl_off_t = 0
+        _ = mq_curl_get_offset(handle, CURLINFO_RETRY_AFTER, &retryAfter)
+        func header(_ name: String) -> String? {
+            var found: UnsafeMutablePointer<curl_header>?
+            guard curl_easy_header(handle, name, 0, UInt32(CURLH_HEADER), -1, &found) == CURLHE_OK,
+                  let value = found?.pointee.value
+            else { return nil }
+            return String(cString: value)
+        }
+        return .success(Response(
+            status: status, body: sink.bytes, entityTag: header("ETag"), lastModified: header("Last-Modified"),
+            contentType: header("Content-Type"), retryAfter: retryAfter > 0 ? Int64(retryAfter) : nil))
+    }
+}
+
+/// Where libcurl's write callback puts the body.
+private final class BodySink {
+    let limit: Int
+    var bytes: [UInt8] = []
+    var overflowed = false
+
+    init(limit: Int) { self.limit = limit }
+}

@@ -1,0 +1,273 @@
+import Marquee
+import Schedule
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Calendar subscriptions: each address fetched when it is due, politely (conditional
+/// requests, the calendar's and the server's wishes, backoff after failures), and its last
+/// good calendar kept in a cache folder, where the schedule reads it like a feed file. What
+/// is fetched is checked before it replaces the copy in hand: a web page, a calendar libical
+/// cannot use, or one that suddenly has no events keeps the last good one. The cache outlives
+/// a restart, so a box that boots before its network is up shows its calendars at once.
+public actor Subscriptions {
+    public nonisolated let addresses: [SubscriptionAddress]
+    private let folder: String
+    private let fetch: HTTPFetch
+    private let policy: RefreshPolicy
+    private let inspect: @Sendable ([UInt8], String) async -> FeedInspection
+    private var records: [String: SubscriptionRecord] = [:]
+    /// The backoff jitter's seed, moved on at each draw.
+    private var jitterState: UInt64
+
+    /// How long a calendar that had events must stay empty before its emptiness is believed.
+    static let emptyGrace: Int64 = 3600
+
+    /// - Parameters:
+    ///   - folder: the cache folder (made if missing): a copy and a record per address.
+    ///   - refreshSeconds: how often a calendar is asked for (at least a minute).
+    ///   - certificateAuthorities: trusted authorities instead of the system's, if given.
+    ///   - inspect: what the schedule makes of fetched bytes (named by the shown address).
+    ///   - seed: the backoff's jitter.
+    public init(
+        addresses: [SubscriptionAddress], folder: String, refreshSeconds: Int64 = RefreshPolicy.defaultInterval,
+        certificateAuthorities: String? = nil, stallSeconds: Int = 30,
+        inspect: @escaping @Sendable ([UInt8], String) async -> FeedInspection, seed: UInt64
+    ) {
+        var seen: Set<String> = []
+        self.addresses = addresses.filter { seen.insert($0.key).inserted }
+        self.folder = folder
+        fetch = HTTPFetch(stallSeconds: stallSeconds, totalSeconds: max(120, 4 * stallSeconds),
+                          certificateAuthorities: certificateAuthorities)
+        policy = RefreshPolicy(interval: refreshSeconds)
+        self.inspect = inspect
+        jitterState = seed
+        makeFolders(folder)
+        var known: [String: SubscriptionRecord] = [:]
+        for address in self.addresses {
+            guard case .success(let bytes) = readFile(folder + "/" + address.key + ".json", limit: 1 << 16),
+                  var record = try? JSONDecoder().decode(SubscriptionRecord.self, from: Data(bytes))
+            else { continue }
+            // A restart asks again within the interval, unless the server asked to wait longer.
+            if record.httpStatus != 429, let last = record.lastAttempt, let next = record.nextAttempt {
+                record.nextAttempt = min(next, last + policy.interval)
+            }
+            known[address.key] = record
+        }
+        records = known
+    }
+
+    /// The calendars as the schedule reads them: each address's cached copy.
+    public nonisolated var fetched: [FetchedFeed] {
+        addresses.map { FetchedFeed(name: $0.shown, file: copyPath($0)) }
+    }
+
+    /// The addresses due at `now`: never fetched, or their next attempt has come.
+    public func due(at now: Instant) -> [SubscriptionAddress] {
+        addresses.filter { (records[$0.key]?.nextAttempt ?? .min) <= now.secondsSinceEpoch }
+    }
+
+    /// The earliest next attempt of any address.
+    public func nextAttempt() -> Instant? {
+        addresses.map { records[$0.key]?.nextAttempt ?? .min }.min().map(Instant.init(secondsSinceEpoch:))
+    }
+
+    /// What is known of every address, for the status.
+    public func statuses() -> [SubscriptionStatus] {
+        addresses.map { address in
+            let record = records[address.key] ?? SubscriptionRecord()
+            func instant(_ seconds: Int64?) -> String? { seconds.map { Instant(secondsSinceEpoch: $0).description } }
+            return SubscriptionStatus(
+                address: address.shown, lastSuccess: instant(record.lastSuccess), lastAttempt: instant(record.lastAttempt),
+                nextAttempt: instant(record.nextAttempt), httpStatus: record.httpStatus, error: record.error,
+                events: record.events)
+        }
+    }
+
+    /// Asks for one address's calendar at `now` and keeps what is good; true when the cached
+    /// copy changed (the schedule should read it again).
+    @discardableResult public func refresh(_ address: SubscriptionAddress, at now: Instant) async -> Bool {
+        let seconds = now.secondsSinceEpoch
+        var record = records[address.key] ?? SubscriptionRecord()
+        defer { save(record, for: address) }
+        record.lastAttempt = seconds
+        let hasCopy = access(copyPath(address), F_OK) == 0
+        let request = HTTPFetch.Request(
+            url: address.url, entityTag: hasCopy ? record.entityTag : nil, lastModified: hasCopy ? record.lastModified : nil)
+        let fetch = self.fetch
+        let result = await onThread(named: "marquee-fetch") { fetch.get(request) }
+            ?? .failure(HTTPFetch.Failure(description: "no thread to fetch on"))
+        func fail(_ message: String, retryAfter: Int64? = nil) -> Bool {
+            record.error = message
+            record.failures += 1
+            record.nextAttempt = policy.nextAfterFailure(
+                at: seconds, failures: record.failures, retryAfter: retryAfter, jitter: nextJitter())
+            return false
+        }
+        let response: HTTPFetch.Response
+        switch result {
+        case .failure(let failure):
+            record.httpStatus = nil
+            return fail(failure.description)
+        case .success(let answer):
+            response = answer
+        }
+        record.httpStatus = response.status
+        switch response.status {
+        case 304 where hasCopy:
+            record.succeeded(at: seconds, next: policy.nextAfterSuccess(
+                at: seconds, calendarSeconds: record.refreshSeconds, retryAfter: response.retryAfter))
+            return false
+        case 200..<300:
+            break
+        case 401, 403:
+            return fail("the server refuses the calendar (HTTP \(response.status)); the private address may have been reset",
+                        retryAfter: response.retryAfter)
+        case 404, 410:
+            return fail("there is no calendar at this address (HTTP \(response.status))", retryAfter: response.retryAfter)
+        case 429:
+            return fail("the server asks marquee to ask less often (HTTP 429)", retryAfter: response.retryAfter)
+        default:
+            return fail("the server answered HTTP \(response.status)", retryAfter: response.retryAfter)
+        }
+        if isWebPage(response) {
+            return fail("the server sent a web page (a sign-in page?), not a calendar; use the calendar's private iCal address")
+        }
+        let inspection = await inspect(response.body, address.shown)
+        if let problem = inspection.problems.first(where: { $0.severity == .error }) {
+            return fail("the calendar cannot be used: \(problem)")
+        }
+        let next = policy.nextAfterSuccess(at: seconds, calendarSeconds: inspection.refreshSeconds, retryAfter: response.retryAfter)
+        if inspection.eventCount == 0, let had = record.events, had > 0, hasCopy {
+            let since = record.emptySince ?? seconds
+            record.emptySince = since
+            if seconds - since < Self.emptyGrace {
+                record.error = "the calendar has no events now; the \(had) event(s) fetched before stay until it has been empty for an hour"
+                record.nextAttempt = next
+                return false
+            }
+        }
+        if let reason = writeFileAtomically(response.body, to: copyPath(address)) {
+            return fail("cannot keep the calendar in \(folder): \(reason)")
+        }
+        record.entityTag = response.entityTag
+        record.lastModified = response.lastModified
+        record.events = inspection.eventCount
+        record.refreshSeconds = inspection.refreshSeconds
+        record.emptySince = nil
+        record.succeeded(at: seconds, next: next)
+        return true
+    }
+
+    /// A number in 0..<1 from the seeded sequence.
+    private func nextJitter() -> Double {
+        jitterState &+= 0x9E37_79B9_7F4A_7C15
+        return Double(mix(jitterState) >> 11) / Double(1 << 53)
+    }
+
+    private nonisolated func copyPath(_ address: SubscriptionAddress) -> String { folder + "/" + address.key + ".ics" }
+    private func recordPath(_ address: SubscriptionAddress) -> String { folder + "/" + address.key + ".json" }
+
+    private func save(_ record: SubscriptionRecord, for address: SubscriptionAddress) {
+        records[address.key] = record
+        guard let data = try? JSONEncoder().encode(record) else { return }
+        _ = writeFileAtomically(Array(data), to: recordPath(address))
+    }
+}
+
+/// What `marquee status` shows of a subscription (times in RFC 3339).
+public struct SubscriptionStatus: Codable, Sendable, Hashable {
+    /// Secrets hidden.
+    public var address: String
+    public var lastSuccess: String?
+    public var lastAttempt: String?
+    public var nextAttempt: String?
+    public var httpStatus: Int?
+    /// Why the last attempt brought nothing new to show; nil after a good one.
+    public var error: String?
+    /// The events in the calendar in effect.
+    public var events: Int?
+}
+
+/// When a subscription is asked for again: every interval after an answer (longer if the
+/// calendar or the server asks), sooner but backing off exponentially with jitter after a
+/// failure, and never before a server's `Retry-After`.
+public struct RefreshPolicy: Sendable, Hashable {
+    public static let defaultInterval: Int64 = 300
+    /// No calendar is asked for more often than this.
+    public static let shortestInterval: Int64 = 60
+    /// Nothing waits longer than a day.
+    static let longestWait: Int64 = 86_400
+    /// Failures back off up to this.
+    static let longestBackoff: Int64 = 3600
+
+    public let interval: Int64
+
+    public init(interval: Int64 = defaultInterval) {
+        self.interval = max(Self.shortestInterval, interval)
+    }
+
+    /// After an answer (a new calendar or "not modified"): the interval, or what the calendar
+    /// (REFRESH-INTERVAL) or the server (Retry-After) asks when that is longer.
+    func nextAfterSuccess(at now: Int64, calendarSeconds: Int64?, retryAfter: Int64?) -> Int64 {
+        now + min(Self.longestWait, max(interval, calendarSeconds ?? 0, retryAfter ?? 0))
+    }
+
+    /// After the `failures`-th failure in a row: a minute, doubling up to an hour, each wait
+    /// between half of that and all of it (`jitter` in 0..<1), so boxes that lost the same
+    /// network do not all ask at once when it is back; never before `retryAfter`.
+    func nextAfterFailure(at now: Int64, failures: Int, retryAfter: Int64?, jitter: Double) -> Int64 {
+        let doubled = min(Self.longestBackoff, Self.shortestInterval << Int64(min(max(failures, 1) - 1, 20)))
+        let wait = max(Self.shortestInterval, Int64(Double(doubled) * (0.5 + jitter / 2)))
+        return now + min(Self.longestWait, max(wait, retryAfter ?? 0))
+    }
+}
+
+/// What is kept of a subscription beside its cached copy (seconds since the epoch).
+struct SubscriptionRecord: Codable, Hashable {
+    var entityTag: String?
+    var lastModified: String?
+    var lastSuccess: Int64?
+    var lastAttempt: Int64?
+    var nextAttempt: Int64?
+    var httpStatus: Int?
+    var error: String?
+    var events: Int?
+    var refreshSeconds: Int64?
+    /// Failures in a row.
+    var failures = 0
+    /// Since when the calendar has come back empty while the cached one has events.
+    var emptySince: Int64?
+
+    mutating func succeeded(at seconds: Int64, next: Int64) {
+        lastSuccess = seconds
+        nextAttempt = next
+        error = nil
+        failures = 0
+    }
+}
+
+/// Whether an answer is a web page rather than a calendar: servers answer a revoked or
+/// mistyped private address with a sign-in page and status 200.
+func isWebPage(_ response: HTTPFetch.Response) -> Bool {
+    if let type = response.contentType?.lowercased(), type.hasPrefix("text/html") || type.hasPrefix("application/xhtml") {
+        return true
+    }
+    let start = response.body.prefix(512).drop { [0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D].contains($0) }
+    return start.first == UInt8(ascii: "<")
+}
+
+/// Makes a folder and the folders above it that are missing (owner and group only).
+private func makeFolders(_ path: String) {
+    var prefix = path.hasPrefix("/") ? "" : "."
+    for part in path.split(separator: "/") {
+        prefix += "/" + part
+        _ = mkdir(prefix, 0o750)
+    }
+}

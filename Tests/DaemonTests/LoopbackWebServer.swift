@@ -1,0 +1,186 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A real web server on loopback for the subscription tests: Debian's nginx, with a
+/// certificate authority made for the test by openssl, serving the files the test writes over
+/// TLS (static files get ETag and Last-Modified, and answer conditional requests with 304 as
+/// nginx does for real calendars). Also serves, on a second port, the same files with a
+/// certificate from an authority nobody trusts, and on a third, plain HTTP that redirects to
+/// TLS. Stopped and removed with the value.
+final class LoopbackWebServer {
+    let folder: TemporaryFolder
+    /// The files served: `www/NAME` is `https://127.0.0.1:PORT/NAME`.
+    let root: String
+    /// The authority `https` and `http` trust.
+    let certificateAuthorities: String
+    let port: Int
+    let untrustedPort: Int
+    let plainPort: Int
+    private let process: Process
+
+    /// The requests served so far, one line each: `method path status if-none-match`.
+    var requests: [String] {
+        ((try? String(contentsOfFile: folder.path + "/access.log", encoding: .utf8)) ?? "")
+            .split(separator: "\n").map(String.init)
+    }
+
+    init() throws {
+        folder = try TemporaryFolder()
+        let base = folder.path
+        root = base + "/www"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try Self.openssl(base, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=marquee test CA",
+                                "-keyout", "ca.key", "-out", "ca.crt"])
+        try Self.openssl(base, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=nobody's CA",
+                                "-keyout", "other.key", "-out", "other.crt"])
+        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: base + "/san.ext", atomically: true, encoding: .utf8)
+        try Self.openssl(base, ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+                                "-keyout", "server.key", "-out", "server.csr"])
+        try Self.openssl(base, ["x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+                                "-days", "2", "-extfile", "san.ext", "-out", "server.crt"])
+        try Self.openssl(base, ["x509", "-req", "-in", "server.csr", "-CA", "other.crt", "-CAkey", "other.key",
+                                "-CAcreateserial", "-days", "2", "-extfile", "san.ext", "-out", "untrusted.crt"])
+        certificateAuthorities = base + "/ca.crt"
+        let ports = try freePorts(3)
+        (port, untrustedPort, plainPort) = (ports[0], ports[1], ports[2])
+        let configuration = """
+            daemon off;
+            master_process off;
+            pid \(base)/nginx.pid;
+            error_log \(base)/error.log;
+            events { worker_connections 64; }
+            http {
+                types { text/calendar ics; text/html html; }
+                default_type application/octet-stream;
+                log_format requests '$request_method $uri $status "$http_if_none_match" $gzip_ratio';
+                access_log \(base)/access.log requests;
+                client_body_temp_path \(base)/body;
+                proxy_temp_path \(base)/proxy;
+                fastcgi_temp_path \(base)/fastcgi;
+                uwsgi_temp_path \(base)/uwsgi;
+                scgi_temp_path \(base)/scgi;
+                gzip on;
+                gzip_types text/calendar;
+                gzip_min_length 0;
+                server {
+                    listen 127.0.0.1:\(port) ssl;
+                    ssl_certificate \(base)/server.crt;
+                    ssl_certificate_key \(base)/server.key;
+                    root \(root);
+                    location = /moved.ics { return 301 /calendar.ics; }
+                    location = /busy.ics { add_header Retry-After 7200 always; return 429; }
+                }
+                server {
+                    listen 127.0.0.1:\(untrustedPort) ssl;
+                    ssl_certificate \(base)/untrusted.crt;
+                    ssl_certificate_key \(base)/server.key;
+                    root \(root);
+                }
+                server {
+                    listen 127.0.0.1:\(plainPort);
+                    location / { return 302 https://127.0.0.1:\(port)$request_uri; }
+                }
+            }
+            """
+        try configuration.write(toFile: base + "/nginx.conf", atomically: true, encoding: .utf8)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        process.arguments = ["-p", base, "-c", base + "/nginx.conf"]
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        // Ready when it accepts connections (it starts within milliseconds).
+        for _ in 0..<500 where !(accepts(port) && accepts(plainPort) && accepts(untrustedPort)) {
+            guard process.isRunning else { break }
+            usleep(10_000)
+        }
+        guard process.isRunning else {
+            let log = (try? String(contentsOfFile: base + "/error.log", encoding: .utf8)) ?? ""
+            throw ServerError(description: "nginx did not start: \(log)")
+        }
+    }
+
+    deinit {
+        // SIGKILL: nginx inherits the test runner's blocked signals, SIGTERM among them.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// The address of a file served over TLS with the test's authority.
+    func url(_ name: String, scheme: String = "https") -> String { "\(scheme)://127.0.0.1:\(port)/\(name)" }
+
+    func serve(_ name: String, _ text: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: root + "/" + name))
+    }
+
+    struct ServerError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private static func openssl(_ folder: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ServerError(description: "openssl \(arguments.joined(separator: " ")) failed")
+        }
+    }
+}
+
+/// A listening socket on loopback that never answers: a server that hangs.
+final class SilentServer {
+    let port: Int
+    private let socket: Int32
+
+    init() throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        port = try bindLoopback(socket, port: 0)
+        guard listen(socket, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
+    }
+
+    deinit { close(socket) }
+}
+
+/// Ports on loopback nobody listens on now.
+func freePorts(_ count: Int) throws -> [Int] {
+    let sockets = (0..<count).map { _ in socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }
+    defer { sockets.forEach { close($0) } }
+    return try sockets.map { try bindLoopback($0, port: 0) }
+}
+
+/// Binds a socket to 127.0.0.1 and returns its port.
+private func bindLoopback(_ socket: Int32, port: Int) throws -> Int {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) }
+    }
+    guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Whether something accepts connections on a loopback port.
+private func accepts(_ port: Int) -> Bool {
+    let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(probe) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    } == 0
+}

@@ -1,0 +1,265 @@
+import Foundation
+import Schedule
+import Testing
+
+@testable import Daemon
+
+/// A calendar with one event in late 2026, as a phone's calendar app would publish it.
+private func calendar(_ summary: String = "Dentist at 10", refresh: String? = nil) -> String {
+    var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN"]
+    if let refresh { lines.append("REFRESH-INTERVAL;VALUE=DURATION:\(refresh)") }
+    lines += ["BEGIN:VEVENT", "UID:dentist@test", "DTSTAMP:20261101T000000Z", "DTSTART:20261125T090000Z",
+              "DTEND:20261125T100000Z", "SUMMARY:\(summary)", "END:VEVENT", "END:VCALENDAR", ""]
+    return lines.joined(separator: "\r\n")
+}
+
+private let emptyCalendar = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nEND:VCALENDAR\r\n"
+
+private let now = Instant(secondsSinceEpoch: 1_795_000_000)
+
+extension Instant {
+    fileprivate func adding(seconds: Int64) -> Instant { Instant(secondsSinceEpoch: secondsSinceEpoch + seconds) }
+}
+
+/// Subscriptions over a cache folder of the test's, checking calendars with a real schedule.
+private func subscriptions(
+    _ addresses: [String], server: LoopbackWebServer?, cache: TemporaryFolder, stallSeconds: Int = 30
+) async throws -> (Subscriptions, Schedule) {
+    let schedule = try await Schedule(displayZone: "Europe/Berlin")
+    let subscriptions = Subscriptions(
+        addresses: addresses.map { SubscriptionAddress($0)! }, folder: cache.path + "/subscriptions",
+        certificateAuthorities: server?.certificateAuthorities, stallSeconds: stallSeconds,
+        inspect: { await schedule.inspect($0, name: $1) }, seed: 7)
+    return (subscriptions, schedule)
+}
+
+@Suite("Calendar subscriptions against a real web server on loopback")
+struct SubscriptionTests {
+    @Test("A calendar is fetched once, then asked for conditionally and not sent again while unchanged")
+    func conditionalRequests() async throws {
+        let server = try LoopbackWebServer()
+        try server.serve("calendar.ics", calendar())
+        let cache = try TemporaryFolder()
+        let (subscriptions, _) = try await subscriptions([server.url("calendar.ics")], server: server, cache: cache)
+        let address = subscriptions.addresses[0]
+        #expect(await subscriptions.refresh(address, at: now))
+        var status = await subscriptions.statuses()[0]
+        #expect(status.httpStatus == 200 && status.events == 1 && status.error == nil)
+        #expect(status.nextAttempt == Instant(secondsSinceEpoch: now.secondsSinceEpoch + 300).description)
+        #expect(await !subscriptions.refresh(address, at: now.adding(seconds: 300)))
+        status = await subscriptions.statuses()[0]
+        #expect(status.httpStatus == 304 && status.events == 1 && status.error == nil)
+        let requests = server.requests
+        #expect(requests.count == 2, "\(requests)")
+        #expect(requests.first?.hasPrefix("GET /calendar.ics 200 \"-\"") == true)
+        // The second request names the copy in hand (nginx weakens the tag of what it compresses).
+        #expect(requests.last?.hasPrefix("GET /calendar.ics 304 \"W/") == true)
+        #expect(requests.first.map { !$0.hasSuffix(" -") } == true, "the calendar came compressed: \(requests)")
+        // A new size: nginx's tag is the file's time (to the second) and size.
+        try server.serve("calendar.ics", calendar("Dentist at 11:30"))
+        #expect(await subscriptions.refresh(address, at: now.adding(seconds: 600)))
+    }
+
+    @Test("The schedule reads a subscription's copy under its address, and the copy outlives a restart without network")
+    func cachedCopyAfterRestart() async throws {
+        let cache = try TemporaryFolder()
+        var server: LoopbackWebServer? = try LoopbackWebServer()
+        let address = server!.url("calendar.ics")
+        try server!.serve("calendar.ics", calendar())
+        let (first, _) = try await subscriptions([address], server: server, cache: cache)
+        #expect(await first.refresh(first.addresses[0], at: now))
+        server = nil  // the box restarts with no network: the connection is refused
+        let (second, schedule) = try await subscriptions([address], server: nil, cache: cache)
+        #expect(await !second.refresh(second.addresses[0], at: now.adding(seconds: 60)))
+        let status = await second.statuses()[0]
+        #expect(status.error?.contains("onnect") == true, "\(status)")
+        #expect(status.events == 1 && status.lastSuccess == now.description)
+        // 25 November 2026, 09:30 UTC: during the event.
+        let during = Instant(secondsSinceEpoch: 1_795_599_000)
+        await schedule.load([], fetched: second.fetched, around: during)
+        let messages = await schedule.messages(at: during)
+        #expect(messages.map(\.text) == ["Dentist at 10"])
+        #expect(messages.first?.source == second.addresses[0].shown)
+    }
+
+    @Test("webcal:// is fetched over https, and redirects are followed")
+    func webcalAndRedirects() async throws {
+        let server = try LoopbackWebServer()
+        try server.serve("calendar.ics", calendar())
+        let cache = try TemporaryFolder()
+        let addresses = [
+            server.url("calendar.ics", scheme: "webcal"), server.url("moved.ics"),
+            "http://127.0.0.1:\(server.plainPort)/calendar.ics",
+        ]
+        let (subscriptions, _) = try await subscriptions(addresses, server: server, cache: cache)
+        for address in subscriptions.addresses {
+            #expect(await subscriptions.refresh(address, at: now), "\(address)")
+        }
+        #expect(await subscriptions.statuses().map(\.events) == [1, 1, 1])
+        #expect(server.requests.filter { $0.hasPrefix("GET /moved.ics 301") }.count == 1)
+    }
+
+    @Test("A missing calendar, a web page, a broken calendar and an unknown authority keep the copy in hand")
+    func failuresKeepTheLastGoodCopy() async throws {
+        let server = try LoopbackWebServer()
+        try server.serve("calendar.ics", calendar())
+        let cache = try TemporaryFolder()
+        let (subscriptions, _) = try await subscriptions([server.url("calendar.ics")], server: server, cache: cache)
+        let address = subscriptions.addresses[0]
+        #expect(await subscriptions.refresh(address, at: now))
+        let copy = subscriptions.fetched[0].file
+        let good = try Data(contentsOf: URL(fileURLWithPath: copy))
+        func expectFailure(_ words: String, at seconds: Int64, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            #expect(await !subscriptions.refresh(address, at: now.adding(seconds: seconds)), sourceLocation: sourceLocation)
+            let status = await subscriptions.statuses()[0]
+            #expect(status.error?.contains(words) == true, "\(status)", sourceLocation: sourceLocation)
+            #expect(status.events == 1, sourceLocation: sourceLocation)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == good, sourceLocation: sourceLocation)
+        }
+        try FileManager.default.removeItem(atPath: server.root + "/calendar.ics")
+        try await expectFailure("HTTP 404", at: 1000)
+        try server.serve("calendar.ics", "<!DOCTYPE html><html><body>Sign in</body></html>")
+        try await expectFailure("web page", at: 2000)
+        try server.serve("calendar.ics", "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDTSTART:garbage\r\n")
+        try await expectFailure("cannot be used: https://127.0.0.1", at: 3000)
+        try server.serve("calendar.ics", "\u{FF}\u{FE}not a calendar at all")
+        try await expectFailure("cannot be used", at: 4000)
+    }
+
+    @Test("A certificate from an unknown authority is refused")
+    func unknownAuthority() async throws {
+        let server = try LoopbackWebServer()
+        try server.serve("calendar.ics", calendar())
+        let cache = try TemporaryFolder()
+        let address = "https://127.0.0.1:\(server.untrustedPort)/calendar.ics"
+        let (subscriptions, _) = try await subscriptions([address], server: server, cache: cache)
+        #expect(await !subscriptions.refresh(subscriptions.addresses[0], at: now))
+        let status = await subscriptions.statuses()[0]
+        #expect(status.error?.contains("certificate") == true, "\(status)")
+        #expect(status.events == nil && status.lastSuccess == nil)
+        #expect(!FileManager.default.fileExists(atPath: subscriptions.fetched[0].file))
+    }
+
+    @Test("Too many requests: the server's Retry-After is honoured")
+    func retryAfter() async throws {
+        let server = try LoopbackWebServer()
+        let cache = try TemporaryFolder()
+        let (subscriptions, _) = try await subscriptions([server.url("busy.ics")], server: server, cache: cache)
+        #expect(await !subscriptions.refresh(subscriptions.addresses[0], at: now))
+        let status = await subscriptions.statuses()[0]
+        #expect(status.httpStatus == 429 && status.error?.contains("HTTP 429") == true)
+        #expect(await subscriptions.nextAttempt() == now.adding(seconds: 7200))
+        #expect(await subscriptions.due(at: now.adding(seconds: 7199)).isEmpty)
+    }
+
+    @Test("A server that accepts and never answers is given up on")
+    func hangingServer() async throws {
+        let silent = try SilentServer()
+        let cache = try TemporaryFolder()
+        let (subscriptions, _) = try await subscriptions(
+            ["https://127.0.0.1:\(silent.port)/calendar.ics"], server: nil, cache: cache, stallSeconds: 1)
+        #expect(await !subscriptions.refresh(subscriptions.addresses[0], at: now))
+        let status = await subscriptions.statuses()[0]
+        #expect(status.error?.lowercased().contains("timeout") == true || status.error?.contains("timed out") == true, "\(status)")
+    }
+
+    @Test("A 20 MB calendar is refused at the feed size limit")
+    func hugeCalendar() async throws {
+        let server = try LoopbackWebServer()
+        let cache = try TemporaryFolder()
+        var big = calendar()
+        big += String(repeating: "X-FILLER:" + String(repeating: "x", count: 1000) + "\r\n", count: 20_000)
+        try server.serve("big.ics", big)
+        let (subscriptions, _) = try await subscriptions([server.url("big.ics")], server: server, cache: cache)
+        #expect(await !subscriptions.refresh(subscriptions.addresses[0], at: now))
+        let status = await subscriptions.statuses()[0]
+        #expect(status.error == "the calendar is larger than 16 MB", "\(status)")
+    }
+
+    @Test("A calendar that suddenly has no events keeps its events for an hour, then is believed")
+    func suddenlyEmpty() async throws {
+        let server = try LoopbackWebServer()
+        try server.serve("calendar.ics", calendar())
+        let cache = try TemporaryFolder()
+        let (subscriptions, _) = try await subscriptions([server.url("calendar.ics")], server: server, cache: cache)
+        let address = subscriptions.addresses[0]
+        #expect(await subscriptions.refresh(address, at: now))
+        try server.serve("calendar.ics", emptyCalendar)
+        #expect(await !subscriptions.refresh(address, at: now.adding(seconds: 300)))
+        var status = await subscriptions.statuses()[0]
+        #expect(status.events == 1 && status.error?.contains("no events now") == true)
+        #expect(await !subscriptions.refresh(address, at: now.adding(seconds: 300 + 3599)))
+        #expect(await subscriptions.refresh(address, at: now.adding(seconds: 300 + 3600)))
+        status = await subscriptions.statuses()[0]
+        #expect(status.events == 0 && status.error == nil)
+    }
+
+    @Test("The calendar's REFRESH-INTERVAL is honoured when it is longer than marquee's")
+    func calendarRefreshInterval() async throws {
+        let server = try LoopbackWebServer()
+        try server.serve("calendar.ics", calendar(refresh: "PT2H"))
+        let cache = try TemporaryFolder()
+        let (subscriptions, _) = try await subscriptions([server.url("calendar.ics")], server: server, cache: cache)
+        #expect(await subscriptions.refresh(subscriptions.addresses[0], at: now))
+        #expect(await subscriptions.nextAttempt() == now.adding(seconds: 7200))
+    }
+}
+
+@Suite("When subscriptions are asked for again")
+struct RefreshPolicyTests {
+    @Test("Never more often than once a minute; longer when the calendar or the server asks")
+    func intervals() {
+        #expect(RefreshPolicy(interval: 5).interval == 60)
+        let policy = RefreshPolicy()
+        #expect(policy.nextAfterSuccess(at: 0, calendarSeconds: nil, retryAfter: nil) == 300)
+        #expect(policy.nextAfterSuccess(at: 0, calendarSeconds: 60, retryAfter: nil) == 300)
+        #expect(policy.nextAfterSuccess(at: 0, calendarSeconds: 3600, retryAfter: 600) == 3600)
+        #expect(policy.nextAfterSuccess(at: 0, calendarSeconds: 99 * 86_400, retryAfter: nil) == 86_400)
+    }
+
+    @Test("Failures back off from a minute to an hour, with jitter, never before Retry-After")
+    func backoff() {
+        let policy = RefreshPolicy()
+        for failures in 1...12 {
+            let doubled: Int64 = min(3600, 60 << Int64(failures - 1))
+            let low = policy.nextAfterFailure(at: 0, failures: failures, retryAfter: nil, jitter: 0)
+            let high = policy.nextAfterFailure(at: 0, failures: failures, retryAfter: nil, jitter: 0.999_999)
+            #expect(low == max(60, doubled / 2) && (doubled - 1...doubled).contains(high), "failure \(failures)")
+        }
+        #expect(policy.nextAfterFailure(at: 100, failures: 1, retryAfter: 900, jitter: 0.5) == 1000)
+        #expect(policy.nextAfterFailure(at: 0, failures: 1, retryAfter: 30 * 86_400, jitter: 0.5) == 86_400)
+    }
+}
+
+@Suite("Subscription addresses")
+struct SubscriptionAddressTests {
+    @Test("Private addresses are shown without their secrets, and told apart")
+    func redaction() throws {
+        let google = try #require(SubscriptionAddress(
+            "https://calendar.google.com/calendar/ical/mum%40gmail.com/private-0a1b2c3d4e5f60718293a4b5c6d7e8f9/basic.ics"))
+        #expect(google.url == google.given)
+        #expect(google.shown.hasPrefix("https://calendar.google.com/calendar/ical/mum%40gmail.com/priv…"))
+        #expect(google.shown.hasSuffix("/basic.ics") && !google.shown.contains("0a1b2c3d4e5f"))
+        let other = try #require(SubscriptionAddress(
+            "https://calendar.google.com/calendar/ical/mum%40gmail.com/private-99999999999999999999999999999999/basic.ics"))
+        #expect(other.shown != google.shown && other.key != google.key)
+
+        let icloud = try #require(SubscriptionAddress("webcal://p42-caldav.icloud.com/published/2/MTIzNDU2Nzg5MDEyMzQ1Njc4OTAxMjM0"))
+        #expect(icloud.url == "https://p42-caldav.icloud.com/published/2/MTIzNDU2Nzg5MDEyMzQ1Njc4OTAxMjM0")
+        #expect(icloud.shown.hasPrefix("webcal://p42-caldav.icloud.com/published/2/MTIz…"))
+
+        let nextcloud = try #require(SubscriptionAddress("https://carer:s3cret-pass@cloud.example.org/remote.php/dav/public-calendars/a8Zk29QpL3mX0wYt?export"))
+        #expect(nextcloud.shown.hasPrefix("https://cloud.example.org/remote.php/dav/public-calendars/a8Zk…"))
+        #expect(nextcloud.shown.hasSuffix("?export") && !nextcloud.shown.contains("s3cret") && !nextcloud.shown.contains("carer"))
+    }
+
+    @Test("Paths, other schemes and addresses without a host are not subscriptions")
+    func notAddresses() {
+        for text in ["/etc/marquee/feeds.d", "feeds/family.ics", "ftp://example.org/a.ics", "https://", "https:///a.ics",
+                     "file:///etc/a.ics", "https://exa mple.org/a.ics"] {
+            #expect(SubscriptionAddress(text) == nil, "\(text)")
+        }
+        #expect(SubscriptionAddress("HTTPS://example.org/a.ics")?.url == "https://example.org/a.ics")
+        #expect(SubscriptionAddress("https://example.org/a.ics#fragment")?.url == "https://example.org/a.ics")
+    }
+}
