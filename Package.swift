@@ -32,8 +32,10 @@ let package = Package(
         .testTarget(name: "ScheduleTests", dependencies: ["Schedule"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MarqueeTests", dependencies: ["Marquee"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "CZlib"], exclude: ["Golden"]),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "Display", "Schedule", "Marquee"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["Schedule"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "Display", "Schedule", "Marquee", "LoopbackServers"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Schedule", "LoopbackServers"]),
+        // Real servers on loopback for the tests (nginx with a certificate authority of its own).
+        .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),
     ],
     swiftLanguageModes: [.v6]
 )

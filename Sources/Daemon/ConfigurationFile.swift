@@ -6,11 +6,16 @@ import Schedule
 
 /// `/etc/marquee/marquee.toml`: the settings a carer may change, every one optional (flags
 /// on the command line override them). Read with a strict parser for the part of TOML these
-/// settings need — `key = value` lines with strings, integers, floats and booleans, and `#`
-/// comments; anything else (tables, arrays, dates, a key twice, an unknown key, a wrong type)
+/// settings need — `key = value` lines with strings, integers, floats, booleans and arrays of
+/// strings (which may go on over several lines), and `#` comments; anything else (tables,
+/// other arrays, dates, a key twice, an unknown key, a wrong type)
 /// is an error naming the file, the line and the key.
 public struct ConfigurationFile: Sendable, Hashable {
     public var feeds: String?
+    /// Calendars fetched from their addresses (https://, webcal://).
+    public var subscriptions: [String] = []
+    /// How often a subscription is asked for, in minutes.
+    public var refreshMinutes: Int?
     public var output: String?
     public var device: String?
     public var timezone: String?
@@ -93,8 +98,11 @@ public struct ConfigurationFile: Sendable, Hashable {
         var seen: Set<String> = []
         // "\r\n" is one Character in Swift, so lines split on any line break.
         let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
-        for (index, rawLine) in lines.enumerated() {
+        var index = 0
+        while index < lines.count {
+            let rawLine = lines[index]
             let line = index + 1
+            index += 1
             func fail(_ key: String?, _ message: String) -> ConfigurationError {
                 ConfigurationError(path: path, line: line, key: key, message: message)
             }
@@ -107,11 +115,20 @@ public struct ConfigurationFile: Sendable, Hashable {
             scanner.skipSpaces()
             guard scanner.take("=") else { throw fail(key, "expected `=` after the key") }
             scanner.skipSpaces()
-            let value: TOMLValue
-            do {
-                value = try scanner.value()
-            } catch {
-                throw fail(key, error.message)
+            var value: TOMLValue
+            // An array goes on over the following lines until it is closed.
+            var continued = TOMLScanner(scanner.remaining)
+            while true {
+                do {
+                    value = try continued.value()
+                    scanner = continued
+                    break
+                } catch where error.isUnclosedArray && index < lines.count {
+                    continued = TOMLScanner(Substring(String(continued.whole) + "\n" + lines[index]))
+                    index += 1
+                } catch {
+                    throw fail(key, error.message)
+                }
             }
             scanner.skipSpaces()
             guard scanner.atEndOrComment else { throw fail(key, "unexpected text after the value") }
@@ -141,6 +158,17 @@ public struct ConfigurationFile: Sendable, Hashable {
         }
         switch key {
         case "feeds": feeds = try string()
+        case "subscriptions":
+            guard case .strings(let addresses) = value else { throw TOMLError("must be a list of addresses: [\"https://…\"]") }
+            for address in addresses where SubscriptionAddress(address) == nil {
+                throw TOMLError("\"\(address)\" is not an https://, http:// or webcal:// address")
+            }
+            subscriptions = addresses
+        case "refresh_minutes":
+            guard case .integer(let minutes) = value, (1...1440).contains(minutes) else {
+                throw TOMLError("must be a whole number of minutes from 1 to 1440 (the default is 5)")
+            }
+            refreshMinutes = minutes
         case "output": output = try oneOf(["auto", "terminal", "framebuffer"])
         case "device": device = try string()
         case "timezone": timezone = try string()
@@ -223,6 +251,7 @@ enum TOMLValue: Equatable {
     case integer(Int)
     case float(Double)
     case boolean(Bool)
+    case strings([String])
 
     /// An integer or a float as a number.
     var number: Double? {
@@ -236,16 +265,28 @@ enum TOMLValue: Equatable {
 
 struct TOMLError: Error {
     var message: String
-    init(_ message: String) { self.message = message }
+    /// An array is still open at the end of the text: it may go on on the next line.
+    var isUnclosedArray = false
+    init(_ message: String, isUnclosedArray: Bool = false) {
+        self.message = message
+        self.isUnclosedArray = isUnclosedArray
+    }
 }
 
 /// Reads one line of the TOML subset.
 struct TOMLScanner {
     private var rest: Substring
 
+    /// The text being read, from where the scanner started.
+    let whole: Substring
+
     init(_ line: Substring) {
         rest = line
+        whole = line
     }
+
+    /// What is not read yet.
+    var remaining: Substring { rest }
 
     var peek: Character? { rest.first }
     var atEndOrComment: Bool { rest.isEmpty || rest.first == "#" }
@@ -268,6 +309,9 @@ struct TOMLScanner {
 
     mutating func value() throws(TOMLError) -> TOMLValue {
         switch rest.first {
+        case "[":
+            rest.removeFirst()
+            return .strings(try stringArray())
         case "\"":
             rest.removeFirst()
             return .string(try basicString())
@@ -285,6 +329,35 @@ struct TOMLScanner {
             if let integer = Int(digits) { return .integer(integer) }
             if let float = Double(digits), digits.contains(".") { return .float(float) }
             throw TOMLError(word.isEmpty ? "the value is missing" : "`\(word)` is not a value marquee understands (quote strings)")
+        }
+    }
+
+    /// The strings of an array after its `[`: `"a", "b"`, a trailing comma allowed, and line
+    /// breaks and comments between the items.
+    private mutating func stringArray() throws(TOMLError) -> [String] {
+        var items: [String] = []
+        while true {
+            skipBlanksAndComments()
+            guard let next = rest.first else { throw TOMLError("the list has no closing ]", isUnclosedArray: true) }
+            if next == "]" {
+                rest.removeFirst()
+                return items
+            }
+            guard case .string(let item) = try value() else { throw TOMLError("a list here holds only strings in quotes") }
+            items.append(item)
+            skipBlanksAndComments()
+            if !take(",") {
+                skipBlanksAndComments()
+                guard rest.first == "]" || rest.isEmpty else { throw TOMLError("expected , or ] in the list") }
+            }
+        }
+    }
+
+    private mutating func skipBlanksAndComments() {
+        while true {
+            rest = rest.drop { $0 == " " || $0 == "\t" || $0 == "\n" }
+            guard rest.first == "#" else { return }
+            rest = rest.drop { $0 != "\n" }
         }
     }
 

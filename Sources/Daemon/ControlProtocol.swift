@@ -73,6 +73,8 @@ public struct StatusReport: Codable, Sendable, Hashable {
     public var messages: [ActiveMessage]
     public var nextChange: String?
     public var feeds: [Feed]
+    /// The calendars fetched from their addresses.
+    public var subscriptions: [SubscriptionStatus]
     public var output: String
     public var paused: Bool
     public var moving: Bool
@@ -96,6 +98,7 @@ public struct StatusReport: Codable, Sendable, Hashable {
         messages = []
         nextChange = nil
         feeds = []
+        subscriptions = []
         self.output = output
         paused = false
         moving = false
@@ -136,6 +139,7 @@ final class DisplayState: Sendable {
         var paused = false
         var moving = false
         var glyphCache: GlyphCacheFigures?
+        var subscriptions: [SubscriptionStatus] = []
         /// Steady times of the last frames drawn, oldest first overwritten.
         var frameTimes = [Nanoseconds](repeating: .min, count: 256)
         var framesDrawn = 0
@@ -192,6 +196,7 @@ final class DisplayState: Sendable {
         report.paused = state.paused
         report.moving = state.moving
         report.glyphCache = state.glyphCache
+        report.subscriptions = state.subscriptions
         let recent = state.frameTimes.filter { $0 > steady - Self.frameRateWindow && $0 <= steady }.count
         report.framesPerSecond = (Double(recent) / (Double(Self.frameRateWindow) / 1e9) * 10).rounded() / 10
         let recorded = state.lateness.prefix(min(state.latenessCount, state.lateness.count)).sorted()

@@ -17,8 +17,10 @@ public struct DaemonConfiguration: Sendable {
     /// The framebuffer device.
     public var device: String
     public var style: FramebufferStyle
-    /// The feed folder, watched and reloaded when its files change (nil: a single file).
-    public var feedFolder: String?
+    /// The feed folders, watched and reloaded when their files change.
+    public var feedFolders: [String]
+    /// The calendars fetched from their addresses, fetched again when due.
+    public var subscriptions: Subscriptions?
     /// `/etc`, when times follow the system's time zone.
     public var systemZoneFolder: String?
     /// The control socket; whether it was asked for (then failing to open it is an error).
@@ -36,7 +38,8 @@ public struct DaemonConfiguration: Sendable {
 
     public init(
         schedule: Schedule, settings: DisplaySettings, reloadSettings: (@Sendable () -> DisplaySettings?)?,
-        output: OutputChoice.Request, device: String, style: FramebufferStyle, feedFolder: String?,
+        output: OutputChoice.Request, device: String, style: FramebufferStyle, feedFolders: [String],
+        subscriptions: Subscriptions?,
         systemZoneFolder: String?, socket: String?, socketRequired: Bool, socketGroup: String?, start: Nanoseconds?,
         environment: [String: String], backlightFolder: String? = nil, stateDirectory: String? = nil
     ) {
@@ -46,7 +49,8 @@ public struct DaemonConfiguration: Sendable {
         self.output = output
         self.device = device
         self.style = style
-        self.feedFolder = feedFolder
+        self.feedFolders = feedFolders
+        self.subscriptions = subscriptions
         self.systemZoneFolder = systemZoneFolder
         self.socket = socket
         self.socketRequired = socketRequired
@@ -80,9 +84,13 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             log.tell(.warning, "no status socket (\(error))")
         }
     }
-    let feedWatcher = configuration.feedFolder.flatMap { folder in
+    let feedWatchers = configuration.feedFolders.compactMap { folder in
         try? FolderWatcher(folder: folder) { mailbox.post(.feedsChanged) }
     }
+    let fetching = configuration.subscriptions.map { subscriptions in
+        Task { await keepFetching(subscriptions, mailbox: mailbox, state: state, log: log) }
+    }
+    defer { fetching?.cancel() }
     let clockWatcher = try? ClockChangeWatcher { mailbox.post(.clockStepped) }
     let zoneWatcher = configuration.systemZoneFolder.flatMap { etc in
         try? FolderWatcher(folder: etc, isRelevant: SystemTimeZone.isZoneFile) { mailbox.post(.systemZoneChanged) }
@@ -108,8 +116,61 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             return openScreen(configuration, log: log)
         }
     }
-    withExtendedLifetime((server, feedWatcher, clockWatcher, zoneWatcher, deviceWatcher)) {}
+    withExtendedLifetime((server, feedWatchers, clockWatcher, zoneWatcher, deviceWatcher)) {}
     return status
+}
+
+/// Fetches each subscription when it is due, for as long as the task runs: a calendar that
+/// changed has the feeds read again (`.feedsChanged`), a failure goes to the journal when it
+/// is new, and the status lists every subscription. Time here is the machine's wall clock
+/// (servers' dates and Retry-After are in it), not the display's.
+private func keepFetching(_ subscriptions: Subscriptions, mailbox: EventMailbox, state: DisplayState, log: EventLog) async {
+    enum Event: Sendable {
+        case fetched(SubscriptionAddress, changed: Bool)
+        case timer
+    }
+    var reported: [String: String] = [:]
+    var fetching: Set<String> = []
+    var timerSet = false
+    await withTaskGroup(of: Event.self) { group in
+        while !Task.isCancelled {
+            let now = Instant(secondsSinceEpoch: Int64(time(nil)))
+            // Each address on its own: a server that hangs holds up no other.
+            for address in await subscriptions.due(at: now) where fetching.insert(address.key).inserted {
+                group.addTask { .fetched(address, changed: await subscriptions.refresh(address, at: now)) }
+            }
+            let statuses = await subscriptions.statuses()
+            for status in statuses where reported[status.address] != status.error {
+                reported[status.address] = status.error
+                if let error = status.error { log.log(.warning, "\(status.address): \(error)") }
+            }
+            state.update { $0.subscriptions = statuses }
+            // Woken when a fetch ends, else at the next attempt, and at least each minute, so a
+            // clock that jumped is noticed.
+            if !timerSet {
+                let next = max(now.secondsSinceEpoch, await subscriptions.nextAttempt()?.secondsSinceEpoch ?? .max)
+                let wait = max(1, min(60, next - Int64(time(nil))))
+                timerSet = true
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(wait))
+                    return .timer
+                }
+            }
+            switch await group.next() {
+            case .fetched(let address, let changed)?:
+                fetching.remove(address.key)
+                if changed {
+                    log.log(.notice, "\(address.shown): fetched a new version of the calendar")
+                    mailbox.post(.feedsChanged)
+                }
+            case .timer?:
+                timerSet = false
+            case nil:
+                return
+            }
+        }
+        group.cancelAll()
+    }
 }
 
 /// The framebuffer when asked for, or with `auto` when marquee runs on a virtual console it

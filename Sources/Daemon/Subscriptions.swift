@@ -97,6 +97,9 @@ public actor Subscriptions {
         var record = records[address.key] ?? SubscriptionRecord()
         defer { save(record, for: address) }
         record.lastAttempt = seconds
+        // Not due again while this attempt runs (its outcome sets the real next attempt).
+        record.nextAttempt = seconds + policy.interval
+        records[address.key] = record
         let hasCopy = access(copyPath(address), F_OK) == 0
         let request = HTTPFetch.Request(
             url: address.url, entityTag: hasCopy ? record.entityTag : nil, lastModified: hasCopy ? record.lastModified : nil)

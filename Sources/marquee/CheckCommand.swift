@@ -9,7 +9,7 @@ struct CheckCommand: AsyncParsableCommand {
         commandName: "check",
         abstract: "Validate feed files; exit 1 if any file is unusable.")
 
-    @Argument(help: "Feed files or folders (default: the configured feeds).")
+    @Argument(help: "Feed files, folders or calendar addresses (default: the configured feeds and subscriptions).")
     var paths: [String] = []
 
     @OptionGroup var feedOptions: FeedOptions
@@ -21,14 +21,15 @@ struct CheckCommand: AsyncParsableCommand {
     /// Prints the report; false if any file is unusable.
     private func check() async throws -> Bool {
         let configuration = try feedOptions.configurationFile()
-        let schedule: Schedule
-        do {
-            schedule = try await Schedule(displayZone: feedOptions.displayZone(configuration), reader: feedReader)
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        var options = feedOptions
+        if !paths.isEmpty { options.feeds = paths }
+        let folder = options.feedSources(configuration).addresses.isEmpty ? nil : try TemporaryFolder()
+        defer { folder?.remove() }
         let start = now()
-        await schedule.load(paths.isEmpty ? [feedOptions.feedPath(configuration)] : paths, around: start)
+        let loaded = try await options.openFeeds(
+            configuration: configuration, at: nil, reportProblems: false, subscriptionFolder: folder?.path ?? "",
+            fetchNow: true)
+        let schedule = loaded.schedule
         var usable = true
         for feed in await schedule.feeds {
             for problem in feed.problems { say("\(problem)") }
@@ -40,6 +41,11 @@ struct CheckCommand: AsyncParsableCommand {
                 usable = false
                 say("\(feed.path): unusable")
             }
+        }
+        for subscription in await loaded.subscriptions?.statuses() ?? [] where subscription.lastSuccess == nil {
+            usable = false
+            say("\(subscription.address): error: \(subscription.error ?? "not fetched")")
+            say("\(subscription.address): unusable")
         }
         await tellCharactersNoFontHas(schedule, from: start, style: DisplayOptions.style(configuration))
         return usable

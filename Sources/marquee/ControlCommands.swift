@@ -96,6 +96,15 @@ struct StatusCommand: ParsableCommand {
             say("  \(feed.path): \(feed.state)\(kept), \(feed.events) event(s)")
             for problem in feed.problems { say("    \(problem)") }
         }
+        if !status.subscriptions.isEmpty { say("subscriptions:") }
+        for subscription in status.subscriptions {
+            let events = subscription.events.map { ", \($0) event(s)" } ?? ""
+            let http = subscription.httpStatus.map { ", HTTP \($0)" } ?? ""
+            say("  \(subscription.address): " + (subscription.error == nil ? "ok" : "error") + http + events)
+            if let error = subscription.error { say("    \(error)") }
+            say("    last success \(subscription.lastSuccess ?? "never"), last attempt \(subscription.lastAttempt ?? "never"), "
+                + "next \(subscription.nextAttempt ?? "now")")
+        }
     }
 }
 

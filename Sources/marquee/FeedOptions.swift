@@ -9,8 +9,10 @@ import Schedule
 /// The options every offline command shares: where the feeds are and which zone the
 /// display is in.
 struct FeedOptions: ParsableArguments {
-    @Option(name: .long, help: "The feed folder or a single .ics file (default: \(defaultFeeds)).")
-    var feeds: String?
+    @Option(name: .long, help: ArgumentHelp(
+        "A feed folder, a single .ics file, or a calendar's address (https://, webcal://); may be repeated.",
+        discussion: "Default: the configuration's feeds and subscriptions, else \(defaultFeeds)."))
+    var feeds: [String] = []
 
     @Option(name: .long, help: "The display's time zone, e.g. Europe/Berlin (default: the system's).")
     var timezone: String?
@@ -40,9 +42,11 @@ struct FeedOptions: ParsableArguments {
     /// The configuration file named, or the default one.
     var configurationPath: String { config ?? defaultConfiguration }
 
-    /// The feed folder or file: the option's, else the configuration's, else the default.
-    func feedPath(_ configuration: ConfigurationFile) -> String {
-        feeds ?? configuration.feeds ?? defaultFeeds
+    /// The feed folders and files, and the subscriptions: the options', else the configuration's
+    /// `feeds` (default: the feed folder) and `subscriptions`.
+    func feedSources(_ configuration: ConfigurationFile) -> (paths: [String], addresses: [SubscriptionAddress]) {
+        let named = feeds.isEmpty ? [configuration.feeds ?? defaultFeeds] + configuration.subscriptions : feeds
+        return (named.filter { SubscriptionAddress($0) == nil }, named.compactMap(SubscriptionAddress.init))
     }
 
     /// The display's zone: the option's, else the configuration's, else the system's.
@@ -60,15 +64,41 @@ struct FeedOptions: ParsableArguments {
     }
 
     /// A schedule in the chosen zone with the feeds loaded around the instant a TIME option
-    /// names (default: now); problems go to standard error.
+    /// names (default: now); problems go to standard error. Subscriptions are fetched once,
+    /// into a folder that is removed again.
     /// - Parameters:
     ///   - configuration: what the configuration file says (the options win).
-    ///   - requireFeeds: a feed folder or file that does not exist (or cannot be read) ends
-    ///     the command with exit status 1 once its problem is said.
+    ///   - requireFeeds: a feed folder or file that does not exist (or cannot be read), or a
+    ///     subscription that cannot be fetched, ends the command with exit status 1 once its
+    ///     problem is said.
     func loadSchedule(
         configuration: ConfigurationFile, at time: String? = nil, option: String = "--at", reportProblems: Bool = true,
-        lastGoodDirectory: String? = nil, requireFeeds: Bool = true
+        requireFeeds: Bool = true
     ) async throws -> (Schedule, Instant) {
+        let folder = feedSources(configuration).addresses.isEmpty ? nil : try TemporaryFolder()
+        defer { folder?.remove() }
+        let feeds = try await openFeeds(
+            configuration: configuration, at: time, option: option, reportProblems: reportProblems,
+            subscriptionFolder: folder?.path ?? "", fetchNow: true)
+        if reportProblems {
+            for status in await feeds.subscriptions?.statuses() ?? [] {
+                if let error = status.error { standardError("\(status.address): error: \(error)") }
+            }
+        }
+        if requireFeeds, !feeds.allRead { throw ExitCode(1) }
+        return (feeds.schedule, feeds.instant)
+    }
+
+    /// The schedule with the feeds loaded, the instant they were loaded around, and the
+    /// subscriptions, their copies kept in `subscriptionFolder`.
+    /// - Parameters:
+    ///   - lastGoodDirectory: where last good copies of feed files outlive a restart.
+    ///   - fetchNow: whether each subscription is fetched before the feeds are read (else only
+    ///     the copies in the folder are read).
+    func openFeeds(
+        configuration: ConfigurationFile, at time: String?, option: String = "--at", reportProblems: Bool,
+        lastGoodDirectory: String? = nil, subscriptionFolder: String, fetchNow: Bool
+    ) async throws -> LoadedFeeds {
         let schedule: Schedule
         do {
             schedule = try await Schedule(
@@ -80,14 +110,39 @@ struct FeedOptions: ParsableArguments {
             throw ValidationError("\(error)")
         }
         let instant = if let time { await schedule.instant(of: try parseTime(time, option: option)) } else { now() }
-        let path = feedPath(configuration)
-        await schedule.load([path], around: instant)
+        let (paths, addresses) = feedSources(configuration)
+        var allRead = paths.allSatisfy { access($0, R_OK) == 0 }
+        var subscriptions: Subscriptions?
+        if !addresses.isEmpty {
+            let opened = Subscriptions(
+                addresses: addresses, folder: subscriptionFolder,
+                refreshSeconds: Int64(configuration.refreshMinutes ?? 5) * 60,
+                certificateAuthorities: environment()["SSL_CERT_FILE"],
+                inspect: { await schedule.inspect($0, name: $1) }, seed: UInt64(bitPattern: now().secondsSinceEpoch) ^ UInt64(getpid()))
+            if fetchNow {
+                for address in opened.addresses { await opened.refresh(address, at: now()) }
+                for status in await opened.statuses() where status.lastSuccess == nil { allRead = false }
+            }
+            subscriptions = opened
+        }
+        await schedule.load(paths, fetched: subscriptions?.fetched ?? [], around: instant)
         if reportProblems {
             for problem in await schedule.feeds.flatMap(\.problems) { standardError("\(problem)") }
         }
-        if requireFeeds, access(path, R_OK) != 0 { throw ExitCode(1) }
-        return (schedule, instant)
+        return LoadedFeeds(schedule: schedule, instant: instant, subscriptions: subscriptions, paths: paths, allRead: allRead)
     }
+}
+
+/// A schedule with its feeds loaded.
+struct LoadedFeeds {
+    var schedule: Schedule
+    /// Where the feeds were loaded around.
+    var instant: Instant
+    var subscriptions: Subscriptions?
+    /// The feed folders and files.
+    var paths: [String]
+    /// Whether every folder and file could be read and every subscription fetched.
+    var allRead: Bool
 }
 
 /// libical runs in a helper: this binary's hidden `read-feed` command.

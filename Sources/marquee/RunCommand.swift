@@ -47,11 +47,19 @@ struct RunCommand: AsyncParsableCommand {
         }
         let environment = environment()
         let log = EventLog(environment: environment)
-        let (schedule, start) = try await prepare(file, log: log)
-        let feeds = feedOptions.feedPath(file)
+        let stateDirectory = stateDir ?? file.stateDirectory
+        // Subscriptions' copies outlive a restart in the state folder; without one they last the run.
+        let temporaryFolder = stateDirectory == nil && !feedOptions.feedSources(file).addresses.isEmpty
+            ? try TemporaryFolder() : nil
+        defer { temporaryFolder?.remove() }
+        let feeds = try await prepare(
+            file, log: log, stateDirectory: stateDirectory,
+            subscriptionFolder: stateDirectory.map { $0 + "/subscriptions" } ?? temporaryFolder?.path ?? "")
         // A folder is watched even while it is missing: it is shown as soon as it appears.
-        var info = stat()
-        let isFile = stat(feeds, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR
+        let folders = feeds.paths.filter { path in
+            var info = stat()
+            return !(stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR)
+        }
         // A reload reads the file again; a broken file keeps the settings in use.
         let reloadSettings: @Sendable () -> DisplaySettings? = { [self] in
             do {
@@ -64,26 +72,29 @@ struct RunCommand: AsyncParsableCommand {
         let followZone = feedOptions.timezone == nil && file.timezone == nil && environment["TZ"] == nil
         let chosenSocket = socket ?? file.socket
         let configuration = DaemonConfiguration(
-            schedule: schedule, settings: settings, reloadSettings: reloadSettings, output: requested,
+            schedule: feeds.schedule, settings: settings, reloadSettings: reloadSettings, output: requested,
             device: device ?? file.device ?? "/dev/fb0", style: DisplayOptions.style(file),
-            feedFolder: isFile ? nil : feeds, systemZoneFolder: followZone ? "/etc" : nil,
+            feedFolders: folders, subscriptions: feeds.subscriptions, systemZoneFolder: followZone ? "/etc" : nil,
             socket: chosenSocket ?? ControlSocket.pathForListening(environment: environment),
             socketRequired: chosenSocket != nil, socketGroup: file.socketGroup,
-            start: at == nil ? nil : start.nanoseconds, environment: environment,
+            start: at == nil ? nil : feeds.instant.nanoseconds, environment: environment,
             // A preview (--at) leaves the backlight as it is.
-            backlightFolder: at == nil ? "/sys/class/backlight" : nil, stateDirectory: stateDir ?? file.stateDirectory)
+            backlightFolder: at == nil ? "/sys/class/backlight" : nil, stateDirectory: stateDirectory)
         let status = await runDisplay(configuration, log: log)
         if status != 0 { throw ExitCode(status) }
     }
 
-    /// The loaded schedule and the instant it was loaded around (`--at`, or now).
-    private func prepare(_ file: ConfigurationFile, log: EventLog) async throws -> (Schedule, Instant) {
+    /// The loaded feeds: the files and folders, and the subscriptions' copies (kept in the
+    /// state folder, else in a temporary one), fetched once the display runs.
+    private func prepare(
+        _ file: ConfigurationFile, log: EventLog, stateDirectory: String?, subscriptionFolder: String
+    ) async throws -> LoadedFeeds {
         // Problems go to the journal under systemd, else to the terminal before the ticker takes it.
-        let (schedule, start) = try await feedOptions.loadSchedule(
-            configuration: file, at: at, reportProblems: !log.isEnabled,
-            lastGoodDirectory: stateDir ?? file.stateDirectory, requireFeeds: false)
-        log.feeds(await schedule.feeds)
-        return (schedule, start)
+        let feeds = try await feedOptions.openFeeds(
+            configuration: file, at: at, reportProblems: !log.isEnabled, lastGoodDirectory: stateDirectory,
+            subscriptionFolder: subscriptionFolder, fetchNow: false)
+        log.feeds(await feeds.schedule.feeds)
+        return feeds
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServers
 import Schedule
 import Testing
 

@@ -27,11 +27,11 @@ import Testing
         try run(executable, arguments)
     }
 
-    static func run(_ executable: String, _ arguments: [String]) throws -> Run {
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.environment = ["TZ": "Europe/Berlin", "PATH": "/usr/bin:/bin"]
+        process.environment = ["TZ": "Europe/Berlin", "PATH": "/usr/bin:/bin"].merging(environment) { $1 }
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

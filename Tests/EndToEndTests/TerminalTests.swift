@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServers
 import Testing
 
 /// `marquee run` in a real terminal emulator (tmux): what is on screen, how far it moves,
@@ -421,5 +422,39 @@ import Testing
         try start(at: nil, feeds: feeds.path, socket: socket, extra: "--state-dir \(state.path)")
         defer { _ = try? tmux("kill-server") }
         #expect(try showing() == ["Lunch with Anna"])
+    }
+
+    /// The daemon shows a subscription's calendar once fetched, lists it in the status, and
+    /// keeps drawing while another subscription's server hangs.
+    @Test func subscriptionsWhileDrawing() throws {
+        let server = try LoopbackWebServer()
+        try server.serve("family.ics", SubscriptionCommandTests.daily)
+        let silent = try SilentServer()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-sub-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { Self.removeWhenFree(folder) }
+        let socket = folder.appendingPathComponent("m.sock").path
+        let address = server.url("family.ics")
+        try start(
+            at: nil, feeds: address, socket: socket, environment: "SSL_CERT_FILE=\(server.certificateAuthorities)",
+            extra: "--feeds https://127.0.0.1:\(silent.port)/hangs.ics --state-dir \(folder.path)/state")
+        defer { _ = try? tmux("kill-server") }
+        var report: [String: Any] = [:]
+        for _ in 0..<50 {
+            let run = try CommandLineTests.marquee("status", "--json", "--socket", socket)
+            report = (try? JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]) ?? [:]
+            if (report["showing"] as? [String]) == ["Walk with Anna"] { break }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        #expect(report["showing"] as? [String] == ["Walk with Anna"])
+        let subscriptions = report["subscriptions"] as? [[String: Any]] ?? []
+        #expect(subscriptions.first?["address"] as? String == address)
+        #expect(subscriptions.first?["httpStatus"] as? Int == 200 && subscriptions.first?["events"] as? Int == 1)
+        #expect(try screen().contains { $0.contains("Walk with Anna") })
+        // The other subscription's fetch still hangs; the display draws all the same.
+        #expect(subscriptions.count == 2 && subscriptions.last?["lastAttempt"] != nil)
+        #expect(subscriptions.last?["lastSuccess"] == nil && subscriptions.last?["error"] == nil)
+        let text = try CommandLineTests.marquee("status", "--socket", socket).output
+        #expect(text.contains("subscriptions:\n  \(address): ok, HTTP 200, 1 event(s)"), "\(text)")
     }
 }

@@ -10,26 +10,27 @@ import Foundation
 /// nginx does for real calendars). Also serves, on a second port, the same files with a
 /// certificate from an authority nobody trusts, and on a third, plain HTTP that redirects to
 /// TLS. Stopped and removed with the value.
-final class LoopbackWebServer {
-    let folder: TemporaryFolder
+public final class LoopbackWebServer {
+    /// The server's own folder: certificates, configuration, logs and the files served.
+    private let folder: String
     /// The files served: `www/NAME` is `https://127.0.0.1:PORT/NAME`.
-    let root: String
+    public let root: String
     /// The authority `https` and `http` trust.
-    let certificateAuthorities: String
-    let port: Int
-    let untrustedPort: Int
-    let plainPort: Int
+    public let certificateAuthorities: String
+    public let port: Int
+    public let untrustedPort: Int
+    public let plainPort: Int
     private let process: Process
 
     /// The requests served so far, one line each: `method path status if-none-match`.
-    var requests: [String] {
-        ((try? String(contentsOfFile: folder.path + "/access.log", encoding: .utf8)) ?? "")
+    public var requests: [String] {
+        ((try? String(contentsOfFile: folder + "/access.log", encoding: .utf8)) ?? "")
             .split(separator: "\n").map(String.init)
     }
 
-    init() throws {
-        folder = try TemporaryFolder()
-        let base = folder.path
+    public init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-web-\(UUID().uuidString.prefix(8))").path
+        let base = folder
         root = base + "/www"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         try Self.openssl(base, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=marquee test CA",
@@ -106,17 +107,18 @@ final class LoopbackWebServer {
         // SIGKILL: nginx inherits the test runner's blocked signals, SIGTERM among them.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: folder)
     }
 
     /// The address of a file served over TLS with the test's authority.
-    func url(_ name: String, scheme: String = "https") -> String { "\(scheme)://127.0.0.1:\(port)/\(name)" }
+    public func url(_ name: String, scheme: String = "https") -> String { "\(scheme)://127.0.0.1:\(port)/\(name)" }
 
-    func serve(_ name: String, _ text: String) throws {
+    public func serve(_ name: String, _ text: String) throws {
         try Data(text.utf8).write(to: URL(fileURLWithPath: root + "/" + name))
     }
 
-    struct ServerError: Error, CustomStringConvertible {
-        var description: String
+    public struct ServerError: Error, CustomStringConvertible {
+        public var description: String
     }
 
     private static func openssl(_ folder: String, _ arguments: [String]) throws {
@@ -135,11 +137,11 @@ final class LoopbackWebServer {
 }
 
 /// A listening socket on loopback that never answers: a server that hangs.
-final class SilentServer {
-    let port: Int
+public final class SilentServer {
+    public let port: Int
     private let socket: Int32
 
-    init() throws {
+    public init() throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         port = try bindLoopback(socket, port: 0)
         guard listen(socket, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
@@ -149,7 +151,7 @@ final class SilentServer {
 }
 
 /// Ports on loopback nobody listens on now.
-func freePorts(_ count: Int) throws -> [Int] {
+public func freePorts(_ count: Int) throws -> [Int] {
     let sockets = (0..<count).map { _ in socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }
     defer { sockets.forEach { close($0) } }
     return try sockets.map { try bindLoopback($0, port: 0) }

@@ -1,0 +1,45 @@
+import Foundation
+import LoopbackServers
+import Testing
+
+/// Calendar subscriptions through the built binary: the offline commands fetch an address
+/// once, and the daemon fetches it while it draws, from a real web server on loopback.
+@Suite struct SubscriptionCommandTests {
+    /// A calendar whose all-day event repeats every day, so it is active whenever a test runs.
+    static let daily = [
+        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", "BEGIN:VEVENT", "UID:walk@test",
+        "DTSTAMP:20261101T000000Z", "DTSTART;VALUE=DATE:20200101", "RRULE:FREQ=DAILY", "SUMMARY:Walk with Anna",
+        "END:VEVENT", "END:VCALENDAR", "",
+    ].joined(separator: "\r\n")
+
+    static func marquee(_ server: LoopbackWebServer, _ arguments: String...) throws -> CommandLineTests.Run {
+        try CommandLineTests.run(CommandLineTests.binary, arguments, environment: ["SSL_CERT_FILE": server.certificateAuthorities])
+    }
+
+    @Test func messagesAndCheckFetchAnAddress() throws {
+        let server = try LoopbackWebServer()
+        try server.serve("family.ics", Self.daily)
+        let address = server.url("family.ics", scheme: "webcal")
+        let messages = try Self.marquee(server, "messages", "--feeds", address, "--feeds", CommandLineTests.examples,
+                                        "--at", "2026-11-25 12:00", "--json")
+        #expect(messages.status == 0, "\(messages.errors)")
+        #expect(messages.output.contains("\"text\":\"Walk with Anna\""))
+        #expect(messages.output.contains("\"source\":\"\(address)\""), "\(messages.output)")
+
+        let check = try Self.marquee(server, "check", address)
+        #expect(check.status == 0)
+        #expect(check.output.contains("\(address): ok, 1 event(s)"), "\(check.output)")
+        let missing = try Self.marquee(server, "check", server.url("missing.ics"))
+        #expect(missing.status == 1)
+        #expect(missing.output.contains("\(server.url("missing.ics")): error: there is no calendar at this address (HTTP 404)"))
+        #expect(missing.output.contains("\(server.url("missing.ics")): unusable"))
+        let untrusted = try Self.marquee(server, "check", "https://127.0.0.1:\(server.untrustedPort)/family.ics")
+        #expect(untrusted.status == 1 && untrusted.output.contains("certificate"), "\(untrusted.output)")
+        let failing = try Self.marquee(server, "messages", "--feeds", server.url("missing.ics"), "--at", "2026-11-25 12:00")
+        #expect(failing.status == 1)
+        #expect(failing.errors.contains("HTTP 404"))
+        // Nothing fetched is left behind.
+        let left = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("marquee-fetch-") }
+        #expect(left.isEmpty, "\(left)")
+    }
+}
