@@ -343,7 +343,9 @@ struct TOMLScanner {
                 rest.removeFirst()
                 return items
             }
-            guard case .string(let item) = try value() else { throw TOMLError("a list here holds only strings in quotes") }
+            guard next == "\"" || next == "'", case .string(let item) = try value() else {
+                throw TOMLError("a list here holds only strings in quotes")
+            }
             items.append(item)
             skipBlanksAndComments()
             if !take(",") {

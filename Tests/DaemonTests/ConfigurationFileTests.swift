@@ -41,6 +41,33 @@ import Testing
         #expect(file.textHeight == 0.2)
     }
 
+    /// Subscriptions are a list of addresses, on one line or over several, with comments.
+    @Test func subscriptionList() throws {
+        let text = """
+            subscriptions = [
+                "https://calendar.google.com/calendar/ical/x/private-abc123/basic.ics",  # Mum's
+                # iCloud, shared by Anna
+                'webcal://p42-caldav.icloud.com/published/2/MTIzNDU2',
+            ]
+            refresh_minutes = 10
+            feeds = "/srv/feeds"
+            """
+        let file = try ConfigurationFile.parse(text, path: "m.toml")
+        #expect(file.subscriptions == [
+            "https://calendar.google.com/calendar/ical/x/private-abc123/basic.ics",
+            "webcal://p42-caldav.icloud.com/published/2/MTIzNDU2",
+        ])
+        #expect(file.refreshMinutes == 10 && file.feeds == "/srv/feeds")
+        #expect(try ConfigurationFile.parse("subscriptions = []", path: "m.toml").subscriptions.isEmpty)
+        // A mistake after a list is named on its own line.
+        #expect(throws: ConfigurationError.self) { try ConfigurationFile.parse(text + "\nspeed = 99", path: "m.toml") }
+        do {
+            _ = try ConfigurationFile.parse(text + "\nspeed = 99", path: "m.toml")
+        } catch {
+            #expect(error.description.hasPrefix("m.toml:8: `speed`"))
+        }
+    }
+
     @Test(arguments: [
         ("speed = 20", "m.toml:1: `speed` must be between 1 and 12 characters per second"),
         ("spede = 5", "m.toml:1: `spede` unknown key (see examples/marquee.toml for every setting)"),
@@ -62,6 +89,15 @@ import Testing
         ("night_motion = \"fast\"", "m.toml:1: `night_motion` must be one of slow, still, normal"),
         ("night_backlight = 0", "m.toml:1: `night_backlight` must be a whole percentage of the day's brightness from 1 to 100"),
         ("night_backlight = 40.5", "m.toml:1: `night_backlight` must be a whole percentage of the day's brightness from 1 to 100"),
+        ("subscriptions = \"https://a.example/x.ics\"", "m.toml:1: `subscriptions` must be a list of addresses: [\"https://…\"]"),
+        ("subscriptions = [\"/etc/x.ics\"]", "m.toml:1: `subscriptions` \"/etc/x.ics\" is not an https://, http:// or webcal:// address"),
+        ("subscriptions = [\"https://a.example/x.ics\"", "m.toml:1: `subscriptions` the list has no closing ]"),
+        ("subscriptions = [\n  \"https://a.example/x.ics\",\n", "m.toml:1: `subscriptions` the list has no closing ]"),
+        ("subscriptions = [1]", "m.toml:1: `subscriptions` a list here holds only strings in quotes"),
+        ("subscriptions = [\"https://a.example/x.ics\" \"https://b.example/y.ics\"]",
+         "m.toml:1: `subscriptions` expected , or ] in the list"),
+        ("speed = [\"5\"]", "m.toml:1: `speed` must be a number of characters per second"),
+        ("refresh_minutes = 0", "m.toml:1: `refresh_minutes` must be a whole number of minutes from 1 to 1440 (the default is 5)"),
     ])
     func mistakesAreNamed(text: String, message: String) {
         #expect(throws: ConfigurationError.self) { try ConfigurationFile.parse(text, path: "m.toml") }
