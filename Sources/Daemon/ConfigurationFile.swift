@@ -151,6 +151,10 @@ public struct ConfigurationFile: Sendable, Hashable {
             guard case .boolean(let on) = value else { throw TOMLError("must be true or false") }
             return on
         }
+        func whole(_ range: ClosedRange<Int>, _ meaning: String) throws(TOMLError) -> Int {
+            guard case .integer(let number) = value, range.contains(number) else { throw TOMLError("must be " + meaning) }
+            return number
+        }
         func oneOf(_ choices: [String]) throws(TOMLError) -> String {
             let text = try string()
             guard choices.contains(text) else { throw TOMLError("must be one of " + choices.joined(separator: ", ")) }
@@ -165,10 +169,7 @@ public struct ConfigurationFile: Sendable, Hashable {
             }
             subscriptions = addresses
         case "refresh_minutes":
-            guard case .integer(let minutes) = value, (1...1440).contains(minutes) else {
-                throw TOMLError("must be a whole number of minutes from 1 to 1440 (the default is 5)")
-            }
-            refreshMinutes = minutes
+            refreshMinutes = try whole(1...1440, "a whole number of minutes from 1 to 1440 (the default is 5)")
         case "output": output = try oneOf(["auto", "terminal", "framebuffer"])
         case "device": device = try string()
         case "timezone": timezone = try string()
@@ -190,10 +191,7 @@ public struct ConfigurationFile: Sendable, Hashable {
             }
             textHeight = number
         case "glyph_cache_mb":
-            guard case .integer(let megabytes) = value, (1...256).contains(megabytes) else {
-                throw TOMLError("must be a whole number of megabytes from 1 to 256 (the default is 4)")
-            }
-            glyphCacheMegabytes = megabytes
+            glyphCacheMegabytes = try whole(1...256, "a whole number of megabytes from 1 to 256 (the default is 4)")
         case "language": language = try string()
         case "orientation": orientation = try boolean()
         case "orientation_time": orientationTime = try boolean()
@@ -204,10 +202,7 @@ public struct ConfigurationFile: Sendable, Hashable {
         case "night_motion":
             nightMotion = NightSettings.Motion(rawValue: try oneOf(NightSettings.Motion.allCases.map(\.rawValue)))
         case "night_backlight":
-            guard case .integer(let percent) = value, (1...100).contains(percent) else {
-                throw TOMLError("must be a whole percentage of the day's brightness from 1 to 100")
-            }
-            nightBacklight = percent
+            nightBacklight = try whole(1...100, "a whole percentage of the day's brightness from 1 to 100")
         case "morning", "afternoon", "evening", "night":
             let text = try string()
             let parts = text.split(separator: ":").compactMap { Int($0) }
@@ -216,10 +211,7 @@ public struct ConfigurationFile: Sendable, Hashable {
             }
             partStarts[PartOfDay(rawValue: key)!] = parts[0] * 60 + parts[1]
         case "default_event_minutes":
-            guard case .integer(let minutes) = value, (1...1440).contains(minutes) else {
-                throw TOMLError("must be a whole number of minutes from 1 to 1440")
-            }
-            defaultEventMinutes = minutes
+            defaultEventMinutes = try whole(1...1440, "a whole number of minutes from 1 to 1440")
         default:
             throw TOMLError("unknown key (see examples/marquee.toml for every setting)")
         }

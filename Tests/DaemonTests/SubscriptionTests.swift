@@ -23,7 +23,7 @@ extension Instant {
 }
 
 /// Subscriptions over a cache folder of the test's, checking calendars with a real schedule.
-private func subscriptions(
+private func makeSubscriptions(
     _ addresses: [String], server: LoopbackWebServer?, cache: TemporaryFolder, stallSeconds: Int = 30
 ) async throws -> (Subscriptions, Schedule) {
     let schedule = try await Schedule(displayZone: "Europe/Berlin")
@@ -34,16 +34,28 @@ private func subscriptions(
     return (subscriptions, schedule)
 }
 
+/// A server serving `calendar.ics`, and subscriptions to it that fetched it once at `now`.
+private struct FetchedOnce {
+    let server: LoopbackWebServer
+    let cache: TemporaryFolder
+    let subscriptions: Subscriptions
+    var address: SubscriptionAddress { subscriptions.addresses[0] }
+
+    init(_ text: String = calendar()) async throws {
+        server = try LoopbackWebServer()
+        try server.serve("calendar.ics", text)
+        cache = try TemporaryFolder()
+        (subscriptions, _) = try await makeSubscriptions([server.url("calendar.ics")], server: server, cache: cache)
+        #expect(await subscriptions.refresh(address, at: now))
+    }
+}
+
 @Suite("Calendar subscriptions against a real web server on loopback")
 struct SubscriptionTests {
     @Test("A calendar is fetched once, then asked for conditionally and not sent again while unchanged")
     func conditionalRequests() async throws {
-        let server = try LoopbackWebServer()
-        try server.serve("calendar.ics", calendar())
-        let cache = try TemporaryFolder()
-        let (subscriptions, _) = try await subscriptions([server.url("calendar.ics")], server: server, cache: cache)
-        let address = subscriptions.addresses[0]
-        #expect(await subscriptions.refresh(address, at: now))
+        let fetched = try await FetchedOnce()
+        let (server, subscriptions, address) = (fetched.server, fetched.subscriptions, fetched.address)
         var status = await subscriptions.statuses()[0]
         #expect(status.httpStatus == 200 && status.events == 1 && status.error == nil)
         #expect(status.nextAttempt == Instant(secondsSinceEpoch: now.secondsSinceEpoch + 300).description)
@@ -67,10 +79,10 @@ struct SubscriptionTests {
         var server: LoopbackWebServer? = try LoopbackWebServer()
         let address = server!.url("calendar.ics")
         try server!.serve("calendar.ics", calendar())
-        let (first, _) = try await subscriptions([address], server: server, cache: cache)
+        let (first, _) = try await makeSubscriptions([address], server: server, cache: cache)
         #expect(await first.refresh(first.addresses[0], at: now))
         server = nil  // the box restarts with no network: the connection is refused
-        let (second, schedule) = try await subscriptions([address], server: nil, cache: cache)
+        let (second, schedule) = try await makeSubscriptions([address], server: nil, cache: cache)
         #expect(await !second.refresh(second.addresses[0], at: now.adding(seconds: 60)))
         let status = await second.statuses()[0]
         #expect(status.error?.contains("onnect") == true, "\(status)")
@@ -92,7 +104,7 @@ struct SubscriptionTests {
             server.url("calendar.ics", scheme: "webcal"), server.url("moved.ics"),
             "http://127.0.0.1:\(server.plainPort)/calendar.ics",
         ]
-        let (subscriptions, _) = try await subscriptions(addresses, server: server, cache: cache)
+        let (subscriptions, _) = try await makeSubscriptions(addresses, server: server, cache: cache)
         for address in subscriptions.addresses {
             #expect(await subscriptions.refresh(address, at: now), "\(address)")
         }
@@ -102,12 +114,8 @@ struct SubscriptionTests {
 
     @Test("A missing calendar, a web page, a broken calendar and an unknown authority keep the copy in hand")
     func failuresKeepTheLastGoodCopy() async throws {
-        let server = try LoopbackWebServer()
-        try server.serve("calendar.ics", calendar())
-        let cache = try TemporaryFolder()
-        let (subscriptions, _) = try await subscriptions([server.url("calendar.ics")], server: server, cache: cache)
-        let address = subscriptions.addresses[0]
-        #expect(await subscriptions.refresh(address, at: now))
+        let fetched = try await FetchedOnce()
+        let (server, subscriptions, address) = (fetched.server, fetched.subscriptions, fetched.address)
         let copy = subscriptions.fetched[0].file
         let good = try Data(contentsOf: URL(fileURLWithPath: copy))
         func expectFailure(_ words: String, at seconds: Int64, sourceLocation: SourceLocation = #_sourceLocation) async throws {
@@ -133,7 +141,7 @@ struct SubscriptionTests {
         try server.serve("calendar.ics", calendar())
         let cache = try TemporaryFolder()
         let address = "https://127.0.0.1:\(server.untrustedPort)/calendar.ics"
-        let (subscriptions, _) = try await subscriptions([address], server: server, cache: cache)
+        let (subscriptions, _) = try await makeSubscriptions([address], server: server, cache: cache)
         #expect(await !subscriptions.refresh(subscriptions.addresses[0], at: now))
         let status = await subscriptions.statuses()[0]
         #expect(status.error?.contains("certificate") == true, "\(status)")
@@ -145,7 +153,7 @@ struct SubscriptionTests {
     func retryAfter() async throws {
         let server = try LoopbackWebServer()
         let cache = try TemporaryFolder()
-        let (subscriptions, _) = try await subscriptions([server.url("busy.ics")], server: server, cache: cache)
+        let (subscriptions, _) = try await makeSubscriptions([server.url("busy.ics")], server: server, cache: cache)
         #expect(await !subscriptions.refresh(subscriptions.addresses[0], at: now))
         let status = await subscriptions.statuses()[0]
         #expect(status.httpStatus == 429 && status.error?.contains("HTTP 429") == true)
@@ -157,7 +165,7 @@ struct SubscriptionTests {
     func hangingServer() async throws {
         let silent = try SilentServer()
         let cache = try TemporaryFolder()
-        let (subscriptions, _) = try await subscriptions(
+        let (subscriptions, _) = try await makeSubscriptions(
             ["https://127.0.0.1:\(silent.port)/calendar.ics"], server: nil, cache: cache, stallSeconds: 1)
         #expect(await !subscriptions.refresh(subscriptions.addresses[0], at: now))
         let status = await subscriptions.statuses()[0]
@@ -171,7 +179,7 @@ struct SubscriptionTests {
         var big = calendar()
         big += String(repeating: "X-FILLER:" + String(repeating: "x", count: 1000) + "\r\n", count: 20_000)
         try server.serve("big.ics", big)
-        let (subscriptions, _) = try await subscriptions([server.url("big.ics")], server: server, cache: cache)
+        let (subscriptions, _) = try await makeSubscriptions([server.url("big.ics")], server: server, cache: cache)
         #expect(await !subscriptions.refresh(subscriptions.addresses[0], at: now))
         let status = await subscriptions.statuses()[0]
         #expect(status.error == "the calendar is larger than 16 MB", "\(status)")
@@ -179,12 +187,8 @@ struct SubscriptionTests {
 
     @Test("A calendar that suddenly has no events keeps its events for an hour, then is believed")
     func suddenlyEmpty() async throws {
-        let server = try LoopbackWebServer()
-        try server.serve("calendar.ics", calendar())
-        let cache = try TemporaryFolder()
-        let (subscriptions, _) = try await subscriptions([server.url("calendar.ics")], server: server, cache: cache)
-        let address = subscriptions.addresses[0]
-        #expect(await subscriptions.refresh(address, at: now))
+        let fetched = try await FetchedOnce()
+        let (server, subscriptions, address) = (fetched.server, fetched.subscriptions, fetched.address)
         try server.serve("calendar.ics", emptyCalendar)
         #expect(await !subscriptions.refresh(address, at: now.adding(seconds: 300)))
         var status = await subscriptions.statuses()[0]
@@ -197,12 +201,8 @@ struct SubscriptionTests {
 
     @Test("The calendar's REFRESH-INTERVAL is honoured when it is longer than marquee's")
     func calendarRefreshInterval() async throws {
-        let server = try LoopbackWebServer()
-        try server.serve("calendar.ics", calendar(refresh: "PT2H"))
-        let cache = try TemporaryFolder()
-        let (subscriptions, _) = try await subscriptions([server.url("calendar.ics")], server: server, cache: cache)
-        #expect(await subscriptions.refresh(subscriptions.addresses[0], at: now))
-        #expect(await subscriptions.nextAttempt() == now.adding(seconds: 7200))
+        let fetched = try await FetchedOnce(calendar(refresh: "PT2H"))
+        #expect(await fetched.subscriptions.nextAttempt() == now.adding(seconds: 7200))
     }
 }
 
