@@ -130,13 +130,12 @@ private func keepFetching(_ subscriptions: Subscriptions, mailbox: EventMailbox,
         case timer
     }
     var reported: [String: String] = [:]
-    var fetching: Set<String> = []
     var timerSet = false
     await withTaskGroup(of: Event.self) { group in
         while !Task.isCancelled {
             let now = Instant(secondsSinceEpoch: Int64(time(nil)))
             // Each address on its own: a server that hangs holds up no other.
-            for address in await subscriptions.due(at: now) where fetching.insert(address.key).inserted {
+            for address in await subscriptions.claimDue(at: now) {
                 group.addTask { .fetched(address, changed: await subscriptions.refresh(address, at: now)) }
             }
             let statuses = await subscriptions.statuses()
@@ -158,7 +157,6 @@ private func keepFetching(_ subscriptions: Subscriptions, mailbox: EventMailbox,
             }
             switch await group.next() {
             case .fetched(let address, let changed)?:
-                fetching.remove(address.key)
                 if changed {
                     log.log(.notice, "\(address.shown): fetched a new version of the calendar")
                     mailbox.post(.feedsChanged)

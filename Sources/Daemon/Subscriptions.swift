@@ -23,6 +23,8 @@ public actor Subscriptions {
     private let policy: RefreshPolicy
     private let inspect: @Sendable ([UInt8], String) async -> FeedInspection
     private var records: [String: SubscriptionRecord] = [:]
+    /// The addresses whose fetch runs now (by key).
+    private var inFlight: Set<String> = []
     /// The backoff jitter's seed, moved on at each draw.
     private var jitterState: UInt64
 
@@ -68,9 +70,23 @@ public actor Subscriptions {
         addresses.map { FetchedFeed(name: $0.shown, file: copyPath($0)) }
     }
 
-    /// The addresses due at `now`: never fetched, or their next attempt has come.
-    public func due(at now: Instant) -> [SubscriptionAddress] {
-        addresses.filter { (records[$0.key]?.nextAttempt ?? .min) <= now.secondsSinceEpoch }
+    /// The addresses due at `now` (never fetched, or their next attempt has come), each
+    /// marked as being attempted at `now`: not due again while its fetch runs, which the
+    /// caller starts (`refresh`).
+    public func claimDue(at now: Instant) -> [SubscriptionAddress] {
+        let seconds = now.secondsSinceEpoch
+        let due = addresses.filter { !inFlight.contains($0.key) && (records[$0.key]?.nextAttempt ?? .min) <= seconds }
+        for address in due { markAttempted(address, at: seconds) }
+        return due
+    }
+
+    /// Records an attempt starting at `seconds`; until its outcome the address is not due.
+    private func markAttempted(_ address: SubscriptionAddress, at seconds: Int64) {
+        inFlight.insert(address.key)
+        var record = records[address.key] ?? SubscriptionRecord()
+        record.lastAttempt = seconds
+        record.nextAttempt = seconds + policy.interval
+        records[address.key] = record
     }
 
     /// The earliest next attempt of any address.
@@ -94,12 +110,12 @@ public actor Subscriptions {
     /// copy changed (the schedule should read it again).
     @discardableResult public func refresh(_ address: SubscriptionAddress, at now: Instant) async -> Bool {
         let seconds = now.secondsSinceEpoch
-        var record = records[address.key] ?? SubscriptionRecord()
-        defer { save(record, for: address) }
-        record.lastAttempt = seconds
-        // Not due again while this attempt runs (its outcome sets the real next attempt).
-        record.nextAttempt = seconds + policy.interval
-        records[address.key] = record
+        markAttempted(address, at: seconds)
+        var record = records[address.key]!
+        defer {
+            save(record, for: address)
+            inFlight.remove(address.key)
+        }
         let hasCopy = access(copyPath(address), F_OK) == 0
         let request = HTTPFetch.Request(
             url: address.url, entityTag: hasCopy ? record.entityTag : nil, lastModified: hasCopy ? record.lastModified : nil)

@@ -158,7 +158,11 @@ struct SubscriptionTests {
         let status = await subscriptions.statuses()[0]
         #expect(status.httpStatus == 429 && status.error?.contains("HTTP 429") == true)
         #expect(await subscriptions.nextAttempt() == now.adding(seconds: 7200))
-        #expect(await subscriptions.due(at: now.adding(seconds: 7199)).isEmpty)
+        #expect(await subscriptions.claimDue(at: now.adding(seconds: 7199)).isEmpty)
+        #expect(await subscriptions.claimDue(at: now.adding(seconds: 7200)) == subscriptions.addresses)
+        // Claimed: not due again while its fetch runs, and the status says it is being tried.
+        #expect(await subscriptions.claimDue(at: now.adding(seconds: 7201)).isEmpty)
+        #expect(await subscriptions.statuses()[0].lastAttempt == now.adding(seconds: 7200).description)
     }
 
     @Test("A server that accepts and never answers is given up on")
