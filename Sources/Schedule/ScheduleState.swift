@@ -15,6 +15,8 @@
     private let lastGoodDirectory: String?
     private var sources: [String] = []
     private var fetchedSources: [FetchedFeed] = []
+    /// The names of the fetched calendars: their copies on disk are last good versions already.
+    private var fetchedNames: Set<String> = []
     private var statuses: [FeedStatus] = []
     /// Per file path: the version in effect.
     private var inEffect: [String: FeedInEffect] = [:]
@@ -123,6 +125,7 @@
         if let instant { focus = instant.secondsSinceEpoch }
         sources = paths
         fetchedSources = fetched
+        fetchedNames = Set(fetched.map(\.name))
         var statuses: [FeedStatus] = []
         var files: [String] = []
         var systemPaths: [String: [UInt8]] = [:]
@@ -220,7 +223,9 @@
         let seen = Set(files + kept)
         inEffect = inEffect.filter { seen.contains($0.key) }
         order = (files + kept).filter { inEffect[$0] != nil }
-        if let lastGoodDirectory, !someSourceUnreadable { forgetCopies(in: lastGoodDirectory, keeping: seen) }
+        if let lastGoodDirectory, !someSourceUnreadable {
+            forgetCopies(in: lastGoodDirectory, keeping: seen.subtracting(fetchedNames))
+        }
         self.statuses = statuses
         rebuildIndex()
         return statuses
@@ -291,7 +296,8 @@
 
     /// The last good copy's path for a feed file, if copies are kept.
     private func lastGoodCopy(of file: String) -> String? {
-        lastGoodDirectory.map { $0 + "/" + escapedFileName(file) }
+        guard !fetchedNames.contains(file) else { return nil }
+        return lastGoodDirectory.map { $0 + "/" + escapedFileName(file) }
     }
 
     /// Expansions of files' bytes over `span` seconds from the focus on (only parsed while

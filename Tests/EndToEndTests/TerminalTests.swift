@@ -456,5 +456,8 @@ import Testing
         #expect(subscriptions.last?["lastSuccess"] == nil && subscriptions.last?["error"] == nil)
         let text = try CommandLineTests.marquee("status", "--socket", socket).output
         #expect(text.contains("subscriptions:\n  \(address): ok, HTTP 200, 1 event(s)"), "\(text)")
+        // The calendar is kept once, in the subscriptions' cache: it is a last good version already.
+        let state = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/state")
+        #expect(state == ["subscriptions"], "\(state)")
     }
 }
