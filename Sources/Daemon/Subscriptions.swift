@@ -172,7 +172,9 @@ public actor Subscriptions {
                 return false
             }
         }
-        if let reason = writeFileAtomically(response.body, to: copyPath(address)) {
+        // A server without validators sends the same calendar again: nothing to read again.
+        let unchanged = hasCopy && (try? readFile(copyPath(address), limit: fetch.maximumBytes).get()) == response.body
+        if !unchanged, let reason = writeFileAtomically(response.body, to: copyPath(address)) {
             return fail("cannot keep the calendar in \(folder): \(reason)")
         }
         record.entityTag = response.entityTag
@@ -181,7 +183,7 @@ public actor Subscriptions {
         record.refreshSeconds = inspection.refreshSeconds
         record.emptySince = nil
         record.succeeded(at: seconds, next: next)
-        return true
+        return !unchanged
     }
 
     /// A number in 0..<1 from the seeded sequence.
@@ -273,13 +275,14 @@ struct SubscriptionRecord: Codable, Hashable {
 }
 
 /// Whether an answer is a web page rather than a calendar: servers answer a revoked or
-/// mistyped private address with a sign-in page and status 200.
+/// mistyped private address with a sign-in page and status 200. A calendar a server calls
+/// `text/html` by mistake is still a calendar.
 func isWebPage(_ response: HTTPFetch.Response) -> Bool {
-    if let type = response.contentType?.lowercased(), type.hasPrefix("text/html") || type.hasPrefix("application/xhtml") {
-        return true
-    }
     let start = response.body.prefix(512).drop { [0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D].contains($0) }
-    return start.first == UInt8(ascii: "<")
+    if start.first == UInt8(ascii: "<") { return true }
+    guard let type = response.contentType?.lowercased(), type.hasPrefix("text/html") || type.hasPrefix("application/xhtml")
+    else { return false }
+    return !String(decoding: start.prefix(15), as: UTF8.self).uppercased().hasPrefix("BEGIN:VCALENDAR")
 }
 
 /// Makes a folder and the folders above it that are missing (owner and group only).

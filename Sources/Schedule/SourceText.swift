@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The raw bytes of a feed file and what one quick pass over its lines tells: where each
 /// VEVENT begins (libical keeps no line numbers, so problems are located through this),
 /// whether every BEGIN has its END, and where the first invalid UTF-8 is.
@@ -116,43 +120,42 @@ struct SourceText {
 
     private mutating func scanLines() {
         var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        var open: [(name: String, line: Int)] = []
+        // Where component names are on their lines: compared as bytes, made text only for problems.
+        var open: [(name: Range<Int>, line: Int)] = []
         lineStarts.reserveCapacity(bytes.count / 40)
-        while start < bytes.count {
+        let hasNul = bytes.withUnsafeBytes { buffer in buffer.baseAddress.map { memchr($0, 0, buffer.count) != nil } ?? false }
+        let count = bytes.count
+        while start < count {
             lineStarts.append(start)
             let lineNumber = lineStarts.count
-            var end = start
-            var hasNul = false
-            bytes.withUnsafeBufferPointer { buffer in
-                while end < buffer.count, buffer[end] != 0x0A {
-                    if buffer[end] == 0 { hasNul = true }
-                    end += 1
-                }
+            let end = bytes.withUnsafeBytes { buffer -> Int in
+                guard let base = buffer.baseAddress, let found = memchr(base + start, 0x0A, count - start) else { return count }
+                return UnsafeRawPointer(found) - base
             }
             let range = start..<end
             start = end + 1
             if range.count > Self.longLine { longLines.append(lineNumber) }
-            if hasNul { nulLines.append(lineNumber) }
+            if hasNul, bytes[range].contains(0) { nulLines.append(lineNumber) }
             if let name = componentName(range, keyword: Self.begin) {
                 if open.count == Self.maximumDepth, tooDeepLine == nil { tooDeepLine = lineNumber }
                 open.append((name, lineNumber))
-                if name == "VEVENT" { eventLines.append(lineNumber) }
-                if name == "VTIMEZONE" { timeZoneLines.append(lineNumber) }
-                if name == "VCALENDAR" { calendarCount += 1 }
+                if isName(name, Self.event) { eventLines.append(lineNumber) }
+                if isName(name, Self.timeZone) { timeZoneLines.append(lineNumber) }
+                if isName(name, Self.calendar) { calendarCount += 1 }
             } else if let name = componentName(range, keyword: Self.end) {
-                if let top = open.last, top.name == name {
+                if let top = open.last, sameName(top.name, name) {
                     open.removeLast()
                 } else if let top = open.last {
                     structureProblems.append(
-                        (lineNumber, "END:\(name) does not close BEGIN:\(top.name) of line \(top.line)"))
-                    if let match = open.lastIndex(where: { $0.name == name }) { open.removeSubrange(match...) }
+                        (lineNumber, "END:\(text(name)) does not close BEGIN:\(text(top.name)) of line \(top.line)"))
+                    if let match = open.lastIndex(where: { sameName($0.name, name) }) { open.removeSubrange(match...) }
                 } else {
-                    structureProblems.append((lineNumber, "END:\(name) without a BEGIN:\(name)"))
+                    structureProblems.append((lineNumber, "END:\(text(name)) without a BEGIN:\(text(name))"))
                 }
             }
         }
-        unclosed = open
-        for unclosed in open.reversed() {
+        unclosed = open.map { (text($0.name), $0.line) }
+        for unclosed in unclosed.reversed() {
             structureProblems.append(
                 (unclosed.line,
                  "the file is truncated: BEGIN:\(unclosed.name) is never closed (the file ends at line \(lineStarts.count))"
@@ -162,14 +165,33 @@ struct SourceText {
 
     private static let begin = Array("BEGIN:".utf8)
     private static let end = Array("END:".utf8)
+    private static let event = Array("VEVENT".utf8)
+    private static let timeZone = Array("VTIMEZONE".utf8)
+    private static let calendar = Array("VCALENDAR".utf8)
 
-    private func componentName(_ range: Range<Int>, keyword: [UInt8]) -> String? {
+    /// Where the component name is on a `BEGIN:`/`END:` line (trailing CR and spaces left
+    /// out), if the line is one.
+    private func componentName(_ range: Range<Int>, keyword: [UInt8]) -> Range<Int>? {
         guard startsWith(range, keyword) else { return nil }
         var end = range.upperBound
         while end > range.lowerBound, bytes[end - 1] == 0x0D || bytes[end - 1] == 0x20 { end -= 1 }
         let nameStart = range.lowerBound + keyword.count
         guard end > nameStart, end - nameStart < 64 else { return nil }
-        return String(decoding: bytes[nameStart..<end].map(uppercased), as: UTF8.self)
+        return nameStart..<end
+    }
+
+    /// A component name as text, in upper case.
+    private func text(_ name: Range<Int>) -> String {
+        String(decoding: bytes[name].map(uppercased), as: UTF8.self)
+    }
+
+    /// Whether the name at `name` is `wanted` (upper case), in any case.
+    private func isName(_ name: Range<Int>, _ wanted: [UInt8]) -> Bool {
+        name.count == wanted.count && startsWith(name, wanted)
+    }
+
+    private func sameName(_ one: Range<Int>, _ other: Range<Int>) -> Bool {
+        one.count == other.count && zip(bytes[one], bytes[other]).allSatisfy { uppercased($0) == uppercased($1) }
     }
 
     /// Whether the line in `range` starts with `keyword` (upper case), in any case.

@@ -135,6 +135,32 @@ struct SubscriptionTests {
         try await expectFailure("cannot be used", at: 4000)
     }
 
+    @Test("A server without validators sends the same calendar again: it is not read again")
+    func noValidators() async throws {
+        let server = try LoopbackWebServer()
+        try server.serve("plain.ics", calendar())
+        let cache = try TemporaryFolder()
+        let (subscriptions, _) = try await makeSubscriptions([server.url("plain.ics")], server: server, cache: cache)
+        let address = subscriptions.addresses[0]
+        #expect(await subscriptions.refresh(address, at: now))
+        #expect(await !subscriptions.refresh(address, at: now.adding(seconds: 300)))
+        #expect(server.requests.map { $0.prefix(21) } == ["GET /plain.ics 200 \"-", "GET /plain.ics 200 \"-"])
+        let status = await subscriptions.statuses()[0]
+        #expect(status.httpStatus == 200 && status.error == nil)
+        try server.serve("plain.ics", calendar("Dentist moved to 11:30"))
+        #expect(await subscriptions.refresh(address, at: now.adding(seconds: 600)))
+    }
+
+    @Test("A calendar its server calls a web page is still a calendar")
+    func mislabelledCalendar() async throws {
+        let server = try LoopbackWebServer()
+        try server.serve("labelled.ics", calendar())
+        let cache = try TemporaryFolder()
+        let (subscriptions, _) = try await makeSubscriptions([server.url("labelled.ics")], server: server, cache: cache)
+        #expect(await subscriptions.refresh(subscriptions.addresses[0], at: now))
+        #expect(await subscriptions.statuses()[0].events == 1)
+    }
+
     @Test("A certificate from an unknown authority is refused")
     func unknownAuthority() async throws {
         let server = try LoopbackWebServer()

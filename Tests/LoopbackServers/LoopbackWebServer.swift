@@ -73,6 +73,9 @@ public final class LoopbackWebServer {
                     root \(root);
                     location = /moved.ics { return 301 /calendar.ics; }
                     location = /busy.ics { add_header Retry-After 7200 always; return 429; }
+                    # No validators and no conditional answers, as some servers do.
+                    location = /plain.ics { etag off; if_modified_since off; add_header Last-Modified ""; }
+                    location = /labelled.ics { types { } default_type text/html; }
                 }
                 server {
                     listen 127.0.0.1:\(untrustedPort) ssl;
