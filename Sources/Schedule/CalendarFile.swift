@@ -502,7 +502,9 @@ func singleLine(_ text: String) -> String {
 
 /// A space or a character that shows nothing by itself (U+200B, U+2060, U+FEFF, a joiner).
 private func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.properties.isWhitespace || scalar.properties.generalCategory == .format
+    // In ASCII only the space and the white space controls are; Unicode's tables are asked beyond it.
+    if scalar.value < 0x7F { return scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value) }
+    return scalar.properties.isWhitespace || scalar.properties.generalCategory == .format
         || scalar.properties.isDefaultIgnorableCodePoint
 }
 

@@ -151,7 +151,7 @@
 
     private func index(_ records: [EventRecord], floating: Zone) {
         var masters: [EventRecord] = []
-        var masterByUID: [String: Int] = [:]
+        var masterByUID: [String: Int] = Dictionary(minimumCapacity: records.count)
         var overridesByUID: [String: [Int64: EventRecord]] = [:]
         for record in records where record.start != nil {
             if let recurrenceID = record.recurrenceID {

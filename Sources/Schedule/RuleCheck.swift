@@ -133,6 +133,11 @@ enum RuleCheck {
         }
     }
 
+    /// Whether one of libical's BY* arrays has no values.
+    static func isEmpty<Storage>(_ array: Storage) -> Bool {
+        withUnsafeBytes(of: array) { Int32($0.load(as: Int16.self)) == ICAL_RECURRENCE_ARRAY_MAX.rawValue }
+    }
+
     private static func set<Storage>(_ array: inout Storage, _ newValues: [Int]) {
         withUnsafeMutableBytes(of: &array) { bytes in
             let slots = bytes.bindMemory(to: Int16.self)
@@ -162,11 +167,11 @@ struct EvenRule {
     private static let farthestMonths: Int64 = 1 << 20
 
     init?(_ rule: icalrecurrencetype, start: CivilDateTime) {
-        let others = [RuleCheck.values(rule.by_second), RuleCheck.values(rule.by_minute),
-                      RuleCheck.values(rule.by_hour), RuleCheck.values(rule.by_month_day),
-                      RuleCheck.values(rule.by_year_day), RuleCheck.values(rule.by_week_no),
-                      RuleCheck.values(rule.by_month), RuleCheck.values(rule.by_set_pos)]
-        guard others.allSatisfy(\.isEmpty) else { return nil }
+        // Asked for every series and window: no arrays made for the BY* parts.
+        guard RuleCheck.isEmpty(rule.by_second), RuleCheck.isEmpty(rule.by_minute), RuleCheck.isEmpty(rule.by_hour),
+              RuleCheck.isEmpty(rule.by_month_day), RuleCheck.isEmpty(rule.by_year_day),
+              RuleCheck.isEmpty(rule.by_week_no), RuleCheck.isEmpty(rule.by_month), RuleCheck.isEmpty(rule.by_set_pos)
+        else { return nil }
         let days = RuleCheck.values(rule.by_day)
         let interval = Int64(max(1, rule.interval))
         self.start = start

@@ -4,8 +4,9 @@
 
 /// The raw bytes of a feed file and what one quick pass over its lines tells: where each
 /// VEVENT begins (libical keeps no line numbers, so problems are located through this),
-/// whether every BEGIN has its END, and where the first invalid UTF-8 is.
-struct SourceText {
+/// whether every BEGIN has its END, and where the first invalid UTF-8 is. A class: it is
+/// handed to the work on every event, and a copy of its arrays would be retained each time.
+final class SourceText {
     let bytes: [UInt8]
     private(set) var lineStarts: [Int] = []
     /// Line numbers of the `BEGIN:VEVENT` lines, in file order (libical keeps that order).
@@ -118,7 +119,7 @@ struct SourceText {
         return nil
     }
 
-    private mutating func scanLines() {
+    private func scanLines() {
         var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         // Where component names are on their lines: compared as bytes, made text only for problems.
         var open: [(name: Range<Int>, line: Int)] = []

@@ -42,10 +42,17 @@ import CLibical
         guard pointer != nil else { return guess }
         let before = offset(atUTC: guess - 86_400)
         let after = offset(atUTC: guess + 86_400)
-        let candidates = [guess - Int64(before), guess - Int64(after)].filter {
-            Int64(offset(atUTC: $0)) == guess - $0
+        let early = guess - Int64(before), late = guess - Int64(after)
+        let earlyFits = Int64(offset(atUTC: early)) == guess - early
+        // Most days have no change of offset: the reading is that of the offset around it.
+        if before == after, earlyFits { return early }
+        let lateFits = Int64(offset(atUTC: late)) == guess - late
+        switch (earlyFits, lateFits) {
+        case (true, true): return min(early, late)
+        case (true, false): return early
+        case (false, true): return late
+        case (false, false): return early
         }
-        return candidates.min() ?? guess - Int64(before)
     }
 
     func wallClock(at instant: Int64) -> CivilDateTime {
