@@ -161,6 +161,17 @@ struct SubscriptionTests {
         #expect(await subscriptions.statuses()[0].events == 1)
     }
 
+    @Test("Redirects that go round in a circle are given up on")
+    func redirectLoop() async throws {
+        let server = try LoopbackWebServer()
+        let cache = try TemporaryFolder()
+        let (subscriptions, _) = try await makeSubscriptions([server.url("loop.ics")], server: server, cache: cache)
+        #expect(await !subscriptions.refresh(subscriptions.addresses[0], at: now))
+        let status = await subscriptions.statuses()[0]
+        #expect(status.error?.contains("redirects") == true, "\(status)")
+        #expect(server.requests.count == 6)
+    }
+
     @Test("A certificate from an unknown authority is refused")
     func unknownAuthority() async throws {
         let server = try LoopbackWebServer()

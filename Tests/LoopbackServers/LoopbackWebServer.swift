@@ -72,6 +72,7 @@ public final class LoopbackWebServer {
                     ssl_certificate_key \(base)/server.key;
                     root \(root);
                     location = /moved.ics { return 301 /calendar.ics; }
+                    location = /loop.ics { return 302 /loop.ics; }
                     location = /busy.ics { add_header Retry-After 7200 always; return 429; }
                     # No validators and no conditional answers, as some servers do.
                     location = /plain.ics { etag off; if_modified_since off; add_header Last-Modified ""; }
