@@ -88,7 +88,7 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
         try? FolderWatcher(folder: folder) { mailbox.post(.feedsChanged) }
     }
     let fetching = configuration.subscriptions.map { subscriptions in
-        Task { await keepFetching(subscriptions, mailbox: mailbox, state: state, log: log) }
+        Task { await keepFetching(subscriptions, schedule: configuration.schedule, mailbox: mailbox, state: state, log: log) }
     }
     defer { fetching?.cancel() }
     let clockWatcher = try? ClockChangeWatcher { mailbox.post(.clockStepped) }
@@ -122,9 +122,11 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
 
 /// Fetches each subscription when it is due, for as long as the task runs: a calendar that
 /// changed has the feeds read again (`.feedsChanged`), a failure goes to the journal when it
-/// is new, and the status lists every subscription. Time here is the machine's wall clock
-/// (servers' dates and Retry-After are in it), not the display's.
-private func keepFetching(_ subscriptions: Subscriptions, mailbox: EventMailbox, state: DisplayState, log: EventLog) async {
+/// is new, and the status lists every subscription (times in the display's zone). Time here
+/// is the machine's wall clock (servers' dates and Retry-After are in it), not the display's.
+private func keepFetching(
+    _ subscriptions: Subscriptions, schedule: Schedule, mailbox: EventMailbox, state: DisplayState, log: EventLog
+) async {
     enum Event: Sendable {
         case fetched(SubscriptionAddress, changed: Bool)
         case timer
@@ -138,7 +140,7 @@ private func keepFetching(_ subscriptions: Subscriptions, mailbox: EventMailbox,
             for address in await subscriptions.claimDue(at: now) {
                 group.addTask { .fetched(address, changed: await subscriptions.refresh(address, at: now)) }
             }
-            let statuses = await subscriptions.statuses()
+            let statuses = await subscriptions.statuses(utcOffset: schedule.zoned(now).utcOffset)
             for status in statuses where reported[status.address] != status.error {
                 reported[status.address] = status.error
                 if let error = status.error { log.log(.warning, "\(status.address): \(error)") }

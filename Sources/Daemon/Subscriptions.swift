@@ -94,11 +94,14 @@ public actor Subscriptions {
         addresses.map { records[$0.key]?.nextAttempt ?? .min }.min().map(Instant.init(secondsSinceEpoch:))
     }
 
-    /// What is known of every address, for the status.
-    public func statuses() -> [SubscriptionStatus] {
+    /// What is known of every address, for the status, with times at `utcOffset` (seconds
+    /// east: the display's zone now).
+    public func statuses(utcOffset: Int = 0) -> [SubscriptionStatus] {
         addresses.map { address in
             let record = records[address.key] ?? SubscriptionRecord()
-            func instant(_ seconds: Int64?) -> String? { seconds.map { Instant(secondsSinceEpoch: $0).description } }
+            func instant(_ seconds: Int64?) -> String? {
+                seconds.map { ZonedTime(instant: Instant(secondsSinceEpoch: $0), utcOffset: utcOffset).rfc3339 }
+            }
             return SubscriptionStatus(
                 address: address.shown, lastSuccess: instant(record.lastSuccess), lastAttempt: instant(record.lastAttempt),
                 nextAttempt: instant(record.nextAttempt), httpStatus: record.httpStatus, error: record.error,

@@ -450,6 +450,9 @@ import Testing
         let subscriptions = report["subscriptions"] as? [[String: Any]] ?? []
         #expect(subscriptions.first?["address"] as? String == address)
         #expect(subscriptions.first?["httpStatus"] as? Int == 200 && subscriptions.first?["events"] as? Int == 1)
+        // In the display's zone, as the other times of the status.
+        let offset = (report["updatedAt"] as? String)?.suffix(6) ?? "?"
+        #expect((subscriptions.first?["lastSuccess"] as? String)?.hasSuffix(offset) == true, "\(subscriptions)")
         #expect(try screen().contains { $0.contains("Walk with Anna") })
         // The other subscription's fetch still hangs; the display draws all the same.
         #expect(subscriptions.count == 2 && subscriptions.last?["lastAttempt"] != nil)
