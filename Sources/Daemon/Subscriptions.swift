@@ -35,6 +35,7 @@ public actor Subscriptions {
     ///   - folder: the cache folder (made if missing): a copy and a record per address.
     ///   - refreshSeconds: how often a calendar is asked for (at least a minute).
     ///   - certificateAuthorities: trusted authorities instead of the system's, if given.
+    ///   - stallSeconds: a server that does not connect, or sends nothing, this long is given up on.
     ///   - inspect: what the schedule makes of fetched bytes (named by the shown address).
     ///   - seed: the backoff's jitter.
     public init(
