@@ -149,7 +149,7 @@ private func keepFetching(
             // Woken when a fetch ends, else at the next attempt, and at least each minute, so a
             // clock that jumped is noticed.
             if !timerSet {
-                let next = max(now.secondsSinceEpoch, await subscriptions.nextAttempt()?.secondsSinceEpoch ?? .max)
+                let next = max(now.secondsSinceEpoch, await subscriptions.nextAttempt(at: now)?.secondsSinceEpoch ?? .max)
                 let wait = max(1, min(60, next - Int64(time(nil))))
                 timerSet = true
                 group.addTask {

@@ -76,7 +76,7 @@ public actor Subscriptions {
     /// caller starts (`refresh`).
     public func claimDue(at now: Instant) -> [SubscriptionAddress] {
         let seconds = now.secondsSinceEpoch
-        let due = addresses.filter { !inFlight.contains($0.key) && (records[$0.key]?.nextAttempt ?? .min) <= seconds }
+        let due = addresses.filter { !inFlight.contains($0.key) && nextAttempt(of: $0, at: seconds) <= seconds }
         for address in due { markAttempted(address, at: seconds) }
         return due
     }
@@ -90,9 +90,17 @@ public actor Subscriptions {
         records[address.key] = record
     }
 
-    /// The earliest next attempt of any address.
-    public func nextAttempt() -> Instant? {
-        addresses.map { records[$0.key]?.nextAttempt ?? .min }.min().map(Instant.init(secondsSinceEpoch:))
+    /// The earliest next attempt of any address, as seen at `now`.
+    public func nextAttempt(at now: Instant) -> Instant? {
+        addresses.map { nextAttempt(of: $0, at: now.secondsSinceEpoch) }.min().map(Instant.init(secondsSinceEpoch:))
+    }
+
+    /// When an address is next due. No wait is longer than a day, so one planned further
+    /// ahead was planned by a clock that has since been set back (a box that booted with its
+    /// clock ahead): it is due now.
+    private func nextAttempt(of address: SubscriptionAddress, at seconds: Int64) -> Int64 {
+        let next = records[address.key]?.nextAttempt ?? .min
+        return next > seconds + RefreshPolicy.longestWait ? seconds : next
     }
 
     /// What is known of every address, for the status, with times at `utcOffset` (seconds

@@ -194,7 +194,7 @@ struct SubscriptionTests {
         #expect(await !subscriptions.refresh(subscriptions.addresses[0], at: now))
         let status = await subscriptions.statuses()[0]
         #expect(status.httpStatus == 429 && status.error?.contains("HTTP 429") == true)
-        #expect(await subscriptions.nextAttempt() == now.adding(seconds: 7200))
+        #expect(await subscriptions.nextAttempt(at: now) == now.adding(seconds: 7200))
         #expect(await subscriptions.claimDue(at: now.adding(seconds: 7199)).isEmpty)
         #expect(await subscriptions.claimDue(at: now.adding(seconds: 7200)) == subscriptions.addresses)
         // Claimed: not due again while its fetch runs, and the status says it is being tried.
@@ -240,10 +240,23 @@ struct SubscriptionTests {
         #expect(status.events == 0 && status.error == nil)
     }
 
+    @Test("A box that fetched while its clock was a year ahead fetches again once the clock is set back")
+    func clockSetBack() async throws {
+        let ahead = now.adding(seconds: 365 * 86_400)
+        let server = try LoopbackWebServer()
+        try server.serve("calendar.ics", calendar())
+        let cache = try TemporaryFolder()
+        let (subscriptions, _) = try await makeSubscriptions([server.url("calendar.ics")], server: server, cache: cache)
+        #expect(await subscriptions.refresh(subscriptions.addresses[0], at: ahead))
+        #expect(await subscriptions.claimDue(at: ahead.adding(seconds: 299)).isEmpty)
+        #expect(await subscriptions.nextAttempt(at: now) == now)
+        #expect(await subscriptions.claimDue(at: now) == subscriptions.addresses)
+    }
+
     @Test("The calendar's REFRESH-INTERVAL is honoured when it is longer than marquee's")
     func calendarRefreshInterval() async throws {
         let fetched = try await FetchedOnce(calendar(refresh: "PT2H"))
-        #expect(await fetched.subscriptions.nextAttempt() == now.adding(seconds: 7200))
+        #expect(await fetched.subscriptions.nextAttempt(at: now) == now.adding(seconds: 7200))
     }
 }
 
