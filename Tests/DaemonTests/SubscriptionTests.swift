@@ -34,19 +34,26 @@ private func makeSubscriptions(
     return (subscriptions, schedule)
 }
 
-/// A server serving `calendar.ics`, and subscriptions to it that fetched it once at `now`.
-private struct FetchedOnce {
+/// A server serving `text` as `name` (nothing, when nil), and a subscription to the address
+/// `address` gives (the file's, by default) that was asked for once at `now`.
+private struct FirstFetch {
     let server: LoopbackWebServer
     let cache: TemporaryFolder
     let subscriptions: Subscriptions
+    /// Whether the first fetch brought a calendar, and the status after it.
+    let changed: Bool
+    let status: SubscriptionStatus
     var address: SubscriptionAddress { subscriptions.addresses[0] }
 
-    init(_ text: String = calendar()) async throws {
+    init(_ name: String = "calendar.ics", serving text: String? = calendar(),
+         address: ((LoopbackWebServer) -> String)? = nil) async throws {
         server = try LoopbackWebServer()
-        try server.serve("calendar.ics", text)
+        if let text { try server.serve(name, text) }
         cache = try TemporaryFolder()
-        (subscriptions, _) = try await makeSubscriptions([server.url("calendar.ics")], server: server, cache: cache)
-        #expect(await subscriptions.refresh(address, at: now))
+        let url = address?(server) ?? server.url(name)
+        (subscriptions, _) = try await makeSubscriptions([url], server: server, cache: cache)
+        changed = await subscriptions.refresh(subscriptions.addresses[0], at: now)
+        status = await subscriptions.statuses()[0]
     }
 }
 
@@ -54,7 +61,8 @@ private struct FetchedOnce {
 struct SubscriptionTests {
     @Test("A calendar is fetched once, then asked for conditionally and not sent again while unchanged")
     func conditionalRequests() async throws {
-        let fetched = try await FetchedOnce()
+        let fetched = try await FirstFetch()
+        #expect(fetched.changed)
         let (server, subscriptions, address) = (fetched.server, fetched.subscriptions, fetched.address)
         var status = await subscriptions.statuses()[0]
         #expect(status.httpStatus == 200 && status.events == 1 && status.error == nil)
@@ -114,7 +122,8 @@ struct SubscriptionTests {
 
     @Test("A missing calendar, a web page, a broken calendar and an unknown authority keep the copy in hand")
     func failuresKeepTheLastGoodCopy() async throws {
-        let fetched = try await FetchedOnce()
+        let fetched = try await FirstFetch()
+        #expect(fetched.changed)
         let (server, subscriptions, address) = (fetched.server, fetched.subscriptions, fetched.address)
         let copy = subscriptions.fetched[0].file
         let good = try Data(contentsOf: URL(fileURLWithPath: copy))
@@ -137,12 +146,9 @@ struct SubscriptionTests {
 
     @Test("A server without validators sends the same calendar again: it is not read again")
     func noValidators() async throws {
-        let server = try LoopbackWebServer()
-        try server.serve("plain.ics", calendar())
-        let cache = try TemporaryFolder()
-        let (subscriptions, _) = try await makeSubscriptions([server.url("plain.ics")], server: server, cache: cache)
-        let address = subscriptions.addresses[0]
-        #expect(await subscriptions.refresh(address, at: now))
+        let fetched = try await FirstFetch("plain.ics")
+        let (server, subscriptions, address) = (fetched.server, fetched.subscriptions, fetched.address)
+        #expect(fetched.changed)
         #expect(await !subscriptions.refresh(address, at: now.adding(seconds: 300)))
         #expect(server.requests.map { $0.prefix(21) } == ["GET /plain.ics 200 \"-", "GET /plain.ics 200 \"-"])
         let status = await subscriptions.statuses()[0]
@@ -153,47 +159,30 @@ struct SubscriptionTests {
 
     @Test("A calendar its server calls a web page is still a calendar")
     func mislabelledCalendar() async throws {
-        let server = try LoopbackWebServer()
-        try server.serve("labelled.ics", calendar())
-        let cache = try TemporaryFolder()
-        let (subscriptions, _) = try await makeSubscriptions([server.url("labelled.ics")], server: server, cache: cache)
-        #expect(await subscriptions.refresh(subscriptions.addresses[0], at: now))
-        #expect(await subscriptions.statuses()[0].events == 1)
+        let fetched = try await FirstFetch("labelled.ics")
+        #expect(fetched.changed && fetched.status.events == 1)
     }
 
     @Test("Redirects that go round in a circle are given up on")
     func redirectLoop() async throws {
-        let server = try LoopbackWebServer()
-        let cache = try TemporaryFolder()
-        let (subscriptions, _) = try await makeSubscriptions([server.url("loop.ics")], server: server, cache: cache)
-        #expect(await !subscriptions.refresh(subscriptions.addresses[0], at: now))
-        let status = await subscriptions.statuses()[0]
-        #expect(status.error?.contains("redirects") == true, "\(status)")
-        #expect(server.requests.count == 6)
+        let fetched = try await FirstFetch("loop.ics", serving: nil)
+        #expect(!fetched.changed && fetched.status.error?.contains("redirects") == true, "\(fetched.status)")
+        #expect(fetched.server.requests.count == 6)
     }
 
     @Test("A certificate from an unknown authority is refused")
     func unknownAuthority() async throws {
-        let server = try LoopbackWebServer()
-        try server.serve("calendar.ics", calendar())
-        let cache = try TemporaryFolder()
-        let address = "https://127.0.0.1:\(server.untrustedPort)/calendar.ics"
-        let (subscriptions, _) = try await makeSubscriptions([address], server: server, cache: cache)
-        #expect(await !subscriptions.refresh(subscriptions.addresses[0], at: now))
-        let status = await subscriptions.statuses()[0]
-        #expect(status.error?.contains("certificate") == true, "\(status)")
-        #expect(status.events == nil && status.lastSuccess == nil)
-        #expect(!FileManager.default.fileExists(atPath: subscriptions.fetched[0].file))
+        let fetched = try await FirstFetch { "https://127.0.0.1:\($0.untrustedPort)/calendar.ics" }
+        #expect(!fetched.changed && fetched.status.error?.contains("certificate") == true, "\(fetched.status)")
+        #expect(fetched.status.events == nil && fetched.status.lastSuccess == nil)
+        #expect(!FileManager.default.fileExists(atPath: fetched.subscriptions.fetched[0].file))
     }
 
     @Test("Too many requests: the server's Retry-After is honoured")
     func retryAfter() async throws {
-        let server = try LoopbackWebServer()
-        let cache = try TemporaryFolder()
-        let (subscriptions, _) = try await makeSubscriptions([server.url("busy.ics")], server: server, cache: cache)
-        #expect(await !subscriptions.refresh(subscriptions.addresses[0], at: now))
-        let status = await subscriptions.statuses()[0]
-        #expect(status.httpStatus == 429 && status.error?.contains("HTTP 429") == true)
+        let fetched = try await FirstFetch("busy.ics", serving: nil)
+        let subscriptions = fetched.subscriptions
+        #expect(!fetched.changed && fetched.status.httpStatus == 429 && fetched.status.error?.contains("HTTP 429") == true)
         #expect(await subscriptions.nextAttempt(at: now) == now.adding(seconds: 7200))
         #expect(await subscriptions.claimDue(at: now.adding(seconds: 7199)).isEmpty)
         #expect(await subscriptions.claimDue(at: now.adding(seconds: 7200)) == subscriptions.addresses)
@@ -215,20 +204,15 @@ struct SubscriptionTests {
 
     @Test("A 20 MB calendar is refused at the feed size limit")
     func hugeCalendar() async throws {
-        let server = try LoopbackWebServer()
-        let cache = try TemporaryFolder()
-        var big = calendar()
-        big += String(repeating: "X-FILLER:" + String(repeating: "x", count: 1000) + "\r\n", count: 20_000)
-        try server.serve("big.ics", big)
-        let (subscriptions, _) = try await makeSubscriptions([server.url("big.ics")], server: server, cache: cache)
-        #expect(await !subscriptions.refresh(subscriptions.addresses[0], at: now))
-        let status = await subscriptions.statuses()[0]
-        #expect(status.error == "the calendar is larger than 16 MB", "\(status)")
+        let filler = String(repeating: "X-FILLER:" + String(repeating: "x", count: 1000) + "\r\n", count: 20_000)
+        let fetched = try await FirstFetch("big.ics", serving: calendar() + filler)
+        #expect(!fetched.changed && fetched.status.error == "the calendar is larger than 16 MB", "\(fetched.status)")
     }
 
     @Test("A calendar that suddenly has no events keeps its events for an hour, then is believed")
     func suddenlyEmpty() async throws {
-        let fetched = try await FetchedOnce()
+        let fetched = try await FirstFetch()
+        #expect(fetched.changed)
         let (server, subscriptions, address) = (fetched.server, fetched.subscriptions, fetched.address)
         try server.serve("calendar.ics", emptyCalendar)
         #expect(await !subscriptions.refresh(address, at: now.adding(seconds: 300)))
@@ -255,7 +239,8 @@ struct SubscriptionTests {
 
     @Test("The calendar's REFRESH-INTERVAL is honoured when it is longer than marquee's")
     func calendarRefreshInterval() async throws {
-        let fetched = try await FetchedOnce(calendar(refresh: "PT2H"))
+        let fetched = try await FirstFetch(serving: calendar(refresh: "PT2H"))
+        #expect(fetched.changed)
         #expect(await fetched.subscriptions.nextAttempt(at: now) == now.adding(seconds: 7200))
     }
 }
