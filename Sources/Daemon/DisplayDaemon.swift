@@ -71,7 +71,8 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     let clock = SystemClock(startingAt: configuration.start)
     let state = DisplayState(clock: clock)
     let schedule = ScheduleService(
-        schedule: configuration.schedule, mailbox: mailbox, log: log, systemZoneFolder: configuration.systemZoneFolder)
+        schedule: configuration.schedule, mailbox: mailbox, log: log, systemZoneFolder: configuration.systemZoneFolder,
+        subscriptions: configuration.subscriptions)
     var server: ControlServer?
     if let path = configuration.socket {
         do {
@@ -130,9 +131,12 @@ private func keepFetching(
     enum Event: Sendable {
         case fetched(SubscriptionAddress, changed: Bool)
         case timer
+        /// Addresses became due before their time.
+        case woken
     }
     var reported: [String: String] = [:]
     var timerSet = false
+    var listening = false
     await withTaskGroup(of: Event.self) { group in
         while !Task.isCancelled {
             let now = Instant(secondsSinceEpoch: Int64(time(nil)))
@@ -157,6 +161,14 @@ private func keepFetching(
                     return .timer
                 }
             }
+            if !listening {
+                listening = true
+                group.addTask {
+                    var wakeUps = subscriptions.wakeUps.makeAsyncIterator()
+                    _ = await wakeUps.next()
+                    return .woken
+                }
+            }
             switch await group.next() {
             case .fetched(let address, let changed)?:
                 if changed {
@@ -165,6 +177,8 @@ private func keepFetching(
                 }
             case .timer?:
                 timerSet = false
+            case .woken?:
+                listening = false
             case nil:
                 return
             }

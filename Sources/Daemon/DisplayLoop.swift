@@ -386,7 +386,7 @@ final class DisplayLoop {
         if screen.showProblems(lines) { repaint = true }
     }
 
-    /// Reads the settings (if they can be) and the feeds again.
+    /// Reads the settings (if they can be) and the feeds again, and asks for the subscriptions.
     private func reload(at steady: Nanoseconds) {
         if let reloadSettings, let fresh = reloadSettings() {
             settings = fresh
@@ -398,6 +398,7 @@ final class DisplayLoop {
         }
         reloadsInFlight += 1
         schedule.reload()
+        schedule.askSubscriptionsAgain()
     }
 
     /// Asks the schedule for the messages at `wall`; what is shown stays until the answer.

@@ -1,5 +1,9 @@
 import Schedule
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The schedule as the display loop uses it: asked for the messages at an instant, told to
 /// reload or to follow the system's zone. The work runs on the schedule's actor and every
 /// answer comes back through the mailbox, so the loop never waits for it — not even while a
@@ -11,12 +15,18 @@ final class ScheduleService: Sendable {
     private let log: EventLog?
     /// `/etc`, when the display follows the system's time zone.
     private let systemZoneFolder: String?
+    /// The calendar subscriptions, asked again at once on a carer's reload.
+    private let subscriptions: Subscriptions?
 
-    init(schedule: Schedule, mailbox: EventMailbox, log: EventLog?, systemZoneFolder: String? = nil) {
+    init(
+        schedule: Schedule, mailbox: EventMailbox, log: EventLog?, systemZoneFolder: String? = nil,
+        subscriptions: Subscriptions? = nil
+    ) {
         self.schedule = schedule
         self.mailbox = mailbox
         self.log = log
         self.systemZoneFolder = systemZoneFolder
+        self.subscriptions = subscriptions
     }
 
     /// Posts `.schedule(snapshot, request)` with the messages at `instant`.
@@ -33,6 +43,13 @@ final class ScheduleService: Sendable {
             log?.feeds(statuses)
             mailbox.post(.feedsReloaded)
         }
+    }
+
+    /// A carer's reload: every subscription is asked for again now (a calendar that changes
+    /// has the feeds read again as it arrives); the machine's clock says when now is.
+    func askSubscriptionsAgain() {
+        guard let subscriptions else { return }
+        Task { await subscriptions.askAgainNow(at: Instant(secondsSinceEpoch: Int64(time(nil)))) }
     }
 
     /// After `/etc/localtime` changed: shows times in the system's zone, if it is a new one

@@ -27,6 +27,9 @@ public actor Subscriptions {
     private var inFlight: Set<String> = []
     /// The backoff jitter's seed, moved on at each draw.
     private var jitterState: UInt64
+    /// Says that addresses became due before their time (`askAgainNow`).
+    public nonisolated let wakeUps: AsyncStream<Void>
+    private nonisolated let wakeUp: AsyncStream<Void>.Continuation
 
     /// How long a calendar that had events must stay empty before its emptiness is believed.
     static let emptyGrace: Int64 = 3600
@@ -51,6 +54,7 @@ public actor Subscriptions {
         policy = RefreshPolicy(interval: refreshSeconds)
         self.inspect = inspect
         jitterState = seed
+        (wakeUps, wakeUp) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         makeFolders(folder)
         var known: [String: SubscriptionRecord] = [:]
         for address in self.addresses {
@@ -79,6 +83,17 @@ public actor Subscriptions {
         let due = addresses.filter { !inFlight.contains($0.key) && nextAttempt(of: $0, at: seconds) <= seconds }
         for address in due { markAttempted(address, at: seconds) }
         return due
+    }
+
+    /// Makes every address due now (a carer's reload: the calendar was just changed), but for
+    /// one whose server asked to wait, and says so on `wakeUps`.
+    public func askAgainNow(at now: Instant) {
+        for address in addresses where !inFlight.contains(address.key) {
+            guard var record = records[address.key], record.httpStatus != 429 else { continue }
+            record.nextAttempt = min(record.nextAttempt ?? .min, now.secondsSinceEpoch)
+            records[address.key] = record
+        }
+        wakeUp.yield()
     }
 
     /// Records an attempt starting at `seconds`; until its outcome the address is not due.

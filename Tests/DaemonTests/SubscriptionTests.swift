@@ -237,6 +237,20 @@ struct SubscriptionTests {
         #expect(await subscriptions.claimDue(at: now) == subscriptions.addresses)
     }
 
+    @Test("A carer's reload asks again at once, but not a server that asked to wait")
+    func askAgainNow() async throws {
+        let fetched = try await FirstFetch()
+        let busy = try await FirstFetch("busy.ics", serving: nil)
+        for subscriptions in [fetched.subscriptions, busy.subscriptions] {
+            #expect(await subscriptions.claimDue(at: now.adding(seconds: 10)).isEmpty)
+            await subscriptions.askAgainNow(at: now.adding(seconds: 10))
+            var wakeUps = subscriptions.wakeUps.makeAsyncIterator()
+            #expect(await wakeUps.next() != nil)
+        }
+        #expect(await fetched.subscriptions.claimDue(at: now.adding(seconds: 10)) == fetched.subscriptions.addresses)
+        #expect(await busy.subscriptions.claimDue(at: now.adding(seconds: 10)).isEmpty)
+    }
+
     @Test("The calendar's REFRESH-INTERVAL is honoured when it is longer than marquee's")
     func calendarRefreshInterval() async throws {
         let fetched = try await FirstFetch(serving: calendar(refresh: "PT2H"))

@@ -459,6 +459,17 @@ import Testing
         #expect(subscriptions.last?["lastSuccess"] == nil && subscriptions.last?["error"] == nil)
         let text = try CommandLineTests.marquee("status", "--socket", socket).output
         #expect(text.contains("subscriptions:\n  \(address): ok, HTTP 200, 1 event(s)"), "\(text)")
+        // The carer changed the calendar and reloads: it shows without waiting for the interval.
+        try server.serve("family.ics", SubscriptionCommandTests.daily.replacingOccurrences(of: "Walk with Anna", with: "Tea with Anna"))
+        #expect(Self.exchange(socket, Array("{\"type\":\"reload\"}\n".utf8)).contains("\"ok\":true"))
+        var shown: [String] = []
+        for _ in 0..<50 {
+            let run = try CommandLineTests.marquee("status", "--json", "--socket", socket)
+            shown = ((try? JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])?["showing"] as? [String]) ?? []
+            if shown == ["Tea with Anna"] { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(shown == ["Tea with Anna"])
         // The calendar is kept once, in the subscriptions' cache: it is a last good version already.
         let state = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/state")
         #expect(state == ["subscriptions"], "\(state)")
