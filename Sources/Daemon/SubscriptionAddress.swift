@@ -37,11 +37,6 @@ public struct SubscriptionAddress: Sendable, Hashable, CustomStringConvertible {
         key = String(stableHash(text), radix: 16)
     }
 
-    /// Whether a feed argument is an address rather than a path.
-    public static func isAddress(_ text: String) -> Bool {
-        SubscriptionAddress(text) != nil
-    }
-
     public var description: String { shown }
 
     /// The path and query with every part that may be a secret token cut short.

@@ -58,7 +58,7 @@ public actor Subscriptions {
         makeFolders(folder)
         var known: [String: SubscriptionRecord] = [:]
         for address in self.addresses {
-            guard case .success(let bytes) = readFile(folder + "/" + address.key + ".json", limit: 1 << 16),
+            guard case .success(let bytes) = readFile(Self.recordPath(address, in: folder), limit: 1 << 16),
                   var record = try? JSONDecoder().decode(SubscriptionRecord.self, from: Data(bytes))
             else { continue }
             // A restart asks again within the interval, unless the server asked to wait longer.
@@ -220,12 +220,14 @@ public actor Subscriptions {
     }
 
     private nonisolated func copyPath(_ address: SubscriptionAddress) -> String { folder + "/" + address.key + ".ics" }
-    private func recordPath(_ address: SubscriptionAddress) -> String { folder + "/" + address.key + ".json" }
+    private static func recordPath(_ address: SubscriptionAddress, in folder: String) -> String {
+        folder + "/" + address.key + ".json"
+    }
 
     private func save(_ record: SubscriptionRecord, for address: SubscriptionAddress) {
         records[address.key] = record
         guard let data = try? JSONEncoder().encode(record) else { return }
-        _ = writeFileAtomically(Array(data), to: recordPath(address))
+        _ = writeFileAtomically(Array(data), to: Self.recordPath(address, in: folder))
     }
 }
 

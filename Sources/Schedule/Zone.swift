@@ -46,13 +46,9 @@ import CLibical
         let earlyFits = Int64(offset(atUTC: early)) == guess - early
         // Most days have no change of offset: the reading is that of the offset around it.
         if before == after, earlyFits { return early }
+        // Of the readings that fit, the earlier (a repeated hour means its first time).
         let lateFits = Int64(offset(atUTC: late)) == guess - late
-        switch (earlyFits, lateFits) {
-        case (true, true): return min(early, late)
-        case (true, false): return early
-        case (false, true): return late
-        case (false, false): return early
-        }
+        return lateFits && (!earlyFits || late < early) ? late : early
     }
 
     func wallClock(at instant: Int64) -> CivilDateTime {

@@ -46,7 +46,11 @@ struct FeedOptions: ParsableArguments {
     /// `feeds` (default: the feed folder) and `subscriptions`.
     func feedSources(_ configuration: ConfigurationFile) -> (paths: [String], addresses: [SubscriptionAddress]) {
         let named = feeds.isEmpty ? [configuration.feeds ?? defaultFeeds] + configuration.subscriptions : feeds
-        return (named.filter { SubscriptionAddress($0) == nil }, named.compactMap(SubscriptionAddress.init))
+        var sources: (paths: [String], addresses: [SubscriptionAddress]) = ([], [])
+        for source in named {
+            if let address = SubscriptionAddress(source) { sources.addresses.append(address) } else { sources.paths.append(source) }
+        }
+        return sources
     }
 
     /// The display's zone: the option's, else the configuration's, else the system's.
