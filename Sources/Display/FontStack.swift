@@ -28,8 +28,6 @@ struct GlyphImage {
     /// From the baseline up to the bitmap's top row, in pixels.
     var top: Int
     var pixels: Pixels
-    /// Per row, the columns from the first to past the last inked pixel (empty: none).
-    var inked: [Range<Int32>]
 
     init(width: Int, height: Int, left: Int, top: Int, pixels: Pixels) {
         self.width = width
@@ -37,23 +35,12 @@ struct GlyphImage {
         self.left = left
         self.top = top
         self.pixels = pixels
-        inked = (0..<height).map { row in
-            let columns = 0..<width
-            func isInked(_ column: Int) -> Bool {
-                switch pixels {
-                case .coverage(let values): values[row * width + column] != 0
-                case .colour(let values): values[row * width + column] >> 24 != 0
-                }
-            }
-            guard let first = columns.first(where: isInked), let last = columns.last(where: isInked) else { return 0..<0 }
-            return Int32(first)..<Int32(last + 1)
-        }
     }
 
     var byteCount: Int {
         switch pixels {
-        case .coverage(let values): values.count + inked.count * 8
-        case .colour(let values): values.count * 4 + inked.count * 8
+        case .coverage(let values): values.count
+        case .colour(let values): values.count * 4
         }
     }
 }

@@ -1,8 +1,7 @@
 import Marquee
 
-/// A glyph picture ready to paint in one colour: device pixels over black, row after row, the
-/// inked columns of each row, and for a picture in its own colours (emoji) its coverage, to
-/// lay it over other ink.
+/// A glyph picture ready to paint in one colour: device pixels over black, row after row, and
+/// for a picture in its own colours (emoji) its coverage, to lay it over other ink.
 final class Ink {
     let width: Int
     let height: Int
@@ -11,9 +10,6 @@ final class Ink {
     let top: Int
     let pixels: UnsafeMutableRawPointer
     let bytesPerPixel: Int
-    /// Per row, the first inked column and the one past the last (equal: none), in plain
-    /// memory: read for every row drawn.
-    let inked: UnsafeMutablePointer<Int32>
     /// Coverage 0…255 per pixel of a colour picture; nil for one colour, whose pixels say it.
     let alpha: UnsafeMutablePointer<UInt8>?
 
@@ -22,11 +18,6 @@ final class Ink {
         height = image.height
         left = image.left
         top = image.top
-        inked = .allocate(capacity: max(1, 2 * image.height))
-        for (row, columns) in image.inked.enumerated() {
-            inked[2 * row] = columns.lowerBound
-            inked[2 * row + 1] = columns.upperBound
-        }
         bytesPerPixel = format.bytesPerPixel
         let count = width * height
         pixels = UnsafeMutableRawPointer.allocate(byteCount: max(1, count * bytesPerPixel), alignment: 16)
@@ -55,11 +46,10 @@ final class Ink {
 
     deinit {
         pixels.deallocate()
-        inked.deallocate()
         alpha?.deallocate()
     }
 
-    var byteCount: Int { width * height * (bytesPerPixel + (alpha == nil ? 0 : 1)) + height * 8 + GlyphCache.entryOverhead }
+    var byteCount: Int { width * height * (bytesPerPixel + (alpha == nil ? 0 : 1)) + GlyphCache.entryOverhead }
 }
 
 /// The glyph pictures a framebuffer draws with, kept within a memory budget: rasterized

@@ -33,11 +33,11 @@ final class RowExtents {
 
 /// Puts glyph pictures on a surface in the device's own format, on black. A glyph is tinted
 /// once per colour into device pixels (coverage through a 256-entry table per colour, blended
-/// in linear light) and kept in the `GlyphCache`, so drawing a row of it where nothing else is
-/// yet is one `memcpy`. Rows are drawn left to right: what lies between glyphs is cleared as
-/// the pen passes (only as far as earlier ink reached), the rest of a row when the picture is
-/// finished. Where two glyphs overlap, the brighter wins; a colour picture lies over what is
-/// below it.
+/// in linear light) and kept in the `GlyphCache`, so drawing a row of it, black margins and
+/// all, where nothing else is yet is one `memcpy`. Rows are drawn left to right: what lies
+/// between glyph pictures is cleared as the pen passes (only as far as earlier ink reached),
+/// the rest of a row when the picture is finished. Where two glyphs overlap, the brighter wins;
+/// a colour picture lies over what is below it.
 struct GlyphPainter {
     let format: PixelFormat
     let black: UInt32
@@ -133,32 +133,32 @@ struct GlyphPainter {
         // Every number below is within the surface and the picture (clipped above), so the
         // arithmetic of this loop, run for every row of every glyph, goes unchecked.
         let bytes = format.bytesPerPixel
+        let start = left &+ firstColumn, stop = left &+ endColumn, count = endColumn &- firstColumn
         for row in firstRow..<endRow {
-            let first = max(firstColumn, Int(ink.inked[row &* 2])), end = min(endColumn, Int(ink.inked[row &* 2 &+ 1]))
-            guard first < end else { continue }
-            // Where nothing of this picture lies right of the row's start yet, the pixels are
-            // copied; else they are laid over what is there.
+            // The whole row of the picture, its black too, is written: what lies left of it in
+            // this picture is laid over, the rest copied over whatever earlier pictures left,
+            // so only the gaps between pictures are cleared.
             let y = top &+ row
-            let fresh = extents.final[y] <= left &+ first
-            settle(y, upTo: fresh ? left &+ first : left &+ end, extents, surface)
-            extents.final[y] = max(extents.final[y], left &+ end)
-            let source = ink.pixels + (row &* ink.width &+ first) &* bytes
-            let target = surface.base + (y &* surface.bytesPerRow &+ (left &+ first) &* bytes)
-            if fresh {
-                target.copyMemory(from: source, byteCount: (end &- first) &* bytes)
-                continue
+            settle(y, upTo: start, extents, surface)
+            let overlap = min(max(0, extents.final[y] &- start), count)
+            extents.final[y] = max(extents.final[y], stop)
+            let source = ink.pixels + (row &* ink.width &+ firstColumn) &* bytes
+            let target = surface.base + (y &* surface.bytesPerRow &+ start &* bytes)
+            if overlap < count {
+                (target + overlap &* bytes).copyMemory(from: source + overlap &* bytes, byteCount: (count &- overlap) &* bytes)
             }
-            let alpha = ink.alpha.map { $0 + row * ink.width + first }
+            guard overlap > 0 else { continue }
+            let alpha = ink.alpha.map { $0 + row * ink.width + firstColumn }
             switch bytes {
-            case 4: lay(source, over: target, alpha: alpha, count: end - first, as: UInt32.self)
-            case 2: lay(source, over: target, alpha: alpha, count: end - first, as: UInt16.self)
+            case 4: lay(source, over: target, alpha: alpha, count: overlap, as: UInt32.self)
+            case 2: lay(source, over: target, alpha: alpha, count: overlap, as: UInt16.self)
             default:
                 let pixels = PixelSurface(base: ink.pixels, width: ink.width, height: ink.height,
                                           bytesPerRow: ink.width * bytes, format: format)
-                for column in first..<end {
-                    let old = surface.pixel(x: left + column, y: y)
-                    surface.set(x: left + column, y: y,
-                                to: mix(pixels.pixel(x: column, y: row), over: old, alpha: alpha?[column - first]))
+                for column in 0..<overlap {
+                    let old = surface.pixel(x: start + column, y: y)
+                    surface.set(x: start + column, y: y,
+                                to: mix(pixels.pixel(x: firstColumn + column, y: row), over: old, alpha: alpha?[column]))
                 }
             }
         }

@@ -208,6 +208,38 @@ import Testing
         #expect(Self.colours(first.surface) == Self.colours(second.surface))
     }
 
+    /// Drawing frame after frame leaves nothing behind: where letters of every script, emoji and
+    /// a dancing message moved on (overlapping each other as they turn), each frame is the one a
+    /// screen drawing it from black shows, pixel for pixel.
+    @Test(arguments: [PixelFormat.rgb565, .xrgb8888]) func frameAfterFrameIsTheFrameDrawnAfresh(format: PixelFormat) throws {
+        let messages = [
+            MarqueeMessage(text: "🎂 Johnny's birthday! 👨‍👩‍👧", colour: Colour(red: 255, green: 105, blue: 180), effect: .dance),
+            MarqueeMessage(text: "今天下午 مرحبا بالعالم नमस्ते שלום Wolfgang's office"),
+        ]
+        func display() throws -> (Framebuffer, FramebufferScreen, MarqueeController) {
+            let framebuffer = Framebuffer(width: Self.width, height: Self.height, format: format)
+            let screen = try FramebufferScreen(framebuffer: framebuffer)
+            let controller = MarqueeController(
+                metrics: screen.metrics, configuration: MarqueeConfiguration(charactersPerSecond: 12), origin: Self.t0)
+            controller.update(messages: messages, at: Self.t0, width: screen.bandWidth)
+            return (framebuffer, screen, controller)
+        }
+        let (running, screen, controller) = try display()
+        var compared = 0
+        for step in 0..<240 {
+            let t = Self.t0 + Nanoseconds(step) * 16_666_667
+            Self.show(screen, controller, at: t, full: step == 0)
+            guard step % 40 == 39 else { continue }
+            let (fresh, freshScreen, freshController) = try display()
+            Self.show(freshScreen, freshController, at: t, full: true)
+            let (drawn, expected) = (Self.colours(running.surface), Self.colours(fresh.surface))
+            let differing = zip(drawn.joined(), expected.joined()).filter { $0 != $1 }.count
+            #expect(differing == 0, "frame \(step) in \(format): \(differing) pixels differ from the frame drawn afresh")
+            compared += 1
+        }
+        #expect(compared == 6)
+    }
+
     /// A dark COLOR is lightened until it reads at 7:1 on black.
     @Test func darkColoursAreLightenedToSevenToOne() {
         let ink = FramebufferScreen.inkColour(Colour(red: 0, green: 0, blue: 128), hueShift: 0)
