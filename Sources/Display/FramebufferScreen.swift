@@ -269,8 +269,8 @@ public final class FramebufferScreen: TickerScreen {
     private func drawLine(_ text: String?) {
         line.fill(rows: 0..<line.height, with: painter.black)
         lineExtents.blank()
-        painter.begin(lineExtents)
-        defer { painter.finish(lineExtents, on: line) }
+        painter.begin(lineExtents, on: line)
+        defer { painter.finish(lineExtents) }
         guard let text, line.height > 0 else { return }
         let (fonts, glyphs) = fittedLine(text)
         let left = (line.width * FontStack.unitsPerPixel - glyphs.width) / 2
@@ -301,8 +301,8 @@ public final class FramebufferScreen: TickerScreen {
     /// The band in its buffer: the glyphs at quarter-pixel positions, dancing ones lifted,
     /// turned and sized.
     func drawBand(_ glyphs: [FrameGlyph]) {
-        painter.begin(bandExtents)
-        defer { painter.finish(bandExtents, on: band) }
+        painter.begin(bandExtents, on: band)
+        defer { painter.finish(bandExtents) }
         forEachBandGlyph(glyphs) { key, x, baseline, ink in
             painter.draw(key, from: fonts, x: x, baseline: baseline, colour: ink, into: band, bandExtents)
         }
@@ -336,8 +336,8 @@ public final class FramebufferScreen: TickerScreen {
     func drawBox(_ announcement: Announcement?) {
         box.fill(rows: 0..<box.height, with: painter.black)
         boxExtents.blank()
-        painter.begin(boxExtents)
-        defer { painter.finish(boxExtents, on: box) }
+        painter.begin(boxExtents, on: box)
+        defer { painter.finish(boxExtents) }
         guard let announcement, box.height > 0 else { return }
         let size = boxFonts.pixelSize
         let margin = size, padding = Self.boxPadding(size)

@@ -4,24 +4,23 @@ import Marquee
     import Glibc
 #endif
 
-/// Where a surface's rows stand, so a new picture writes each pixel about once instead of
-/// clearing everything first: per row, the columns already final in the picture being drawn
-/// (from the left edge), and the column past which the row is black from before. Looked at
-/// for every row of every glyph drawn, so kept in plain memory.
+/// How far each row of a surface holds ink: in the picture before (all black right of that),
+/// and in the picture being drawn (a glyph picture is laid over what lies left of that and
+/// copied right of it). Looked at for every row of every glyph drawn, so kept in plain memory.
 final class RowExtents {
-    fileprivate let final: UnsafeMutableBufferPointer<Int>
+    fileprivate let drawnUpTo: UnsafeMutableBufferPointer<Int>
     fileprivate let inkedUpTo: UnsafeMutableBufferPointer<Int>
 
     /// A surface of `height` rows that is black.
     init(height: Int) {
-        final = .allocate(capacity: height)
+        drawnUpTo = .allocate(capacity: height)
         inkedUpTo = .allocate(capacity: height)
-        final.initialize(repeating: 0)
+        drawnUpTo.initialize(repeating: 0)
         inkedUpTo.initialize(repeating: 0)
     }
 
     deinit {
-        final.deallocate()
+        drawnUpTo.deallocate()
         inkedUpTo.deallocate()
     }
 
@@ -33,11 +32,12 @@ final class RowExtents {
 
 /// Puts glyph pictures on a surface in the device's own format, on black. A glyph is tinted
 /// once per colour into device pixels (coverage through a 256-entry table per colour, blended
-/// in linear light) and kept in the `GlyphCache`, so drawing a row of it, black margins and
-/// all, where nothing else is yet is one `memcpy`. Rows are drawn left to right: what lies
-/// between glyph pictures is cleared as the pen passes (only as far as earlier ink reached),
-/// the rest of a row when the picture is finished. Where two glyphs overlap, the brighter wins;
-/// a colour picture lies over what is below it.
+/// in linear light) and kept in the `GlyphCache`. A picture starts by clearing each row as far
+/// as the one before had ink (one `memset` a row); then a row of a glyph, black margins and
+/// all, is one `memcpy` where nothing is drawn yet. Where two glyphs overlap, the brighter
+/// wins; a colour picture lies over what is below it. (Clearing only the gaps between glyphs,
+/// or only where ink was, writes fewer bytes but takes longer: many small, unpredictable
+/// writes.)
 struct GlyphPainter {
     let format: PixelFormat
     let black: UInt32
@@ -88,36 +88,25 @@ struct GlyphPainter {
         return ink
     }
 
-    /// Starts a picture: nothing of it is drawn yet.
-    func begin(_ extents: RowExtents) {
+    /// Starts a picture on a surface that shows the one `extents` tracked: black again, and
+    /// nothing of the new one drawn yet.
+    func begin(_ extents: RowExtents, on surface: PixelSurface) {
         cache.nextPicture()
-        extents.final.update(repeating: 0)
-    }
-
-    /// Ends a picture: what earlier pictures left right of the new one's last pixel is cleared.
-    func finish(_ extents: RowExtents, on surface: PixelSurface) {
-        for y in extents.final.indices {
-            settle(y, upTo: extents.inkedUpTo[y], extents, surface)
-            extents.inkedUpTo[y] = extents.final[y]
-        }
-    }
-
-    /// Makes the columns of row `y` up to `column` final: black where earlier ink may be.
-    @inline(__always)
-    private func settle(_ y: Int, upTo column: Int, _ extents: RowExtents, _ surface: PixelSurface) {
-        let from = extents.final[y]
-        guard from < column else { return }
-        let to = min(column, extents.inkedUpTo[y])
-        if from < to {
+        let bytes = format.bytesPerPixel
+        for y in extents.inkedUpTo.indices where extents.inkedUpTo[y] > 0 {
             if black == 0 {
-                let bytes = format.bytesPerPixel
-                let offset: Int = y &* surface.bytesPerRow &+ from &* bytes
-                (surface.base + offset).initializeMemory(as: UInt8.self, repeating: 0, count: (to &- from) &* bytes)
+                (surface.base + y &* surface.bytesPerRow).initializeMemory(as: UInt8.self, repeating: 0,
+                                                                            count: extents.inkedUpTo[y] &* bytes)
             } else {
-                for x in from..<to { surface.set(x: x, y: y, to: black) }
+                for x in 0..<extents.inkedUpTo[y] { surface.set(x: x, y: y, to: black) }
             }
         }
-        extents.final[y] = column
+        extents.drawnUpTo.update(repeating: 0)
+    }
+
+    /// Ends a picture: how far it has ink is what the next one clears.
+    func finish(_ extents: RowExtents) {
+        _ = extents.inkedUpTo.update(fromContentsOf: extents.drawnUpTo)
     }
 
     /// Draws the glyph `key` of `fonts` in `colour` with its pen at pixel `x` on the baseline
@@ -135,13 +124,11 @@ struct GlyphPainter {
         let bytes = format.bytesPerPixel
         let start = left &+ firstColumn, stop = left &+ endColumn, count = endColumn &- firstColumn
         for row in firstRow..<endRow {
-            // The whole row of the picture, its black too, is written: what lies left of it in
-            // this picture is laid over, the rest copied over whatever earlier pictures left,
-            // so only the gaps between pictures are cleared.
+            // The whole row of the picture, its black too: laid over what this picture has left
+            // of it, copied onto black right of that.
             let y = top &+ row
-            settle(y, upTo: start, extents, surface)
-            let overlap = min(max(0, extents.final[y] &- start), count)
-            extents.final[y] = max(extents.final[y], stop)
+            let overlap = min(max(0, extents.drawnUpTo[y] &- start), count)
+            extents.drawnUpTo[y] = max(extents.drawnUpTo[y], stop)
             let source = ink.pixels + (row &* ink.width &+ firstColumn) &* bytes
             let target = surface.base + (y &* surface.bytesPerRow &+ start &* bytes)
             if overlap < count {
