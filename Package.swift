@@ -22,7 +22,7 @@ let package = Package(
         // still check.
         .target(name: "Display", dependencies: ["Marquee", "CLinux", "CFreeType", "CZlib", "CHarfBuzz", "CFriBidi"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CCurl"),
         .target(name: "Daemon", dependencies: ["Schedule", "Marquee", "Display", "CLinux", "CCurl"]),
         .executableTarget(
             name: "marquee",

@@ -40,16 +40,15 @@ struct HTTPFetch: Sendable {
         var description: String
     }
 
-    private static let globalSetUp: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
-
     func get(_ request: Request) -> Result<Response, Failure> {
-        guard Self.globalSetUp, let handle = curl_easy_init() else { return .failure(Failure(description: "libcurl cannot start")) }
-        defer { curl_easy_cleanup(handle) }
+        if let problem = mq_curl_load() { return .failure(Failure(description: String(cString: problem))) }
+        guard let handle = mq_curl_easy_init() else { return .failure(Failure(description: "libcurl cannot start")) }
+        defer { mq_curl_easy_cleanup(handle) }
         let sink = BodySink(limit: maximumBytes)
         var headers: UnsafeMutablePointer<curl_slist>?
-        if let tag = request.entityTag { headers = curl_slist_append(headers, "If-None-Match: \(tag)") }
-        if let date = request.lastModified { headers = curl_slist_append(headers, "If-Modified-Since: \(date)") }
-        defer { curl_slist_free_all(headers) }
+        if let tag = request.entityTag { headers = mq_curl_slist_append(headers, "If-None-Match: \(tag)") }
+        if let date = request.lastModified { headers = mq_curl_slist_append(headers, "If-Modified-Since: \(date)") }
+        defer { mq_curl_slist_free_all(headers) }
         var error = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let performed: CURLcode = withExtendedLifetime(sink) {
             error.withUnsafeMutableBufferPointer { errorBuffer in
@@ -80,7 +79,7 @@ struct HTTPFetch: Sendable {
                     sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
                     return length
                 }
-                return curl_easy_perform(handle)
+                return mq_curl_easy_perform(handle)
             }
         }
         if sink.overflowed || performed == CURLE_FILESIZE_EXCEEDED {
@@ -88,7 +87,7 @@ struct HTTPFetch: Sendable {
         }
         guard performed == CURLE_OK else {
             let detail = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(Failure(description: detail.isEmpty ? String(cString: curl_easy_strerror(performed)) : detail))
+            return .failure(Failure(description: detail.isEmpty ? String(cString: mq_curl_easy_strerror(performed)) : detail))
         }
         var status = 0
         _ = mq_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -96,7 +95,7 @@ struct HTTPFetch: Sendable {
         _ = mq_curl_get_offset(handle, CURLINFO_RETRY_AFTER, &retryAfter)
         func header(_ name: String) -> String? {
             var found: UnsafeMutablePointer<curl_header>?
-            guard curl_easy_header(handle, name, 0, UInt32(CURLH_HEADER), -1, &found) == CURLHE_OK,
+            guard mq_curl_easy_header(handle, name, 0, UInt32(CURLH_HEADER), -1, &found) == CURLHE_OK,
                   let value = found?.pointee.value
             else { return nil }
             return String(cString: value)
