@@ -244,15 +244,7 @@ public final class FontStack: GlyphMetrics {
 
     /// `body` given HarfBuzz's face of the font file at `path` (nil: HarfBuzz cannot read it).
     private static func withHarfBuzzFace<Result>(at path: String, _ body: (OpaquePointer) -> Result) -> Result? {
-        guard let file = FontFile.mapped(path),
-              let blob = hb_blob_create(UnsafeRawPointer(file.bytes).assumingMemoryBound(to: CChar.self),
-                                        UInt32(truncatingIfNeeded: file.count), HB_MEMORY_MODE_READONLY, nil, nil) else {
-            return nil
-        }
-        defer { hb_blob_destroy(blob) }
-        guard let face = hb_face_create(blob, 0) else { return nil }
-        defer { hb_face_destroy(face) }
-        return body(face)
+        FontFile.mapped(path)?.harfBuzzFace.map(body)
     }
 
     /// Opens the script font at `position` of those not opened yet, which it leaves either way;
@@ -569,10 +561,18 @@ final class FontFile: @unchecked Sendable {
     /// Read-only memory that stays mapped: safe to read from any thread.
     let bytes: UnsafePointer<FT_Byte>
     let count: Int
+    /// HarfBuzz's face of the file (nil: HarfBuzz cannot read it), shared by the stacks' fonts
+    /// for shaping, so the tables HarfBuzz loads and the lookups it prepares are kept once, not
+    /// once a stack. HarfBuzz's faces may be used from any thread.
+    let harfBuzzFace: OpaquePointer?
 
     private init(bytes: UnsafePointer<FT_Byte>, count: Int) {
         self.bytes = bytes
         self.count = count
+        let blob = hb_blob_create(UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self),
+                                  UInt32(truncatingIfNeeded: count), HB_MEMORY_MODE_READONLY, nil, nil)
+        defer { hb_blob_destroy(blob) }
+        harfBuzzFace = hb_face_create(blob, 0)
     }
 
     private static let files = Mutex<[String: FontFile]>([:])
