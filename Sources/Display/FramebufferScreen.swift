@@ -203,6 +203,7 @@ public final class FramebufferScreen: TickerScreen {
     public func setShade(_ shade: Double) -> Bool {
         guard shade != self.shade else { return false }
         self.shade = shade
+        painter.shade = shade
         inkColours = [:]
         lastInk = nil
         return true

@@ -13,7 +13,11 @@ final class Ink {
     /// Coverage 0…255 per pixel of a colour picture; nil for one colour, whose pixels say it.
     let alpha: UnsafeMutablePointer<UInt8>?
 
-    init(_ image: GlyphImage, format: PixelFormat, table: [UInt32]) {
+    /// - Parameters:
+    ///   - table: device pixels for each coverage (a one-colour picture).
+    ///   - shade: how far the night dims a picture in its own colours (its brightest pixel as a
+    ///     letter's colour would be).
+    init(_ image: GlyphImage, format: PixelFormat, table: [UInt32], shade: Double) {
         width = image.width
         height = image.height
         left = image.left
@@ -30,14 +34,19 @@ final class Ink {
                 for x in 0..<width { surface.set(x: x, y: y, to: table[Int(coverage[y * width + x])]) }
             }
         case .colour(let colours):
+            func colour(_ pixel: UInt32) -> Colour {
+                Colour(red: UInt8(truncatingIfNeeded: pixel >> 16), green: UInt8(truncatingIfNeeded: pixel >> 8),
+                       blue: UInt8(truncatingIfNeeded: pixel))
+            }
+            let factor = shade > 0
+                ? Colour.nightFactor(brightest: colours.lazy.map { colour($0).luminance }.max() ?? 0, shade: shade) : 1
             let alpha = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, count))
             for y in 0..<height {
                 for x in 0..<width {
                     let pixel = colours[y * width + x]
                     alpha[y * width + x] = UInt8(pixel >> 24)
-                    surface.set(x: x, y: y, to: format.pack(Colour(red: UInt8(truncatingIfNeeded: pixel >> 16),
-                                                                   green: UInt8(truncatingIfNeeded: pixel >> 8),
-                                                                   blue: UInt8(truncatingIfNeeded: pixel))))
+                    let shown = factor < 1 ? colour(pixel).scaled(factor) : colour(pixel)
+                    surface.set(x: x, y: y, to: format.pack(shown))
                 }
             }
             self.alpha = alpha
@@ -59,14 +68,14 @@ final class Ink {
 final class GlyphCache {
     private struct InkKey: Hashable {
         var glyph: GlyphKey
-        /// The colour as 0xRRGGBB; `ownColours` for a picture in its own colours.
+        /// The colour as 0xRRGGBB; for a picture in its own colours, above every colour, how far
+        /// the night dims it.
         var colour: UInt32
 
-        static let ownColours = UInt32.max
-
-        init(_ glyph: GlyphKey, _ colour: Colour?) {
+        init(_ glyph: GlyphKey, _ colour: Colour?, shade: Double) {
             self.glyph = glyph
-            self.colour = colour.map { UInt32($0.red) << 16 | UInt32($0.green) << 8 | UInt32($0.blue) } ?? Self.ownColours
+            self.colour = colour.map { UInt32($0.red) << 16 | UInt32($0.green) << 8 | UInt32($0.blue) }
+                ?? 0x0100_0000 + UInt32((shade * 65_535).rounded())
         }
 
         func hash(into hasher: inout Hasher) {
@@ -117,16 +126,17 @@ final class GlyphCache {
     /// A new picture starts: its pictures become the ones most recently used.
     func nextPicture() { picture += 1 }
 
-    func ink(_ key: GlyphKey, colour: Colour?) -> Ink? {
+    /// The ink of `key` in `colour`, or in its own colours (nil) dimmed by `shade`.
+    func ink(_ key: GlyphKey, colour: Colour?, shade: Double) -> Ink? {
         inkLookups += 1
-        guard let entry = entries[.ink(InkKey(key, colour))], case .ink(let ink) = entry.value else { return nil }
+        guard let entry = entries[.ink(InkKey(key, colour, shade: shade))], case .ink(let ink) = entry.value else { return nil }
         entry.lastUse = picture
         inkFound += 1
         return ink
     }
 
-    func keep(_ ink: Ink, for key: GlyphKey, colour: Colour?) {
-        insert(.ink(ink), bytes: ink.byteCount, for: .ink(InkKey(key, colour)))
+    func keep(_ ink: Ink, for key: GlyphKey, colour: Colour?, shade: Double) {
+        insert(.ink(ink), bytes: ink.byteCount, for: .ink(InkKey(key, colour, shade: shade)))
     }
 
     func coverage(_ key: GlyphKey) -> GlyphImage? {

@@ -43,6 +43,8 @@ struct GlyphPainter {
     let black: UInt32
     let cache: GlyphCache
     private var tables: [Colour: [UInt32]] = [:]
+    /// How far the night dims pictures in their own colours (letters come in dimmed colours).
+    var shade = 0.0
     /// Where the colour channels sit, to compare and mix device pixels without unpacking them
     /// (three fields, not an array: read for every pixel laid over another).
     private let channels: (PixelFormat.Channel, PixelFormat.Channel, PixelFormat.Channel)
@@ -70,11 +72,12 @@ struct GlyphPainter {
         return table
     }
 
-    /// The glyph `key` of `fonts` ready to paint in `colour` (an emoji in its own): from the
-    /// cache, else tinted from its rasterized coverage (kept too, for the next colour).
+    /// The glyph `key` of `fonts` ready to paint in `colour` (an emoji in its own, dimmed by
+    /// `shade` at night): from the cache, else tinted from its rasterized coverage (kept too,
+    /// for the next colour).
     mutating func ink(_ key: GlyphKey, colour: Colour, from fonts: FontStack) -> Ink? {
         let tint = fonts.drawsInOwnColours(key) ? nil : colour
-        if let known = cache.ink(key, colour: tint) { return known }
+        if let known = cache.ink(key, colour: tint, shade: shade) { return known }
         let image: GlyphImage
         if let known = cache.coverage(key) {
             image = known
@@ -83,8 +86,8 @@ struct GlyphPainter {
             cache.keep(made, for: key)
             image = made
         }
-        let ink = Ink(image, format: format, table: tint.map { table(for: $0) } ?? [])
-        cache.keep(ink, for: key, colour: tint)
+        let ink = Ink(image, format: format, table: tint.map { table(for: $0) } ?? [], shade: shade)
+        cache.keep(ink, for: key, colour: tint, shade: shade)
         return ink
     }
 

@@ -105,15 +105,24 @@ extension Colour {
     /// hue kept: at full night it reads at 5:1 on black (a bright colour; a dark one stays).
     func dimmed(_ shade: Double) -> Colour {
         guard shade > 0 else { return self }
+        return scaled(Self.nightFactor(brightest: luminance, shade: shade))
+    }
+
+    /// What the light of something whose brightest colour has `brightest` luminance is
+    /// multiplied by at `shade` of the night (see `dimmed`).
+    static func nightFactor(brightest: Double, shade: Double) -> Double {
         let nightLuminance = 0.2
-        let full = min(1, nightLuminance / max(luminance, 0.000_1))
-        let factor = 1 - shade * (1 - full)
-        func dim(_ value: UInt8) -> UInt8 {
+        return 1 - shade * (1 - min(1, nightLuminance / max(brightest, 0.000_1)))
+    }
+
+    /// The colour with its light (in linear light) multiplied by `factor` (0…1).
+    func scaled(_ factor: Double) -> Colour {
+        func scale(_ value: UInt8) -> UInt8 {
             let linear = Self.linear(value) * factor
             let encoded = linear <= 0.003_130_8 ? linear * 12.92 : 1.055 * pow(linear, 1 / 2.4) - 0.055
             return UInt8((min(1, encoded) * 255).rounded())
         }
-        return Colour(red: dim(red), green: dim(green), blue: dim(blue))
+        return Colour(red: scale(red), green: scale(green), blue: scale(blue))
     }
 
     /// The hue turned by `degrees`, saturation and value kept (for the dance).

@@ -208,6 +208,24 @@ import Testing
         #expect(Self.colours(first.surface) == Self.colours(second.surface))
     }
 
+    /// At night a colour emoji is dimmed as the letters are: nothing on the screen reads brighter
+    /// than about 5:1 on black, and by day the same emoji is as bright as its font draws it.
+    @Test func colourEmojiAreDimmedAtNight() throws {
+        let framebuffer = Framebuffer(width: 1024, height: 768)
+        let screen = try FramebufferScreen(framebuffer: framebuffer)
+        let controller = MarqueeController(metrics: screen.metrics, origin: Self.t0)
+        controller.update(messages: [MarqueeMessage(text: "🎂🌞")], at: Self.t0, width: screen.bandWidth)
+        func brightest(shade: Double) -> Double {
+            _ = screen.setShade(shade)
+            screen.show(controller.frame(at: Self.t0, width: screen.bandWidth, includingPartialGlyphs: true), fullRepaint: true)
+            return Self.colours(framebuffer.surface).joined().map(\.contrastOnBlack).max() ?? 0
+        }
+        let night = brightest(shade: 1), day = brightest(shade: 0), dusk = brightest(shade: 0.5)
+        #expect(day > 15, "by day the emoji are bright: \(day):1")
+        #expect(night >= 4.5 && night < 5.6, "at night the brightest pixel reads at \(night):1")
+        #expect(dusk > night && dusk < day, "half dimmed: \(dusk):1")
+    }
+
     /// Drawing frame after frame leaves nothing behind: where letters of every script, emoji and
     /// a dancing message moved on (overlapping each other as they turn), each frame is the one a
     /// screen drawing it from black shows, pixel for pixel.

@@ -20,8 +20,8 @@ import Testing
             _ = painter.ink(fonts.keys(of: letter, phase: 0)[0], colour: ink, from: fonts)
         }
         #expect(painter.cache.bytes <= 60_000)
-        #expect(painter.cache.ink(fonts.keys(of: "H", phase: 0)[0], colour: ink) != nil, "the newest stays")
-        #expect(painter.cache.ink(fonts.keys(of: "A", phase: 0)[0], colour: ink) == nil, "the oldest went")
+        #expect(painter.cache.ink(fonts.keys(of: "H", phase: 0)[0], colour: ink, shade: 0) != nil, "the newest stays")
+        #expect(painter.cache.ink(fonts.keys(of: "A", phase: 0)[0], colour: ink, shade: 0) == nil, "the oldest went")
         let found = painter.cache.inkFound
         painter.cache.nextPicture()
         _ = painter.ink(fonts.keys(of: "H", phase: 0)[0], colour: ink, from: fonts)
@@ -32,7 +32,7 @@ import Testing
         let keys = letters.map { fonts.keys(of: $0, phase: 0)[0] }
         for key in keys { _ = tiny.ink(key, colour: ink, from: fonts) }
         #expect(tiny.cache.bytes > 1_000)
-        #expect(keys.allSatisfy { tiny.cache.ink($0, colour: ink) != nil }, "one picture's glyphs all stay")
+        #expect(keys.allSatisfy { tiny.cache.ink($0, colour: ink, shade: 0) != nil }, "one picture's glyphs all stay")
     }
 
     /// A glyph is tinted once per colour, from coverage rasterized once.
