@@ -333,7 +333,7 @@ public final class FramebufferScreen: TickerScreen {
     }
 
     /// The announcement box: a thin frame, the typed letters (wrapped once, before the first
-    /// one shows) and the bobbing ▶.
+    /// one shows) and the bobbing ▶ (◀ after text read right to left).
     func drawBox(_ announcement: Announcement?) {
         box.fill(rows: 0..<box.height, with: painter.black)
         boxExtents.blank()
@@ -356,26 +356,34 @@ public final class FramebufferScreen: TickerScreen {
             for range in columns { for x in range { box.set(x: x, y: y, to: frameTable[255]) } }
         }
         let ink = shownInk(announcement.colour, hueShift: 0)
-        var shown = 0
+        // Text read right to left stands at the right edge, is typed from the right end of each
+        // line, and its ◀ follows the last line's left end.
+        let rightToLeft = announcement.glyphs.readsRightToLeft
+        let units = FontStack.unitsPerPixel
+        var typed = 0
         var end = (x: 0, baseline: 0)
         for (index, line) in lines.enumerated() {
             let baseline = top + padding + index * lineHeight + boxFonts.ascender
             let start = line.first?.offset ?? 0
-            for glyph in line {
-                let pen = (margin + padding) * FontStack.unitsPerPixel + glyph.offset - start
-                if shown < announcement.visibleCount {
+            let left = rightToLeft ? (box.width - margin - padding) * units - (line.width - start) : (margin + padding) * units
+            for (position, glyph) in line.enumerated() {
+                let pen = left + glyph.offset - start
+                let order = typed + (rightToLeft ? line.count - 1 - position : position)
+                if order < announcement.visibleCount {
                     forEachPicture(of: glyph.character, form: glyph.form, in: boxFonts, at: pen) { placed in
                         painter.draw(placed.key, from: boxFonts, x: placed.x, baseline: baseline - placed.rise, colour: ink,
                                      into: box, boxExtents)
                     }
                 }
-                shown += 1
-                end = (pen + glyph.advance, baseline)
             }
+            typed += line.count
+            end = (rightToLeft ? left : left + line.width - start, baseline)
         }
         if let bob = announcement.arrowBob {
-            let pen = end.x + (size / 3 + Int((bob * Double(size) / 4).rounded())) * FontStack.unitsPerPixel
-            forEachPicture(of: "▶", form: 0, in: boxFonts, at: pen) { placed in
+            let gap = (size / 3 + Int((bob * Double(size) / 4).rounded())) * units
+            let arrow: Character = rightToLeft ? "◀" : "▶"
+            let pen = rightToLeft ? end.x - gap - boxFonts.advance(of: arrow) : end.x + gap
+            forEachPicture(of: arrow, form: 0, in: boxFonts, at: pen) { placed in
                 painter.draw(placed.key, from: boxFonts, x: placed.x, baseline: end.baseline, colour: ink, into: box,
                              boxExtents)
             }

@@ -79,7 +79,7 @@ extension FontStack {
                                          clusterOfScalar: clusterOfScalar) {
                 let advance = scaled(form.advance, face: run.face)
                 laid.append(LaidGlyph(character: characters[cluster], offset: pen, advance: advance,
-                                      form: ShapedForm.number(of: form)))
+                                      form: ShapedForm.number(of: form), level: run.level))
                 pen += advance
             }
         }
@@ -123,7 +123,8 @@ extension FontStack {
                 }
                 advance = self.advance(of: glyph.character)
             }
-            measured.append(LaidGlyph(character: glyph.character, offset: offset, advance: advance, form: glyph.form))
+            measured.append(LaidGlyph(character: glyph.character, offset: offset, advance: advance, form: glyph.form,
+                                      level: glyph.level))
             offset += advance
         }
         return measured

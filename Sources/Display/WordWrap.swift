@@ -1,13 +1,25 @@
 import Marquee
 
-/// Greedy word wrap of laid glyphs into lines no wider than `width` (a word wider than a line
-/// gets a line of its own).
+extension [LaidGlyph] {
+    /// Whether the text is read right to left: its paragraph's direction (the lowest level).
+    var readsRightToLeft: Bool { (self.lazy.map(\.level).min() ?? 0) % 2 == 1 }
+}
+
+/// Greedy word wrap of laid glyphs (in the order they are seen) into lines no wider than
+/// `width` (a word wider than a line gets a line of its own), first line first: text read right
+/// to left fills its lines from the right end, where it begins.
 func wrapWords(_ glyphs: [LaidGlyph], width: Int) -> [[LaidGlyph]] {
     wrapRanges(glyphs, width: width).map { Array(glyphs[$0]) }
 }
 
 /// The lines of `wrapWords` as ranges of `glyphs`: spaces where a line breaks belong to no line.
 func wrapRanges(_ glyphs: [LaidGlyph], width: Int) -> [Range<Int>] {
+    guard glyphs.readsRightToLeft else { return wrapFromTheLeft(glyphs, width: width) }
+    let count = glyphs.count
+    return wrapFromTheLeft(Array(glyphs.reversed()), width: width).map { (count - $0.upperBound)..<(count - $0.lowerBound) }
+}
+
+private func wrapFromTheLeft(_ glyphs: [LaidGlyph], width: Int) -> [Range<Int>] {
     var lines: [Range<Int>] = []
     var line = 0..<0
     var lineWidth = 0
@@ -44,6 +56,7 @@ func pageRanges(_ glyphs: [LaidGlyph], width: Int, linesPerPage: Int) -> [Range<
     let lines = wrapRanges(glyphs, width: width)
     let perPage = max(1, linesPerPage)
     return stride(from: 0, to: lines.count, by: perPage).map { first in
-        lines[first].lowerBound..<lines[min(first + perPage, lines.count) - 1].upperBound
+        let page = lines[first..<min(first + perPage, lines.count)]
+        return page.map(\.lowerBound).min()!..<page.map(\.upperBound).max()!
     }
 }

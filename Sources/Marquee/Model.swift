@@ -99,12 +99,16 @@ public struct LaidGlyph: Hashable, Sendable {
     public var advance: Int
     /// Which of the display's own forms draws it (a shaped group of glyphs); 0: the character.
     public var form: Int
+    /// Its embedding level in the Unicode Bidirectional Algorithm: odd where it is read right to
+    /// left. The lowest of a text's glyphs is its paragraph's.
+    public var level: UInt8
 
-    public init(character: Character, offset: Int, advance: Int, form: Int = 0) {
+    public init(character: Character, offset: Int, advance: Int, form: Int = 0, level: UInt8 = 0) {
         self.character = character
         self.offset = offset
         self.advance = advance
         self.form = form
+        self.level = level
     }
 }
 

@@ -226,6 +226,52 @@ import Testing
         #expect(dusk > night && dusk < day, "half dimmed: \(dusk):1")
     }
 
+    /// Hebrew in the announcement box reads right to left: its first line holds the text's
+    /// beginning, stands at the right edge, and is typed from its right end.
+    @Test func rightToLeftAnnouncementsAreWrappedAndTypedFromTheRight() throws {
+        let framebuffer = Framebuffer(width: 640, height: 360)
+        let screen = try FramebufferScreen(framebuffer: framebuffer)
+        let text = "שלום עולם, מחר בבוקר יש תור לרופא בשעה עשר ואל תשכחו את הכרטיס"
+        let lines = wrapWords(screen.boxFonts.layout(text), width: 300 * FontStack.unitsPerPixel)
+        #expect(lines.count > 1)
+        #expect(String(lines[0].reversed().map(\.character)).hasPrefix("שלום עולם"), "the first line begins the text")
+        let controller = MarqueeController(metrics: screen.metrics, origin: Self.t0)
+        controller.announcementBox = screen.announcementBox
+        controller.update(messages: [MarqueeMessage(text: text, effect: .typewriter)], at: Self.t0, width: screen.bandWidth)
+        /// The letters' pixels in the box (its frame is a darker grey).
+        func letters(at t: Nanoseconds) -> (pixels: [(x: Int, y: Int)], typed: Int, of: Int) {
+            let frame = controller.frame(at: t, width: screen.bandWidth, includingPartialGlyphs: true)
+            screen.show(frame, fullRepaint: true)
+            let surface = framebuffer.surface
+            var pixels: [(x: Int, y: Int)] = []
+            for y in screen.boxRows {
+                for x in 0..<surface.width where surface.format.unpack(surface.pixel(x: x, y: y)).red > 200 {
+                    pixels.append((x, y))
+                }
+            }
+            return (pixels, frame.announcement?.visibleCount ?? 0, frame.announcement?.glyphs.count ?? 0)
+        }
+        var t = Self.t0
+        var all = letters(at: t)
+        while all.typed < all.of || all.of == 0, t < Self.t0 + 30 * Self.second {
+            t += 100_000_000
+            all = letters(at: t)
+        }
+        var some = letters(at: Self.t0)
+        var early = Self.t0
+        while some.typed < 4, early < t {
+            early += 10_000_000
+            some = letters(at: early)
+        }
+        #expect(some.typed >= 4 && some.typed < all.of / 2, "\(some.typed) of \(all.of) typed")
+        let firstLine = (all.pixels.map(\.y).min() ?? 0)..<((all.pixels.map(\.y).min() ?? 0) + screen.boxFonts.ascender
+            + screen.boxFonts.descender)
+        #expect(!some.pixels.isEmpty && some.pixels.allSatisfy { firstLine.contains($0.y) }, "typing starts on the first line")
+        #expect(some.pixels.allSatisfy { $0.x > framebuffer.surface.width / 2 }, "typing starts at the right")
+        let rightEnd = all.pixels.filter { firstLine.contains($0.y) }.map(\.x).max() ?? 0
+        #expect(abs((some.pixels.map(\.x).max() ?? 0) - rightEnd) <= 2, "the first letter stands where the line ends on the right")
+    }
+
     /// Drawing frame after frame leaves nothing behind: where letters of every script, emoji and
     /// a dancing message moved on (overlapping each other as they turn), each frame is the one a
     /// screen drawing it from black shows, pixel for pixel.
