@@ -48,8 +48,9 @@ public final class FramebufferScreen: TickerScreen {
     /// The orientation line asked for, and the one in its buffer (nil: none drawn yet).
     private var lineText: String?
     private var drawnLine: String??
-    /// How far colours are dimmed for the night (see `TickerScreen.setShade`).
-    private var shade = 0.0
+    /// How far colours are dimmed for the night (see `TickerScreen.setShade`): the painter's,
+    /// which dims pictures in their own colours by it.
+    private var shade: Double { painter.shade }
     /// A smaller font for a line too wide for the screen in `lineFonts`, kept for the next time.
     private var fittedLineFonts: FontStack?
     private let fontPaths: [String]
@@ -202,7 +203,6 @@ public final class FramebufferScreen: TickerScreen {
 
     public func setShade(_ shade: Double) -> Bool {
         guard shade != self.shade else { return false }
-        self.shade = shade
         painter.shade = shade
         inkColours = [:]
         lastInk = nil
