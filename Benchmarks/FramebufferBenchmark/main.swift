@@ -28,8 +28,10 @@ func cpuNanoseconds() -> Int64 {
     return ns(usage.ru_utime) + ns(usage.ru_stime)
 }
 
-func display(_ format: PixelFormat, messages: [MarqueeMessage]) throws -> (Framebuffer, FramebufferScreen, MarqueeController) {
-    let framebuffer = Framebuffer(width: 1920, height: 1080, format: format)
+func display(_ format: PixelFormat, messages: [MarqueeMessage], width: Int = 1920, height: Int = 1080) throws
+    -> (Framebuffer, FramebufferScreen, MarqueeController)
+{
+    let framebuffer = Framebuffer(width: width, height: height, format: format)
     let screen = try FramebufferScreen(framebuffer: framebuffer)
     let controller = MarqueeController(metrics: screen.metrics, configuration: MarqueeConfiguration(charactersPerSecond: 5),
                                        origin: origin)
@@ -172,11 +174,7 @@ func anonymousResidentBytes() -> Int {
 
 func memoryAfterTenMinutes() throws {
     let before = anonymousResidentBytes()
-    let framebuffer = Framebuffer(width: 1024, height: 768, format: .rgb565)
-    let screen = try FramebufferScreen(framebuffer: framebuffer)
-    let controller = MarqueeController(metrics: screen.metrics, configuration: MarqueeConfiguration(charactersPerSecond: 5),
-                                       origin: origin)
-    controller.update(messages: scripts + dancing, at: origin, width: screen.bandWidth)
+    let (framebuffer, screen, controller) = try display(.rgb565, messages: scripts + dancing, width: 1024, height: 768)
     var largest = 0
     for step in 0..<36_000 {
         let t = origin + Nanoseconds(step) * frameNanoseconds
@@ -185,7 +183,8 @@ func memoryAfterTenMinutes() throws {
         if step % 600 == 0 { largest = max(largest, anonymousResidentBytes() - before) }
     }
     largest = max(largest, anonymousResidentBytes() - before)
-    let screenBytes = 1024 * 768 * 2
+    let surface = framebuffer.surface
+    let screenBytes = surface.width * surface.height * surface.format.bytesPerPixel
     print(String(format: "own memory of a 1024x768 RGB565 display after 10 minutes of every script, emoji and a dance: %.1f MB at most (the screen's own %.1f MB of it, glyph cache %.1f MB at the end)",
                  Double(largest) / 1_048_576, Double(screenBytes) / 1_048_576, Double(screen.glyphCache!.bytes) / 1_048_576))
 }
