@@ -17,10 +17,11 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
+        .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         // Every frame looks up glyph pictures held in class properties; checking each access for
         // exclusivity at run time costs a tenth of a frame's drawing. Debug builds (the tests)
         // still check.
-        .target(name: "Display", dependencies: ["Marquee", "CLinux", "CFreeType", "CZlib", "CHarfBuzz", "CFriBidi"],
+        .target(name: "Display", dependencies: ["Marquee", "CLinux", "CFreeType", "CZlib", "CHarfBuzz", "CFriBidi", "CDRM"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(name: "CCurl"),
         .target(name: "Daemon", dependencies: ["Schedule", "Marquee", "Display", "CLinux", "CCurl"]),

@@ -29,10 +29,10 @@ func cpuNanoseconds() -> Int64 {
 }
 
 func display(_ format: PixelFormat, messages: [MarqueeMessage], width: Int = 1920, height: Int = 1080) throws
-    -> (Framebuffer, FramebufferScreen, MarqueeController)
+    -> (Framebuffer, PixelScreen, MarqueeController)
 {
     let framebuffer = Framebuffer(width: width, height: height, format: format)
-    let screen = try FramebufferScreen(framebuffer: framebuffer)
+    let screen = try PixelScreen(scanout: framebuffer)
     let controller = MarqueeController(metrics: screen.metrics, configuration: MarqueeConfiguration(charactersPerSecond: 5),
                                        origin: origin)
     controller.update(messages: messages, at: origin, width: screen.bandWidth)
@@ -89,10 +89,10 @@ func renderVersusCopy(_ format: PixelFormat, _ messages: [MarqueeMessage], label
         screen.prepare(frame)
         preparations.append(Double(nanoseconds() - start) / 1000)
         start = nanoseconds()
-        let changes = screen.render(frame)
+        screen.render(frame)
         renders.append(Double(nanoseconds() - start) / 1000)
         start = nanoseconds()
-        screen.present(changes)
+        screen.present()
         presents.append(Double(nanoseconds() - start) / 1000)
         start = nanoseconds()
         target.copyMemory(from: source, byteCount: bandBytes)

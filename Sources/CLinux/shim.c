@@ -18,6 +18,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <linux/netlink.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -209,3 +210,16 @@ int mq_console_auto_switching(int fd) {
 }
 
 int mq_console_release(int fd, int answer) { return ioctl(fd, VT_RELDISP, answer); }
+
+int mq_uevent_socket(void) {
+    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
+    if (fd < 0) return -1;
+    struct sockaddr_nl address = {.nl_family = AF_NETLINK, .nl_groups = 1};
+    if (bind(fd, (struct sockaddr *)&address, sizeof address) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}

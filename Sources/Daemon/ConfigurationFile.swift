@@ -18,6 +18,9 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var refreshMinutes: Int?
     public var output: String?
     public var device: String?
+    /// The KMS connector to draw on ("HDMI-A-2") and its mode ("1920x1080@60").
+    public var connector: String?
+    public var mode: String?
     public var timezone: String?
     public var speed: Double?
     public var separator: String?
@@ -155,6 +158,16 @@ public struct ConfigurationFile: Sendable, Hashable {
             guard case .integer(let number) = value, range.contains(number) else { throw TOMLError("must be " + meaning) }
             return number
         }
+        func displayMode() throws(TOMLError) -> String {
+            let text = try string()
+            let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+            let size = parts[0].split(separator: "x", omittingEmptySubsequences: false)
+            guard parts.count <= 2, size.count == 2, size.allSatisfy({ Int($0).map { $0 > 0 } ?? false }),
+                  parts.count == 1 || Int(parts[1]).map({ $0 > 0 }) ?? false else {
+                throw TOMLError("must be a mode such as \"1920x1080@60\" or \"1920x1080\"")
+            }
+            return text
+        }
         func oneOf(_ choices: [String]) throws(TOMLError) -> String {
             let text = try string()
             guard choices.contains(text) else { throw TOMLError("must be one of " + choices.joined(separator: ", ")) }
@@ -170,7 +183,9 @@ public struct ConfigurationFile: Sendable, Hashable {
             subscriptions = addresses
         case "refresh_minutes":
             refreshMinutes = try whole(1...1440, "a whole number of minutes from 1 to 1440 (the default is 5)")
-        case "output": output = try oneOf(["auto", "terminal", "framebuffer"])
+        case "output": output = try oneOf(["auto", "kms", "framebuffer", "terminal"])
+        case "connector": connector = try string()
+        case "mode": mode = try displayMode()
         case "device": device = try string()
         case "timezone": timezone = try string()
         case "separator": separator = try string()

@@ -81,6 +81,8 @@ public struct StatusReport: Codable, Sendable, Hashable {
     public var framesPerSecond: Double
     /// The framebuffer's glyph pictures (nil on a terminal).
     public var glyphCache: GlyphCacheFigures?
+    /// Frames a KMS screen's page flips showed, and vertical blanks missed (nil: no page flips).
+    public var pageFlips: PageFlipFigures?
     /// How late frames were drawn after their deadline, over the last frames (milliseconds).
     var frameLateness: Lateness?
     public var uptimeSeconds: Int
@@ -139,6 +141,7 @@ final class DisplayState: Sendable {
         var paused = false
         var moving = false
         var glyphCache: GlyphCacheFigures?
+        var pageFlips: PageFlipFigures?
         var subscriptions: [SubscriptionStatus] = []
         /// Steady times of the last frames drawn, oldest first overwritten.
         var frameTimes = [Nanoseconds](repeating: .min, count: 256)
@@ -166,9 +169,11 @@ final class DisplayState: Sendable {
         shared.withLock { change(&$0) }
     }
 
-    func frameDrawn(at steady: Nanoseconds, lateness: Nanoseconds?, moving: Bool, glyphCache: GlyphCacheFigures?) {
+    func frameDrawn(at steady: Nanoseconds, lateness: Nanoseconds?, moving: Bool, glyphCache: GlyphCacheFigures?,
+                    pageFlips: PageFlipFigures? = nil) {
         shared.withLock { state in
             state.glyphCache = glyphCache
+            state.pageFlips = pageFlips
             if state.moving != moving {
                 state.moving = moving
                 state.version += 1
@@ -196,6 +201,7 @@ final class DisplayState: Sendable {
         report.paused = state.paused
         report.moving = state.moving
         report.glyphCache = state.glyphCache
+        report.pageFlips = state.pageFlips
         report.subscriptions = state.subscriptions
         let recent = state.frameTimes.filter { $0 > steady - Self.frameRateWindow && $0 <= steady }.count
         report.framesPerSecond = (Double(recent) / (Double(Self.frameRateWindow) / 1e9) * 10).rounded() / 10

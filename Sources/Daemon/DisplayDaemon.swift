@@ -14,8 +14,11 @@ public struct DaemonConfiguration: Sendable {
     /// Reads the settings again on a reload (nil: a broken file keeps the ones in use).
     public var reloadSettings: (@Sendable () -> DisplaySettings?)?
     public var output: OutputChoice.Request
-    /// The framebuffer device.
-    public var device: String
+    /// The display device: a DRM card (`/dev/dri/card1`) or a framebuffer (`/dev/fb1`); nil:
+    /// the first card with a screen, then `/dev/fb0`.
+    public var device: String?
+    /// Which connector and mode of the card.
+    public var kms: KMSChoice
     public var style: FramebufferStyle
     /// The feed folders, watched and reloaded when their files change.
     public var feedFolders: [String]
@@ -38,7 +41,8 @@ public struct DaemonConfiguration: Sendable {
 
     public init(
         schedule: Schedule, settings: DisplaySettings, reloadSettings: (@Sendable () -> DisplaySettings?)?,
-        output: OutputChoice.Request, device: String, style: FramebufferStyle, feedFolders: [String],
+        output: OutputChoice.Request, device: String?, kms: KMSChoice = .init(), style: FramebufferStyle,
+        feedFolders: [String],
         subscriptions: Subscriptions?,
         systemZoneFolder: String?, socket: String?, socketRequired: Bool, socketGroup: String?, start: Nanoseconds?,
         environment: [String: String], backlightFolder: String? = nil, stateDirectory: String? = nil
@@ -48,6 +52,7 @@ public struct DaemonConfiguration: Sendable {
         self.reloadSettings = reloadSettings
         self.output = output
         self.device = device
+        self.kms = kms
         self.style = style
         self.feedFolders = feedFolders
         self.subscriptions = subscriptions
@@ -96,12 +101,11 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     let zoneWatcher = configuration.systemZoneFolder.flatMap { etc in
         try? FolderWatcher(folder: etc, isRelevant: SystemTimeZone.isZoneFile) { mailbox.post(.systemZoneChanged) }
     }
-    // A driver taking over the framebuffer removes and makes its node again: the screen is
-    // checked then, not by polling.
-    let (deviceFolder, deviceName) = splitPath(configuration.device)
-    let deviceWatcher = configuration.output == .terminal ? nil : try? FolderWatcher(
-        folder: deviceFolder, debounce: .milliseconds(100), isRelevant: { $0 == deviceName }
-    ) { mailbox.post(.screenDeviceChanged) }
+    // A driver taking over the framebuffer removes and makes its node again, a DRM card
+    // appears, a screen is plugged in: the screen is checked then, not by polling.
+    let deviceWatchers = configuration.output == .terminal ? [] : watchDevices(configuration, log: log) {
+        mailbox.post(.screenDeviceChanged)
+    }
     let wall = clock.wallTime()
     let first = await configuration.schedule.snapshot(at: Instant(nanoseconds: wall))
     let status = await onRenderThread {
@@ -113,11 +117,11 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             reloadSettings: configuration.reloadSettings, showsProblems: !log.isEnabled,
             backlight: findBacklight(configuration, log: log))
         return loop.run(mailbox: mailbox) {
-            waitForDevice(configuration.device)
+            waitForDevice(configuration.device ?? "/dev/fb0")
             return openScreen(configuration, log: log)
         }
     }
-    withExtendedLifetime((server, feedWatchers, clockWatcher, zoneWatcher, deviceWatcher)) {}
+    withExtendedLifetime((server, feedWatchers, clockWatcher, zoneWatcher, deviceWatchers)) {}
     return status
 }
 
@@ -187,33 +191,43 @@ private func keepFetching(
     }
 }
 
-/// The framebuffer when asked for, or with `auto` when marquee runs on a virtual console it
-/// may put in graphics mode and may draw on the device; else the terminal. The choice and its
-/// reason go to the journal (a fallback as a warning). nil (after saying why) when neither works.
+/// The first output of the choice that opens: KMS, the framebuffer or the terminal, tried in
+/// that order with `auto` when marquee may put its virtual console in graphics mode. The choice
+/// and why the ones before it were not taken go to the journal (a fallback to the terminal as
+/// a warning) and the status. nil (after saying why) when none works.
 private func openScreen(_ configuration: DaemonConfiguration, log: EventLog) -> (any TickerScreen)? {
-    let requested = configuration.output
-    let device = configuration.device
     let console = VirtualConsole(fd: STDIN_FILENO)
-    let deviceProblem = access(device, W_OK) == 0 ? nil : String(cString: strerror(errno))
     let choice = OutputChoice.decide(
-        requested, device: device, console: console.map { ($0.number, $0.ownership) }, deviceProblem: deviceProblem)
-    if choice.target == .framebuffer {
+        configuration.output, device: configuration.device, console: console.map { ($0.number, $0.ownership) })
+    var notTaken: [String] = []
+    for target in choice.targets where target != .terminal {
         do {
-            let framebuffer = try Framebuffer(device: device)
-            let screen = try FramebufferScreen(
-                framebuffer: framebuffer, devicePath: device, style: configuration.style, console: console)
+            let scanout: any Scanout = switch target {
+            case .kms:
+                try openKMSOutput(
+                    path: configuration.device.flatMap { OutputChoice.isKMSDevice($0) ? $0 : nil }, choice: configuration.kms)
+            default:
+                try Framebuffer(device: configuration.device ?? "/dev/fb0")
+            }
+            let screen = try PixelScreen(scanout: scanout, style: configuration.style, console: console)
+            screen.notTaken = notTaken
             for font in screen.fonts.unusable { log.tell(.warning, "\(font)") }
-            log.log(.notice, "drawing on \(screen.outputDescription) (\(choice.reason))")
+            log.log(.notice, "drawing on \(screen.outputDescription) (\(([choice.reason] + notTaken).joined(separator: "; ")))")
             return screen
         } catch {
-            log.tell(.error, "\(error)" + (requested == .auto ? "; using the terminal" : ""))
-            guard requested == .auto else { return nil }
+            notTaken.append("not \(target.rawValue): \(error)")
+            log.log(.notice, "not drawing through \(target.rawValue): \(error)")
         }
-    } else if choice.isFallback {
-        log.log(.warning, "not drawing on the framebuffer: \(choice.reason); using the terminal")
+    }
+    guard choice.targets.contains(.terminal) else {
+        log.tell(.error, "no output to draw on: " + notTaken.joined(separator: "; "))
+        return nil
+    }
+    if choice.isFallback || !notTaken.isEmpty {
+        log.log(.warning, "not drawing in pixels: \(([choice.reason] + notTaken).joined(separator: "; ")); using the terminal")
     }
     guard isatty(STDOUT_FILENO) == 1 else {
-        log.tell(.error, "standard output is not a terminal and there is no framebuffer to draw on")
+        log.tell(.error, "standard output is not a terminal and there is no display to draw on")
         return nil
     }
     let screen = TerminalScreen(
@@ -223,11 +237,42 @@ private func openScreen(_ configuration: DaemonConfiguration, log: EventLog) -> 
     return screen
 }
 
+/// Watches what may change the display under the screen: the framebuffer's node (a DRM driver
+/// replacing it), the DRM cards' folder (a card appearing), and screens plugged in or out.
+/// A watcher that cannot start is said in the journal: the screen is then only checked now
+/// and then.
+private func watchDevices(
+    _ configuration: DaemonConfiguration, log: EventLog, onChange: @escaping @Sendable () -> Void
+) -> [AnyObject] {
+    var watchers: [AnyObject] = []
+    // Folders and the names in them that matter: a whole name, or (cards) its beginning.
+    let nodes: [(folder: String, name: String, isPrefix: Bool)] = if let device = configuration.device {
+        [(splitPath(device).0, splitPath(device).1, false)]
+    } else {
+        [("/dev", "fb0", false), ("/dev/dri", "card", true)]
+    }
+    for node in nodes {
+        do {
+            watchers.append(try FolderWatcher(
+                folder: node.folder, debounce: .milliseconds(100),
+                isRelevant: { node.isPrefix ? $0.hasPrefix(node.name) : $0 == node.name }, onChange: onChange))
+        } catch {
+            log.log(.warning, "cannot watch \(node.folder) for display devices: \(error)")
+        }
+    }
+    do {
+        watchers.append(try HotplugWatcher(onHotplug: onChange))
+    } catch {
+        log.log(.warning, "cannot follow screens being plugged in: \(error)")
+    }
+    return watchers
+}
+
 /// The panel's backlight, when marquee draws on a virtual console (or was told to use the
 /// framebuffer) and the box has one; what it found or why it cannot use it goes to the journal.
 private func findBacklight(_ configuration: DaemonConfiguration, log: EventLog) -> Backlight? {
     guard let folder = configuration.backlightFolder,
-          configuration.output == .framebuffer || VirtualConsole(fd: STDIN_FILENO) != nil
+          configuration.output == .framebuffer || configuration.output == .kms || VirtualConsole(fd: STDIN_FILENO) != nil
     else { return nil }
     do {
         let note = configuration.stateDirectory.map { $0 + "/.backlight-day-level" }

@@ -410,20 +410,24 @@ final class DisplayLoop {
 
     /// Draws the frame at `steady` and notes it in the status; false when the screen is gone
     /// (the terminal closed). Woken less than a refresh period after a frame's deadline, it
-    /// draws the frame of the deadline: the one made ready, and motion as even as the grid.
+    /// draws the frame of the deadline: the one made ready, and motion as even as the grid. A
+    /// screen that knows when the frame will be seen (KMS: the vertical blank of its flip) has
+    /// it computed for that instant.
     private func drawFrame(at steady: Nanoseconds) -> Bool {
         var lateness: Nanoseconds?
         if let due = frameDeadline, steady >= due { lateness = steady - due }
         frameDeadline = nil
-        let drawnAt = lateness.flatMap { late in screen.framePeriod.flatMap { late < $0 ? steady - late : nil } } ?? steady
-        let frame = controller.frame(at: drawnAt, width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs)
+        let due = lateness.flatMap { late in screen.framePeriod.flatMap { late < $0 ? steady - late : nil } } ?? steady
+        let seenAt = screen.isShowing ? screen.presentationTime(ofFrameDueAt: due, now: steady) : due
+        let frame = controller.frame(at: seenAt, width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs)
         do {
             try screen.show(frame, fullRepaint: repaint)
         } catch {
             return false
         }
         repaint = false
-        state.frameDrawn(at: steady, lateness: lateness, moving: frame.isMoving, glyphCache: screen.glyphCache)
+        state.frameDrawn(at: steady, lateness: lateness, moving: frame.isMoving, glyphCache: screen.glyphCache,
+                         pageFlips: screen.pageFlips)
         if !ready {
             ready = systemd.send("READY=1")
             systemd.send("STATUS=" + Self.summary(snapshot))

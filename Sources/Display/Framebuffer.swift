@@ -12,8 +12,10 @@ public struct FramebufferError: Error, CustomStringConvertible {
 
 /// Pixels that end up on a screen: a Linux framebuffer device (`/dev/fb0`) mapped into
 /// memory, a file laid out like one (tests), or plain memory (snapshots). Geometry and
-/// pixel layout come from the driver; the stride may be wider than the visible width.
-public final class Framebuffer {
+/// pixel layout come from the driver; the stride may be wider than the visible width. It
+/// draws into the very memory scanned out, right after the vertical blank where the device
+/// can wait for it: a fallback where there is no KMS.
+public final class Framebuffer: Scanout {
     /// How frames are paced on this device, as measured when it was opened.
     public enum Pacing: Sendable, Hashable, CustomStringConvertible {
         /// FBIO_WAITFORVSYNC really waits for the vertical blank.
@@ -40,7 +42,11 @@ public final class Framebuffer {
     let pacing: Pacing
     /// "vesafb", "bochs-drmdrmfb"…, or what the memory stands for.
     public let name: String
+    /// The device's path ("/dev/fb0"), the file's, or "memory".
+    let path: String
     private let fd: Int32
+    /// What the buffer shows of the screen's picture.
+    private var contents = BufferContents()
     /// The mode as opened: name, size, depth and stride ("" for files and memory).
     private let mode: String
     private let mapping: UnsafeMutableRawPointer
@@ -78,6 +84,7 @@ public final class Framebuffer {
             throw FramebufferError(description: "\(path): cannot map its memory: \(String(cString: strerror(errno)))")
         }
         self.fd = fd
+        self.path = path
         mapping = mapped
         mappingLength = length
         name = Self.id(info)
@@ -100,6 +107,7 @@ public final class Framebuffer {
             throw FramebufferError(description: "\(path): \(String(cString: strerror(errno)))")
         }
         self.fd = fd
+        self.path = path
         mapping = mapped
         mappingLength = length
         name = "file"
@@ -115,6 +123,7 @@ public final class Framebuffer {
         mapping = UnsafeMutableRawPointer.allocate(byteCount: mappingLength, alignment: 16)
         mapping.initializeMemory(as: UInt8.self, repeating: 0, count: mappingLength)
         fd = -1
+        path = "memory"
         name = "memory"
         mode = ""
         surface = PixelSurface(base: mapping, width: width, height: height, bytesPerRow: bytesPerRow, format: format)
@@ -130,22 +139,17 @@ public final class Framebuffer {
         }
     }
 
-    /// Waits for the vertical blank, where the device has a wait that works.
-    func waitForVerticalBlank() {
-        if case .verticalBlank = pacing { _ = mq_fb_wait_for_vsync(fd) }
-    }
-
     /// Why this mapping no longer is the screen, or nil while it is: the driver let go of the
     /// device (a DRM driver took over from efifb/vesafb/simplefb: the old device answers no
     /// more), or its mode changed. Then the device must be opened again.
-    func replacement() -> String? {
+    public func replacement() -> String? {
         guard !mode.isEmpty else { return nil }
         var info = mq_fb_info()
         guard mq_fb_info(fd, &info) == 0 else {
-            return "\(name) is gone (\(String(cString: strerror(errno))))"
+            return "\(path): \(name) is gone (\(String(cString: strerror(errno))))"
         }
         let now = Self.mode(info)
-        return now == mode ? nil : "the mode changed from \(mode) to \(now)"
+        return now == mode ? nil : "\(path): the mode changed from \(mode) to \(now)"
     }
 
     private static func mode(_ info: mq_fb_info) -> String {
@@ -173,4 +177,34 @@ public final class Framebuffer {
         for _ in 0..<20 where mq_fb_wait_for_vsync(fd) != 0 { return false }
         return (readClock(CLOCK_MONOTONIC) - start) / 20 >= 5_000_000
     }
+
+    // MARK: - Scanout
+
+    public var width: Int { surface.width }
+    public var height: Int { surface.height }
+    public var format: PixelFormat { surface.format }
+    public var refreshPeriod: Nanoseconds { Nanoseconds((1e9 / pacing.hertz).rounded()) }
+    public var description: String { "framebuffer \(path) (\(name)) \(width)x\(height) \(format), \(pacing)" }
+    /// Drawn where the display reads: no page flips.
+    public var pageFlips: PageFlipFigures? { nil }
+    /// Whether it is seen is the console's business.
+    public var isShowing: Bool { true }
+
+    /// The frame is copied right after its deadline (and the vertical blank, where there is a
+    /// wait that works): it is seen then.
+    public func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds { due }
+
+    /// Copies the layers the screen lacks, right after the vertical blank where the device can
+    /// wait for it.
+    public func show(_ picture: ScanoutPicture) {
+        guard contents.lacks(picture) else { return }
+        if case .verticalBlank = pacing { _ = mq_fb_wait_for_vsync(fd) }
+        contents.update(surface, to: picture)
+    }
+
+    /// Checked by `replacement()` when it is next asked.
+    public func deviceChanged() {}
+
+    /// The console repaints its text while away; the screen's next picture is drawn in full.
+    public func consoleShown(_ shown: Bool) {}
 }

@@ -5,8 +5,9 @@ import Marquee
     import Glibc
 #endif
 
-/// What the render loop draws on: a terminal or a framebuffer. The loop owns the clock and
-/// the `MarqueeController`; a screen only measures glyphs and shows frames.
+/// What the render loop draws on: a terminal, or pixels on a KMS output or a framebuffer. The
+/// loop owns the clock and the `MarqueeController`; a screen only measures glyphs and shows
+/// frames.
 public protocol TickerScreen: AnyObject {
     /// How the screen measures text (cells, or 1/64 pixels).
     var metrics: any GlyphMetrics { get }
@@ -48,6 +49,10 @@ public protocol TickerScreen: AnyObject {
     /// Told of a resize or a console switch as it happens; true when the next frame must be
     /// drawn in full.
     func notice(_ change: ScreenChange) -> Bool
+    /// When a frame drawn now will be seen: the frame is computed for that instant (position is
+    /// a function of the time it is seen). `due` is the loop's deadline for the frame; a KMS
+    /// screen answers the vertical blank its page flip will land on.
+    func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds
     /// Shows a frame (nothing, while the screen is not visible).
     func show(_ frame: Frame, fullRepaint: Bool) throws
     /// Makes ready, ahead of its deadline, what showing `frame` will need (glyphs rasterized),
@@ -55,6 +60,8 @@ public protocol TickerScreen: AnyObject {
     func prepare(_ frame: Frame)
     /// The glyph pictures kept (nil: the screen keeps none, a terminal).
     var glyphCache: GlyphCacheFigures? { get }
+    /// The page flips that reached the glass (nil: the screen does not flip pages).
+    var pageFlips: PageFlipFigures? { get }
     /// Problems the person who started marquee by hand should see (no feed folder), below
     /// the band where the screen has room; empty when there are none. True when the next
     /// frame must be drawn in full.
@@ -74,6 +81,18 @@ public struct GlyphCacheFigures: Sendable, Hashable, Codable {
         self.budget = budget
         self.lookups = lookups
         self.found = found
+    }
+}
+
+/// How many frames a page-flipped screen showed and how many vertical blanks showed a frame
+/// again because the next one was late, for the status.
+public struct PageFlipFigures: Sendable, Hashable, Codable {
+    public var shown: Int
+    public var missedVblanks: Int
+
+    public init(shown: Int, missedVblanks: Int) {
+        self.shown = shown
+        self.missedVblanks = missedVblanks
     }
 }
 
@@ -140,9 +159,13 @@ extension TerminalScreen: TickerScreen {
     public func takeOver() throws { try enter() }
     public func giveBack() { leave() }
 
+    /// A terminal shows what it is sent as it arrives.
+    public func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds { due }
+
     /// A terminal draws text cells: there is nothing to make ready and no glyph pictures.
     public func prepare(_ frame: Frame) {}
     public var glyphCache: GlyphCacheFigures? { nil }
+    public var pageFlips: PageFlipFigures? { nil }
 
     public func noticeChanges(at now: Nanoseconds) -> Bool {
         guard let interval = checkInterval, lastFullRepaint.map({ now - $0 >= interval }) ?? true else { return false }

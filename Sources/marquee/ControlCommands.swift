@@ -89,6 +89,9 @@ struct StatusCommand: ParsableCommand {
             say("glyph cache: \(tenths(Double(cache.bytes) / 1_048_576)) MB of \(tenths(Double(cache.budget) / 1_048_576)) MB, "
                 + "\(tenths(found * 100)) % of look-ups found")
         }
+        if let flips = status.pageFlips {
+            say("page flips: \(flips.shown) frames shown, \(flips.missedVblanks) vertical blanks missed")
+        }
         say("next change: \(status.nextChange ?? "none")")
         say("feeds:")
         for feed in status.feeds {

@@ -16,7 +16,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var feedOptions: FeedOptions
 
-    @Option(name: .long, help: "Where to draw: auto, terminal or framebuffer.")
+    @Option(name: .long, help: "Where to draw: auto (KMS, then the framebuffer, then the terminal), kms, framebuffer or terminal.")
     var output: OutputChoice.Request?
 
     @Option(name: .long, help: "Start the display's clock at this instant and let it run on (a preview).")
@@ -24,7 +24,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var displayOptions: DisplayOptions
 
-    @Option(name: .long, help: "The framebuffer device (default /dev/fb0).")
+    @Option(name: .long, help: "The display device: a DRM card (/dev/dri/card1) or a framebuffer (/dev/fb1); default: the first card with a screen, then /dev/fb0.")
     var device: String?
 
     @Option(name: .long, help: "A folder of its own where last good copies of the feeds are kept across restarts.")
@@ -73,7 +73,8 @@ struct RunCommand: AsyncParsableCommand {
         let chosenSocket = socket ?? file.socket
         let configuration = DaemonConfiguration(
             schedule: feeds.schedule, settings: settings, reloadSettings: reloadSettings, output: requested,
-            device: device ?? file.device ?? "/dev/fb0", style: DisplayOptions.style(file),
+            device: device ?? file.device, kms: KMSChoice(connector: file.connector, mode: file.mode),
+            style: DisplayOptions.style(file),
             feedFolders: folders, subscriptions: feeds.subscriptions, systemZoneFolder: followZone ? "/etc" : nil,
             socket: chosenSocket ?? ControlSocket.pathForListening(environment: environment),
             socketRequired: chosenSocket != nil, socketGroup: file.socketGroup,

@@ -70,7 +70,7 @@ struct SnapshotCommand: AsyncParsableCommand {
     private func render(_ file: ConfigurationFile, settings: DisplaySettings) async throws -> ([UInt8], [String]) {
         let (width, height) = screenSize!
         let framebuffer = Framebuffer(width: width, height: height)
-        let screen = try FramebufferScreen(framebuffer: framebuffer, style: DisplayOptions.style(file))
+        let screen = try PixelScreen(scanout: framebuffer, style: DisplayOptions.style(file))
         let (schedule, instant) = try await feedOptions.loadSchedule(configuration: file, at: at)
         let shown = instant.nanoseconds
         let start = shown - Int64((running * 1e9).rounded())

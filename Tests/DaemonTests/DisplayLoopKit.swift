@@ -104,8 +104,16 @@ final class RecordingScreen: TickerScreen {
     private(set) var frames: [Frame] = []
 
     func prepare(_ frame: Frame) { prepared.append((clock.steadyTime(), frame)) }
+    /// When set, a frame is seen this long after it is drawn (as a KMS flip lands on the next
+    /// vertical blank); nil: at its deadline.
+    var presentationDelay: Nanoseconds?
+
+    func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds {
+        presentationDelay.map { now + $0 } ?? due
+    }
     /// What it says of its glyph cache (nil: none, as a terminal).
     var glyphCache: GlyphCacheFigures?
+    var pageFlips: PageFlipFigures? { nil }
 
     func show(_ frame: Frame, fullRepaint: Bool) {
         frames.append(frame)

@@ -188,6 +188,32 @@ import Testing
         #expect(kit.screen.line == "Monday, 23 November 2026")
     }
 
+    /// A terminal made narrower while the line moves keeps the marquee: the letter at the
+    /// left edge before the resize is at the left edge after it, and the line goes on from there.
+    @Test func aResizedTerminalGoesOnFromTheLetterAtItsLeftEdge() async throws {
+        let kit = try await DisplayLoopKit(files: ["d.ics": Self.dailyLong], at: "2026-11-23T10:00:00+01:00")
+        await kit.advance(seconds: 3)
+        let before = try #require(kit.screen.shown.last?.line)
+        kit.screen.cells = 25
+        await kit.post(.resized)
+        #expect(kit.screen.shown.last?.fullRepaint == true)
+        #expect(kit.screen.shown.last?.line == String(before.prefix(25)))
+        await kit.advance(seconds: 1)
+        #expect(kit.screen.shown.last?.line == String(before.dropFirst(5).prefix(25)))
+    }
+
+    /// A screen that knows when a frame will be seen (KMS: the vertical blank its flip lands on)
+    /// gets the frame of that instant, not of the instant it was drawn.
+    @Test func aFrameIsComputedForTheInstantItIsSeen() async throws {
+        let seenLater = try await DisplayLoopKit(files: ["d.ics": Self.dailyLong], at: "2026-11-23T10:00:00+01:00")
+        seenLater.screen.presentationDelay = 1_000_000_000
+        let plain = try await DisplayLoopKit(files: ["d.ics": Self.dailyLong], at: "2026-11-23T10:00:00+01:00")
+        await seenLater.advance(seconds: 3)
+        await plain.advance(seconds: 4)
+        #expect(seenLater.screen.line == plain.screen.line)
+        #expect(!seenLater.screen.line.isEmpty)
+    }
+
     /// A screen whose device goes away (a DRM driver replacing the firmware framebuffer) is
     /// replaced: the text goes on from the letter it was at, in the new screen's units and
     /// width, at the same speed in characters; the old screen is not given back (that would

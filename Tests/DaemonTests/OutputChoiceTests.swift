@@ -3,48 +3,45 @@ import Testing
 
 @testable import Daemon
 
-/// `--output auto` picks the framebuffer exactly when the kernel will let marquee own the
-/// console and the device is writable, and says why when it does not.
+/// `--output auto` tries KMS, then the framebuffer, exactly when the kernel will let marquee
+/// own the console, and says why when it may not.
 @Suite struct OutputChoiceTests {
     @Test func theUnitsConsoleIsOwnedAsItsControllingTerminal() {
-        let choice = OutputChoice.decide(
-            .auto, device: "/dev/fb0", console: (1, .controllingTerminal), deviceProblem: nil)
-        #expect(choice.target == .framebuffer)
+        let choice = OutputChoice.decide(.auto, device: nil, console: (1, .controllingTerminal))
+        #expect(choice.targets == [.kms, .framebuffer, .terminal])
         #expect(!choice.isFallback)
-        #expect(choice.reason == "tty1 is marquee's controlling terminal and /dev/fb0 is writable")
+        #expect(choice.reason == "tty1 is marquee's controlling terminal")
     }
 
     @Test func rootMayAlwaysTakeTheConsole() {
-        let choice = OutputChoice.decide(.auto, device: "/dev/fb0", console: (3, .root), deviceProblem: nil)
-        #expect(choice.target == .framebuffer)
+        let choice = OutputChoice.decide(.auto, device: nil, console: (3, .root))
+        #expect(choice.targets.first == .kms)
         #expect(choice.reason.hasPrefix("marquee runs as root"))
     }
 
     @Test func aConsoleOfAnotherSessionFallsBackWithItsReason() {
         let choice = OutputChoice.decide(
-            .auto, device: "/dev/fb0", console: (2, .notOurs("tty2 belongs to session 7, marquee runs in session 9")),
-            deviceProblem: nil)
-        #expect(choice.target == .terminal)
+            .auto, device: nil, console: (2, .notOurs("tty2 belongs to session 7, marquee runs in session 9")))
+        #expect(choice.targets == [.terminal])
         #expect(choice.isFallback)
         #expect(choice.reason == "cannot put tty2 in graphics mode: tty2 belongs to session 7, marquee runs in session 9")
     }
 
-    @Test func anUnwritableDeviceFallsBackWithTheError() {
-        let choice = OutputChoice.decide(
-            .auto, device: "/dev/fb0", console: (1, .controllingTerminal), deviceProblem: "Permission denied")
-        #expect(choice.target == .terminal)
-        #expect(choice.isFallback)
-        #expect(choice.reason == "/dev/fb0: Permission denied")
+    /// A device named in the configuration says which kind of output is meant.
+    @Test func aNamedDeviceIsTriedAloneBeforeTheTerminal() {
+        #expect(OutputChoice.decide(.auto, device: "/dev/dri/card1", console: (1, .root)).targets == [.kms, .terminal])
+        #expect(OutputChoice.decide(.auto, device: "/dev/fb1", console: (1, .root)).targets == [.framebuffer, .terminal])
     }
 
     @Test func noConsoleIsNoFallback() {
-        let choice = OutputChoice.decide(.auto, device: "/dev/fb0", console: nil, deviceProblem: nil)
-        #expect(choice.target == .terminal)
+        let choice = OutputChoice.decide(.auto, device: nil, console: nil)
+        #expect(choice.targets == [.terminal])
         #expect(!choice.isFallback)
     }
 
     @Test func anExplicitRequestIsFollowed() {
-        #expect(OutputChoice.decide(.framebuffer, device: "/dev/fb1", console: nil, deviceProblem: "x").target == .framebuffer)
-        #expect(OutputChoice.decide(.terminal, device: "/dev/fb0", console: (1, .root), deviceProblem: nil).target == .terminal)
+        #expect(OutputChoice.decide(.framebuffer, device: "/dev/fb1", console: nil).targets == [.framebuffer])
+        #expect(OutputChoice.decide(.kms, device: nil, console: nil).targets == [.kms])
+        #expect(OutputChoice.decide(.terminal, device: nil, console: (1, .root)).targets == [.terminal])
     }
 }

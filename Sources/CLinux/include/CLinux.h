@@ -31,6 +31,9 @@ int mq_name_thread(const char *name);
 int mq_clock_change_fd(void);
 /* Reads it: 1 if the clock was set (and re-arms it), 0 if nothing happened, -1 on error. */
 int mq_take_clock_change(int fd);
+/* A netlink socket receiving the kernel's device events (uevents: "change@/devices/...", then
+   KEY=value strings), non-blocking; -1 on error. */
+int mq_uevent_socket(void);
 
 /* What the framebuffer driver says about its mode (FBIOGET_VSCREENINFO + FBIOGET_FSCREENINFO). */
 struct mq_fb_info {

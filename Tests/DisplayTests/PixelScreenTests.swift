@@ -6,7 +6,7 @@ import Testing
 
 /// The framebuffer display on a file laid out like a framebuffer (RGB565 and XRGB8888, rows
 /// padded beyond the visible width): what lands in its pixels.
-@Suite struct FramebufferScreenTests {
+@Suite struct PixelScreenTests {
     static let second: Nanoseconds = 1_000_000_000
     static let t0: Nanoseconds = 1_800_000_000 * second
     static let width = 640, height = 360
@@ -31,15 +31,15 @@ import Testing
     }
 
     /// A screen and a marquee on it, messages given at t0.
-    static func display(_ framebuffer: Framebuffer, speed: Double = 5) throws -> (FramebufferScreen, MarqueeController) {
-        let screen = try FramebufferScreen(framebuffer: framebuffer)
+    static func display(_ framebuffer: Framebuffer, speed: Double = 5) throws -> (PixelScreen, MarqueeController) {
+        let screen = try PixelScreen(scanout: framebuffer)
         let controller = MarqueeController(
             metrics: screen.metrics, configuration: MarqueeConfiguration(charactersPerSecond: speed), origin: t0)
         controller.update(messages: messages(), at: t0, width: screen.bandWidth)
         return (screen, controller)
     }
 
-    static func show(_ screen: FramebufferScreen, _ controller: MarqueeController, at t: Nanoseconds, full: Bool = false) {
+    static func show(_ screen: PixelScreen, _ controller: MarqueeController, at t: Nanoseconds, full: Bool = false) {
         screen.show(controller.frame(at: t, width: screen.bandWidth, includingPartialGlyphs: true), fullRepaint: full)
     }
 
@@ -106,7 +106,7 @@ import Testing
     ])
     func scriptsMatchGoldenPictures(name: String, text: String) throws {
         let framebuffer = Framebuffer(width: 720, height: 320)
-        let screen = try FramebufferScreen(framebuffer: framebuffer)
+        let screen = try PixelScreen(scanout: framebuffer)
         let controller = MarqueeController(metrics: screen.metrics, origin: Self.t0)
         controller.update(messages: [MarqueeMessage(text: text)], at: Self.t0, width: screen.bandWidth)
         let frame = controller.frame(at: Self.t0, width: screen.bandWidth, includingPartialGlyphs: true)
@@ -123,7 +123,7 @@ import Testing
     @Test(arguments: [(640, 480), (1024, 768), (1280, 800), (1920, 1080)])
     func regionsNeverOverlap(width: Int, height: Int) throws {
         let framebuffer = Framebuffer(width: width, height: height)
-        let screen = try FramebufferScreen(framebuffer: framebuffer)
+        let screen = try PixelScreen(scanout: framebuffer)
         let regions = [screen.boxRows, screen.bandRows, screen.lineRows]
         #expect(regions.allSatisfy { !$0.isEmpty && $0.lowerBound >= 0 && $0.upperBound <= height })
         #expect(screen.boxRows.upperBound <= screen.bandRows.lowerBound && screen.bandRows.upperBound <= screen.lineRows.lowerBound)
@@ -143,7 +143,7 @@ import Testing
                       ("orientation-de-night", "Montagnacht · 23. November 2026", "Gute Nacht!", 1.0)])
     func orientationMatchesGoldenPictures(name: String, line: String, message: String, shade: Double) throws {
         let framebuffer = Framebuffer(width: 1024, height: 768)
-        let screen = try FramebufferScreen(framebuffer: framebuffer)
+        let screen = try PixelScreen(scanout: framebuffer)
         _ = screen.setShade(shade)
         let controller = MarqueeController(metrics: screen.metrics, origin: Self.t0)
         controller.update(messages: [MarqueeMessage(text: message)], at: Self.t0, width: screen.bandWidth)
@@ -166,7 +166,7 @@ import Testing
     @Test(arguments: formats) func frameAfterAnIntervalIsTheFrameShiftedBySpeedTimesInterval(format: PixelFormat, extra: Int) throws {
         let (framebuffer, path) = try Self.fileFramebuffer(format, extra: extra)
         defer { unlink(path) }
-        let screen = try FramebufferScreen(framebuffer: framebuffer)
+        let screen = try PixelScreen(scanout: framebuffer)
         // The speed is in characters: 60 px/s is as many characters a second as the text's
         // average character (in 1/64 px) goes into 60 · 64.
         let text = "Good evening! Supper is at 6 • The blue box on the table"
@@ -212,7 +212,7 @@ import Testing
     /// than about 5:1 on black, and by day the same emoji is as bright as its font draws it.
     @Test func colourEmojiAreDimmedAtNight() throws {
         let framebuffer = Framebuffer(width: 1024, height: 768)
-        let screen = try FramebufferScreen(framebuffer: framebuffer)
+        let screen = try PixelScreen(scanout: framebuffer)
         let controller = MarqueeController(metrics: screen.metrics, origin: Self.t0)
         controller.update(messages: [MarqueeMessage(text: "🎂🌞")], at: Self.t0, width: screen.bandWidth)
         func brightest(shade: Double) -> Double {
@@ -230,7 +230,7 @@ import Testing
     /// beginning, stands at the right edge, and is typed from its right end.
     @Test func rightToLeftAnnouncementsAreWrappedAndTypedFromTheRight() throws {
         let framebuffer = Framebuffer(width: 640, height: 360)
-        let screen = try FramebufferScreen(framebuffer: framebuffer)
+        let screen = try PixelScreen(scanout: framebuffer)
         let text = "שלום עולם, מחר בבוקר יש תור לרופא בשעה עשר ואל תשכחו את הכרטיס"
         let lines = wrapWords(screen.boxFonts.layout(text), width: 300 * FontStack.unitsPerPixel)
         #expect(lines.count > 1)
@@ -280,9 +280,9 @@ import Testing
             MarqueeMessage(text: "🎂 Johnny's birthday! 👨‍👩‍👧", colour: Colour(red: 255, green: 105, blue: 180), effect: .dance),
             MarqueeMessage(text: "今天下午 مرحبا بالعالم नमस्ते שלום Wolfgang's office"),
         ]
-        func display() throws -> (Framebuffer, FramebufferScreen, MarqueeController) {
+        func display() throws -> (Framebuffer, PixelScreen, MarqueeController) {
             let framebuffer = Framebuffer(width: Self.width, height: Self.height, format: format)
-            let screen = try FramebufferScreen(framebuffer: framebuffer)
+            let screen = try PixelScreen(scanout: framebuffer)
             let controller = MarqueeController(
                 metrics: screen.metrics, configuration: MarqueeConfiguration(charactersPerSecond: 12), origin: Self.t0)
             controller.update(messages: messages, at: Self.t0, width: screen.bandWidth)
@@ -306,10 +306,10 @@ import Testing
 
     /// A dark COLOR is lightened until it reads at 7:1 on black.
     @Test func darkColoursAreLightenedToSevenToOne() {
-        let ink = FramebufferScreen.inkColour(Colour(red: 0, green: 0, blue: 128), hueShift: 0)
+        let ink = PixelScreen.inkColour(Colour(red: 0, green: 0, blue: 128), hueShift: 0)
         #expect(ink.contrastOnBlack >= 7)
         #expect(ink.blue > ink.red)
-        #expect(FramebufferScreen.inkColour(nil, hueShift: 0) == Colour.plainText)
+        #expect(PixelScreen.inkColour(nil, hueShift: 0) == Colour.plainText)
     }
 
     /// Quarter-pixel phases: 1/64 units round to the nearest quarter, carrying into the pixel.
@@ -325,7 +325,7 @@ import Testing
     @Test(arguments: [(1920, 1080), (1024, 768), (1280, 800), (320, 240)])
     func layoutFitsTheScreen(width: Int, height: Int) throws {
         let framebuffer = Framebuffer(width: width, height: height)
-        let screen = try FramebufferScreen(framebuffer: framebuffer)
+        let screen = try PixelScreen(scanout: framebuffer)
         #expect(screen.fonts.pixelSize == Int((Double(height) / 8).rounded()))
         #expect(screen.bandRows.lowerBound > 0 && screen.bandRows.upperBound < height)
         #expect(abs((screen.bandRows.lowerBound + screen.bandRows.upperBound) / 2 - height / 2) <= 1)
@@ -337,7 +337,7 @@ import Testing
     /// font has, a huge announcement: drawn without a crash, the readable part on screen.
     @Test func hostileTextStillDraws() throws {
         let framebuffer = Framebuffer(width: Self.width, height: Self.height, format: .rgb565)
-        let screen = try FramebufferScreen(framebuffer: framebuffer)
+        let screen = try PixelScreen(scanout: framebuffer)
         let controller = MarqueeController(metrics: screen.metrics, origin: Self.t0)
         let messages = [
             MarqueeMessage(text: "\u{0}\u{7}\u{1B}[2Jbell"),

@@ -5,33 +5,33 @@ import Marquee
     import Glibc
 #endif
 
-/// How the framebuffer display looks, apart from the messages.
+/// How a pixel display (KMS or framebuffer) looks, apart from the messages.
 public struct FramebufferStyle: Sendable, Hashable {
     /// Font files, the text font first; a character is taken from the first that has it.
     public var fontPaths: [String] = FontStack.defaultPaths
     /// Text size as a share of the screen height (1/8: readable across a room).
     public var textHeight: Double = 1.0 / 8
     /// Bytes the glyph pictures may take (a small box has little memory; a frame's own
-    /// glyphs are kept even past it).
-    public var glyphCacheBudget = 4 << 20
+    /// glyphs are kept even past it). nil: as much as the text's size needs (see
+    /// `PixelScreen.glyphCacheBudget(pixelSize:)`).
+    public var glyphCacheBudget: Int?
 
     public init() {}
 }
 
-/// The ticker on a framebuffer: black screen, one band of large text across the middle moving
-/// by quarter pixels, the announcement box above it. The band (and the box, when it changes)
-/// is drawn into a buffer of its own in the device's format, then copied to the screen with one
-/// `memcpy` per row — right after the vertical blank where the device can wait for it. The
-/// screen's memory is never read.
-public final class FramebufferScreen: TickerScreen {
+/// The ticker in pixels: black screen, one band of large text across the middle moving by
+/// quarter pixels, the announcement box above it, the orientation line below. The band, the
+/// box and the line are each drawn into a buffer of their own in the device's format when they
+/// change; the scanout (a KMS output, a framebuffer) puts them on the glass. The device's
+/// memory is never read.
+public final class PixelScreen: TickerScreen {
     public let fonts: FontStack
     /// The announcement box's smaller font.
     let boxFonts: FontStack
     /// The orientation line's font, smaller again and calm.
     let lineFonts: FontStack
-    private let framebuffer: Framebuffer
+    private let scanout: any Scanout
     private let console: VirtualConsole?
-    private let devicePath: String
     private var painter: GlyphPainter
     /// Rows of the screen: the band, the box above it, the orientation line below it.
     let bandRows: Range<Int>
@@ -45,6 +45,10 @@ public final class FramebufferScreen: TickerScreen {
     private let bandExtents: RowExtents
     private let boxExtents: RowExtents
     private let lineExtents: RowExtents
+    /// Versions of the band's, the box's and the line's pixels, and of the whole picture (new
+    /// when everything must be drawn again), so a scanout copies only what a buffer lacks.
+    private var versions = (band: 0, box: 0, line: 0)
+    private var generation = 0
     /// The orientation line asked for, and the one in its buffer (nil: none drawn yet).
     private var lineText: String?
     private var drawnLine: String??
@@ -75,19 +79,17 @@ public final class FramebufferScreen: TickerScreen {
 
     /// - Parameters:
     ///   - console: the virtual console to take over (nil: a file or memory, or not on a VT).
-    public init(framebuffer: Framebuffer, devicePath: String = "memory", style: FramebufferStyle = .init(),
-                console: VirtualConsole? = nil) throws(FontError) {
-        self.framebuffer = framebuffer
-        self.devicePath = devicePath
+    public init(scanout: any Scanout, style: FramebufferStyle = .init(), console: VirtualConsole? = nil) throws(FontError) {
+        self.scanout = scanout
         self.console = console
-        refreshPeriod = Nanoseconds((1e9 / framebuffer.pacing.hertz).rounded())
-        let screen = framebuffer.surface
+        refreshPeriod = scanout.refreshPeriod
+        let screen = (width: scanout.width, height: scanout.height, format: scanout.format)
         let size = max(8, Int((Double(screen.height) * style.textHeight).rounded()))
         fonts = try FontStack(paths: style.fontPaths, pixelSize: size)
         boxFonts = try FontStack(paths: style.fontPaths, pixelSize: max(8, size * 7 / 10))
         lineFonts = try FontStack(paths: style.fontPaths, pixelSize: max(8, size * 11 / 20))
         fontPaths = style.fontPaths
-        painter = GlyphPainter(format: screen.format, cacheBudget: style.glyphCacheBudget)
+        painter = GlyphPainter(format: screen.format, cacheBudget: style.glyphCacheBudget ?? Self.glyphCacheBudget(pixelSize: size))
         // Room above the letters for the dance's lift, and a little air below.
         let lift = Self.liftRoom(size)
         let bandHeight = min(screen.height, fonts.ascender + fonts.descender + lift + size / 8)
@@ -124,17 +126,25 @@ public final class FramebufferScreen: TickerScreen {
 
     static func liftRoom(_ size: Int) -> Int { size * 3 / 20 }
 
+    /// The glyph pictures scrolling text needs grow with the letters' area: 4 MB holds what
+    /// text of 135 pixels (1/8 of 1080 lines) needs, so text of 270 pixels (a 4K television)
+    /// gets 16 MB. Never less than 4 MB.
+    public static func glyphCacheBudget(pixelSize: Int) -> Int {
+        let scale = Double(pixelSize) / 135
+        return max(4 << 20, Int(Double(4 << 20) * scale * scale))
+    }
+
     /// Between the announcement box's frame and its text.
     static func boxPadding(_ size: Int) -> Int { size / 3 }
 
     // MARK: - TickerScreen
 
     public var metrics: any GlyphMetrics { fonts }
-    public var bandWidth: Int { framebuffer.surface.width * FontStack.unitsPerPixel }
+    public var bandWidth: Int { scanout.width * FontStack.unitsPerPixel }
     public var drawsPartialGlyphs: Bool { true }
     public var framePeriod: Nanoseconds? { refreshPeriod }
     public var effectStep: Nanoseconds { refreshPeriod }
-    public var isShowing: Bool { console?.isShown ?? true }
+    public var isShowing: Bool { (console?.isShown ?? true) && scanout.isShowing }
     /// In graphics mode the console draws nothing, so nothing is repainted periodically (a full
     /// redraw would only risk a hitch on a slow bus). The device is asked whether it is still
     /// the screen when its node changes (`deviceChanged`), and, in case a mode is changed
@@ -142,15 +152,17 @@ public final class FramebufferScreen: TickerScreen {
     public var checkInterval: Nanoseconds? { Self.deviceCheckInterval }
     static let deviceCheckInterval: Nanoseconds = 30_000_000_000
 
+    /// The outputs tried before this one and why they were not taken ("not KMS: no DRM card"),
+    /// for the status.
+    public var notTaken: [String] = []
+
     public var outputDescription: String {
-        let screen = framebuffer.surface
-        return "framebuffer \(devicePath) (\(framebuffer.name)) \(screen.width)x\(screen.height) \(screen.format), "
-            + "\(framebuffer.pacing), text \(fonts.summary)"
+        "\(scanout.description), text \(fonts.summary)" + (notTaken.isEmpty ? "" : " (\(notTaken.joined(separator: "; ")))")
     }
 
     public func takeOver() throws {
         try console?.takeOver()
-        clearOutside()
+        generation += 1
     }
 
     public func giveBack() {
@@ -160,8 +172,8 @@ public final class FramebufferScreen: TickerScreen {
     public func noticeChanges(at now: Nanoseconds) throws(ScreenReplaced) -> Bool {
         if lastDeviceCheck.map({ now - $0 >= Self.deviceCheckInterval }) ?? true {
             lastDeviceCheck = now
-            if let reason = framebuffer.replacement() {
-                throw ScreenReplaced(description: "\(devicePath): \(reason)")
+            if let reason = scanout.replacement() {
+                throw ScreenReplaced(description: reason)
             }
         }
         return false
@@ -172,9 +184,19 @@ public final class FramebufferScreen: TickerScreen {
         case .resized:
             return false
         case .consoleSwitchRequested:
-            return console?.answerSwitch() ?? false
+            guard let console else { return false }
+            // The display is let go before the switch goes ahead, so the next console can set
+            // its own mode; taken again once the console is back.
+            if console.isShown {
+                scanout.consoleShown(false)
+                return console.answerSwitch()
+            }
+            let back = console.answerSwitch()
+            if back { scanout.consoleShown(true) }
+            return back
         case .deviceChanged:
             lastDeviceCheck = nil
+            scanout.deviceChanged()
             return false
         }
     }
@@ -186,15 +208,17 @@ public final class FramebufferScreen: TickerScreen {
     public func show(_ frame: Frame, fullRepaint: Bool) {
         guard isShowing else { return }
         if fullRepaint {
-            clearOutside()
+            generation += 1
             lastBand = nil
             lastAnnouncement = nil
             drawnLine = nil
         }
-        let changes = render(frame)
-        guard changes.band || changes.box || changes.line else { return }
-        framebuffer.waitForVerticalBlank()
-        present(changes)
+        render(frame)
+        present()
+    }
+
+    public func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds {
+        scanout.presentationTime(ofFrameDueAt: due, now: now)
     }
 
     public func showOrientation(_ text: String?) {
@@ -211,6 +235,7 @@ public final class FramebufferScreen: TickerScreen {
 
     /// Draws what changed since the last frame into the band's, the box's and the line's
     /// buffers (not yet on the screen).
+    @discardableResult
     public func render(_ frame: Frame) -> (band: Bool, box: Bool, line: Bool) {
         let bandChanged = lastBand != frame.glyphs
         let boxChanged = lastAnnouncement.map { $0 != frame.announcement } ?? true
@@ -218,25 +243,32 @@ public final class FramebufferScreen: TickerScreen {
         if bandChanged {
             drawBand(frame.glyphs)
             lastBand = frame.glyphs
+            versions.band += 1
         }
         if boxChanged {
             drawBox(frame.announcement)
             lastAnnouncement = .some(frame.announcement)
+            versions.box += 1
         }
         if lineChanged {
             drawLine(lineText)
             drawnLine = .some(lineText)
+            versions.line += 1
         }
         return (bandChanged, boxChanged, lineChanged)
     }
 
-    /// Copies the buffers that changed to the screen, one `memcpy` per row.
-    public func present(_ changes: (band: Bool, box: Bool, line: Bool)) {
-        let screen = framebuffer.surface
-        if changes.band { screen.copy(band, toRow: bandRows.lowerBound) }
-        if changes.box { screen.copy(box, toRow: boxRows.lowerBound) }
-        if changes.line { screen.copy(line, toRow: lineRows.lowerBound) }
+    /// Hands the band, the box and the line to the scanout, which copies what its next buffer
+    /// lacks.
+    public func present() {
+        scanout.show(ScanoutPicture(
+            layers: [.init(pixels: band, row: bandRows.lowerBound, version: versions.band),
+                     .init(pixels: box, row: boxRows.lowerBound, version: versions.box),
+                     .init(pixels: line, row: lineRows.lowerBound, version: versions.line)],
+            generation: generation, black: painter.black))
     }
+
+    public var pageFlips: PageFlipFigures? { scanout.pageFlips }
 
     public var glyphCache: GlyphCacheFigures? {
         GlyphCacheFigures(bytes: painter.cache.bytes, budget: painter.cache.budget, lookups: painter.cache.inkLookups,
@@ -255,16 +287,6 @@ public final class FramebufferScreen: TickerScreen {
     public var bandHeight: Int { bandRows.count }
 
     // MARK: - Drawing
-
-    /// Black everywhere but the band, the box and the line (they are drawn over whole).
-    private func clearOutside() {
-        let screen = framebuffer.surface
-        let top = min(boxRows.lowerBound, bandRows.lowerBound)
-        screen.fill(rows: 0..<top, with: painter.black)
-        screen.fill(rows: boxRows.upperBound..<bandRows.lowerBound, with: painter.black)
-        screen.fill(rows: bandRows.upperBound..<lineRows.lowerBound, with: painter.black)
-        screen.fill(rows: lineRows.upperBound..<screen.height, with: painter.black)
-    }
 
     /// The orientation line in its buffer: still, centred, in a calm light grey.
     private func drawLine(_ text: String?) {

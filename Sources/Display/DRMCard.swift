@@ -1,0 +1,349 @@
+import CDRM
+import CLinux
+import Marquee
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Which output of a card to drive, as the configuration names it (nil: the first connected
+/// connector, its preferred mode).
+public struct KMSChoice: Sendable, Hashable {
+    /// "HDMI-A-2", "Virtual-1".
+    public var connector: String?
+    /// "1920x1080@60" or "1920x1080".
+    public var mode: String?
+
+    public init(connector: String? = nil, mode: String? = nil) {
+        self.connector = connector
+        self.mode = mode
+    }
+}
+
+/// One DRM card's output driven through libdrm: a connector, the CRTC that feeds it, its mode,
+/// and two dumb buffers in memory the display reads (XRGB8888, or RGB565 where the driver
+/// takes only that). Opening the card as the first program makes marquee DRM master, which
+/// no root is needed for; master is dropped for another console and taken back by the same
+/// open file.
+final class DRMCard: PageFlipper {
+    private let fd: Int32
+    let path: String
+    let connectorName: String
+    private let connectorID: UInt32
+    private let crtcID: UInt32
+    private var mode: drmModeModeInfo
+    private(set) var buffers: [PixelSurface] = []
+    private var framebufferIDs: [UInt32] = []
+    private var handles: [UInt32] = []
+    private var mappings: [(UnsafeMutableRawPointer, Int)] = []
+    /// Where the page-flip handler writes the vertical blank's time (libdrm calls it back with
+    /// this pointer); -1 while none has come.
+    private let landedAt = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
+
+    /// The card's output, its buffers made; throws with what is wrong in words: no such card,
+    /// not a KMS driver, no screen connected (`KMSError.noScreen`), no such connector or mode
+    /// (with those it has).
+    init(path: String, choice: KMSChoice) throws(KMSError) {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw KMSError("\(path): \(String(cString: strerror(errno)))", code: errno) }
+        self.fd = fd
+        self.path = path
+        var capability: UInt64 = 0
+        guard drmGetCap(fd, UInt64(DRM_CAP_DUMB_BUFFER), &capability) == 0, capability == 1 else {
+            close(fd)
+            throw KMSError("\(path): the driver has no dumb buffers (not a display controller)")
+        }
+        let output: (connector: UInt32, name: String, crtc: UInt32, mode: drmModeModeInfo)
+        do throws(KMSError) {
+            output = try Self.findOutput(fd: fd, path: path, choice: choice)
+        } catch {
+            close(fd)
+            throw error
+        }
+        connectorID = output.connector
+        connectorName = output.name
+        crtcID = output.crtc
+        mode = output.mode
+        landedAt.pointee = -1
+        do throws(KMSError) {
+            try makeBuffers(count: 2)
+        } catch {
+            releaseBuffers()
+            close(fd)
+            throw error
+        }
+    }
+
+    deinit {
+        releaseBuffers()
+        landedAt.deallocate()
+        close(fd)
+    }
+
+    /// "1024x768@60".
+    var modeName: String { Self.name(of: mode) }
+
+    /// The refresh period from the mode's pixel clock and totals (59.94 Hz is not 60).
+    var refreshPeriod: Nanoseconds {
+        let pixels = Int64(mode.htotal) * Int64(mode.vtotal)
+        guard mode.clock > 0, pixels > 0 else { return 16_666_667 }
+        return pixels * 1_000_000 / Int64(mode.clock)
+    }
+
+    // MARK: - Finding the output
+
+    static let noScreenCode: Int32 = -1
+
+    /// The connector asked for (or the first connected one), its mode, and a CRTC that can
+    /// feed it.
+    private static func findOutput(fd: Int32, path: String, choice: KMSChoice) throws(KMSError)
+        -> (connector: UInt32, name: String, crtc: UInt32, mode: drmModeModeInfo) {
+        guard let resources = drmModeGetResources(fd) else {
+            throw KMSError("\(path): not a KMS device (\(String(cString: strerror(errno))))")
+        }
+        defer { drmModeFreeResources(resources) }
+        let crtcs = Array(UnsafeBufferPointer(start: resources.pointee.crtcs, count: Int(resources.pointee.count_crtcs)))
+        var seen: [String] = []
+        for id in UnsafeBufferPointer(start: resources.pointee.connectors, count: Int(resources.pointee.count_connectors)) {
+            guard let connector = drmModeGetConnector(fd, id) else { continue }
+            defer { drmModeFreeConnector(connector) }
+            let name = connectorName(connector)
+            let connected = connector.pointee.connection == DRM_MODE_CONNECTED && connector.pointee.count_modes > 0
+            seen.append("\(name) \(connected ? "connected" : "disconnected")")
+            if let wanted = choice.connector, wanted != name { continue }
+            guard connected else { continue }
+            let modes = Array(UnsafeBufferPointer(start: connector.pointee.modes, count: Int(connector.pointee.count_modes)))
+            let mode: drmModeModeInfo
+            if let wanted = choice.mode {
+                guard let found = modes.first(where: { Self.name(of: $0) == wanted || Self.size(of: $0) == wanted }) else {
+                    var names: [String] = []
+                    for mode in modes where !names.contains(Self.name(of: mode)) { names.append(Self.name(of: mode)) }
+                    throw KMSError("\(path) \(name): no mode \(wanted) (it has \(names.joined(separator: ", ")))")
+                }
+                mode = found
+            } else {
+                mode = modes.first { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 } ?? modes[0]
+            }
+            guard let crtc = crtc(for: connector, fd: fd, crtcs: crtcs) else {
+                throw KMSError("\(path) \(name): no display controller (CRTC) can drive it")
+            }
+            return (id, name, crtc, mode)
+        }
+        if let wanted = choice.connector, !seen.contains(where: { $0.hasPrefix(wanted + " ") }) {
+            throw KMSError("\(path): no connector \(wanted) (it has \(seen.joined(separator: ", ")))")
+        }
+        throw KMSError("\(path): no screen connected (\(seen.isEmpty ? "no connectors" : seen.joined(separator: ", ")))",
+                       code: noScreenCode)
+    }
+
+    /// The CRTC the connector's encoder already uses, else the first its encoders can use.
+    private static func crtc(for connector: UnsafeMutablePointer<drmModeConnector>, fd: Int32, crtcs: [UInt32]) -> UInt32? {
+        if connector.pointee.encoder_id != 0, let encoder = drmModeGetEncoder(fd, connector.pointee.encoder_id) {
+            defer { drmModeFreeEncoder(encoder) }
+            if encoder.pointee.crtc_id != 0 { return encoder.pointee.crtc_id }
+        }
+        for id in UnsafeBufferPointer(start: connector.pointee.encoders, count: Int(connector.pointee.count_encoders)) {
+            guard let encoder = drmModeGetEncoder(fd, id) else { continue }
+            defer { drmModeFreeEncoder(encoder) }
+            for (index, crtc) in crtcs.enumerated() where encoder.pointee.possible_crtcs & (1 << UInt32(index)) != 0 {
+                return crtc
+            }
+        }
+        return nil
+    }
+
+    /// "HDMI-A-2": the kernel's name for the connector's type, and its number among them.
+    private static func connectorName(_ connector: UnsafeMutablePointer<drmModeConnector>) -> String {
+        let type = drmModeGetConnectorTypeName(connector.pointee.connector_type).map { String(cString: $0) } ?? "Unknown"
+        return "\(type)-\(connector.pointee.connector_type_id)"
+    }
+
+    private static func size(of mode: drmModeModeInfo) -> String { "\(mode.hdisplay)x\(mode.vdisplay)" }
+    private static func name(of mode: drmModeModeInfo) -> String { "\(size(of: mode))@\(mode.vrefresh)" }
+
+    /// Whether the connector driven is still connected with the same preferred mode, and
+    /// whether another became connected: why the output must be opened again, or nil.
+    func probe() -> String? {
+        guard let connector = drmModeGetConnector(fd, connectorID) else {
+            return "\(path) \(connectorName) is gone (\(String(cString: strerror(errno))))"
+        }
+        defer { drmModeFreeConnector(connector) }
+        guard connector.pointee.connection == DRM_MODE_CONNECTED else {
+            return "\(path) \(connectorName) was disconnected"
+        }
+        let modes = UnsafeBufferPointer(start: connector.pointee.modes, count: Int(connector.pointee.count_modes))
+        guard modes.contains(where: { Self.name(of: $0) == modeName && $0.hdisplay == mode.hdisplay }) else {
+            return "\(path) \(connectorName) no longer has the mode \(modeName)"
+        }
+        return nil
+    }
+
+    /// Whether any connector of the card at `path` has a screen now (for an output that waits).
+    static func anyScreenConnected(path: String, choice: KMSChoice) -> String? {
+        do throws(KMSError) {
+            let fd = open(path, O_RDWR | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            let output = try findOutput(fd: fd, path: path, choice: choice)
+            return "\(path) \(output.name) was connected (\(name(of: output.mode)))"
+        } catch {
+            return nil
+        }
+    }
+
+    // MARK: - Buffers
+
+    private func makeBuffers(count: Int) throws(KMSError) {
+        let width = Int(mode.hdisplay), height = Int(mode.vdisplay)
+        for _ in 0..<count {
+            var made: (handle: UInt32, framebuffer: UInt32, pitch: UInt32, size: UInt64, format: PixelFormat)?
+            // XRGB8888 first; RGB565 where the driver takes only that.
+            for (format, depth) in [(PixelFormat.xrgb8888, UInt8(24)), (.rgb565, 16)] {
+                var handle: UInt32 = 0, pitch: UInt32 = 0, size: UInt64 = 0
+                guard drmModeCreateDumbBuffer(fd, UInt32(width), UInt32(height), UInt32(format.bitsPerPixel), 0, &handle,
+                                              &pitch, &size) == 0 else { continue }
+                var framebuffer: UInt32 = 0
+                if drmModeAddFB(fd, UInt32(width), UInt32(height), depth, UInt8(format.bitsPerPixel), pitch, handle,
+                                &framebuffer) == 0 {
+                    made = (handle, framebuffer, pitch, size, format)
+                    break
+                }
+                drmModeDestroyDumbBuffer(fd, handle)
+            }
+            guard let made else {
+                throw KMSError("\(path): cannot make a \(width)x\(height) buffer: \(String(cString: strerror(errno)))", code: errno)
+            }
+            handles.append(made.handle)
+            framebufferIDs.append(made.framebuffer)
+            var offset: UInt64 = 0
+            guard drmModeMapDumbBuffer(fd, made.handle, &offset) == 0,
+                  let memory = mmap(nil, Int(made.size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset)),
+                  memory != MAP_FAILED else {
+                throw KMSError("\(path): cannot map a buffer: \(String(cString: strerror(errno)))", code: errno)
+            }
+            mappings.append((memory, Int(made.size)))
+            buffers.append(PixelSurface(base: memory, width: width, height: height, bytesPerRow: Int(made.pitch),
+                                        format: made.format))
+        }
+    }
+
+    private func releaseBuffers() {
+        for (memory, size) in mappings { munmap(memory, size) }
+        for id in framebufferIDs { drmModeRmFB(fd, id) }
+        for handle in handles { drmModeDestroyDumbBuffer(fd, handle) }
+        mappings = []
+        framebufferIDs = []
+        handles = []
+        buffers = []
+    }
+
+    // MARK: - PageFlipper
+
+    func setMode(showing index: Int) throws(KMSError) {
+        var connector = connectorID
+        guard drmModeSetCrtc(fd, crtcID, framebufferIDs[index], 0, 0, &connector, 1, &mode) == 0 else {
+            let code = errno
+            let held = code == EACCES || code == EPERM ? " (another program holds the display)" : ""
+            throw KMSError("\(path) \(connectorName): cannot set the mode \(modeName): \(String(cString: strerror(code)))\(held)",
+                           code: code)
+        }
+    }
+
+    func flip(to index: Int) throws(KMSError) {
+        landedAt.pointee = -1
+        guard drmModePageFlip(fd, crtcID, framebufferIDs[index], UInt32(DRM_MODE_PAGE_FLIP_EVENT), landedAt) == 0 else {
+            let code = errno
+            throw KMSError("\(path) \(connectorName): page flip failed: \(String(cString: strerror(code)))", code: code)
+        }
+    }
+
+    func waitForFlip(timeout: Nanoseconds) -> Nanoseconds? {
+        let deadline = readClock(CLOCK_MONOTONIC) + timeout
+        var context = drmEventContext()
+        context.version = 2
+        context.page_flip_handler = { _, _, seconds, microseconds, data in
+            data?.assumingMemoryBound(to: Int64.self).pointee = Int64(seconds) * 1_000_000_000 + Int64(microseconds) * 1000
+        }
+        while landedAt.pointee < 0 {
+            let left = deadline - readClock(CLOCK_MONOTONIC)
+            guard left > 0, mq_wait_readable(fd, left) > 0 else { return nil }
+            guard drmHandleEvent(fd, &context) == 0 else { return nil }
+        }
+        return landedAt.pointee
+    }
+
+    func takeMaster() -> Bool { drmSetMaster(fd) == 0 }
+
+    func dropMaster() { _ = drmDropMaster(fd) }
+}
+
+/// A KMS card with no screen connected (the television off or on another input at boot):
+/// nothing is drawn, the schedule runs on, and the output is opened as soon as a screen is
+/// plugged in (the device's hot-plug event). Laid out for 1920x1080 meanwhile.
+final class WaitingKMSOutput: Scanout {
+    let width = 1920
+    let height = 1080
+    let format = PixelFormat.xrgb8888
+    let refreshPeriod: Nanoseconds = 16_666_667
+    let isShowing = false
+    let pageFlips: PageFlipFigures? = nil
+    private let path: String
+    private let choice: KMSChoice
+    private var probeDue = false
+
+    init(path: String, choice: KMSChoice) {
+        self.path = path
+        self.choice = choice
+    }
+
+    var description: String { "KMS \(path): no screen connected" }
+
+    func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds { due }
+    func show(_ picture: ScanoutPicture) {}
+
+    func replacement() -> String? {
+        guard probeDue else { return nil }
+        probeDue = false
+        return DRMCard.anyScreenConnected(path: path, choice: choice)
+    }
+
+    func deviceChanged() {
+        probeDue = true
+    }
+
+    func consoleShown(_ shown: Bool) {}
+}
+
+/// Opens the KMS output for a pixel screen: the card at `path`, or the first of
+/// `/dev/dri/card*` that is a display controller, with a screen connected if one is. A card
+/// with nothing connected gives an output that waits for a screen.
+public func openKMSOutput(path: String?, choice: KMSChoice) throws(KMSError) -> any Scanout {
+    let candidates = path.map { [$0] } ?? directoryCards()
+    guard !candidates.isEmpty else { throw KMSError("no DRM card (/dev/dri/card*)") }
+    var problems: [String] = []
+    var waiting: String?
+    for candidate in candidates {
+        do throws(KMSError) {
+            let card = try DRMCard(path: candidate, choice: choice)
+            return KMSScanout(name: "\(candidate) \(card.connectorName) \(card.modeName)", buffers: card.buffers,
+                              refreshPeriod: card.refreshPeriod, flipper: card, probe: { [unowned card] in card.probe() })
+        } catch {
+            if error.code == DRMCard.noScreenCode, waiting == nil { waiting = candidate }
+            problems.append(error.description)
+        }
+    }
+    if let waiting { return WaitingKMSOutput(path: waiting, choice: choice) }
+    throw KMSError(problems.joined(separator: "; "))
+}
+
+/// `/dev/dri/card0`, `/dev/dri/card1`… in order.
+private func directoryCards() -> [String] {
+    guard let folder = opendir("/dev/dri") else { return [] }
+    defer { closedir(folder) }
+    var cards: [String] = []
+    while let entry = readdir(folder) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if name.hasPrefix("card") { cards.append("/dev/dri/" + name) }
+    }
+    return cards.sorted { $0.count == $1.count ? $0 < $1 : $0.count < $1.count }
+}
