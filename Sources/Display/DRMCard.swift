@@ -53,6 +53,12 @@ final class DRMCard: PageFlipper {
             close(fd)
             throw KMSError("\(path): the driver has no dumb buffers (not a display controller)")
         }
+        // The first program to open a card is its master; a card another program holds (a
+        // display server, another marquee) cannot be drawn on.
+        guard drmIsMaster(fd) != 0 else {
+            close(fd)
+            throw KMSError("\(path) is held by another program (it is the card's DRM master)", code: EBUSY)
+        }
         let output: (connector: UInt32, name: String, crtc: UInt32, mode: drmModeModeInfo)
         do throws(KMSError) {
             output = try Self.findOutput(fd: fd, path: path, choice: choice)
@@ -132,8 +138,8 @@ final class DRMCard: PageFlipper {
         if let wanted = choice.connector, !seen.contains(where: { $0.hasPrefix(wanted + " ") }) {
             throw KMSError("\(path): no connector \(wanted) (it has \(seen.joined(separator: ", ")))")
         }
-        throw KMSError("\(path): no screen connected (\(seen.isEmpty ? "no connectors" : seen.joined(separator: ", ")))",
-                       code: noScreenCode)
+        guard !seen.isEmpty else { throw KMSError("\(path): no connectors (not a display controller)") }
+        throw KMSError("\(path): no screen connected (\(seen.joined(separator: ", ")))", code: noScreenCode)
     }
 
     /// The CRTC the connector's encoder already uses, else the first its encoders can use.
@@ -161,10 +167,13 @@ final class DRMCard: PageFlipper {
     private static func size(of mode: drmModeModeInfo) -> String { "\(mode.hdisplay)x\(mode.vdisplay)" }
     private static func name(of mode: drmModeModeInfo) -> String { "\(size(of: mode))@\(mode.vrefresh)" }
 
-    /// Whether the connector driven is still connected with the same preferred mode, and
-    /// whether another became connected: why the output must be opened again, or nil.
-    func probe() -> String? {
-        guard let connector = drmModeGetConnector(fd, connectorID) else {
+    /// Whether the connector driven is still connected and still has the mode: why the output
+    /// must be opened again, or nil. Thorough: the driver asks the screen (after a hot-plug
+    /// event); else what the kernel knows is read (cheap, for the periodic check: drivers
+    /// without hot-plug interrupts poll their connectors themselves).
+    func probe(thorough: Bool) -> String? {
+        let found = thorough ? drmModeGetConnector(fd, connectorID) : drmModeGetConnectorCurrent(fd, connectorID)
+        guard let connector = found else {
             return "\(path) \(connectorName) is gone (\(String(cString: strerror(errno))))"
         }
         defer { drmModeFreeConnector(connector) }
@@ -279,7 +288,8 @@ final class DRMCard: PageFlipper {
 
 /// A KMS card with no screen connected (the television off or on another input at boot):
 /// nothing is drawn, the schedule runs on, and the output is opened as soon as a screen is
-/// plugged in (the device's hot-plug event). Laid out for 1920x1080 meanwhile.
+/// plugged in (the device's hot-plug event, or the periodic check). Laid out for 1920x1080
+/// meanwhile.
 final class WaitingKMSOutput: Scanout {
     let width = 1920
     let height = 1080
@@ -289,7 +299,6 @@ final class WaitingKMSOutput: Scanout {
     let pageFlips: PageFlipFigures? = nil
     private let path: String
     private let choice: KMSChoice
-    private var probeDue = false
 
     init(path: String, choice: KMSChoice) {
         self.path = path
@@ -302,14 +311,11 @@ final class WaitingKMSOutput: Scanout {
     func show(_ picture: ScanoutPicture) {}
 
     func replacement() -> String? {
-        guard probeDue else { return nil }
-        probeDue = false
-        return DRMCard.anyScreenConnected(path: path, choice: choice)
+        DRMCard.anyScreenConnected(path: path, choice: choice)
     }
 
-    func deviceChanged() {
-        probeDue = true
-    }
+    /// Looked at by `replacement()`, which the screen asks at once after a device event.
+    func deviceChanged() {}
 
     func consoleShown(_ shown: Bool) {}
 }
@@ -326,7 +332,8 @@ public func openKMSOutput(path: String?, choice: KMSChoice) throws(KMSError) -> 
         do throws(KMSError) {
             let card = try DRMCard(path: candidate, choice: choice)
             return KMSScanout(name: "\(candidate) \(card.connectorName) \(card.modeName)", buffers: card.buffers,
-                              refreshPeriod: card.refreshPeriod, flipper: card, probe: { [unowned card] in card.probe() })
+                              refreshPeriod: card.refreshPeriod, flipper: card,
+                              probe: { [unowned card] thorough in card.probe(thorough: thorough) })
         } catch {
             if error.code == DRMCard.noScreenCode, waiting == nil { waiting = candidate }
             problems.append(error.description)

@@ -16,8 +16,8 @@ public struct KMSError: Error, CustomStringConvertible {
 }
 
 /// What a KMS output asks of the kernel: libdrm's calls on a real card (`DRMCard`), a script
-/// in tests.
-protocol PageFlipper: AnyObject {
+/// in tests, a card that lands every flip at once in the benchmark.
+public protocol PageFlipper: AnyObject {
     /// Shows buffer `index` at once, setting the output's mode (the first picture, and after
     /// the display was taken back).
     func setMode(showing index: Int) throws(KMSError)
@@ -88,11 +88,11 @@ struct VblankTimeline {
 /// vertical blank its flip lands on. While the console is switched away it lets go of the
 /// display (DRM master) and draws nothing; it takes it back, sets the mode and draws in full
 /// when the console returns.
-final class KMSScanout: Scanout {
-    let width: Int
-    let height: Int
-    let format: PixelFormat
-    let refreshPeriod: Nanoseconds
+public final class KMSScanout: Scanout {
+    public let width: Int
+    public let height: Int
+    public let format: PixelFormat
+    public let refreshPeriod: Nanoseconds
     private let flipper: any PageFlipper
     private let buffers: [PixelSurface]
     private var contents: [BufferContents]
@@ -105,20 +105,24 @@ final class KMSScanout: Scanout {
     private(set) var timeline: VblankTimeline
     /// Whether the display is ours (DRM master, the console shown).
     private var holdsDisplay = true
-    /// What went wrong last, said once in the status until a frame is shown again.
+    /// What went wrong last, said in the status until a frame is shown again.
     private(set) var problem: String?
+    /// A failure that showing again will not mend (the device gone, a flip refused for good):
+    /// the output is opened again at the next check, and the journal says why.
+    private var failure: String?
     /// What `description` starts with: "KMS /dev/dri/card0 Virtual-1 1024x768@60".
     private let name: String
-    /// Asked whether the screen is still the one opened (hot-plug); nil: never replaced.
-    private let probe: (() -> String?)?
-    private var probeDue = false
+    /// Asked whether the screen is still the one opened (hot-plug), thoroughly (the driver
+    /// asks the screen) after a device event; nil: never replaced.
+    private let probe: ((_ thorough: Bool) -> String?)?
+    private var deviceEvent = false
 
     /// - Parameters:
     ///   - buffers: the buffers `flipper` shows by index, all the output's size.
     ///   - probe: why the output must be opened again (a screen unplugged or plugged in), asked
-    ///     after the device changed.
-    init(name: String, buffers: [PixelSurface], refreshPeriod: Nanoseconds, flipper: any PageFlipper,
-         probe: (() -> String?)? = nil) {
+    ///     now and then, and thoroughly after the device changed.
+    public init(name: String, buffers: [PixelSurface], refreshPeriod: Nanoseconds, flipper: any PageFlipper,
+                probe: ((_ thorough: Bool) -> String?)? = nil) {
         precondition(buffers.count >= 2, "a page-flipped output needs two buffers")
         self.name = name
         self.buffers = buffers
@@ -132,21 +136,21 @@ final class KMSScanout: Scanout {
         timeline = VblankTimeline(period: refreshPeriod)
     }
 
-    var description: String { "KMS \(name) \(format), page flips" + (problem.map { "; \($0)" } ?? "") }
+    public var description: String { "KMS \(name) \(format), page flips" + (problem.map { "; \($0)" } ?? "") }
 
-    var pageFlips: PageFlipFigures? { PageFlipFigures(shown: timeline.presented, missedVblanks: timeline.missed) }
+    public var pageFlips: PageFlipFigures? { PageFlipFigures(shown: timeline.presented, missedVblanks: timeline.missed) }
 
-    var isShowing: Bool { holdsDisplay }
+    public var isShowing: Bool { holdsDisplay }
 
     /// Waits for the flip in flight to land (its vertical blank is then known), then answers
     /// the vertical blank the next flip will land on.
-    func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds {
+    public func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds {
         finishPendingFlip()
         planned = timeline.nextPresentation(after: max(now, timeline.lastVblank ?? now))
         return planned ?? due
     }
 
-    func show(_ picture: ScanoutPicture) {
+    public func show(_ picture: ScanoutPicture) {
         guard holdsDisplay else { return }
         finishPendingFlip()
         if let front, !contents[front].lacks(picture) { return }
@@ -165,8 +169,12 @@ final class KMSScanout: Scanout {
             timeline.skipped()
             problem = error.description
             // Without master (the console went away under it) nothing can be shown: the display
-            // is taken again when the console comes back.
-            if error.code == EACCES || error.code == EPERM { holdsDisplay = false }
+            // is taken again when the console comes back. Anything else is opened afresh.
+            if error.code == EACCES || error.code == EPERM {
+                holdsDisplay = false
+            } else {
+                failure = error.description
+            }
         }
         planned = nil
     }
@@ -198,10 +206,9 @@ final class KMSScanout: Scanout {
         }
     }
 
-    func replacement() -> String? {
-        guard probeDue else { return nil }
-        probeDue = false
-        guard let reason = probe?() else { return nil }
+    public func replacement() -> String? {
+        defer { deviceEvent = false }
+        guard let reason = failure ?? probe?(deviceEvent) else { return nil }
         // The next output is opened while this one is still held: let the display go first.
         finishPendingFlip()
         flipper.dropMaster()
@@ -209,11 +216,11 @@ final class KMSScanout: Scanout {
         return reason
     }
 
-    func deviceChanged() {
-        probeDue = true
+    public func deviceChanged() {
+        deviceEvent = true
     }
 
-    func consoleShown(_ shown: Bool) {
+    public func consoleShown(_ shown: Bool) {
         if shown {
             holdsDisplay = flipper.takeMaster()
             problem = holdsDisplay ? nil : "another program holds the display"
