@@ -1,5 +1,5 @@
-// The framebuffer display's cost on a 1920x1080 screen with 135 px text (release build):
-//   swift run -c release framebuffer-benchmark
+// The pixel display's cost on a 1920x1080 screen with 135 px text (release build):
+//   swift run -c release framebuffer-benchmark [--size WxH]
 // 1. Rendering one frame of the band (glyphs at quarter-pixel positions, in the device's
 //    format) against a plain memcpy of a band of the same size, in the same run; the frame's
 //    glyphs are made ready before (as the display loop does ahead of the deadline), which is
@@ -12,6 +12,10 @@
 //    fonts are opened to after 10 minutes of frames of every script, emoji and a dance (a
 //    simulated clock: 36,000 frames drawn as fast as they go). The installed service's whole
 //    peak memory is measured on a real kernel: scripts/kiosk-system-test --variants soak.
+// 5. (Printed last.) The KMS screen at 800x480 to 3840x2160 (or the --size given), text 1/8 of
+//    the height: a frame rendered and copied into a back buffer the size of a dumb buffer
+//    (what each page flip costs) against a memcpy of the band, and its glyph cache while
+//    every script, emoji and a dance scroll past.
 import Display
 import Foundation
 import Marquee
@@ -164,6 +168,77 @@ for format in [PixelFormat.xrgb8888, .rgb565] {
     try cpuAtSixtyFramesPerSecond(format, dancing, label: "with dance")
 }
 for format in [PixelFormat.xrgb8888, .rgb565] { try glyphCacheFor200Characters(format) }
+let sizes = CommandLine.arguments.firstIndex(of: "--size").flatMap { index -> [(Int, Int)]? in
+    let parts = CommandLine.arguments.dropFirst(index + 1).first?.split(separator: "x").compactMap { Int($0) } ?? []
+    return parts.count == 2 ? [(parts[0], parts[1])] : nil
+} ?? [(800, 480), (1024, 768), (1280, 800), (1920, 1080), (2560, 1440), (3840, 2160)]
+for (width, height) in sizes { try kmsFrames(width: width, height: height) }
+
+/// A card on which every flip lands on the next vertical blank of a 60 Hz grid at once: what is
+/// left is the KMS screen's own drawing.
+final class InstantCard: PageFlipper {
+    private var vblank: Nanoseconds = 0
+    private var queued = false
+    func setMode(showing index: Int) {}
+    func flip(to index: Int) { queued = true }
+    func waitForFlip(timeout: Nanoseconds) -> Nanoseconds? {
+        guard queued else { return nil }
+        queued = false
+        vblank += frameNanoseconds
+        return vblank
+    }
+    func takeMaster() -> Bool { true }
+    func dropMaster() {}
+}
+
+func kmsFrames(width: Int, height: Int) throws {
+    let bytesPerRow = width * 4
+    let buffers = (0..<2).map { _ in
+        PixelSurface(base: UnsafeMutableRawPointer.allocate(byteCount: bytesPerRow * height, alignment: 64), width: width,
+                     height: height, bytesPerRow: bytesPerRow, format: .xrgb8888)
+    }
+    defer { buffers.forEach { $0.base.deallocate() } }
+    let scanout = KMSScanout(name: "benchmark", buffers: buffers, refreshPeriod: frameNanoseconds, flipper: InstantCard())
+    let screen = try PixelScreen(scanout: scanout)
+    let controller = MarqueeController(metrics: screen.metrics, configuration: MarqueeConfiguration(charactersPerSecond: 5),
+                                       origin: origin)
+    controller.update(messages: scripts + dancing, at: origin, width: screen.bandWidth)
+    let bandBytes = bytesPerRow * screen.bandHeight
+    let source = UnsafeMutableRawPointer.allocate(byteCount: bandBytes, alignment: 64)
+    let target = UnsafeMutableRawPointer.allocate(byteCount: bandBytes, alignment: 64)
+    defer { source.deallocate(); target.deallocate() }
+    source.initializeMemory(as: UInt8.self, repeating: 1, count: bandBytes)
+    target.initializeMemory(as: UInt8.self, repeating: 0, count: bandBytes)
+    var frames: [Double] = [], copies: [Double] = [], preparations: [Double] = []
+    var warmed: GlyphCacheFigures?
+    // Two passes of the tape: the first warms the cache as a running display's is; the second is measured.
+    for step in 0..<10_800 {
+        let t = origin + Nanoseconds(step) * frameNanoseconds
+        let frame = controller.frame(at: screen.presentationTime(ofFrameDueAt: t, now: t), width: screen.bandWidth,
+                                     includingPartialGlyphs: true)
+        var start = nanoseconds()
+        screen.prepare(frame)
+        let prepared = nanoseconds() - start
+        start = nanoseconds()
+        screen.show(frame, fullRepaint: step == 0)
+        let shown = nanoseconds() - start
+        if step == 5_400 { warmed = screen.glyphCache }
+        guard step >= 5_400, step % 4 == 0 else { continue }
+        preparations.append(Double(prepared) / 1000)
+        frames.append(Double(shown) / 1000)
+        start = nanoseconds()
+        target.copyMemory(from: source, byteCount: bandBytes)
+        copies.append(Double(nanoseconds() - start) / 1000)
+    }
+    let frame = median(frames), copy = median(copies)
+    let cache = screen.glyphCache!, flips = screen.pageFlips!
+    let lookups = cache.lookups - (warmed?.lookups ?? 0), found = cache.found - (warmed?.found ?? 0)
+    print(String(format: "KMS %dx%d XRGB8888, text %d px, band %d KB: frame (render + copy into the back buffer + flip) %.0f µs (p99 %.0f), band memcpy %.0f µs -> %.2f x memcpy; made ready before: median %.1f µs, p99 %.0f; glyph cache %.1f of %.1f MB, %.2f %% of look-ups found once warm; %d flips",
+                 width, height, Int((Double(height) / 8).rounded()), bandBytes / 1024, frame, frames.sorted()[frames.count * 99 / 100],
+                 copy, frame / copy, median(preparations), preparations.sorted()[preparations.count * 99 / 100],
+                 Double(cache.bytes) / 1_048_576, Double(cache.budget) / 1_048_576,
+                 Double(found) / Double(max(1, lookups)) * 100, flips.shown))
+}
 
 /// Resident memory of the process's own (not mapped from files), in bytes.
 func anonymousResidentBytes() -> Int {
