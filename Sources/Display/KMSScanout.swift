@@ -161,6 +161,11 @@ public final class KMSScanout: Scanout {
                 try flipper.setMode(showing: back)
                 timeline.restart()
                 front = back
+                // Setting a mode may clear video memory (QEMU's bochs does, on the first mode set
+                // after boot without fbdev): what any buffer held is forgotten, and the one on the
+                // glass is drawn again at once.
+                for index in contents.indices { contents[index].invalidate() }
+                contents[back].update(buffers[back], to: picture)
             } else {
                 try queueFlip(to: back)
             }

@@ -25,11 +25,14 @@ final class ScriptedCard: PageFlipper {
     /// The next flip fails with this errno.
     var nextFlipFails: Int32?
     var isMaster = true
+    /// The buffers' memory: a mode set clears it all, as QEMU's bochs does on its first one.
+    var memory: [PixelSurface] = []
 
     func setMode(showing index: Int) throws(KMSError) {
         guard isMaster else { throw KMSError("set mode: not master", code: EACCES) }
         modeSets += 1
         shownBuffer = index
+        for buffer in memory { buffer.fill(rows: 0..<buffer.height, with: 0) }
     }
 
     func flip(to index: Int) throws(KMSError) {
@@ -76,6 +79,7 @@ final class ScriptedCard: PageFlipper {
     static func scanout() -> (KMSScanout, ScriptedCard, [PixelSurface]) {
         let card = ScriptedCard()
         let buffers = buffers()
+        card.memory = buffers
         return (KMSScanout(name: "card0 Virtual-1 320x200@60", buffers: buffers, refreshPeriod: ScriptedCard.period,
                            flipper: card), card, buffers)
     }
@@ -220,6 +224,7 @@ final class ScriptedCard: PageFlipper {
             controller.update(messages: PixelScreenTests.messages(), at: 0, width: screen.bandWidth)
             return controller
         }
+        for screen in [flipped, reference] { screen.showOrientation("Monday morning · 23 November 2026") }
         let (first, second) = (controller(flipped), controller(reference))
         for step in 0..<90 {
             let t = Nanoseconds(step) * ScriptedCard.period
@@ -233,6 +238,8 @@ final class ScriptedCard: PageFlipper {
                 count + (0..<Self.width).filter { glass.pixel(x: $0, y: y) != plain.surface.pixel(x: $0, y: y) }.count
             }
             #expect(differing == 0, "frame \(step): \(differing) pixels differ")
+            let lineLit = (flipped.lineRows).contains { y in (0..<Self.width).contains { glass.pixel(x: $0, y: y) != 0 } }
+            #expect(lineLit, "frame \(step): the orientation line is on the glass")
         }
         #expect(card.flips > 60)
     }
