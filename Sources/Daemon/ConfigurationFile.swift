@@ -178,7 +178,8 @@ public struct ConfigurationFile: Sendable, Hashable {
         case "subscriptions":
             guard case .strings(let addresses) = value else { throw TOMLError("must be a list of addresses: [\"https://…\"]") }
             for address in addresses where SubscriptionAddress(address) == nil {
-                throw TOMLError("\"\(address)\" is not an https://, http:// or webcal:// address")
+                throw TOMLError("\(SubscriptionAddress.redacted(address)) is not an https://, http:// or webcal:// address "
+                                + "(with no spaces inside)")
             }
             subscriptions = addresses
         case "refresh_minutes":

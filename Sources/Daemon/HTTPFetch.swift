@@ -50,11 +50,13 @@ struct HTTPFetch: Sendable {
         if let date = request.lastModified { headers = mq_curl_slist_append(headers, "If-Modified-Since: \(date)") }
         defer { mq_curl_slist_free_all(headers) }
         var error = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let encrypted = request.url.lowercased().hasPrefix("https://")
         let performed: CURLcode = withExtendedLifetime(sink) {
             error.withUnsafeMutableBufferPointer { errorBuffer in
                 _ = mq_curl_set_string(handle, CURLOPT_URL, request.url)
                 _ = mq_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-                _ = mq_curl_set_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+                // A private calendar asked for over https is never sent on over plain http.
+                _ = mq_curl_set_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, encrypted ? "https" : "http,https")
                 _ = mq_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 1)
                 _ = mq_curl_set_long(handle, CURLOPT_MAXREDIRS, 5)
                 _ = mq_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "")
@@ -84,6 +86,10 @@ struct HTTPFetch: Sendable {
         }
         if sink.overflowed || performed == CURLE_FILESIZE_EXCEEDED {
             return .failure(Failure(description: "the calendar is larger than \(maximumBytes >> 20) MB"))
+        }
+        if performed == CURLE_UNSUPPORTED_PROTOCOL, encrypted {
+            return .failure(Failure(
+                description: "the server sent the calendar on to an address without encryption (not https://); refused"))
         }
         guard performed == CURLE_OK else {
             let detail = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

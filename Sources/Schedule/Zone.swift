@@ -151,7 +151,8 @@ extension icaltimetype {
 }
 
 extension String {
-    func trimmingCharacters(in set: String) -> String {
+    /// Without the characters of `set` at either end.
+    public func trimmingCharacters(in set: String) -> String {
         let characters = Set(set)
         var slice = Substring(self)
         while let first = slice.first, characters.contains(first) { slice.removeFirst() }

@@ -23,7 +23,7 @@ struct CheckCommand: AsyncParsableCommand {
         let configuration = try feedOptions.configurationFile()
         var options = feedOptions
         if !paths.isEmpty { options.feeds = paths }
-        let folder = options.feedSources(configuration).addresses.isEmpty ? nil : try TemporaryFolder()
+        let folder = try options.feedSources(configuration).addresses.isEmpty ? nil : try TemporaryFolder()
         defer { folder?.remove() }
         let start = now()
         let loaded = try await options.openFeeds(

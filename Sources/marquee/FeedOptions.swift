@@ -43,12 +43,25 @@ struct FeedOptions: ParsableArguments {
     var configurationPath: String { config ?? defaultConfiguration }
 
     /// The feed folders and files, and the subscriptions: the options', else the configuration's
-    /// `feeds` (default: the feed folder) and `subscriptions`.
-    func feedSources(_ configuration: ConfigurationFile) -> (paths: [String], addresses: [SubscriptionAddress]) {
+    /// `feeds` (default: the feed folder) and `subscriptions`. Something that looks like a web
+    /// address and is not one marquee can fetch (`htps://`, a space inside) is refused, shown
+    /// redacted: it is never taken for a file name, whose errors would print it whole.
+    func feedSources(_ configuration: ConfigurationFile) throws -> (paths: [String], addresses: [SubscriptionAddress]) {
         let named = feeds.isEmpty ? [configuration.feeds ?? defaultFeeds] + configuration.subscriptions : feeds
         var sources: (paths: [String], addresses: [SubscriptionAddress]) = ([], [])
         for source in named {
-            if let address = SubscriptionAddress(source) { sources.addresses.append(address) } else { sources.paths.append(source) }
+            if let address = SubscriptionAddress(source) {
+                if address.given != source {
+                    standardError("marquee: warning: \(address.shown): the spaces around the address were left out")
+                }
+                sources.addresses.append(address)
+            } else if SubscriptionAddress.looksLikeAddress(source) {
+                throw ValidationError(
+                    "\(SubscriptionAddress.redacted(source)): not a calendar address marquee can fetch "
+                        + "(it must start with https://, http:// or webcal:// and have no spaces)")
+            } else {
+                sources.paths.append(source)
+            }
         }
         return sources
     }
@@ -79,7 +92,7 @@ struct FeedOptions: ParsableArguments {
         configuration: ConfigurationFile, at time: String? = nil, option: String = "--at", reportProblems: Bool = true,
         requireFeeds: Bool = true
     ) async throws -> (Schedule, Instant) {
-        let folder = feedSources(configuration).addresses.isEmpty ? nil : try TemporaryFolder()
+        let folder = try feedSources(configuration).addresses.isEmpty ? nil : try TemporaryFolder()
         defer { folder?.remove() }
         let feeds = try await openFeeds(
             configuration: configuration, at: time, option: option, reportProblems: reportProblems,
@@ -114,7 +127,7 @@ struct FeedOptions: ParsableArguments {
             throw ValidationError("\(error)")
         }
         let instant = if let time { await schedule.instant(of: try parseTime(time, option: option)) } else { now() }
-        let (paths, addresses) = feedSources(configuration)
+        let (paths, addresses) = try feedSources(configuration)
         var allRead = paths.allSatisfy { access($0, R_OK) == 0 }
         var subscriptions: Subscriptions?
         if !addresses.isEmpty {

@@ -49,7 +49,7 @@ struct RunCommand: AsyncParsableCommand {
         let log = EventLog(environment: environment)
         let stateDirectory = stateDir ?? file.stateDirectory
         // Subscriptions' copies outlive a restart in the state folder; without one they last the run.
-        let temporaryFolder = stateDirectory == nil && !feedOptions.feedSources(file).addresses.isEmpty
+        let temporaryFolder = try stateDirectory == nil && !feedOptions.feedSources(file).addresses.isEmpty
             ? try TemporaryFolder() : nil
         defer { temporaryFolder?.remove() }
         let feeds = try await prepare(

@@ -170,6 +170,13 @@ struct SubscriptionTests {
         #expect(fetched.server.requests.count == 6)
     }
 
+    @Test("An https calendar is never sent on over plain http")
+    func noDowngrade() async throws {
+        let fetched = try await FirstFetch("downgrade.ics")
+        #expect(!fetched.changed && fetched.status.error?.contains("without encryption") == true, "\(fetched.status)")
+        #expect(fetched.server.requests.filter { $0.contains("in-clear") }.isEmpty, "\(fetched.server.requests)")
+    }
+
     @Test("A certificate from an unknown authority is refused")
     func unknownAuthority() async throws {
         let fetched = try await FirstFetch { "https://127.0.0.1:\($0.untrustedPort)/calendar.ics" }
@@ -292,19 +299,65 @@ struct SubscriptionAddressTests {
         let google = try #require(SubscriptionAddress(
             "https://calendar.google.com/calendar/ical/mum%40gmail.com/private-0a1b2c3d4e5f60718293a4b5c6d7e8f9/basic.ics"))
         #expect(google.url == google.given)
-        #expect(google.shown.hasPrefix("https://calendar.google.com/calendar/ical/mum%40gmail.com/priv…"))
-        #expect(google.shown.hasSuffix("/basic.ics") && !google.shown.contains("0a1b2c3d4e5f"))
+        #expect(google.shown.hasPrefix("https://calendar.google.com/calendar/ical/…"))
+        #expect(google.shown.hasSuffix("/basic.ics") && !google.shown.contains("0a1b2c3d4e5f") && !google.shown.contains("mum"))
         let other = try #require(SubscriptionAddress(
             "https://calendar.google.com/calendar/ical/mum%40gmail.com/private-99999999999999999999999999999999/basic.ics"))
         #expect(other.shown != google.shown && other.key != google.key)
 
         let icloud = try #require(SubscriptionAddress("webcal://p42-caldav.icloud.com/published/2/MTIzNDU2Nzg5MDEyMzQ1Njc4OTAxMjM0"))
         #expect(icloud.url == "https://p42-caldav.icloud.com/published/2/MTIzNDU2Nzg5MDEyMzQ1Njc4OTAxMjM0")
-        #expect(icloud.shown.hasPrefix("webcal://p42-caldav.icloud.com/published/2/MTIz…"))
+        #expect(icloud.shown.hasPrefix("webcal://p42-caldav.icloud.com/published/2/…"))
+        #expect(!icloud.shown.contains("MTIz"))
 
         let nextcloud = try #require(SubscriptionAddress("https://carer:s3cret-pass@cloud.example.org/remote.php/dav/public-calendars/a8Zk29QpL3mX0wYt?export"))
-        #expect(nextcloud.shown.hasPrefix("https://cloud.example.org/remote.php/dav/public-calendars/a8Zk…"))
+        #expect(nextcloud.shown.hasPrefix("https://cloud.example.org/remote.php/dav/public-calendars/…"))
+        #expect(!nextcloud.shown.contains("a8Zk"))
         #expect(nextcloud.shown.hasSuffix("?export") && !nextcloud.shown.contains("s3cret") && !nextcloud.shown.contains("carer"))
+    }
+
+    /// Real providers' private addresses and the forms secrets hide in: whatever is shown keeps
+    /// none of the secret, parsed or not.
+    @Test("Secrets never show, whatever their shape", arguments: [
+        ("https://alice:S3cretPassw0rd@cloud.example.org/private-0123456789abcdef0123/basic.ics ", ["alice", "S3cret", "0123456789"]),
+        ("htps://alice:S3cretPassw0rd@cloud.example.org/private-0123456789abcdef0123/basic.ics", ["alice", "S3cret", "0123456789"]),
+        ("https://example.org/feed.ics?token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fw", ["eyJ", "SflK"]),
+        ("https://example.org/cal/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fw/basic.ics", ["eyJ", "SflK"]),
+        ("https://example.org/cal/aGVsbG8gd29ybGQ%3D%3D/basic.ics", ["aGVs", "%3D"]),
+        ("https://example.org/cal/qwertzuiopasdfghjklyxcvbnm/basic.ics", ["qwertz"]),
+        ("https://example.org/basic.ics?token=s3cret", ["s3cret"]),
+        ("https://example.org/basic.ics?auth=letters", ["letters"]),
+        ("https://example.org/basic.ics?k=Sh0rtT0k3n", ["Sh0rt"]),
+        ("https://alice:pa/ss@host.example/basic.ics", ["alice", "pa/ss", "ss@"]),
+        ("https://calendar.google.com/calendar/ical/mum%40gmail.com/private-0a1b2c3d4e5f60718293a4b5c6d7e8f9/basic.ics",
+         ["mum", "0a1b2c"]),
+        ("webcal://p42-caldav.icloud.com/published/2/MTIzNDU2Nzg5MDEyMzQ1Njc4OTAxMjM0NTY3OA", ["MTIz"]),
+        ("https://outlook.office365.com/owa/calendar/3f2504e04f8941d39a0c0305e82c3301@example.com/8b7df143d91c4d58/calendar.ics",
+         ["3f2504", "8b7df1"]),
+        ("https://cloud.example.org/remote.php/dav/public-calendars/a8Zk29QpL3mX0wYt?export", ["a8Zk"]),
+        ("https://calendar.proton.me/api/calendar/v1/url/AbCdEf123456789_-XyZ==/calendar.ics?CacheKey=abc123&PassphraseKey=xyzw",
+         ["AbCdEf", "abc123", "xyzw"]),
+        ("https://user.fm/calendar/v1-a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6/Family.ics", ["a1b2c3"]),
+        ("calendar.example.org/private-0123456789abcdef0123/basic.ics", ["0123456789"]),
+    ])
+    func secretsNeverShow(address: String, secrets: [String]) {
+        #expect(SubscriptionAddress.looksLikeAddress(address))
+        let shown = SubscriptionAddress(address)?.shown ?? SubscriptionAddress.redacted(address)
+        for secret in secrets { #expect(!shown.contains(secret), "\(shown) shows \(secret)") }
+        #expect([".org", ".com", ".me", ".fm", ".example"].contains { shown.contains($0) }, "the host stays readable: \(shown)")
+        #expect(!shown.hasSuffix(" "))
+    }
+
+    @Test("Words stay readable and two addresses stay apart")
+    func wordsStay() {
+        #expect(SubscriptionAddress.redacted("https://outlook.office365.com/owa/calendar/a1@b.com/c2/calendar.ics")
+            .hasPrefix("https://outlook.office365.com/owa/calendar/…"))
+        #expect(SubscriptionAddress.redacted("https://cloud.example.org:8443/remote.php/dav/public-calendars/x?export")
+            .hasPrefix("https://cloud.example.org:8443/remote.php/dav/public-calendars/"))
+        #expect(SubscriptionAddress.redacted("https://a.example/cal/Tok3n1") != SubscriptionAddress.redacted("https://a.example/cal/Tok3n2"))
+        for text in ["/etc/marquee/feeds.d", "feeds/family.ics", "family.ics", "./x/y.ics"] {
+            #expect(!SubscriptionAddress.looksLikeAddress(text), "\(text)")
+        }
     }
 
     @Test("Paths, other schemes and addresses without a host are not subscriptions")

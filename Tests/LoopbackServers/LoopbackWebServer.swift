@@ -73,6 +73,7 @@ public final class LoopbackWebServer {
                     root \(root);
                     location = /moved.ics { return 301 /calendar.ics; }
                     location = /loop.ics { return 302 /loop.ics; }
+                    location = /downgrade.ics { return 302 http://127.0.0.1:\(plainPort)/in-clear.ics; }
                     location = /busy.ics { add_header Retry-After 7200 always; return 429; }
                     # No validators and no conditional answers, as some servers do.
                     location = /plain.ics { etag off; if_modified_since off; add_header Last-Modified ""; }
@@ -86,6 +87,8 @@ public final class LoopbackWebServer {
                 }
                 server {
                     listen 127.0.0.1:\(plainPort);
+                    root \(root);
+                    location = /in-clear.ics { try_files /downgrade.ics =404; }
                     location / { return 302 https://127.0.0.1:\(port)$request_uri; }
                 }
             }
