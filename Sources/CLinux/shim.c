@@ -131,6 +131,12 @@ int mq_peer_credentials(int fd, uint32_t *uid, uint32_t *gid) {
     return 0;
 }
 
+int mq_peer_groups(int fd, uint32_t *groups, int capacity) {
+    socklen_t length = (socklen_t)(capacity * sizeof(gid_t));
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &length) != 0) return -1;
+    return (int)(length / sizeof(gid_t));
+}
+
 int mq_accept(int fd) { return accept4(fd, 0, 0, SOCK_CLOEXEC | SOCK_NONBLOCK); }
 
 int mq_name_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }

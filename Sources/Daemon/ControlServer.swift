@@ -113,7 +113,9 @@ final class ControlServer: Sendable {
 }
 
 /// Who may change what the display does: root, the daemon's user, members of the daemon's
-/// group, and members of the socket's group.
+/// group, and members of the socket's group — membership as the kernel knows it for the
+/// connected process (its group and supplementary groups, as systemd's
+/// `SupplementaryGroups=` gives them), not as /etc/group says.
 struct ControlPolicy: Sendable {
     let groups: Set<gid_t>
 
@@ -121,16 +123,20 @@ struct ControlPolicy: Sendable {
         groups = Set([getegid()] + (socketGroup.map { [$0] } ?? []))
     }
 
-    func mayControl(uid: uid_t, gid: gid_t) -> Bool {
-        if uid == 0 || uid == geteuid() || groups.contains(gid) { return true }
-        var entry = passwd()
-        var found: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &found) == 0, found != nil else { return false }
-        var memberships = [gid_t](repeating: 0, count: 256)
-        var count = Int32(memberships.count)
-        guard getgrouplist(entry.pw_name, entry.pw_gid, &memberships, &count) >= 0 else { return false }
-        return memberships.prefix(Int(count)).contains { groups.contains($0) }
+    func mayControl(uid: uid_t, groups peerGroups: [gid_t]) -> Bool {
+        uid == 0 || uid == geteuid() || peerGroups.contains { groups.contains($0) }
+    }
+
+    /// The connected process's user, and its group with its supplementary groups (nil: the
+    /// kernel would not say).
+    static func peer(of client: Int32) -> (uid: uid_t, groups: [gid_t])? {
+        var uid: UInt32 = 0
+        var gid: UInt32 = 0
+        var supplementary = [UInt32](repeating: 0, count: 256)
+        guard mq_peer_credentials(client, &uid, &gid) == 0 else { return nil }
+        let count = mq_peer_groups(client, &supplementary, Int32(supplementary.count))
+        guard count >= 0 else { return nil }
+        return (uid, [gid] + supplementary.prefix(Int(count)))
     }
 }
 
@@ -207,9 +213,7 @@ private final class Clients: @unchecked Sendable {
                 ok: false, error: #"malformed request; send one line such as {"type":"status"} (status, pause, resume, reload)"#))
         }
         if request.isControl {
-            var uid: UInt32 = 0
-            var gid: UInt32 = 0
-            guard mq_peer_credentials(client, &uid, &gid) == 0, policy.mayControl(uid: uid, gid: gid) else {
+            guard let peer = ControlPolicy.peer(of: client), policy.mayControl(uid: peer.uid, groups: peer.groups) else {
                 return respond(client, ControlReply(
                     ok: false, error: "not allowed: \(request.type.rawValue) needs root, marquee's user or group, or the socket's group"))
             }

@@ -555,20 +555,44 @@ func saveCopy(_ bytes: [UInt8], of file: String, to destination: String) -> Feed
     }
 }
 
-/// Writes a file whole or not at all (a temporary file beside it, then a rename), readable
-/// by the owner and the group; nil, or why it could not be written.
+/// Writes `bytes` to `destination` so that after a crash or a power cut it is the old file or
+/// the new one, whole: a temporary file of its own in the same folder (made anew, so a link
+/// planted there is never followed), every byte written (a short write goes on; a disk that
+/// takes nothing more is "No space left on device"), flushed to the disk, renamed over the
+/// destination, and the folder flushed so the rename is kept. The reason when it failed
+/// (then nothing was replaced and no temporary file is left).
 public func writeFileAtomically(_ bytes: [UInt8], to destination: String) -> String? {
-    let temporary = destination + ".partial"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
-    var written = descriptor >= 0
-    if written {
-        written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count
+    var template = Array((destination + ".partial-XXXXXX").utf8CString)
+    let descriptor = mkstemp(&template)
+    guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+    _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+    let temporary = String(cString: template)
+    func failed(_ code: Int32) -> String {
         close(descriptor)
-    }
-    guard written, rename(temporary, destination) == 0 else {
-        let reason = String(cString: strerror(errno))
         unlink(temporary)
-        return reason
+        return String(cString: strerror(code))
+    }
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0, errno == EINTR { continue }
+        if written < 0 { return failed(errno) }
+        if written == 0 { return failed(ENOSPC) }
+        offset += written
+    }
+    guard fchmod(descriptor, 0o640) == 0, fsync(descriptor) == 0 else { return failed(errno) }
+    close(descriptor)
+    guard rename(temporary, destination) == 0 else {
+        let code = errno
+        unlink(temporary)
+        return String(cString: strerror(code))
+    }
+    let slash = destination.lastIndex(of: "/")
+    let folder = open(slash.map { String(destination[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? ".",
+                      O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if folder >= 0 {
+        fsync(folder)
+        close(folder)
     }
     return nil
 }

@@ -48,6 +48,14 @@ struct RunCommand: AsyncParsableCommand {
         let environment = environment()
         let log = EventLog(environment: environment)
         let stateDirectory = stateDir ?? file.stateDirectory
+        if let stateDirectory {
+            do {
+                try prepareStateFolder(stateDirectory)
+            } catch {
+                standardError("marquee: \(error)")
+                throw ExitCode(1)
+            }
+        }
         // Subscriptions' copies outlive a restart in the state folder; without one they last the run.
         let temporaryFolder = try stateDirectory == nil && !feedOptions.feedSources(file).addresses.isEmpty
             ? try TemporaryFolder() : nil

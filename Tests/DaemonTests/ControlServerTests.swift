@@ -94,13 +94,29 @@ import Testing
         withExtendedLifetime((running, waiting)) {}
     }
 
-    /// Members of the socket's group may control the display, as the configuration promises.
+    /// Members of the socket's group may control the display, as the configuration promises,
+    /// whether it is their own group or a supplementary one.
     @Test func theSocketGroupMayControl() {
         let stranger = uid_t(4242)
         let group = gid_t(4343)
-        #expect(ControlPolicy(socketGroup: group).mayControl(uid: stranger, gid: group))
-        #expect(!ControlPolicy(socketGroup: nil).mayControl(uid: stranger, gid: group))
-        #expect(ControlPolicy(socketGroup: nil).mayControl(uid: 0, gid: group))
+        #expect(ControlPolicy(socketGroup: group).mayControl(uid: stranger, groups: [group]))
+        #expect(ControlPolicy(socketGroup: group).mayControl(uid: stranger, groups: [65534, 27, group]))
+        #expect(!ControlPolicy(socketGroup: group).mayControl(uid: stranger, groups: [65534, 27]))
+        #expect(!ControlPolicy(socketGroup: nil).mayControl(uid: stranger, groups: [group]))
+        #expect(ControlPolicy(socketGroup: nil).mayControl(uid: 0, groups: [group]))
+    }
+
+    /// The kernel's word on the connected process: this process's own groups, supplementary
+    /// ones included.
+    @Test func thePeersGroupsComeFromTheKernel() throws {
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { pair.forEach { close($0) } }
+        let peer = try #require(ControlPolicy.peer(of: pair[0]))
+        #expect(peer.uid == getuid())
+        var own = [gid_t](repeating: 0, count: 256)
+        let count = getgroups(Int32(own.count), &own)
+        #expect(Set(peer.groups) == Set([getgid()] + own.prefix(Int(count))))
     }
 }
 
@@ -111,5 +127,25 @@ extension ControlConnection {
 
     func reply() -> String {
         String(decoding: readLine(timeout: 5), as: UTF8.self)
+    }
+}
+
+/// A state folder that is missing is made (only for marquee's user); one that cannot be is
+/// refused with the reason, never silently left without last good copies.
+@Suite struct StateFolderTests {
+    @Test func aMissingStateFolderIsMadeForMarqueeAlone() throws {
+        let root = try TemporaryFolder()
+        let path = root.path + "/var/lib/marquee"
+        try prepareStateFolder(path)
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR && info.st_mode & 0o777 == 0o700)
+        try prepareStateFolder(path)
+    }
+
+    @Test func aFileWhereTheFolderShouldBeIsRefused() throws {
+        let root = try TemporaryFolder()
+        try root.write("state", "not a folder")
+        #expect(throws: StateFolderError.self) { try prepareStateFolder(root.path + "/state") }
+        #expect(throws: StateFolderError.self) { try prepareStateFolder(root.path + "/state/below") }
     }
 }

@@ -23,6 +23,9 @@ void mq_route_signals(int fd);
 int mq_wait_readable(int fd, int64_t timeout_ns);
 /* The uid and gid of the process at the other end of a Unix socket (SO_PEERCRED). */
 int mq_peer_credentials(int fd, uint32_t *uid, uint32_t *gid);
+/* Its supplementary groups as the kernel knows them (SO_PEERGROUPS), at most `capacity` into
+   `groups`; how many, or -1. */
+int mq_peer_groups(int fd, uint32_t *groups, int capacity);
 /* accept4 with SOCK_CLOEXEC | SOCK_NONBLOCK. */
 int mq_accept(int fd);
 /* Names the calling thread (at most 15 bytes), as ps and /proc/PID/task show it. */

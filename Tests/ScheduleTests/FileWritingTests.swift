@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+@testable import Schedule
+
+/// Last good copies are written so that nothing is lost and nothing else is touched: whole or
+/// not at all, never through a link someone planted beside them, and a full disk said as such.
+@Suite(.temporaryFolders) struct FileWritingTests {
+    static func entries(_ folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+    }
+
+    /// A link planted where the old code put its temporary file (and where a guess would put
+    /// one) is not followed: the file it points at stays as it was.
+    @Test func aPlantedLinkIsNeverFollowed() throws {
+        let folder = try feedFolder(["victim.txt": "precious"])
+        let destination = folder + "/feed.ics.last-good"
+        for name in ["feed.ics.last-good.partial", "feed.ics.last-good.partial-XXXXXX"] {
+            #expect(symlink(folder + "/victim.txt", folder + "/" + name) == 0)
+        }
+        #expect(writeFileAtomically(Array("BEGIN:VCALENDAR".utf8), to: destination) == nil)
+        #expect(try String(contentsOfFile: folder + "/victim.txt", encoding: .utf8) == "precious")
+        #expect(try String(contentsOfFile: destination, encoding: .utf8) == "BEGIN:VCALENDAR")
+        #expect(try Self.entries(folder) == ["feed.ics.last-good", "feed.ics.last-good.partial",
+                                            "feed.ics.last-good.partial-XXXXXX", "victim.txt"])
+        var info = stat()
+        #expect(lstat(destination, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_mode & 0o777 == 0o640)
+    }
+
+    /// A disk that fills up while the copy is written: the reason is the full disk (not a stale
+    /// errno), the old copy is kept whole, and no temporary file is left. Needs root to mount a
+    /// small file system of its own.
+    @Test(.enabled(if: geteuid() == 0, "mounting a small tmpfs needs root"))
+    func aFullDiskIsSaidAndTheOldCopyKept() throws {
+        let folder = try feedFolder([:])
+        #expect(mount("tmpfs", folder, "tmpfs", 0, "size=64k,mode=0700") == 0, "\(String(cString: strerror(errno)))")
+        defer { umount(folder) }
+        let destination = folder + "/feed.ics.last-good"
+        #expect(writeFileAtomically(Array("the old copy".utf8), to: destination) == nil)
+        let reason = writeFileAtomically([UInt8](repeating: 0x41, count: 256 * 1024), to: destination)
+        #expect(reason == "No space left on device")
+        #expect(try String(contentsOfFile: destination, encoding: .utf8) == "the old copy")
+        #expect(try Self.entries(folder) == ["feed.ics.last-good"])
+    }
+}
