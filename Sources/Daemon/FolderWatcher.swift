@@ -16,8 +16,10 @@ final class FolderWatcher: Sendable {
     /// - Parameters:
     ///   - folder: need not exist yet; its parent must.
     ///   - isRelevant: which file names matter (events on the folder itself always do).
-    ///   - onChange: called on a private queue, `debounce` after the last event of a burst.
-    init(folder: String, debounce: DispatchTimeInterval = .milliseconds(200),
+    ///   - onChange: called on a private queue, `debounce` after the last event of a burst, and
+    ///     at the latest `longestWait` after its first: a file touched without pause (a sync
+    ///     tool, an appender) does not hold back every other change.
+    init(folder: String, debounce: DispatchTimeInterval = .milliseconds(200), longestWait: DispatchTimeInterval = .seconds(1),
                 isRelevant: @escaping @Sendable (String) -> Bool = isFeedFileName,
                 onChange: @escaping @Sendable () -> Void) throws(WatchError) {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -39,8 +41,15 @@ final class FolderWatcher: Sendable {
             guard watches.drain(isRelevant: isRelevant) else { return }
             watches.generation += 1
             let generation = watches.generation
-            queue.asyncAfter(deadline: .now() + debounce) {
-                if watches.generation == generation { onChange() }
+            let now = DispatchTime.now()
+            let start = watches.burstStart ?? now
+            watches.burstStart = start
+            queue.asyncAfter(deadline: min(now + debounce, start + longestWait)) {
+                // Reported once: when the burst has settled, or when it has lasted too long.
+                guard let start = watches.burstStart,
+                      watches.generation == generation || DispatchTime.now() >= start + longestWait else { return }
+                watches.burstStart = nil
+                onChange()
             }
         }
         source.setCancelHandler { close(descriptor) }
@@ -62,6 +71,8 @@ final class FolderWatcher: Sendable {
         /// -1 while the folder is missing or cannot be watched.
         var folder: Int32 = -1
         var generation = 0
+        /// When the burst not yet reported began (nil: none is pending).
+        var burstStart: DispatchTime?
 
         init(descriptor: Int32, folder: String, name: String) {
             self.descriptor = descriptor

@@ -32,6 +32,26 @@ import Testing
         withExtendedLifetime(watcher) {}
     }
 
+    /// A file touched ten times a second does not hold back other changes: a burst is reported
+    /// at the latest a second after it began, however long it goes on.
+    @Test func aBusyFileDoesNotStarveOtherChanges() async throws {
+        let temporary = try TemporaryFolder()
+        let changes = Mutex<[ContinuousClock.Instant]>([])
+        let watcher = try FolderWatcher(folder: temporary.path, debounce: .milliseconds(200), longestWait: .seconds(1)) {
+            changes.withLock { $0.append(.now) }
+        }
+        let start = ContinuousClock.now
+        for tick in 0..<35 {
+            try temporary.write("busy.ics", "BEGIN:VCALENDAR \(tick)")
+            if tick == 5 { try temporary.write("new.ics", "BEGIN:VCALENDAR") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let reported = changes.withLock { $0 }
+        #expect(reported.count >= 2, "a change every second or so while the file is busy: \(reported.count)")
+        #expect(reported.first.map { $0 - start < .milliseconds(2500) } ?? false, "the new file is seen within the burst's bound")
+        withExtendedLifetime(watcher) {}
+    }
+
     /// A folder that is removed and made again (or appears only after the start) is watched
     /// again: changes in it are reported.
     @Test func aFolderThatComesBackIsWatchedAgain() async throws {
