@@ -147,9 +147,11 @@ public final class MarqueeController {
         effectiveMessages.map { TapeItem($0, metrics: metrics) }.filter { $0.width > 0 }
     }
 
-    /// Stops all motion (WCAG 2.2.2) until `resume`: the text stays where it is, dancing
-    /// letters rest upright, an announcement being typed shows whole and its ▶ rests, and
-    /// announcements still to come wait (their reading time starts again on resume).
+    /// Stops all motion (WCAG 2.2.2) until `resume`: the band shows the messages active now as
+    /// whole words, standing still (see `stillPage`), and follows every change of them;
+    /// dancing letters rest upright, an announcement being typed shows whole and its ▶ rests,
+    /// and announcements still to come wait (their reading time starts again on resume). A
+    /// pause stops motion, never the truth.
     public func pause(at t: Nanoseconds) {
         guard pause == nil else { return }
         let current = settle(at: t)
@@ -187,6 +189,10 @@ public final class MarqueeController {
         if width != self.width {
             self.width = width
             reconsider(at: t)
+        }
+        if let paused = pause, configuration.effectForAll != .typewriter {
+            return Frame(glyphs: stillPage(at: t, pausedAt: paused.at), announcement: announcement(at: t),
+                         position: position(at: t, of: motion), isMoving: false)
         }
         let x = position(at: t, of: settle(at: t))
         let left = Int(x.rounded(.down))
@@ -238,6 +244,7 @@ public final class MarqueeController {
         if pause == nil, tape.pieces.contains(where: { $0.item?.message.effect == .dance }) {
             consider(t + effectStep)
         }
+        if let paused = pause, let turn = nextStillPageTurn(after: t, pausedAt: paused.at) { consider(turn) }
         // Announcements run on the effect clock, which stands still while paused.
         let effect = effectTime(t)
         if pause == nil, let announcement = announcements.first(where: { $0.end > effect }) {
@@ -251,6 +258,79 @@ public final class MarqueeController {
             }
         }
         return next
+    }
+
+    // MARK: - Standing still
+
+    /// The messages active now, once, joined by the separator (each glyph with its colour),
+    /// laid from 0.
+    private var stillLine: (glyphs: [LaidGlyph], colours: [Colour?]) {
+        var glyphs: [LaidGlyph] = [], colours: [Colour?] = []
+        var x = 0
+        for (index, item) in items.enumerated() {
+            for (piece, colour) in (index > 0 ? [(separator, Colour?.none)] : []) + [(item, item.message.colour)] {
+                for glyph in piece.glyphs {
+                    var laid = glyph
+                    laid.offset += x
+                    glyphs.append(laid)
+                    colours.append(colour)
+                }
+                x += piece.width
+            }
+        }
+        return (glyphs, colours)
+    }
+
+    /// The line's pages at the window's width: one, centred, when it fits; else as many as
+    /// whole words need, each shown for as long as reading it takes (at least the minimum
+    /// reading pause), the first again after the last.
+    private func stillPages() -> [(range: Range<Int>, reading: Nanoseconds)] {
+        let line = stillLine.glyphs
+        guard !line.isEmpty else { return [] }
+        guard line.width > width else { return [(0..<line.count, 0)] }
+        return pageRanges(line, width: width, linesPerPage: 1).filter { !$0.isEmpty }.map { range in
+            let reading = Nanoseconds(Double(range.count) / configuration.charactersPerSecond * 1e9)
+            return (range, max(configuration.minimumReadingPause, reading))
+        }
+    }
+
+    /// The page standing at `t` and when it began, counted from the pause.
+    private func stillPageIndex(at t: Nanoseconds, pausedAt: Nanoseconds, pages: [(range: Range<Int>, reading: Nanoseconds)])
+        -> (index: Int, began: Nanoseconds)? {
+        guard !pages.isEmpty else { return nil }
+        let cycle = pages.reduce(0) { $0 + $1.reading }
+        guard cycle > 0 else { return (0, pausedAt) }
+        let since = max(0, t - pausedAt)
+        var began = pausedAt + since / cycle * cycle
+        for (index, page) in pages.enumerated() {
+            if t < began + page.reading { return (index, began) }
+            began += page.reading
+        }
+        return (0, began)
+    }
+
+    /// The band while motion stands still: the page of whole words due at `t`, centred.
+    private func stillPage(at t: Nanoseconds, pausedAt: Nanoseconds) -> [FrameGlyph] {
+        let pages = stillPages()
+        guard let (index, _) = stillPageIndex(at: t, pausedAt: pausedAt, pages: pages) else { return [] }
+        let (line, colours) = stillLine
+        let range = pages[index].range
+        let shown = line[range]
+        let start = shown.first?.offset ?? 0
+        let pageWidth = (shown.last.map { $0.offset + $0.advance } ?? start) - start
+        let left = (width - pageWidth) / 2
+        return range.map { position in
+            let glyph = line[position]
+            return FrameGlyph(character: glyph.character, form: glyph.form, x: left + glyph.offset - start, advance: glyph.advance,
+                              colour: colours[position], lift: 0, tilt: 0, scale: 1, hueShift: 0)
+        }
+    }
+
+    /// When the next page of a still line is due after `t` (nil: the line fits on one).
+    private func nextStillPageTurn(after t: Nanoseconds, pausedAt: Nanoseconds) -> Nanoseconds? {
+        let pages = stillPages()
+        guard pages.count > 1, let (index, began) = stillPageIndex(at: t, pausedAt: pausedAt, pages: pages) else { return nil }
+        return began + pages[index].reading
     }
 
     // MARK: - Motion

@@ -139,8 +139,11 @@ import Testing
         let paused = kit.screen.line
         let count = kit.screen.shown.count
         await kit.advance(seconds: 60)
-        #expect(kit.screen.shown.count == count)
-        #expect(kit.screen.line == paused)
+        // Still: the words of the message, page by page, each shown for seconds.
+        let stood = kit.screen.shown[count...]
+        #expect(stood.count <= 60 / 3 + 1 && stood.allSatisfy { !$0.isMoving })
+        #expect(stood.allSatisfy { Self.long.contains($0.line.trimmingCharacters(in: .whitespaces)) })
+        #expect(Self.long.hasPrefix(paused))
         #expect(kit.state.report.paused)
         #expect(!kit.state.report.moving)
         await kit.post(.control(.resume))
@@ -334,7 +337,7 @@ import Testing
         let still = try await DisplayLoopKit(files: ["d.ics": Self.allDay], at: "2026-11-23T21:59:50+01:00",
                                              settings: settings, orientation: OrientationSettings())
         await still.advance(seconds: 20)
-        #expect(await framesInTenSeconds(still) == 0)
+        #expect(await framesInTenSeconds(still) <= 10 / 3 + 1, "standing still, a page of words at most every 3 s")
         #expect(still.state.report.paused)
         #expect(still.screen.shades.allSatisfy { $0.shade == 0 })
         await still.advance(seconds: 9 * 3600)
@@ -342,7 +345,36 @@ import Testing
         // Paused by the carer in the night: the morning leaves it paused.
         await still.post(.control(.pause))
         await still.advance(seconds: 24 * 3600)
-        #expect(await framesInTenSeconds(still) == 0)
+        #expect(await framesInTenSeconds(still) <= 10 / 3 + 1)
+        #expect(still.screen.shown.suffix(3).allSatisfy { !$0.isMoving })
+    }
+
+    static let evening = "Good evening, supper is ready in the kitchen and the tea is warm"
+    static let night = "It's night-time right now. You should be in bed."
+    static let eveningAndNight = calendar(
+        event("e", evening, start: "20261101T180000", end: "20261101T220000", rule: "FREQ=DAILY")
+            + event("n", night, start: "20261101T220000", end: "20261102T070000", rule: "FREQ=DAILY"))
+
+    /// Standing still for the night, or paused by the carer, the screen tells the truth: when
+    /// the evening's message ends and the night's begins, the night's shows at once, in whole
+    /// words, and the evening's is gone (it stayed, cut mid-word, before).
+    @Test(arguments: [false, true]) func standingStillShowsTheMessagesOfNow(pausedByTheCarer: Bool) async throws {
+        var settings = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5))
+        settings.night.motion = pausedByTheCarer ? .slow : .still
+        settings.night.dims = false
+        let kit = try await DisplayLoopKit(files: ["n.ics": Self.eveningAndNight], at: "2026-11-23T21:59:53+01:00",
+                                           settings: settings, orientation: OrientationSettings())
+        kit.screen.cells = 60
+        await kit.post(.resized)
+        if pausedByTheCarer {
+            await kit.advance(seconds: 2)
+            await kit.post(.control(.pause))
+        }
+        await kit.advance(seconds: 14)
+        let line = kit.screen.line
+        #expect(kit.state.report.showing == [Self.night])
+        #expect(!line.isEmpty && Self.night.hasPrefix(line), "shown: \(line)")
+        #expect(!kit.screen.shown.last!.isMoving)
     }
 
     static let allDay = calendar(

@@ -211,15 +211,39 @@ let words = ["It's night-time", "Good morning!", "🎂 Johnny turns 7", "漢字�
         #expect(text(wide, width: 40).prefix(25) == text(narrow, width: 25).prefix(25))
     }
 
-    /// Pausing freezes the position; resuming continues from there.
-    @Test func pauseAndResume() {
+    /// Pausing freezes the tape's position (the band shows whole words, page by page, each
+    /// for its reading time); resuming continues from where the tape stood.
+    @Test func pauseAndResume() throws {
         let marquee = controller(speed: 5)
         marquee.update(messages: messages(String(repeating: "paused text ", count: 10)), at: t0, width: 30)
         marquee.pause(at: t0 + 2 * second)
-        #expect(marquee.frame(at: t0 + 60 * second, width: 30).position == 10)
-        #expect(marquee.nextFrameChange(after: t0 + 60 * second, effectStep: second / 10) == nil)
+        let frame = marquee.frame(at: t0 + 60 * second, width: 30)
+        #expect(frame.position == 10 && !frame.isMoving)
+        #expect(text(frame, width: 30).split(separator: " ").allSatisfy { $0 == "paused" || $0 == "text" })
+        let turn = try #require(marquee.nextFrameChange(after: t0 + 60 * second, effectStep: second / 10))
+        #expect(turn > t0 + 60 * second && turn <= t0 + 63 * second)
+        #expect(text(marquee.frame(at: turn - 1, width: 30), width: 30) == text(frame, width: 30))
         marquee.resume(at: t0 + 60 * second)
         #expect(marquee.frame(at: t0 + 61 * second, width: 30).position == 15)
+    }
+
+    /// Standing still (paused, or still for the night) shows the messages active now, never
+    /// the tape where it stood: a change of messages shows at once, as whole words, centred if
+    /// they fit, else the first words that fit and the rest on the pages after.
+    @Test func standingStillShowsTheTruthInWholeWords() throws {
+        let marquee = controller(speed: 5)
+        marquee.update(messages: messages("Good evening, supper is ready in the kitchen and the tea is warm"), at: t0, width: 30)
+        marquee.pause(at: t0 + 7 * second)
+        marquee.update(messages: messages("It's night-time", "sleep well"), at: t0 + 8 * second, width: 30)
+        #expect(text(marquee.frame(at: t0 + 8 * second, width: 30), width: 30) == " It's night-time • sleep well ")
+        marquee.update(messages: messages("It's night-time. You should be in bed now, it is late"), at: t0 + 9 * second, width: 30)
+        var pages: [String] = []
+        var t = t0 + 9 * second
+        for _ in 0..<3 {
+            pages.append(String(text(marquee.frame(at: t, width: 30), width: 30).split(separator: " ").joined(separator: " ")))
+            t = try #require(marquee.nextFrameChange(after: t, effectStep: second / 10))
+        }
+        #expect(pages == ["It's night-time. You should be", "in bed now, it is late", "It's night-time. You should be"])
     }
 
     /// The next frame change is the next whole-cell boundary while moving.
@@ -482,7 +506,8 @@ struct FixedPages: AnnouncementBox {
         return (frame.position - frame.position.rounded(.down) - Double(glyph.x)) / Double(glyph.advance)
     }
 
-    /// A still line is centred again in the new width; a paused line stays paused where it was.
+    /// A still line is centred again in the new width; a paused line stays paused, its pages of
+    /// whole words laid out again in the new measure.
     @Test func stillLinesAreCentredAndPausedOnesStay() {
         let still = controller()
         still.update(messages: messages("Tea at four"), at: t0, width: 20)
@@ -499,6 +524,10 @@ struct FixedPages: AnnouncementBox {
         paused.remeasure(with: ScaledCells(scale: 4), at: t0 + 4 * second, width: 80)
         #expect(paused.isPaused && !paused.frame(at: t0 + 9 * second, width: 80).isMoving)
         let kept = paused.frame(at: t0 + 9 * second, width: 80, includingPartialGlyphs: true)
-        #expect(String(Self.placed(kept, scale: 4).filter { $0.1 >= 0 && $0.1 < 19 }.map(\.0)) == shown.prefix(19))
+        #expect(shown == "Leave for the       " || shown == "   Leave for the    ")
+        let page = String(Self.placed(kept, scale: 4).map(\.0))
+        let words = "Leave for the dentist at half past ten".split(separator: " ")
+        #expect(page == "dentist at half past", "the second page, 6 s into the pause")
+        #expect(page.split(separator: " ").allSatisfy { words.contains($0) })
     }
 }

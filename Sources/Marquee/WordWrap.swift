@@ -1,19 +1,17 @@
-import Marquee
-
 extension [LaidGlyph] {
     /// Whether the text is read right to left: its paragraph's direction (the lowest level).
-    var readsRightToLeft: Bool { (self.lazy.map(\.level).min() ?? 0) % 2 == 1 }
+    public var readsRightToLeft: Bool { (self.lazy.map(\.level).min() ?? 0) % 2 == 1 }
 }
 
-/// Greedy word wrap of laid glyphs (in the order they are seen) into lines no wider than
+/// Greedy word wrap of laid glyphs (the announcement box, and the band while it stands still) (in the order they are seen) into lines no wider than
 /// `width` (a word wider than a line gets a line of its own), first line first: text read right
 /// to left fills its lines from the right end, where it begins.
-func wrapWords(_ glyphs: [LaidGlyph], width: Int) -> [[LaidGlyph]] {
+public func wrapWords(_ glyphs: [LaidGlyph], width: Int) -> [[LaidGlyph]] {
     wrapRanges(glyphs, width: width).map { Array(glyphs[$0]) }
 }
 
 /// The lines of `wrapWords` as ranges of `glyphs`: spaces where a line breaks belong to no line.
-func wrapRanges(_ glyphs: [LaidGlyph], width: Int) -> [Range<Int>] {
+public func wrapRanges(_ glyphs: [LaidGlyph], width: Int) -> [Range<Int>] {
     guard glyphs.readsRightToLeft else { return wrapFromTheLeft(glyphs, width: width) }
     let count = glyphs.count
     return wrapFromTheLeft(Array(glyphs.reversed()), width: width).map { (count - $0.upperBound)..<(count - $0.lowerBound) }
@@ -52,7 +50,7 @@ private func wrapFromTheLeft(_ glyphs: [LaidGlyph], width: Int) -> [Range<Int>] 
 }
 
 /// The pages of a box `linesPerPage` lines high holding `glyphs` wrapped at `width`.
-func pageRanges(_ glyphs: [LaidGlyph], width: Int, linesPerPage: Int) -> [Range<Int>] {
+public func pageRanges(_ glyphs: [LaidGlyph], width: Int, linesPerPage: Int) -> [Range<Int>] {
     let lines = wrapRanges(glyphs, width: width)
     let perPage = max(1, linesPerPage)
     return stride(from: 0, to: lines.count, by: perPage).map { first in
