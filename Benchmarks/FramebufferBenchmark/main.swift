@@ -15,7 +15,7 @@
 // 5. (Printed last.) The KMS screen at 800x480 to 3840x2160 (or the --size given), text 1/8 of
 //    the height: a frame rendered and copied into a back buffer the size of a dumb buffer
 //    (what each page flip costs) against a memcpy of the band, and its glyph cache while
-//    every script, emoji and a dance scroll past.
+//    every script and emoji scroll past.
 import Display
 import Foundation
 import Marquee
@@ -202,7 +202,7 @@ func kmsFrames(width: Int, height: Int) throws {
     let screen = try PixelScreen(scanout: scanout)
     let controller = MarqueeController(metrics: screen.metrics, configuration: MarqueeConfiguration(charactersPerSecond: 5),
                                        origin: origin)
-    controller.update(messages: scripts + dancing, at: origin, width: screen.bandWidth)
+    controller.update(messages: scripts + scrolling, at: origin, width: screen.bandWidth)
     let bandBytes = bytesPerRow * screen.bandHeight
     let source = UnsafeMutableRawPointer.allocate(byteCount: bandBytes, alignment: 64)
     let target = UnsafeMutableRawPointer.allocate(byteCount: bandBytes, alignment: 64)

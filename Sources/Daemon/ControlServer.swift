@@ -34,13 +34,17 @@ final class ControlServer: Sendable {
     ///   - group: the group the socket file is given to; its members may read and control.
     ///   - state: what status requests are answered from.
     ///   - mailbox: where pause, resume and reload go.
-    init(path: String, group: String? = nil, state: DisplayState, mailbox: EventMailbox) throws(ControlSocketError) {
+    ///   - checkConfiguration: why the configuration file cannot be used (nil: it can); a reload
+    ///     asked for while it is broken is answered with that error and not done.
+    init(path: String, group: String? = nil, state: DisplayState, mailbox: EventMailbox,
+         checkConfiguration: (@Sendable () -> String?)? = nil) throws(ControlSocketError) {
         self.path = path
         let (descriptor, groupID) = try Self.bind(path, group: group)
         Self.allowManyConnections()
         let queue = DispatchQueue(label: "marquee.control", qos: .utility)
         let clients = Clients(
-            queue: queue, policy: ControlPolicy(socketGroup: groupID), state: state, mailbox: mailbox)
+            queue: queue, policy: ControlPolicy(socketGroup: groupID), state: state, mailbox: mailbox,
+            checkConfiguration: checkConfiguration)
         listener = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
         listener.setEventHandler {
             while true {
@@ -157,13 +161,16 @@ private final class Clients: @unchecked Sendable {
     private let policy: ControlPolicy
     private let state: DisplayState
     private let mailbox: EventMailbox
+    private let checkConfiguration: (@Sendable () -> String?)?
     private var clients: [Int32: Client] = [:]
 
-    init(queue: DispatchQueue, policy: ControlPolicy, state: DisplayState, mailbox: EventMailbox) {
+    init(queue: DispatchQueue, policy: ControlPolicy, state: DisplayState, mailbox: EventMailbox,
+         checkConfiguration: (@Sendable () -> String?)?) {
         self.queue = queue
         self.policy = policy
         self.state = state
         self.mailbox = mailbox
+        self.checkConfiguration = checkConfiguration
     }
 
     func serve(_ client: Int32) {
@@ -221,7 +228,13 @@ private final class Clients: @unchecked Sendable {
         switch request.type {
         case .status:
             send(state.statusReply, to: client)
-        case .pause, .resume, .reload:
+        case .reload:
+            if let problem = checkConfiguration?() {
+                return respond(client, ControlReply(ok: false, error: "\(problem); nothing was reloaded"))
+            }
+            mailbox.post(.control(request.type))
+            respond(client, ControlReply(ok: true))
+        case .pause, .resume:
             mailbox.post(.control(request.type))
             respond(client, ControlReply(ok: true))
         }

@@ -13,6 +13,9 @@ public struct DaemonConfiguration: Sendable {
     public var settings: DisplaySettings
     /// Reads the settings again on a reload (nil: a broken file keeps the ones in use).
     public var reloadSettings: (@Sendable () -> DisplaySettings?)?
+    /// Why the configuration file cannot be used now (nil: it can), for a reload asked over
+    /// the socket.
+    public var checkConfiguration: (@Sendable () -> String?)?
     public var output: OutputChoice.Request
     /// The display device: a DRM card (`/dev/dri/card1`) or a framebuffer (`/dev/fb1`); nil:
     /// the first card with a screen, then `/dev/fb0`.
@@ -81,7 +84,8 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     var server: ControlServer?
     if let path = configuration.socket {
         do {
-            server = try ControlServer(path: path, group: configuration.socketGroup, state: state, mailbox: mailbox)
+            server = try ControlServer(path: path, group: configuration.socketGroup, state: state, mailbox: mailbox,
+                                       checkConfiguration: configuration.checkConfiguration)
         } catch {
             guard !configuration.socketRequired else {
                 log.tell(.error, "\(error)")

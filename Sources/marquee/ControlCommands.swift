@@ -33,6 +33,10 @@ func ask(_ request: ControlRequest, socketPath: String) throws -> ControlReply {
                 + "its group's members may (socket_group in marquee.toml)")
             throw ExitCode(1)
         }
+        var info = stat()
+        if stat(socketPath, &info) == 0, info.st_mode & S_IFMT != S_IFSOCK {
+            throw notRunning(socketPath, reason: "it is not a socket")
+        }
         throw notRunning(socketPath, reason: String(cString: strerror(code)))
     }
     connection.send(Array(try JSONEncoder().encode(request)) + [0x0A])
@@ -119,6 +123,20 @@ struct PauseCommand: ParsableCommand {
 
     func run() throws {
         try requireOK(try ask(ControlRequest(type: .pause), socketPath: socketOption.path))
+    }
+}
+
+/// `marquee reload`: the running display reads its configuration and feeds again (as
+/// `systemctl reload marquee`); a configuration that cannot be used is said, and nothing
+/// changes.
+struct ReloadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reload", abstract: "Read the configuration and the feeds again.")
+
+    @OptionGroup var socketOption: SocketOption
+
+    func run() throws {
+        try requireOK(try ask(ControlRequest(type: .reload), socketPath: socketOption.path))
     }
 }
 

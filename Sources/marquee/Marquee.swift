@@ -11,7 +11,7 @@ import Schedule
         abstract: "Scheduled messages from iCalendar feeds, for calendar displays.",
         version: marqueeVersion,
         subcommands: [
-            RunCommand.self, StatusCommand.self, PauseCommand.self, ResumeCommand.self, MessagesCommand.self,
+            RunCommand.self, StatusCommand.self, PauseCommand.self, ResumeCommand.self, ReloadCommand.self, MessagesCommand.self,
             AgendaCommand.self, CheckCommand.self, SnapshotCommand.self, ResetConsoleCommand.self, ReadFeedCommand.self,
         ])
 

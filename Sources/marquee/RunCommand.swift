@@ -77,9 +77,17 @@ struct RunCommand: AsyncParsableCommand {
                 return nil
             }
         }
+        let checkConfiguration: @Sendable () -> String? = { [self] in
+            do {
+                _ = try displayOptions.settings(try feedOptions.loadConfiguration(), path: feedOptions.configurationPath)
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
         let followZone = feedOptions.timezone == nil && file.timezone == nil && environment["TZ"] == nil
         let chosenSocket = socket ?? file.socket
-        let configuration = DaemonConfiguration(
+        var configuration = DaemonConfiguration(
             schedule: feeds.schedule, settings: settings, reloadSettings: reloadSettings, output: requested,
             device: device ?? file.device, kms: KMSChoice(connector: file.connector, mode: file.mode),
             style: DisplayOptions.style(file),
@@ -89,6 +97,7 @@ struct RunCommand: AsyncParsableCommand {
             start: at == nil ? nil : feeds.instant.nanoseconds, environment: environment,
             // A preview (--at) leaves the backlight as it is.
             backlightFolder: at == nil ? "/sys/class/backlight" : nil, stateDirectory: stateDirectory)
+        configuration.checkConfiguration = checkConfiguration
         let status = await runDisplay(configuration, log: log)
         if status != 0 { throw ExitCode(status) }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Daemon
@@ -82,6 +83,19 @@ import Testing
             #expect(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds < 100_000_000)
         }
         withExtendedLifetime((running, idle, deaf)) {}
+    }
+
+    /// A reload asked for while the configuration is broken is answered with the error (and not
+    /// done); with a usable one it is done.
+    @Test func aReloadOfABrokenConfigurationIsAnsweredWithTheError() throws {
+        let broken = Mutex<String?>("/etc/marquee/marquee.toml:3: speed: must be between 1 and 12 characters per second")
+        let running = try ControlServer(path: socketPath, state: state, mailbox: mailbox) { broken.withLock { $0 } }
+        let refused = try ask("{\"type\":\"reload\"}\n")
+        #expect(refused.contains("\"ok\":false") && refused.contains("marquee.toml:3: speed") && refused.contains("nothing was reloaded"))
+        #expect(mailbox.take().isEmpty)
+        broken.withLock { $0 = nil }
+        #expect(try ask("{\"type\":\"reload\"}\n").contains("\"ok\":true"))
+        withExtendedLifetime(running) {}
     }
 
     /// Over the limit of clients served at once, each gets the documented reply, not a reset.

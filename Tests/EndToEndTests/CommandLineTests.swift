@@ -88,6 +88,18 @@ import Testing
         #expect(bash.output.contains("reset-console") && bash.output.contains("--feeds"))
     }
 
+    /// Asking a path that is a file, not a socket, says so (not "Connection refused").
+    @Test func statusOnAFileSaysItIsNoSocket() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-not-a-socket-\(UUID().uuidString)").path
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        for command in ["status", "reload"] {
+            let run = try Self.marquee(command, "--socket", file)
+            #expect(run.status == 1)
+            #expect(run.errors.contains("\(file) (it is not a socket)"), "\(run.errors)")
+        }
+    }
+
     @Test func messagesJSON() throws {
         let run = try Self.marquee("messages", "--feeds", Self.examples, "--at", "2026-11-26 10:40", "--json")
         #expect(run.status == 0)
