@@ -121,7 +121,7 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             reloadSettings: configuration.reloadSettings, showsProblems: !log.isEnabled,
             backlight: findBacklight(configuration, log: log))
         return loop.run(mailbox: mailbox) {
-            waitForDevice(configuration.device ?? "/dev/fb0")
+            waitForDevices(configuration.device.map { [$0] } ?? ["/dev/fb0"] + drmCardPaths())
             return openScreen(configuration, log: log)
         }
     }
@@ -291,14 +291,17 @@ private func findBacklight(_ configuration: DaemonConfiguration, log: EventLog) 
 }
 
 /// After a framebuffer went away, its successor takes a moment to appear (udev creates the
-/// node, then gives it its group): up to 10 s for the device to open for writing.
-private func waitForDevice(_ device: String) {
+/// node, then gives it its group), and so does the DRM card of the driver that took over:
+/// up to 10 s for the devices to open for writing, so the card is not passed over for the
+/// framebuffer while its group is still being set.
+private func waitForDevices(_ devices: [String]) {
     for _ in 0..<100 {
-        let fd = open(device, O_RDWR | O_CLOEXEC)
-        if fd >= 0 {
-            close(fd)
-            return
+        let open = devices.allSatisfy { device in
+            let fd = Glibc.open(device, O_RDWR | O_CLOEXEC)
+            if fd >= 0 { close(fd) }
+            return fd >= 0
         }
+        if open { return }
         usleep(100_000)
     }
 }

@@ -324,7 +324,7 @@ final class WaitingKMSOutput: Scanout {
 /// `/dev/dri/card*` that is a display controller, with a screen connected if one is. A card
 /// with nothing connected gives an output that waits for a screen.
 public func openKMSOutput(path: String?, choice: KMSChoice) throws(KMSError) -> any Scanout {
-    let candidates = path.map { [$0] } ?? directoryCards()
+    let candidates = path.map { [$0] } ?? drmCardPaths()
     guard !candidates.isEmpty else { throw KMSError("no DRM card (/dev/dri/card*)") }
     var problems: [String] = []
     var waiting: String?
@@ -343,8 +343,8 @@ public func openKMSOutput(path: String?, choice: KMSChoice) throws(KMSError) -> 
     throw KMSError(problems.joined(separator: "; "))
 }
 
-/// `/dev/dri/card0`, `/dev/dri/card1`… in order.
-private func directoryCards() -> [String] {
+/// The DRM cards there are now: `/dev/dri/card0`, `/dev/dri/card1`… in order.
+public func drmCardPaths() -> [String] {
     guard let folder = opendir("/dev/dri") else { return [] }
     defer { closedir(folder) }
     var cards: [String] = []
