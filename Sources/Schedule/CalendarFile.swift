@@ -355,9 +355,26 @@ public struct ScheduleLimits: Sendable, Hashable {
             }
         }
         guard isDisplay, let trigger else { return nil }
-        // Google writes this placeholder into every reminder: the event's own title says more.
-        let shown = text.map(singleLine).flatMap { $0.isEmpty || $0 == "This is an event reminder" ? nil : $0 }
+        let shown = text.map(singleLine).flatMap { $0.isEmpty || Self.isPlaceholderAlarmText($0) ? nil : $0 }
         return AlarmRecord(text: shown, trigger: trigger)
+    }
+
+    /// What calendar apps write into a reminder when the person wrote nothing: the event's own
+    /// title says more. Compared without case, spaces and a closing full stop.
+    static let placeholderAlarmTexts: Set<String> = [
+        "this is an event reminder",  // Google Calendar, Nextcloud Calendar
+        "reminder",  // Outlook, Proton Calendar, Fastmail
+        "event reminder",  // Apple Calendar
+        "alert",  // Apple Calendar (iOS)
+        "alarm",  // Apple Calendar (older macOS), Evolution
+        "default mozilla description",  // Thunderbird
+        "notification",  // Android calendar apps (DAVx⁵ exports)
+    ]
+
+    static func isPlaceholderAlarmText(_ text: String) -> Bool {
+        var key = text.lowercased().trimmingCharacters(in: " \t")
+        if key.hasSuffix(".") { key.removeLast() }
+        return placeholderAlarmTexts.contains(key)
     }
 
     /// Checks what an event needs to become messages; nil (with a warning) if it cannot.

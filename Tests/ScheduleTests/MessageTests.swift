@@ -104,6 +104,25 @@ import Testing
         #expect(schedule.messages(at: instant("2026-07-01T11:45:00Z")).map(\.kind) == [.alarm])
     }
 
+    /// The placeholder each calendar app writes into a reminder nobody named shows the event's
+    /// title instead; a reminder with words of its own keeps them.
+    @Test(arguments: [
+        ("Google Calendar", "This is an event reminder"), ("Nextcloud Calendar", "This is an event reminder."),
+        ("Outlook", "Reminder"), ("Proton Calendar", "Reminder"), ("Fastmail", "reminder"),
+        ("Apple Calendar", "Event reminder"), ("Apple Calendar on iOS", "Alert"), ("Apple Calendar, older macOS", "Alarm"),
+        ("Thunderbird", "Default Mozilla Description"), ("DAVx⁵", "Notification"),
+    ])
+    func eachAppsPlaceholderShowsTheTitle(app: String, placeholder: String) throws {
+        let alarm = "BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT30M\r\nDESCRIPTION:\(placeholder)\r\nEND:VALARM"
+        let feed = calendar(
+            event("DTSTART:20260701T100000Z", "SUMMARY:Physiotherapy", alarm),
+            event("DTSTART:20260701T120000Z", "SUMMARY:Lunch", "BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT30M\r\n"
+                + "DESCRIPTION:Reminder: bring the photos\r\nEND:VALARM"))
+        let schedule = try schedule(feed, zone: "UTC")
+        #expect(schedule.texts(at: "2026-07-01T09:45:00Z") == ["Physiotherapy"], "\(app)")
+        #expect(schedule.texts(at: "2026-07-01T11:45:00Z") == ["Reminder: bring the photos"])
+    }
+
     /// Alarms of a weekly series come before every occurrence, including a moved one.
     @Test func alarmOnRecurringSeries() throws {
         let alarm = "BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT30M\r\nDESCRIPTION:Leave now\r\nEND:VALARM"
