@@ -24,7 +24,8 @@ enum DisplayEvent: Sendable {
     case resized
     /// The kernel asks to switch the virtual console away or back (VT_PROCESS, SIGUSR2).
     case consoleSwitchRequested
-    /// The framebuffer's device node changed (a driver replaced the firmware framebuffer).
+    /// The display device changed: a framebuffer node replaced (a driver took over from the
+    /// firmware framebuffer), a DRM card appeared, a screen was plugged in or out.
     case screenDeviceChanged
     /// A request on the control socket that changes what the display does.
     case control(ControlRequest.Kind)
