@@ -70,7 +70,10 @@ public struct StatusReport: Codable, Sendable, Hashable {
     public var showing: [String]
     /// The orientation line below the band ("Monday morning · 23 November 2026"), if shown.
     public var orientation: String?
+    /// The first `listedMessages` active messages in display order; `messagesNotListed` says
+    /// how many more there are (the reply stays small however many are active).
     public var messages: [ActiveMessage]
+    public var messagesNotListed: Int?
     public var nextChange: String?
     public var feeds: [Feed]
     /// The calendars fetched from their addresses.
@@ -109,9 +112,14 @@ public struct StatusReport: Codable, Sendable, Hashable {
         uptimeSeconds = 0
     }
 
+    /// How many active messages a status lists.
+    static let listedMessages = 200
+
     /// Fills in what the schedule says.
     mutating func update(from snapshot: ScheduleSnapshot) {
-        messages = snapshot.messages.map {
+        let count = snapshot.messages.count
+        messagesNotListed = count > Self.listedMessages ? count - Self.listedMessages : nil
+        messages = snapshot.messages.prefix(Self.listedMessages).map {
             ActiveMessage(text: $0.text, kind: $0.kind.rawValue, start: $0.start.rfc3339, end: $0.end.rfc3339,
                           source: $0.source, priority: $0.priority)
         }
@@ -197,7 +205,7 @@ final class DisplayState: Sendable {
             report.update(from: snapshot)
             report.updatedAt = ZonedTime(instant: Instant(nanoseconds: wall), utcOffset: snapshot.utcOffset).rfc3339
         }
-        report.showing = state.showing
+        report.showing = Array(state.showing.prefix(StatusReport.listedMessages))
         report.paused = state.paused
         report.moving = state.moving
         report.glyphCache = state.glyphCache

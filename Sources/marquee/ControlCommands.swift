@@ -40,8 +40,11 @@ func ask(_ request: ControlRequest, socketPath: String) throws -> ControlReply {
         throw notRunning(socketPath, reason: String(cString: strerror(code)))
     }
     connection.send(Array(try JSONEncoder().encode(request)) + [0x0A])
-    guard let decoded = try? JSONDecoder().decode(ControlReply.self, from: Data(connection.readLine(timeout: 3))) else {
-        throw notRunning(socketPath, reason: "no answer")
+    let line = connection.readLine(timeout: 3)
+    guard let decoded = try? JSONDecoder().decode(ControlReply.self, from: Data(line)) else {
+        // Connected, so it runs: too busy to answer in time, or it ended while answering.
+        standardError("marquee did not answer on \(socketPath) in time (\(line.isEmpty ? "busy" : "an incomplete answer")); try again")
+        throw ExitCode(1)
     }
     return decoded
 }
@@ -86,6 +89,7 @@ struct StatusCommand: ParsableCommand {
             say("  \(message.text)")
             say("      \(message.kind) until \(message.end) · \(message.source)")
         }
+        if let more = status.messagesNotListed { say("  … and \(more) more active messages") }
         if let orientation = status.orientation { say("orientation: \(orientation)") }
         if let cache = status.glyphCache {
             func tenths(_ value: Double) -> Double { (value * 10).rounded() / 10 }

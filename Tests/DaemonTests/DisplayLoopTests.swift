@@ -349,6 +349,18 @@ import Testing
         #expect(still.screen.shown.suffix(3).allSatisfy { !$0.isMoving })
     }
 
+    /// However many messages are active, the status lists the first 200 and says how many more
+    /// there are: a reply stays small and quick.
+    @Test func theStatusListsAtMostTwoHundredMessages() async throws {
+        let events = (0..<300).map { Self.event("m\($0)", "Message \($0)", start: "20261101T080000", end: "20261101T200000",
+                                          rule: "FREQ=DAILY") }.joined()
+        let kit = try await DisplayLoopKit(files: ["many.ics": Self.calendar(events)], at: "2026-11-23T10:00:00+01:00")
+        let report = kit.state.report
+        #expect(report.messages.count == 200 && report.messagesNotListed == 100)
+        #expect(report.showing.count == 200)
+        #expect(kit.state.statusReply.count < 100_000)
+    }
+
     static let evening = "Good evening, supper is ready in the kitchen and the tea is warm"
     static let night = "It's night-time right now. You should be in bed."
     static let eveningAndNight = calendar(
