@@ -21,6 +21,10 @@ public final class EventLog: Sendable {
     private let journal: Bool
     private let descriptor: Int32
     private let recent = Mutex<[String: (last: Int64, held: Int)]>([:])
+    /// The problems last logged for each feed: a version with the same ones is not logged again.
+    private let loggedProblems = Mutex<[String: [String]]>([:])
+    /// A feed's problems logged one by one; the rest are counted.
+    static let problemsLogged = 5
 
     /// - Parameters:
     ///   - descriptor: where lines go (stderr).
@@ -67,11 +71,25 @@ public final class EventLog: Sendable {
         line.withUnsafeMutableBytes { _ = write(descriptor, $0.baseAddress, $0.count) }
     }
 
-    /// Every feed's state and problems, as after a (re)load.
+    /// Every feed's state and problems, as after a (re)load: a feed's problems once per set of
+    /// them (a subscription fetched again with the same 20,000 warnings floods nothing), the
+    /// first few one by one and how many more there are.
     public func feeds(_ statuses: [FeedStatus]) {
         for status in statuses {
-            for problem in status.problems {
-                log(problem.severity == .error ? .error : .warning, problem.description)
+            let problems = status.problems.map(\.description)
+            let isNew = loggedProblems.withLock { logged in
+                defer { logged[status.path] = problems }
+                return logged[status.path] != problems
+            }
+            if isNew {
+                for problem in status.problems.prefix(Self.problemsLogged) {
+                    log(problem.severity == .error ? .error : .warning, problem.description)
+                }
+                if problems.count > Self.problemsLogged {
+                    let errors = status.problems.dropFirst(Self.problemsLogged).filter { $0.severity == .error }.count
+                    log(errors > 0 ? .error : .warning, "\(status.path): \(problems.count - Self.problemsLogged) more problems "
+                        + "(\(errors) errors); `marquee check \(status.path)` lists them all")
+                }
             }
             switch status.state {
             case .loaded:
