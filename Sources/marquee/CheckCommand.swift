@@ -31,6 +31,16 @@ struct CheckCommand: AsyncParsableCommand {
             fetchNow: true)
         let schedule = loaded.schedule
         var usable = true
+        // A folder with no calendar in it is a carer's mistake to be told of, not a silent "ok".
+        for path in loaded.paths {
+            guard let entries = directoryEntries(path) else { continue }
+            let names = entries.map(\.name).filter { !$0.hasPrefix(".") }
+            guard !names.contains(where: isFeedFileName) else { continue }
+            usable = false
+            let near = names.filter { name in [".ical", ".ifb", ".icalendar", ".vcs"].contains { name.lowercased().hasSuffix($0) } }
+            say("\(path): error: no calendar files (*.ics) in it"
+                + (near.isEmpty ? "" : "; \(near.prefix(3).joined(separator: ", ")) would be read if named *.ics"))
+        }
         for feed in await schedule.feeds {
             for problem in feed.problems { say("\(problem)") }
             switch feed.state {

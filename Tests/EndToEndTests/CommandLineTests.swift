@@ -88,6 +88,19 @@ import Testing
         #expect(bash.output.contains("reset-console") && bash.output.contains("--feeds"))
     }
 
+    /// A folder with no calendar in it is an error check says, not a silent success; a
+    /// calendar saved as .ical is pointed out.
+    @Test func checkSaysAFolderHasNoCalendars() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-check-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let empty = try Self.marquee("check", folder)
+        #expect(empty.status == 1 && empty.output.contains("\(folder): error: no calendar files (*.ics) in it"))
+        try Data("BEGIN:VCALENDAR".utf8).write(to: URL(fileURLWithPath: folder + "/family.ical"))
+        let misnamed = try Self.marquee("check", folder)
+        #expect(misnamed.status == 1 && misnamed.output.contains("family.ical would be read if named *.ics"))
+    }
+
     /// Asking a path that is a file, not a socket, says so (not "Connection refused").
     @Test func statusOnAFileSaysItIsNoSocket() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-not-a-socket-\(UUID().uuidString)").path
