@@ -23,8 +23,8 @@ public struct DaemonConfiguration: Sendable {
     /// Which connector and mode of the card.
     public var kms: KMSChoice
     public var style: FramebufferStyle
-    /// The feed folders, watched and reloaded when their files change.
-    public var feedFolders: [String]
+    /// The feed folders and files, watched and read again when they change.
+    public var feedPaths: [String]
     /// The calendars fetched from their addresses, fetched again when due.
     public var subscriptions: Subscriptions?
     /// `/etc`, when times follow the system's time zone.
@@ -45,7 +45,7 @@ public struct DaemonConfiguration: Sendable {
     public init(
         schedule: Schedule, settings: DisplaySettings, reloadSettings: (@Sendable () -> DisplaySettings?)?,
         output: OutputChoice.Request, device: String?, kms: KMSChoice = .init(), style: FramebufferStyle,
-        feedFolders: [String],
+        feedPaths: [String],
         subscriptions: Subscriptions?,
         systemZoneFolder: String?, socket: String?, socketRequired: Bool, socketGroup: String?, start: Nanoseconds?,
         environment: [String: String], backlightFolder: String? = nil, stateDirectory: String? = nil
@@ -57,7 +57,7 @@ public struct DaemonConfiguration: Sendable {
         self.device = device
         self.kms = kms
         self.style = style
-        self.feedFolders = feedFolders
+        self.feedPaths = feedPaths
         self.subscriptions = subscriptions
         self.systemZoneFolder = systemZoneFolder
         self.socket = socket
@@ -94,9 +94,7 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             log.tell(.warning, "no status socket (\(error))")
         }
     }
-    let feedWatchers = configuration.feedFolders.compactMap { folder in
-        try? FolderWatcher(folder: folder) { mailbox.post(.feedsChanged) }
-    }
+    let feedWatchers = watchFeeds(configuration.feedPaths, log: log) { mailbox.post(.feedsChanged) }
     let fetching = configuration.subscriptions.map { subscriptions in
         Task { await keepFetching(subscriptions, schedule: configuration.schedule, mailbox: mailbox, state: state, log: log) }
     }
@@ -239,6 +237,25 @@ private func openScreen(_ configuration: DaemonConfiguration, log: EventLog) -> 
         capabilities: TerminalScreen.Capabilities.detect(fd: STDOUT_FILENO, environment: configuration.environment))
     log.log(.notice, "drawing on the \(screen.outputDescription) (\(choice.reason))")
     return screen
+}
+
+/// Watches the feed folders and files: a folder's calendar files (a folder is watched even
+/// while it is missing: it is shown as soon as it appears), a single file in its folder (so a
+/// file saved by renaming a new one into place is seen too). A watcher that cannot start is
+/// said in the journal: that path's changes then show only on a reload.
+func watchFeeds(_ paths: [String], log: EventLog, onChange: @escaping @Sendable () -> Void) -> [FolderWatcher] {
+    paths.compactMap { path in
+        var info = stat()
+        let isFile = stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR
+        let (folder, name) = splitPath(path)
+        do {
+            return isFile ? try FolderWatcher(folder: folder, isRelevant: { $0 == name }, onChange: onChange)
+                : try FolderWatcher(folder: path, onChange: onChange)
+        } catch {
+            log.log(.warning, "cannot watch \(path) for changes (\(error)); they show after a reload")
+            return nil
+        }
+    }
 }
 
 /// Watches what may change the display under the screen: the framebuffer's node (a DRM driver

@@ -63,11 +63,6 @@ struct RunCommand: AsyncParsableCommand {
         let feeds = try await prepare(
             file, log: log, stateDirectory: stateDirectory,
             subscriptionFolder: stateDirectory.map { $0 + "/subscriptions" } ?? temporaryFolder?.path ?? "")
-        // A folder is watched even while it is missing: it is shown as soon as it appears.
-        let folders = feeds.paths.filter { path in
-            var info = stat()
-            return !(stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR)
-        }
         // A reload reads the file again; a broken file keeps the settings in use.
         let reloadSettings: @Sendable () -> DisplaySettings? = { [self] in
             do {
@@ -91,7 +86,7 @@ struct RunCommand: AsyncParsableCommand {
             schedule: feeds.schedule, settings: settings, reloadSettings: reloadSettings, output: requested,
             device: device ?? file.device, kms: KMSChoice(connector: file.connector, mode: file.mode),
             style: DisplayOptions.style(file),
-            feedFolders: folders, subscriptions: feeds.subscriptions, systemZoneFolder: followZone ? "/etc" : nil,
+            feedPaths: feeds.paths, subscriptions: feeds.subscriptions, systemZoneFolder: followZone ? "/etc" : nil,
             socket: chosenSocket ?? ControlSocket.pathForListening(environment: environment),
             socketRequired: chosenSocket != nil, socketGroup: file.socketGroup,
             start: at == nil ? nil : feeds.instant.nanoseconds, environment: environment,

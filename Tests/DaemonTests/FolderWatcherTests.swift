@@ -52,6 +52,25 @@ import Testing
         withExtendedLifetime(watcher) {}
     }
 
+    /// A single file given as the feed is watched as a folder's files are: an edit saved by
+    /// renaming a new version into place is reported; other files beside it are not.
+    @Test func aSingleFeedFileIsWatched() async throws {
+        let temporary = try TemporaryFolder()
+        try temporary.write("family.ics", "BEGIN:VCALENDAR")
+        let changes = Mutex(0)
+        let log = EventLog(environment: [:], descriptor: -1)
+        let watchers = watchFeeds([temporary.path + "/family.ics"], log: log) { changes.withLock { $0 += 1 } }
+        #expect(watchers.count == 1)
+        try temporary.write("other.ics", "BEGIN:VCALENDAR")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(changes.withLock { $0 } == 0)
+        try temporary.write(".family.ics.tmp", "BEGIN:VCALENDAR\r\nX-EDITED:1")
+        #expect(rename(temporary.path + "/.family.ics.tmp", temporary.path + "/family.ics") == 0)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(changes.withLock { $0 } == 1)
+        withExtendedLifetime(watchers) {}
+    }
+
     /// A folder that is removed and made again (or appears only after the start) is watched
     /// again: changes in it are reported.
     @Test func aFolderThatComesBackIsWatchedAgain() async throws {
