@@ -202,6 +202,7 @@ private func openScreen(_ configuration: DaemonConfiguration, log: EventLog) -> 
     let choice = OutputChoice.decide(
         configuration.output, device: configuration.device, console: console.map { ($0.number, $0.ownership) })
     var notTaken: [String] = []
+    var errors: [String] = []
     for target in choice.targets where target != .terminal {
         do {
             let scanout: any Scanout = switch target {
@@ -217,12 +218,13 @@ private func openScreen(_ configuration: DaemonConfiguration, log: EventLog) -> 
             log.log(.notice, "drawing on \(screen.outputDescription) (\(([choice.reason] + notTaken).joined(separator: "; ")))")
             return screen
         } catch {
+            errors.append("\(error)")
             notTaken.append("not \(target.rawValue): \(error)")
             log.log(.notice, "not drawing through \(target.rawValue): \(error)")
         }
     }
     guard choice.targets.contains(.terminal) else {
-        log.tell(.error, "no output to draw on: " + notTaken.joined(separator: "; "))
+        log.tell(.error, errors.joined(separator: "; "))
         return nil
     }
     if choice.isFallback || !notTaken.isEmpty {

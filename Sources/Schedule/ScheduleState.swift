@@ -566,7 +566,7 @@ public func writeFileAtomically(_ bytes: [UInt8], to destination: String) -> Str
     let descriptor = mkstemp(&template)
     guard descriptor >= 0 else { return String(cString: strerror(errno)) }
     _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-    let temporary = String(cString: template)
+    let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     func failed(_ code: Int32) -> String {
         close(descriptor)
         unlink(temporary)

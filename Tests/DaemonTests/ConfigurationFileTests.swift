@@ -90,7 +90,7 @@ import Testing
         ("night_backlight = 0", "m.toml:1: `night_backlight` must be a whole percentage of the day's brightness from 1 to 100"),
         ("night_backlight = 40.5", "m.toml:1: `night_backlight` must be a whole percentage of the day's brightness from 1 to 100"),
         ("subscriptions = \"https://a.example/x.ics\"", "m.toml:1: `subscriptions` must be a list of addresses: [\"https://…\"]"),
-        ("subscriptions = [\"/etc/x.ics\"]", "m.toml:1: `subscriptions` \"/etc/x.ics\" is not an https://, http:// or webcal:// address"),
+        ("subscriptions = [\"/etc/x.ics\"]", "m.toml:1: `subscriptions` /etc/x.ics is not an https://, http:// or webcal:// address (with no spaces inside)"),
         ("subscriptions = [\"https://a.example/x.ics\"", "m.toml:1: `subscriptions` the list has no closing ]"),
         ("subscriptions = [\n  \"https://a.example/x.ics\",\n", "m.toml:1: `subscriptions` the list has no closing ]"),
         ("subscriptions = [1]", "m.toml:1: `subscriptions` a list here holds only strings in quotes"),
