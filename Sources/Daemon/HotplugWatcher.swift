@@ -1,5 +1,4 @@
 import CLinux
-@preconcurrency import Dispatch
 
 #if canImport(Glibc)
     import Glibc
@@ -9,13 +8,12 @@ import CLinux
 /// the kernel's device event for a DRM card with `HOTPLUG=1`, read from its netlink socket,
 /// so the KMS output is looked at then and never polled.
 final class HotplugWatcher: Sendable {
-    private let source: any DispatchSourceRead
+    private let watch: DescriptorWatch
 
     init(onHotplug: @escaping @Sendable () -> Void) throws(WatchError) {
         let descriptor = mq_uevent_socket()
         guard descriptor >= 0 else { throw WatchError(errno: errno) }
-        source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: DispatchQueue(label: "marquee.hotplug"))
-        source.setEventHandler {
+        watch = DescriptorWatch(descriptor: descriptor, label: "marquee.hotplug") {
             var message = [UInt8](repeating: 0, count: 8192)
             var hotplug = false
             while true {
@@ -25,12 +23,6 @@ final class HotplugWatcher: Sendable {
             }
             if hotplug { onHotplug() }
         }
-        source.setCancelHandler { close(descriptor) }
-        source.resume()
-    }
-
-    deinit {
-        source.cancel()
     }
 
     /// Whether a kernel device event (`change@/devices/…`, then `KEY=value` strings, each ended

@@ -25,8 +25,8 @@ import Testing
         let pipe = Pipe()
         let log = EventLog(environment: ["JOURNAL_STREAM": journalStream(of: pipe)],
                            descriptor: pipe.fileHandleForWriting.fileDescriptor)
-        let problems = (1...20_000).map {
-            FeedProblem(severity: .warning, path: "sub.ics", line: $0, message: "VEVENT \"\($0)\" has no DTSTART; ignored")
+        let problems = (1...20_000).map { (number: Int) in
+            FeedProblem(severity: .warning, path: "sub.ics", line: number, message: "VEVENT \"\(number)\" has no DTSTART; ignored")
         }
         let status = FeedStatus(path: "sub.ics", state: .loaded, problems: problems, eventCount: 3)
         log.feeds([status])

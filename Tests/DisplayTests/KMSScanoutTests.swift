@@ -63,72 +63,86 @@ final class ScriptedCard: PageFlipper {
     func dropMaster() { isMaster = false }
 }
 
-@Suite struct KMSScanoutTests {
+/// A KMS scanout on a scripted card, with the card's two buffers and the layers pictures are
+/// made of (all in plain memory, freed with the rig).
+final class KMSRig {
     static let width = 320, height = 200
+    let card = ScriptedCard()
+    let buffers: [PixelSurface]
+    private var layers: [PixelSurface]
+    let scanout: KMSScanout
 
-    /// Two buffers in plain memory, as a card's dumb buffers would be; freed by the caller.
-    static func buffers(_ format: PixelFormat = .xrgb8888) -> [PixelSurface] {
-        (0..<2).map { _ in
-            let bytesPerRow = width * format.bytesPerPixel + 64
-            let memory = UnsafeMutableRawPointer.allocate(byteCount: bytesPerRow * height, alignment: 64)
-            memory.initializeMemory(as: UInt8.self, repeating: 0x5A, count: bytesPerRow * height)
-            return PixelSurface(base: memory, width: width, height: height, bytesPerRow: bytesPerRow, format: format)
-        }
-    }
-
-    static func scanout() -> (KMSScanout, ScriptedCard, [PixelSurface]) {
-        let card = ScriptedCard()
-        let buffers = buffers()
+    init() {
+        buffers = (0..<2).map { _ in Self.surface(height: Self.height, fill: 0x5A, padding: 64) }
+        layers = [Self.surface(height: 40), Self.surface(height: 30)]
         card.memory = buffers
-        return (KMSScanout(name: "card0 Virtual-1 320x200@60", buffers: buffers, refreshPeriod: ScriptedCard.period,
-                           flipper: card), card, buffers)
+        scanout = KMSScanout(name: "card0 Virtual-1 320x200@60", buffers: buffers, refreshPeriod: ScriptedCard.period,
+                             flipper: card)
     }
 
-    /// A layer of one colour (its value is the version), `rows` high.
-    static func picture(band: UInt32, box: UInt32, generation: Int = 1, layers: inout [PixelSurface]) -> ScanoutPicture {
+    deinit {
+        (buffers + layers).forEach { $0.base.deallocate() }
+    }
+
+    private static func surface(height: Int, fill: UInt8 = 0, padding: Int = 0) -> PixelSurface {
+        let bytesPerRow = width * 4 + padding
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: bytesPerRow * height, alignment: 64)
+        memory.initializeMemory(as: UInt8.self, repeating: fill, count: bytesPerRow * height)
+        return PixelSurface(base: memory, width: width, height: height, bytesPerRow: bytesPerRow, format: .xrgb8888)
+    }
+
+    /// Shows a picture of two layers of one colour each (the colour is the layer's version): the
+    /// band at row 80, the box at row 20.
+    func show(band: UInt32, box: UInt32 = 1, generation: Int = 1) {
         func layer(_ value: UInt32, row: Int, index: Int) -> ScanoutPicture.Layer {
             layers[index].fill(rows: 0..<layers[index].height, with: value)
             return .init(pixels: layers[index], row: row, version: Int(value))
         }
-        return ScanoutPicture(layers: [layer(band, row: 80, index: 0), layer(box, row: 20, index: 1)],
-                              generation: generation, black: 0)
+        scanout.show(ScanoutPicture(layers: [layer(band, row: 80, index: 0), layer(box, row: 20, index: 1)],
+                                    generation: generation, black: 0))
     }
 
-    static func layerSurfaces() -> [PixelSurface] {
-        [(40, 0), (30, 1)].map { height, _ in
-            let memory = UnsafeMutableRawPointer.allocate(byteCount: width * 4 * height, alignment: 64)
-            return PixelSurface(base: memory, width: width, height: height, bytesPerRow: width * 4, format: .xrgb8888)
-        }
+    /// A rig that has set its mode (band 1) and has a first flip (band 2) in flight.
+    static func started() -> KMSRig {
+        let rig = KMSRig()
+        rig.show(band: 1)
+        rig.show(band: 2)
+        return rig
     }
 
-    /// The value of every pixel in `rows` of `surface`, when they are all one value (nil: mixed).
-    static func uniform(_ surface: PixelSurface, rows: Range<Int>) -> UInt32? {
+    /// The buffer on the glass.
+    var glass: PixelSurface { buffers[card.shownBuffer ?? 0] }
+
+    /// The value of every pixel in `rows` of the glass, when they are all one value (nil: mixed).
+    func uniform(rows: Range<Int>) -> UInt32? {
+        let surface = glass
         let values = Set(rows.flatMap { y in (0..<surface.width).map { surface.pixel(x: $0, y: y) } })
         return values.count == 1 ? values.first : nil
     }
+}
 
+@Suite struct KMSScanoutTests {
     /// The first picture sets the mode; each one after it is a flip, and the next frame is
     /// computed for the vertical blank after the one the flip landed on.
     @Test func framesAreComputedForTheVerticalBlankTheyAreSeenFrom() {
-        let (scanout, card, buffers) = Self.scanout()
-        var layers = Self.layerSurfaces()
-        defer { (buffers + layers).forEach { $0.base.deallocate() } }
+        let rig = KMSRig()
+        let (scanout, card) = (rig.scanout, rig.card)
         let start: Nanoseconds = 990_000_000
         #expect(scanout.presentationTime(ofFrameDueAt: start, now: start) == start + ScriptedCard.period)
-        scanout.show(Self.picture(band: 1, box: 1, layers: &layers))
+        rig.show(band: 1)
         #expect(card.modeSets == 1 && card.flips == 0)
-        scanout.show(Self.picture(band: 2, box: 1, layers: &layers))
+        rig.show(band: 2)
         #expect(card.flips == 1)
         // The flip lands on the card's next vertical blank (1 s); the next frame is for the one after.
         let next = scanout.presentationTime(ofFrameDueAt: start, now: start + 1_000_000)
         #expect(next == 1_000_000_000 + ScriptedCard.period)
         #expect(scanout.timeline.presented == 1 && scanout.timeline.missed == 0)
         // Asked 10 ms after a vertical blank, there is room to make the next one.
-        scanout.show(Self.picture(band: 3, box: 1, layers: &layers))
+        rig.show(band: 3)
         let later = scanout.presentationTime(ofFrameDueAt: 0, now: 1_000_000_000 + ScriptedCard.period + 10_000_000)
         #expect(later == 1_000_000_000 + 2 * ScriptedCard.period)
         // Woken after the next grid point has passed, the frame is for the one after: never earlier.
-        scanout.show(Self.picture(band: 4, box: 1, layers: &layers))
+        rig.show(band: 4)
         let woken = 1_000_000_000 + 3 * ScriptedCard.period + 15_500_000
         #expect(scanout.presentationTime(ofFrameDueAt: 0, now: woken) == 1_000_000_000 + 5 * ScriptedCard.period)
     }
@@ -136,76 +150,61 @@ final class ScriptedCard: PageFlipper {
     /// A flip that lands a vertical blank late is counted as missed (the glass showed the frame
     /// before once more); the next frame is computed for its own vertical blank, not caught up.
     @Test func aMissedVerticalBlankIsCountedAndNotCaughtUp() {
-        let (scanout, card, buffers) = Self.scanout()
-        var layers = Self.layerSurfaces()
-        defer { (buffers + layers).forEach { $0.base.deallocate() } }
-        scanout.show(Self.picture(band: 1, box: 1, layers: &layers))
-        scanout.show(Self.picture(band: 2, box: 1, layers: &layers))
-        _ = scanout.presentationTime(ofFrameDueAt: 0, now: 999_000_000)
-        let planned = scanout.presentationTime(ofFrameDueAt: 0, now: 1_001_000_000)
-        card.nextFlipLate = 1
-        scanout.show(Self.picture(band: 3, box: 1, layers: &layers))
-        let next = scanout.presentationTime(ofFrameDueAt: 0, now: planned)
-        #expect(scanout.timeline.missed == 1)
+        let rig = KMSRig.started()
+        _ = rig.scanout.presentationTime(ofFrameDueAt: 0, now: 999_000_000)
+        let planned = rig.scanout.presentationTime(ofFrameDueAt: 0, now: 1_001_000_000)
+        rig.card.nextFlipLate = 1
+        rig.show(band: 3)
+        let next = rig.scanout.presentationTime(ofFrameDueAt: 0, now: planned)
+        #expect(rig.scanout.timeline.missed == 1)
         #expect(next == planned + 2 * ScriptedCard.period, "the frame after the late one is for the blank after it lands")
     }
 
     /// A flip refused as busy (one still in flight) is waited for and tried again: the frame is
     /// still shown.
     @Test func aBusyFlipIsTriedAgainOnceTheOneInFlightLands() {
-        let (scanout, card, buffers) = Self.scanout()
-        var layers = Self.layerSurfaces()
-        defer { (buffers + layers).forEach { $0.base.deallocate() } }
-        scanout.show(Self.picture(band: 1, box: 1, layers: &layers))
-        scanout.show(Self.picture(band: 2, box: 1, layers: &layers))
-        _ = scanout.presentationTime(ofFrameDueAt: 0, now: 999_000_000)
-        card.nextFlipFails = EBUSY
-        scanout.show(Self.picture(band: 3, box: 1, layers: &layers))
-        _ = scanout.presentationTime(ofFrameDueAt: 0, now: 1_020_000_000)
-        #expect(card.flips == 2)
-        #expect(scanout.problem == nil)
-        #expect(Self.uniform(buffers[card.shownBuffer ?? 0], rows: 80..<120) == 3)
+        let rig = KMSRig.started()
+        _ = rig.scanout.presentationTime(ofFrameDueAt: 0, now: 999_000_000)
+        rig.card.nextFlipFails = EBUSY
+        rig.show(band: 3)
+        _ = rig.scanout.presentationTime(ofFrameDueAt: 0, now: 1_020_000_000)
+        #expect(rig.card.flips == 2)
+        #expect(rig.scanout.problem == nil)
+        #expect(rig.uniform(rows: 80..<120) == 3)
     }
 
     /// Master taken away while a flip is in flight (another program, a console switch the loop
     /// has not heard of yet): the next flip is refused, nothing more is drawn, the status says
     /// why; when the console comes back, master is taken, the mode set and everything drawn.
     @Test func masterDroppedMidFlipStopsDrawingUntilTheDisplayIsTakenBack() {
-        let (scanout, card, buffers) = Self.scanout()
-        var layers = Self.layerSurfaces()
-        defer { (buffers + layers).forEach { $0.base.deallocate() } }
-        scanout.show(Self.picture(band: 1, box: 1, layers: &layers))
-        scanout.show(Self.picture(band: 2, box: 1, layers: &layers))
-        card.isMaster = false
-        scanout.show(Self.picture(band: 3, box: 1, layers: &layers))
-        #expect(!scanout.isShowing)
-        #expect(scanout.problem?.contains("not master") == true)
-        let flips = card.flips
-        scanout.show(Self.picture(band: 4, box: 1, layers: &layers))
-        #expect(card.flips == flips, "nothing is flipped without the display")
-        scanout.consoleShown(true)
-        #expect(scanout.isShowing)
-        scanout.show(Self.picture(band: 5, box: 1, generation: 2, layers: &layers))
-        #expect(card.modeSets == 2)
-        #expect(Self.uniform(buffers[card.shownBuffer ?? 0], rows: 80..<120) == 5)
-        #expect(Self.uniform(buffers[card.shownBuffer ?? 0], rows: 0..<20) == 0, "black above the box")
+        let rig = KMSRig.started()
+        rig.card.isMaster = false
+        rig.show(band: 3)
+        #expect(!rig.scanout.isShowing)
+        #expect(rig.scanout.problem?.contains("not master") == true)
+        let flips = rig.card.flips
+        rig.show(band: 4)
+        #expect(rig.card.flips == flips, "nothing is flipped without the display")
+        rig.scanout.consoleShown(true)
+        #expect(rig.scanout.isShowing)
+        rig.show(band: 5, generation: 2)
+        #expect(rig.card.modeSets == 2)
+        #expect(rig.uniform(rows: 80..<120) == 5)
+        #expect(rig.uniform(rows: 0..<20) == 0, "black above the box")
     }
 
     /// Each buffer is brought up to the picture whatever it held two frames ago: the box that
     /// changed only in the frame before is copied into the buffer drawn now too.
     @Test func aBufferGetsWhatChangedSinceItWasLastShown() {
-        let (scanout, card, buffers) = Self.scanout()
-        var layers = Self.layerSurfaces()
-        defer { (buffers + layers).forEach { $0.base.deallocate() } }
+        let rig = KMSRig()
         var now: Nanoseconds = 990_000_000
         for (band, box) in [(1, 1), (2, 7), (3, 7), (4, 7), (5, 9)] as [(UInt32, UInt32)] {
-            _ = scanout.presentationTime(ofFrameDueAt: now, now: now)
-            scanout.show(Self.picture(band: band, box: box, layers: &layers))
-            _ = scanout.presentationTime(ofFrameDueAt: now, now: now)
-            let shown = buffers[card.shownBuffer ?? 0]
-            #expect(Self.uniform(shown, rows: 80..<120) == band)
-            #expect(Self.uniform(shown, rows: 20..<50) == box, "frame with band \(band): the box is \(box)")
-            #expect(Self.uniform(shown, rows: 0..<20) == 0 && Self.uniform(shown, rows: 120..<200) == 0)
+            _ = rig.scanout.presentationTime(ofFrameDueAt: now, now: now)
+            rig.show(band: band, box: box)
+            _ = rig.scanout.presentationTime(ofFrameDueAt: now, now: now)
+            #expect(rig.uniform(rows: 80..<120) == band)
+            #expect(rig.uniform(rows: 20..<50) == box, "frame with band \(band): the box is \(box)")
+            #expect(rig.uniform(rows: 0..<20) == 0 && rig.uniform(rows: 120..<200) == 0)
             now += ScriptedCard.period
         }
     }
@@ -213,10 +212,10 @@ final class ScriptedCard: PageFlipper {
     /// The ticker drawn through page flips is, frame after frame, the ticker drawn on a plain
     /// framebuffer: the same pixels on the glass.
     @Test func pageFlippedFramesAreTheFramebuffersFrames() throws {
-        let (scanout, card, buffers) = Self.scanout()
-        defer { buffers.forEach { $0.base.deallocate() } }
-        let plain = Framebuffer(width: Self.width, height: Self.height)
-        let flipped = try PixelScreen(scanout: scanout)
+        let rig = KMSRig()
+        let (width, height) = (KMSRig.width, KMSRig.height)
+        let plain = Framebuffer(width: width, height: height)
+        let flipped = try PixelScreen(scanout: rig.scanout)
         let reference = try PixelScreen(scanout: plain)
         func controller(_ screen: PixelScreen) -> MarqueeController {
             let controller = MarqueeController(
@@ -233,14 +232,14 @@ final class ScriptedCard: PageFlipper {
             reference.show(second.frame(at: seen, width: reference.bandWidth, includingPartialGlyphs: true), fullRepaint: step == 0)
             _ = flipped.presentationTime(ofFrameDueAt: t, now: t)
             guard step % 15 == 14 else { continue }
-            let glass = buffers[card.shownBuffer ?? 0]
-            let differing = (0..<Self.height).reduce(0) { count, y in
-                count + (0..<Self.width).filter { glass.pixel(x: $0, y: y) != plain.surface.pixel(x: $0, y: y) }.count
+            let glass = rig.glass
+            let differing = (0..<height).reduce(0) { count, y in
+                count + (0..<width).filter { glass.pixel(x: $0, y: y) != plain.surface.pixel(x: $0, y: y) }.count
             }
             #expect(differing == 0, "frame \(step): \(differing) pixels differ")
-            let lineLit = (flipped.lineRows).contains { y in (0..<Self.width).contains { glass.pixel(x: $0, y: y) != 0 } }
+            let lineLit = flipped.lineRows.contains { y in (0..<width).contains { glass.pixel(x: $0, y: y) != 0 } }
             #expect(lineLit, "frame \(step): the orientation line is on the glass")
         }
-        #expect(card.flips > 60)
+        #expect(rig.card.flips > 60)
     }
 }
