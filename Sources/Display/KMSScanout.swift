@@ -146,8 +146,9 @@ public final class KMSScanout: Scanout {
     /// the vertical blank the next flip will land on.
     public func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds {
         finishPendingFlip()
-        planned = timeline.nextPresentation(after: max(now, timeline.lastVblank ?? now))
-        return planned ?? due
+        let next = timeline.nextPresentation(after: now)
+        planned = next
+        return next
     }
 
     public func show(_ picture: ScanoutPicture) {

@@ -61,8 +61,6 @@ public final class PixelScreen: TickerScreen {
     /// The glyphs in the band's buffer (their positions are all the picture depends on).
     private var lastBand: [FrameGlyph]?
     private var lastAnnouncement: Announcement??
-    /// The display's refresh period, as measured when the device was opened.
-    private let refreshPeriod: Nanoseconds
     private var wrapped: (text: [LaidGlyph], lines: [[LaidGlyph]])?
     private var lastDeviceCheck: Nanoseconds?
     /// The glyph pictures of one laid glyph, kept so that drawing allocates nothing.
@@ -82,7 +80,6 @@ public final class PixelScreen: TickerScreen {
     public init(scanout: any Scanout, style: FramebufferStyle = .init(), console: VirtualConsole? = nil) throws(FontError) {
         self.scanout = scanout
         self.console = console
-        refreshPeriod = scanout.refreshPeriod
         let screen = (width: scanout.width, height: scanout.height, format: scanout.format)
         let size = max(8, Int((Double(screen.height) * style.textHeight).rounded()))
         fonts = try FontStack(paths: style.fontPaths, pixelSize: size)
@@ -142,8 +139,8 @@ public final class PixelScreen: TickerScreen {
     public var metrics: any GlyphMetrics { fonts }
     public var bandWidth: Int { scanout.width * FontStack.unitsPerPixel }
     public var drawsPartialGlyphs: Bool { true }
-    public var framePeriod: Nanoseconds? { refreshPeriod }
-    public var effectStep: Nanoseconds { refreshPeriod }
+    public var framePeriod: Nanoseconds? { scanout.refreshPeriod }
+    public var effectStep: Nanoseconds { scanout.refreshPeriod }
     public var isShowing: Bool { (console?.isShown ?? true) && scanout.isShowing }
     /// In graphics mode the console draws nothing, so nothing is repainted periodically (a full
     /// redraw would only risk a hitch on a slow bus). The device is asked whether it is still

@@ -59,9 +59,9 @@ struct BufferContents {
         generation = -1
     }
 
-    /// Whether `update` would write anything.
+    /// Whether `update` would write anything (asked every frame: nothing is allocated).
     func lacks(_ picture: ScanoutPicture) -> Bool {
-        generation != picture.generation || picture.layers.map(\.version) != versions
+        generation != picture.generation || !picture.layers.elementsEqual(versions) { $0.version == $1 }
     }
 
     /// Brings `buffer` up to `picture`: black outside the layers when the generation is new,
@@ -76,11 +76,11 @@ struct BufferContents {
             }
             buffer.fill(rows: min(row, buffer.height)..<buffer.height, with: picture.black)
         }
-        for (index, layer) in picture.layers.enumerated()
-        where fresh || index >= versions.count || versions[index] != layer.version {
+        if versions.count != picture.layers.count { versions = Array(repeating: -1, count: picture.layers.count) }
+        for (index, layer) in picture.layers.enumerated() where fresh || versions[index] != layer.version {
             buffer.copy(layer.pixels, toRow: layer.row)
+            versions[index] = layer.version
         }
-        versions = picture.layers.map(\.version)
         generation = picture.generation
     }
 }
