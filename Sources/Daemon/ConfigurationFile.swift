@@ -95,46 +95,33 @@ public struct ConfigurationFile: Sendable, Hashable {
         return try parse(text, path: path)
     }
 
-    /// Parses configuration text (`path` names it in errors).
+    /// Parses configuration text (`path` names it in errors), in one pass over it.
     public static func parse(_ text: String, path: String) throws(ConfigurationError) -> ConfigurationFile {
         var configuration = ConfigurationFile()
         var seen: Set<String> = []
-        // "\r\n" is one Character in Swift, so lines split on any line break.
-        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
-        var index = 0
-        while index < lines.count {
-            let rawLine = lines[index]
-            let line = index + 1
-            index += 1
+        var scanner = TOMLScanner(Substring(text))
+        while true {
+            scanner.skipSpaces()
+            if scanner.atEnd { break }
+            if scanner.takeLineEnd() { continue }
+            let line = scanner.line
             func fail(_ key: String?, _ message: String) -> ConfigurationError {
                 ConfigurationError(path: path, line: line, key: key, message: message)
             }
-            var scanner = TOMLScanner(Substring(rawLine))
-            scanner.skipSpaces()
-            if scanner.atEndOrComment { continue }
             if scanner.peek == "[" { throw fail(nil, "tables are not used in marquee.toml; write plain `key = value` lines") }
             let key = scanner.bareKey()
             guard !key.isEmpty else { throw fail(nil, "expected `key = value`") }
             scanner.skipSpaces()
             guard scanner.take("=") else { throw fail(key, "expected `=` after the key") }
             scanner.skipSpaces()
-            var value: TOMLValue
-            // An array goes on over the following lines until it is closed.
-            var continued = TOMLScanner(scanner.remaining)
-            while true {
-                do {
-                    value = try continued.value()
-                    scanner = continued
-                    break
-                } catch where error.isUnclosedArray && index < lines.count {
-                    continued = TOMLScanner(Substring(String(continued.whole) + "\n" + lines[index]))
-                    index += 1
-                } catch {
-                    throw fail(key, error.message)
-                }
+            let value: TOMLValue
+            do {
+                value = try scanner.value()
+            } catch {
+                throw fail(key, error.message)
             }
             scanner.skipSpaces()
-            guard scanner.atEndOrComment else { throw fail(key, "unexpected text after the value") }
+            guard scanner.atEnd || scanner.takeLineEnd() else { throw fail(key, "unexpected text after the value") }
             guard seen.insert(key).inserted else { throw fail(key, "the key is set twice") }
             do {
                 try configuration.set(key, value)
@@ -273,34 +260,37 @@ enum TOMLValue: Equatable {
 
 struct TOMLError: Error {
     var message: String
-    /// An array is still open at the end of the text: it may go on on the next line.
-    var isUnclosedArray = false
-    init(_ message: String, isUnclosedArray: Bool = false) {
+    init(_ message: String) {
         self.message = message
-        self.isUnclosedArray = isUnclosedArray
     }
 }
 
-/// Reads one line of the TOML subset.
+/// Reads the TOML subset from the whole text, counting lines as it goes.
 struct TOMLScanner {
     private var rest: Substring
 
-    /// The text being read, from where the scanner started.
-    let whole: Substring
+    /// The line being read (from 1).
+    private(set) var line = 1
 
-    init(_ line: Substring) {
-        rest = line
-        whole = line
+    init(_ text: Substring) {
+        rest = text
     }
 
-    /// What is not read yet.
-    var remaining: Substring { rest }
-
     var peek: Character? { rest.first }
-    var atEndOrComment: Bool { rest.isEmpty || rest.first == "#" }
+    var atEnd: Bool { rest.isEmpty }
 
     mutating func skipSpaces() {
         rest = rest.drop { $0 == " " || $0 == "\t" }
+    }
+
+    /// Skips a comment, then takes the line break that ends the line; false when the line
+    /// goes on with something else.
+    mutating func takeLineEnd() -> Bool {
+        if rest.first == "#" { rest = rest.drop { !$0.isLineBreak } }
+        guard rest.first?.isLineBreak == true else { return rest.isEmpty }
+        rest.removeFirst()
+        line += 1
+        return true
     }
 
     mutating func take(_ character: Character) -> Bool {
@@ -325,7 +315,9 @@ struct TOMLScanner {
             return .string(try basicString())
         case "'":
             rest.removeFirst()
-            guard let end = rest.firstIndex(of: "'") else { throw TOMLError("the string has no closing '") }
+            guard let end = rest.firstIndex(where: { $0 == "'" || $0.isLineBreak }), rest[end] == "'" else {
+                throw TOMLError("the string has no closing '")
+            }
             defer { rest = rest[rest.index(after: end)...] }
             return .string(String(rest[..<end]))
         default:
@@ -346,7 +338,7 @@ struct TOMLScanner {
         var items: [String] = []
         while true {
             skipBlanksAndComments()
-            guard let next = rest.first else { throw TOMLError("the list has no closing ]", isUnclosedArray: true) }
+            guard let next = rest.first else { throw TOMLError("the list has no closing ]") }
             if next == "]" {
                 rest.removeFirst()
                 return items
@@ -364,16 +356,15 @@ struct TOMLScanner {
     }
 
     private mutating func skipBlanksAndComments() {
-        while true {
-            rest = rest.drop { $0 == " " || $0 == "\t" || $0 == "\n" }
-            guard rest.first == "#" else { return }
-            rest = rest.drop { $0 != "\n" }
-        }
+        repeat {
+            skipSpaces()
+        } while !rest.isEmpty && takeLineEnd()
     }
 
     private mutating func basicString() throws(TOMLError) -> String {
         var result = ""
         while let character = rest.first {
+            guard !character.isLineBreak else { break }
             rest.removeFirst()
             switch character {
             case "\"":
@@ -403,4 +394,9 @@ struct TOMLScanner {
         }
         throw TOMLError("the string has no closing \"")
     }
+}
+
+extension Character {
+    /// Ends a line in the configuration file ("\r\n" is one Character).
+    var isLineBreak: Bool { self == "\n" || self == "\r\n" || self == "\r" }
 }

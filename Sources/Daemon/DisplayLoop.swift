@@ -240,6 +240,14 @@ final class DisplayLoop {
         case .systemZoneChanged:
             reloadsInFlight += 1
             schedule.followSystemZone()
+        case .settingsRead(let fresh):
+            guard let fresh else { break }
+            settings = fresh
+            dimForTheNight()
+            controller.reconfigure(Self.marquee(fresh, atNight: isNight), at: steady)
+            controller.show(snapshot, settings: fresh, at: steady, width: screen.bandWidth)
+            tellMissingCharacters()
+            publishShown()
         case .feedsReloaded:
             reloadsInFlight = max(0, reloadsInFlight - 1)
             requestMessages(at: wall)
@@ -386,16 +394,10 @@ final class DisplayLoop {
         if screen.showProblems(lines) { repaint = true }
     }
 
-    /// Reads the settings (if they can be) and the feeds again, and asks for the subscriptions.
+    /// Reads the settings and the feeds again (off this thread; the answers come as events),
+    /// and asks for the subscriptions.
     private func reload(at steady: Nanoseconds) {
-        if let reloadSettings, let fresh = reloadSettings() {
-            settings = fresh
-            dimForTheNight()
-            controller.reconfigure(Self.marquee(fresh, atNight: isNight), at: steady)
-            controller.show(snapshot, settings: fresh, at: steady, width: screen.bandWidth)
-            tellMissingCharacters()
-            publishShown()
-        }
+        if let reloadSettings { schedule.readSettings(reloadSettings) }
         reloadsInFlight += 1
         schedule.reload()
         schedule.askSubscriptionsAgain()

@@ -14,6 +14,9 @@ enum DisplayEvent: Sendable {
     case feedsChanged
     /// A reload of the feeds finished: the messages may differ.
     case feedsReloaded
+    /// The configuration file was read again for a reload (nil: it cannot be used; the
+    /// settings in use stay).
+    case settingsRead(DisplaySettings?)
     /// The schedule answered a request for the messages at an instant.
     case schedule(ScheduleSnapshot, request: Int)
     /// The wall clock was set (NTP at boot, `date -s`, a resume from suspend).

@@ -5,7 +5,7 @@ import Schedule
 #endif
 
 /// The schedule as the display loop uses it: asked for the messages at an instant, told to
-/// reload or to follow the system's zone. The work runs on the schedule's actor and every
+/// reload (the configuration file too) or to follow the system's zone. The work runs on the schedule's actor and every
 /// answer comes back through the mailbox, so the loop never waits for it — not even while a
 /// reload waits for a slow reader process — and keeps drawing what it has. Answers are
 /// tagged: one that arrives after a later request is the loop's to drop.
@@ -43,6 +43,12 @@ final class ScheduleService: Sendable {
             log?.feeds(statuses)
             mailbox.post(.feedsReloaded)
         }
+    }
+
+    /// Reads the configuration file again with `read` (nil: it cannot be used), then posts
+    /// `.settingsRead`: like the feeds, a big or slow file never holds up a frame.
+    func readSettings(_ read: @escaping @Sendable () -> DisplaySettings?) {
+        Task.detached { [mailbox] in mailbox.post(.settingsRead(read())) }
     }
 
     /// A carer's reload: every subscription is asked for again now (a calendar that changes

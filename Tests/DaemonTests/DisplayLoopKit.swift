@@ -218,10 +218,12 @@ final class DisplayLoopKit {
     ///   - watchdog: systemd's watchdog timeout (nil: the loop runs outside systemd).
     ///   - orientation: the parts of the day and the orientation line (nil: neither, no night).
     ///   - backlight: dimmed at night instead of the colours.
+    ///   - reloadSettings: reads the configuration file on a reload.
     init(files: [String: String] = [:], at start: String, zone: String = "Europe/Berlin",
          settings: DisplaySettings = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5)),
          showsProblems: Bool = false, watchdog: Nanoseconds? = nil, missing: [Character] = [], log: EventLog? = nil,
-         orientation: OrientationSettings? = nil, backlight: Backlight? = nil) async throws
+         orientation: OrientationSettings? = nil, backlight: Backlight? = nil,
+         reloadSettings: (@Sendable () -> DisplaySettings?)? = nil) async throws
     {
         feeds = try TemporaryFolder()
         for (name, text) in files { try feeds.write(name, text) }
@@ -243,7 +245,7 @@ final class DisplayLoopKit {
         loop = DisplayLoop(
             clock: clock, screen: screen, schedule: ScheduleService(schedule: schedule, mailbox: mailbox, log: nil),
             snapshot: snapshot, settings: settings, state: state, environment: environment, log: log,
-            showsProblems: showsProblems, backlight: backlight)
+            reloadSettings: reloadSettings, showsProblems: showsProblems, backlight: backlight)
         await settle()
     }
 

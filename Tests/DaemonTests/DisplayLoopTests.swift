@@ -257,6 +257,32 @@ import Testing
         #expect(kit.notifications.filter { $0.message == "READY=1" }.count == 1)
     }
 
+    /// A reload reads the configuration file off the render thread: while a huge file or a slow
+    /// disk holds the reading, the text keeps moving and the watchdog is fed; the settings read
+    /// show when the reading ends.
+    @Test func aSlowConfigurationFileNeverStopsTheDisplay() async throws {
+        let reading = DispatchSemaphore(value: 0)
+        var fresh = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5))
+        fresh.idleText = "Read again"
+        let watchdog: Nanoseconds = 10_000_000_000
+        let kit = try await DisplayLoopKit(
+            at: "2026-11-23T10:00:00+01:00", watchdog: watchdog,
+            reloadSettings: { [fresh] in
+                // The test opens the gate; the time-out only keeps a broken loop from hanging it.
+                _ = reading.wait(timeout: .now() + 5)
+                return fresh
+            })
+        await kit.post(.control(.reload))
+        let reloaded = kit.clock.steadyTime()
+        await kit.advance(seconds: 30)
+        #expect(kit.state.report.showing == ["Monday, 23 November 2026"])
+        #expect(kit.notifications.filter { $0.message == "WATCHDOG=1" && $0.steady > reloaded }.count >= 5)
+        reading.signal()
+        await kit.mailbox.nextPost()
+        await kit.settle()
+        #expect(kit.state.report.showing == ["Read again"])
+    }
+
     /// When no new screen can be opened the replacement says so (the run then ends).
     @Test func noNewScreenEndsTheRun() async throws {
         let kit = try await DisplayLoopKit(at: "2026-11-23T10:00:00+01:00")
