@@ -1,3 +1,5 @@
+import Schedule
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -29,20 +31,32 @@ public enum SystemTimeZone {
         return "UTC"
     }
 
+    /// Why `$TZ` is not followed (nil: it is, or there is none): it names no zone and no POSIX
+    /// rule marquee can read, so the machine's zone is used.
+    public static func unreadableTZ(environment: [String: String], zoneinfo: String = "/usr/share/zoneinfo") -> String? {
+        guard let tz = environment["TZ"], zoneName(fromTZ: tz, zoneinfo: zoneinfo) == nil else { return nil }
+        return "TZ=\(tz) names no time zone marquee can read (an IANA name such as Europe/Berlin, or a POSIX rule "
+            + "such as CET-1CEST,M3.5.0,M10.5.0/3); using the machine's zone, \(name(environment: [:])); "
+            + "set `timezone` in marquee.toml to choose one"
+    }
+
     /// The zone a `TZ` value names, as glibc reads it: `:Europe/Berlin`, `Europe/Berlin`, a path
-    /// into the zoneinfo folder, `UTC0`, or a fixed offset such as `<+03>-3`. nil for what names
-    /// no zone file (a POSIX rule with daylight saving time, or nothing known): the machine's
-    /// zone is used then, as a TZ that cannot be read should not stop the display.
+    /// into the zoneinfo folder, or a POSIX rule (`UTC0`, `<+03>-3`, `CET-1CEST,M3.5.0,M10.5.0/3`;
+    /// one of whole hours without daylight saving time by its `Etc/GMT±N` name). nil for what
+    /// names nothing known: the machine's zone is used then, as a TZ that cannot be read should
+    /// not stop the display.
     static func zoneName(fromTZ tz: String, zoneinfo: String) -> String? {
         var value = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
         if value.hasPrefix("/") {
             guard let name = nameInZoneinfo(value) else { return nil }
             value = name
         }
-        if let hours = fixedOffsetHours(value) {
-            value = hours == 0 ? "UTC" : "Etc/GMT" + (hours < 0 ? "-" : "+") + String(abs(hours))
+        let rule = PosixZoneRule(value)
+        if let rule, rule.daylight == nil, rule.standardOffset % 3600 == 0, (-12...14).contains(rule.standardOffset / 3600) {
+            let hoursWest = -rule.standardOffset / 3600
+            return hoursWest == 0 ? "UTC" : "Etc/GMT" + (hoursWest < 0 ? "-" : "+") + String(abs(hoursWest))
         }
-        if value == "UTC" { return value }
+        if value == "UTC" || rule != nil { return value }
         guard !value.isEmpty, !value.hasPrefix("/"), !value.split(separator: "/").contains(".."),
             access(zoneinfo + "/" + value, R_OK) == 0
         else { return nil }
@@ -54,23 +68,6 @@ public enum SystemTimeZone {
         let parts = path.split(separator: "zoneinfo/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[1].isEmpty else { return nil }
         return String(parts[1])
-    }
-
-    /// The whole hours west of UTC of a POSIX TZ without daylight saving time (`UTC0`,
-    /// `GMT+5`, `<+03>-3`): the sign of POSIX and of the `Etc/GMT±N` zones agree.
-    private static func fixedOffsetHours(_ value: String) -> Int? {
-        var rest = Substring(value)
-        if rest.hasPrefix("<") {
-            guard let close = rest.firstIndex(of: ">") else { return nil }
-            rest = rest[rest.index(after: close)...]
-        } else {
-            let letters = rest.prefix { $0.isASCII && $0.isLetter }
-            guard letters.count >= 3 else { return nil }
-            rest = rest.dropFirst(letters.count)
-        }
-        guard !rest.isEmpty else { return value.uppercased() == "UTC" || value.uppercased() == "GMT" ? 0 : nil }
-        guard let hours = Int(rest), (-14...12).contains(hours) else { return nil }
-        return hours
     }
 
     /// The files under `etc` that name the zone.

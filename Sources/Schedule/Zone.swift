@@ -65,7 +65,7 @@ import CLibical
     }
 }
 
-/// The system's zoneinfo zones by IANA name, looked up once each.
+/// The system's zoneinfo zones by IANA name (or a POSIX `TZ` rule), looked up once each.
 @ICalActor enum SystemZones {
     private static var cache: [String: Zone?] = [:]
 
@@ -79,10 +79,28 @@ import CLibical
             let pointer = icaltimezone_get_builtin_timezone(name)
         {
             zone = Zone(name: name, pointer: pointer, owner: nil)
+        } else if let rule = PosixZoneRule(name) {
+            zone = posixZone(name, rule)
         }
         icalerror_clear_errno()
         cache[name] = zone
         return zone
+    }
+
+    /// The zone of a POSIX rule, from the VTIMEZONE it is written as (kept for the run, as
+    /// libical keeps its built-in zones).
+    private static func posixZone(_ name: String, _ rule: PosixZoneRule) -> Zone? {
+        guard let root = icalparser_parse_string(rule.calendar) else { return nil }
+        defer { icalcomponent_free(root) }
+        guard let component = icalcomponent_get_first_component(root, ICAL_VTIMEZONE_COMPONENT) else { return nil }
+        icalcomponent_remove_component(root, component)
+        let pointer = icaltimezone_new()
+        guard icaltimezone_set_component(pointer, component) != 0 else {
+            icaltimezone_free(pointer, 1)
+            icalcomponent_free(component)
+            return nil
+        }
+        return Zone(name: name, pointer: pointer, owner: nil)
     }
 }
 

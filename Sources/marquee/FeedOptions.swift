@@ -66,9 +66,12 @@ struct FeedOptions: ParsableArguments {
         return sources
     }
 
-    /// The display's zone: the option's, else the configuration's, else the system's.
+    /// The display's zone: the option's, else the configuration's, else the system's (a `TZ`
+    /// that cannot be followed is said on standard error).
     func displayZone(_ configuration: ConfigurationFile) -> String {
-        timezone ?? configuration.timezone ?? SystemTimeZone.name(environment: environment())
+        if let chosen = timezone ?? configuration.timezone { return chosen }
+        if let problem = SystemTimeZone.unreadableTZ(environment: environment()) { standardError("marquee: warning: " + problem) }
+        return SystemTimeZone.name(environment: environment())
     }
 
     /// The display's language: the option's, else the configuration's, else the system's

@@ -36,7 +36,8 @@ import Testing
     @Test(arguments: [
         ("UTC0", "UTC"), ("GMT0", "UTC"), ("UTC", "UTC"), ("UTC+0", "UTC"), ("<+03>-3", "Etc/GMT-3"),
         ("EST+5", "Etc/GMT+5"), (":/usr/share/zoneinfo/Asia/Tokyo", "Asia/Tokyo"), ("/usr/share/zoneinfo/Etc/UTC", "Etc/UTC"),
-        ("America/New_York", "America/New_York"), ("CET-1CEST,M3.5.0,M10.5.0/3", "Europe/Berlin"),
+        ("America/New_York", "America/New_York"), ("CET-1CEST,M3.5.0,M10.5.0/3", "CET-1CEST,M3.5.0,M10.5.0/3"),
+        ("<+0530>-5:30", "<+0530>-5:30"), ("CET-1CEST,J60,J300", "Europe/Berlin"),
         ("Nowhere/Land", "Europe/Berlin"), ("../../etc/passwd", "Europe/Berlin"), (":", "Europe/Berlin"),
     ])
     func posixTZ(tz: String, zone: String) throws {

@@ -65,6 +65,20 @@ import Testing
     /// The fuzz target's replay build runs the seed corpus and the examples through the file →
     /// messages path with its checks (every message active when asked, no text twice, changes
     /// move forward), so the harness scripts/fuzz-schedule builds on stays sound.
+    /// A POSIX `TZ` rule, as busybox and OpenWrt systems set it, is honoured (summer time
+    /// included); one marquee cannot read is said, not silently taken for the machine's zone.
+    @Test func aPosixTZRuleIsHonoured() throws {
+        let arguments = ["messages", "--feeds", Self.examples, "--at", "2026-07-01T20:30:00Z"]
+        let india = try Self.run(Self.binary, arguments, environment: ["TZ": "<+0530>-5:30"])
+        #expect(india.output.hasPrefix("At Thursday 2 July 2026 02:00 (<+0530>-5:30):"), "\(india.output)")
+        #expect(india.output.contains("Thu 2 Jul 2026 00:30 – Thu 2 Jul 2026 10:30"))
+        let berlin = try Self.run(Self.binary, arguments, environment: ["TZ": "CET-1CEST,M3.5.0,M10.5.0/3"])
+        #expect(berlin.status == 0 && berlin.errors.isEmpty)
+        #expect(berlin.output.hasPrefix("At Wednesday 1 July 2026 22:30 (CET-1CEST,M3.5.0,M10.5.0/3):"), "\(berlin.output)")
+        let unread = try Self.run(Self.binary, arguments, environment: ["TZ": "CET-1CEST,J60,J300"])
+        #expect(unread.errors.hasPrefix("marquee: warning: TZ=CET-1CEST,J60,J300 names no time zone marquee can read"))
+    }
+
     @Test func fuzzSeedsReplay() throws {
         let seeds = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Fuzz/seeds").path)
             .filter { $0.hasSuffix(".ics") }.sorted().map { "Fuzz/seeds/" + $0 }

@@ -25,6 +25,44 @@ import Testing
         #expect(schedule.texts(at: "2026-06-15T15:00:00Z") == [])
     }
 
+    /// A POSIX `TZ` rule (busybox, Buildroot, OpenWrt set one instead of naming a zone) gives
+    /// the offsets of the zone it describes, hour by hour across years, both hemispheres, a
+    /// change at midnight and half-hour offsets; a rule marquee cannot honour is no zone.
+    @Test(arguments: [
+        ("CET-1CEST,M3.5.0,M10.5.0/3", "Europe/Berlin"),
+        ("EST5EDT,M3.2.0,M11.1.0", "America/New_York"),
+        ("AEST-10AEDT,M10.1.0,M4.1.0/3", "Australia/Sydney"),
+        ("<-03>3<-02>,M3.5.0/-2,M10.5.0/-1", nil),
+        ("<+0530>-5:30", "Asia/Kolkata"),
+        ("<+1030>-10:30<+11>-11,M10.1.0,M4.1.0", "Australia/Lord_Howe"),
+        ("GMT0BST,M3.5.0/1,M10.5.0", "Europe/London"),
+    ] as [(String, String?)])
+    func posixRulesGiveTheirZonesOffsets(rule: String, zone: String?) throws {
+        guard let zone else {
+            #expect(SystemZones.zone(named: rule) == nil)
+            return
+        }
+        let posix = try #require(SystemZones.zone(named: rule))
+        let iana = try #require(SystemZones.zone(named: zone))
+        #expect(posix.name == rule)
+        var instant = CivilDateTime(2024, 1, 1).secondsAsUTC
+        var differences: [String] = []
+        while instant < CivilDateTime(2029, 1, 1).secondsAsUTC {
+            if posix.offset(atUTC: instant) != iana.offset(atUTC: instant) {
+                differences.append(CivilDateTime(secondsAsUTC: instant).rfc3339(utcOffset: 0))
+            }
+            instant += 1800
+        }
+        #expect(differences.isEmpty, "\(differences.prefix(5))")
+        #expect(posix.instant(of: CivilDateTime(2026, 7, 1, 12)) == iana.instant(of: CivilDateTime(2026, 7, 1, 12)))
+    }
+
+    @Test(arguments: ["CET-1CEST", "CET-1CEST,J60,J300", "CET-1CEST,M3.5.0,M10.5.0/25", "CET-1CEST,M13.5.0,M10.5.0",
+                      "CE-1", "<+0530", "CET-25", "CET-1CEST,M3.5.0", "CET-1x"])
+    func posixRulesMarqueeCannotHonourAreNoZone(rule: String) {
+        #expect(SystemZones.zone(named: rule) == nil)
+    }
+
     /// Far-future times follow the zone's yearly rules like near ones (summer time in July,
     /// the switch on the last Sunday of March), and an event ending in 4050 loads: libical
     /// is never asked past 2400, where it expanded the zone again on every question (15 s).
