@@ -21,14 +21,6 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public var description: String { CivilDateTime(secondsAsUTC: secondsSinceEpoch).rfc3339(utcOffset: 0) }
 
-    /// The last instant marquee shows: RFC 3339 has four-digit years, and a day before the end
-    /// of 9999 keeps every UTC offset within them. A message that ends later ends here.
-    static let latestShown = Instant(secondsSinceEpoch: CivilDate(year: 9999, month: 12, day: 30).daysSinceEpoch * 86_400)
-    /// The first one, for the same reason.
-    static let earliestShown = Instant(secondsSinceEpoch: CivilDate(year: 1, month: 1, day: 2).daysSinceEpoch * 86_400)
-
-    /// This instant moved into the years RFC 3339 can write.
-    var shown: Instant { min(max(self, Self.earliestShown), Self.latestShown) }
 }
 
 /// A calendar date in the proleptic Gregorian calendar, with no time zone.

@@ -79,8 +79,8 @@
             found.removeSubrange(min(budget, found.count)...)
             result.problems.append(FeedProblem(
                 severity: .warning, path: file.path, line: nil,
-                message: "more than \(budget) messages are active at once at \(Instant(secondsSinceEpoch: focus).shown); "
-                    + "only the \(budget) that started first are shown until \(Instant(secondsSinceEpoch: until).shown)"))
+                message: "more than \(budget) messages are active at once at \(Instant(secondsSinceEpoch: focus)); "
+                    + "only the \(budget) that started first are shown until \(Instant(secondsSinceEpoch: until))"))
         } else if found.count > budget {
             until = min(until, found[budget].start)
         }
@@ -89,7 +89,7 @@
             let reason = outOfTime ? "computing its repeats takes too long here" : "more than \(budget) messages from here on"
             result.problems.append(FeedProblem(
                 severity: .warning, path: file.path, line: nil,
-                message: "\(reason); those after \(Instant(secondsSinceEpoch: until).shown) are computed when their "
+                message: "\(reason); those after \(Instant(secondsSinceEpoch: until)) are computed when their "
                     + "time comes"))
         }
         result.coverage = focus..<until

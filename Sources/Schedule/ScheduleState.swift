@@ -385,9 +385,9 @@
             ?? .max
     }
 
+    /// The instant, if the display zone can write its year.
     private func shown(_ seconds: Int64) -> Instant? {
-        let instant = Instant(secondsSinceEpoch: seconds)
-        return instant < Instant.latestShown ? instant : nil
+        displayZone.writableInstants.contains(seconds) ? Instant(secondsSinceEpoch: seconds) : nil
     }
 
     /// The messages already active at `from`, then every start and end of a message text up
@@ -475,8 +475,9 @@
             default: nil
             }
         }
-        let start = Instant(secondsSinceEpoch: activation.start).shown.secondsSinceEpoch
-        let end = Instant(secondsSinceEpoch: activation.end).shown.secondsSinceEpoch
+        let writable = zone.writableInstants
+        let start = min(max(activation.start, writable.lowerBound), writable.upperBound)
+        let end = min(max(activation.end, writable.lowerBound), writable.upperBound)
         return Message(
             text: text, start: zone.zoned(start), end: zone.zoned(end),
             source: source, uid: template.uid, kind: activation.kind, priority: template.priority,

@@ -51,6 +51,11 @@ import CLibical
         return lateFits && (!earlyFits || late < early) ? late : early
     }
 
+    /// The instants whose wall clock here has a year RFC 3339 can write (1 to 9999): a message
+    /// reaching past them is shown up to their edge.
+    private(set) lazy var writableInstants: ClosedRange<Int64> =
+        instant(of: CivilDateTime(1, 1, 1))...instant(of: CivilDateTime(9999, 12, 31, 23, 59, 59))
+
     func wallClock(at instant: Int64) -> CivilDateTime {
         CivilDateTime(secondsAsUTC: instant + Int64(offset(atUTC: instant)))
     }

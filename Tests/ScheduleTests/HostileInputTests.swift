@@ -216,13 +216,32 @@ import Testing
         #expect(schedule.texts(at: Self.at) == ["Far", "Farther", "Good"])
     }
 
-    /// A message ending after year 9999 ends on 30 December 9999: RFC 3339 has four-digit years.
-    @Test func messagesEndBeforeYearTenThousand() throws {
-        let text = calendar(event("UID:end", "DTSTART:99991229T000000Z", "DURATION:P4W", "SUMMARY:End of time"))
-        let (schedule, _) = try load("end.ics", Array(text.utf8))
-        let message = try #require(schedule.messages(at: instant("9999-12-29T12:00:00Z")).first)
-        #expect(message.end.rfc3339 == "9999-12-30T00:00:00+00:00")
-        #expect(schedule.nextChange(after: instant("9999-12-29T12:00:00Z")) == nil)
+    /// A message ending after year 9999 ends at the last second of 9999 in the display's zone
+    /// (RFC 3339 has four-digit years); one on the last or the first day of the calendar is
+    /// shown with its own times, in the agenda too, whatever the zone's offset.
+    @Test(arguments: ["UTC", "America/New_York", "Pacific/Kiritimati"])
+    func theFirstAndLastYearsKeepTheirTimes(zone: String) throws {
+        let text = calendar(
+            event("UID:end", "DTSTART:99991229T000000", "DURATION:P4W", "SUMMARY:End of time"),
+            event("UID:last", "DTSTART:99991231T120000", "DTEND:99991231T235959", "SUMMARY:Last day"),
+            event("UID:first", "DTSTART:00010101T000000", "DTEND:00010101T120000", "SUMMARY:First day"))
+        let schedule = try ScheduleTests.schedule(text, zone: zone)
+        let noon = schedule.instant(ofLocal: CivilDateTime(9999, 12, 31, 13))
+        let messages = schedule.messages(at: noon)
+        #expect(messages.map(\.text) == ["End of time", "Last day"])
+        let offset = messages[0].start.rfc3339.suffix(6)
+        #expect(messages.map(\.end.rfc3339) == ["9999-12-31T23:59:59" + offset, "9999-12-31T23:59:59" + offset])
+        #expect(messages[1].start.rfc3339 == "9999-12-31T12:00:00" + offset)
+        let lastSecond = schedule.instant(ofLocal: CivilDateTime(9999, 12, 31, 23, 59, 59))
+        #expect(schedule.nextChange(after: noon) == lastSecond)
+        #expect(schedule.nextChange(after: lastSecond) == nil)
+        let lastDay = schedule.agenda(from: schedule.instant(ofLocal: CivilDateTime(9999, 12, 31)), to: noon + 86_400)
+        #expect(lastDay.entries.map { "\($0.change) \($0.message.text) \($0.at.wallClock.clock())" } == [
+            "active End of time 00:00", "start Last day 12:00", "end Last day 23:59",
+        ])
+        let first = try #require(schedule.messages(at: schedule.instant(ofLocal: CivilDateTime(1, 1, 1, 10))).first)
+        #expect(first.text == "First day")
+        #expect(first.start.rfc3339.hasPrefix("0001-01-01T00:00:00") && first.end.rfc3339.hasPrefix("0001-01-01T12:00:00"))
     }
 
     /// Rules libical's iterator would loop on inside one call (until year 2582, or millions of
