@@ -11,8 +11,10 @@ import CCurl
 struct HTTPFetch: Sendable {
     /// Refused beyond this many bytes (after decompression), as a feed file is.
     var maximumBytes = 16 << 20
-    /// Giving up on a server that does not connect within this time, or sends nothing for it.
+    /// Giving up on a server that does not connect within this time, or sends less than
+    /// `slowestBytesPerSecond` for it (a server that trickles a byte a second stalls too).
     var stallSeconds = 30
+    static let slowestBytesPerSecond = 1024
     /// Giving up on a transfer that takes longer than this altogether.
     var totalSeconds = 120
     /// A file of trusted certificate authorities instead of the system's (`SSL_CERT_FILE`).
@@ -63,7 +65,7 @@ struct HTTPFetch: Sendable {
                 _ = mq_curl_set_string(handle, CURLOPT_USERAGENT, "marquee (calendar display)")
                 _ = mq_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
                 _ = mq_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT, stallSeconds)
-                _ = mq_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+                _ = mq_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, Self.slowestBytesPerSecond)
                 _ = mq_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, stallSeconds)
                 _ = mq_curl_set_long(handle, CURLOPT_TIMEOUT, totalSeconds)
                 _ = mq_curl_set_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumBytes))

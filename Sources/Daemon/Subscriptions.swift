@@ -133,6 +133,14 @@ public actor Subscriptions {
         }
     }
 
+    /// Asks for every address at `now`, all at once (the one-shot commands): a slow server
+    /// holds up no other, so the whole takes as long as the slowest.
+    public func refreshAll(at now: Instant) async {
+        await withTaskGroup(of: Void.self) { group in
+            for address in addresses { group.addTask { await self.refresh(address, at: now) } }
+        }
+    }
+
     /// Asks for one address's calendar at `now` and keeps what is good; true when the cached
     /// copy changed (the schedule should read it again).
     @discardableResult public func refresh(_ address: SubscriptionAddress, at now: Instant) async -> Bool {

@@ -140,7 +140,7 @@ struct FeedOptions: ParsableArguments {
                 certificateAuthorities: environment()["SSL_CERT_FILE"],
                 inspect: { await schedule.inspect($0, name: $1) }, seed: UInt64(bitPattern: now().secondsSinceEpoch) ^ UInt64(getpid()))
             if fetchNow {
-                for address in opened.addresses { await opened.refresh(address, at: now()) }
+                await opened.refreshAll(at: now())
                 for status in await opened.statuses() where status.lastSuccess == nil { allRead = false }
             }
             subscriptions = opened

@@ -209,6 +209,18 @@ struct SubscriptionTests {
         #expect(status.error?.lowercased().contains("timeout") == true || status.error?.contains("timed out") == true, "\(status)")
     }
 
+    @Test("Every address is asked for at once, and a server that trickles a few bytes a second is given up on")
+    func tricklingServersAtOnce() async throws {
+        let trickling = try TricklingServer()
+        let cache = try TemporaryFolder()
+        let addresses = (1...3).map { "http://127.0.0.1:\(trickling.port)/calendar-\($0).ics" }
+        let (subscriptions, _) = try await makeSubscriptions(addresses, server: nil, cache: cache, stallSeconds: 2)
+        await subscriptions.refreshAll(at: now)
+        let errors = await subscriptions.statuses().map(\.error)
+        #expect(errors.allSatisfy { $0?.contains("too slow") == true }, "\(errors)")
+        #expect(trickling.mostAtOnce == 3)
+    }
+
     @Test("A 20 MB calendar is refused at the feed size limit")
     func hugeCalendar() async throws {
         let filler = String(repeating: "X-FILLER:" + String(repeating: "x", count: 1000) + "\r\n", count: 20_000)

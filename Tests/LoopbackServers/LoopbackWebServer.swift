@@ -193,3 +193,59 @@ private func accepts(_ port: Int) -> Bool {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     } == 0
 }
+
+/// A plain HTTP server on loopback that answers every request with a calendar's headers and
+/// then five bytes a second, for as long as the client stays: a server that trickles. It
+/// notes how many clients it held at once. Stops with the value.
+public final class TricklingServer {
+    public let port: Int
+    private let shared = Shared()
+
+    /// What the serving thread and the value share.
+    private final class Shared: @unchecked Sendable {
+        let lock = NSLock()
+        var stopped = false
+        var mostAtOnce = 0
+    }
+
+    /// The most clients held at the same time so far.
+    public var mostAtOnce: Int { shared.lock.withLock { shared.mostAtOnce } }
+
+    public init() throws {
+        let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        port = try bindLoopback(listener, port: 0)
+        guard listen(listener, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
+        _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
+        Thread { [shared] in Self.serve(listener, shared) }.start()
+    }
+
+    deinit {
+        shared.lock.withLock { shared.stopped = true }
+    }
+
+    private static func serve(_ listener: Int32, _ shared: Shared) {
+        var clients: [Int32] = []
+        let headers = Array("HTTP/1.1 200 OK\r\nContent-Type: text/calendar\r\nContent-Length: 100000\r\n\r\n".utf8)
+        while !shared.lock.withLock({ shared.stopped }) {
+            while true {
+                let client = accept(listener, nil, nil)
+                guard client >= 0 else { break }
+                _ = send(client, headers, headers.count, Int32(MSG_NOSIGNAL))
+                clients.append(client)
+            }
+            var byte = UInt8(ascii: "X")
+            clients.removeAll { client in
+                var request = [UInt8](repeating: 0, count: 4096)
+                let closed = recv(client, &request, request.count, Int32(MSG_DONTWAIT)) == 0
+                    || send(client, &byte, 1, Int32(MSG_NOSIGNAL)) < 0
+                if closed { close(client) }
+                return closed
+            }
+            let held = clients.count
+            shared.lock.withLock { shared.mostAtOnce = max(shared.mostAtOnce, held) }
+            usleep(200_000)
+        }
+        clients.forEach { close($0) }
+        close(listener)
+    }
+}
