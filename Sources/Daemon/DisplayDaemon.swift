@@ -179,6 +179,7 @@ private func keepFetching(
             case .fetched(let address, let changed)?:
                 if changed {
                     log.log(.notice, "\(address.shown): fetched a new version of the calendar")
+                    await schedule.replaceFetched(await subscriptions.fetched())
                     mailbox.post(.feedsChanged)
                 }
             case .timer?:

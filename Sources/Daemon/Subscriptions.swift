@@ -16,13 +16,18 @@ import Schedule
 /// is fetched is checked before it replaces the copy in hand: a web page, a calendar libical
 /// cannot use, or one that suddenly has no events keeps the last good one. The cache outlives
 /// a restart, so a box that boots before its network is up shows its calendars at once.
+/// Without a folder (a one-shot command), or when a copy cannot be written (a read-only,
+/// full or missing state folder), the calendar is held in memory and shown all the same.
 public actor Subscriptions {
     public nonisolated let addresses: [SubscriptionAddress]
-    private let folder: String
+    /// The cache folder (nil: nothing is kept on disk).
+    private let folder: String?
     private let fetch: HTTPFetch
     private let policy: RefreshPolicy
     private let inspect: @Sendable ([UInt8], String) async -> FeedInspection
     private var records: [String: SubscriptionRecord] = [:]
+    /// The calendars in effect that have no copy on disk (by key).
+    private var held: [String: [UInt8]] = [:]
     /// The addresses whose fetch runs now (by key).
     private var inFlight: Set<String> = []
     /// The backoff jitter's seed, moved on at each draw.
@@ -35,14 +40,15 @@ public actor Subscriptions {
     static let emptyGrace: Int64 = 3600
 
     /// - Parameters:
-    ///   - folder: the cache folder (made if missing): a copy and a record per address.
+    ///   - folder: the cache folder (made if missing): a copy and a record per address; nil
+    ///     keeps the calendars in memory only.
     ///   - refreshSeconds: how often a calendar is asked for (at least a minute).
     ///   - certificateAuthorities: trusted authorities instead of the system's, if given.
     ///   - stallSeconds: a server that does not connect, or sends nothing, this long is given up on.
     ///   - inspect: what the schedule makes of fetched bytes (named by the shown address).
     ///   - seed: the backoff's jitter.
     public init(
-        addresses: [SubscriptionAddress], folder: String, refreshSeconds: Int64 = RefreshPolicy.defaultInterval,
+        addresses: [SubscriptionAddress], folder: String?, refreshSeconds: Int64 = RefreshPolicy.defaultInterval,
         certificateAuthorities: String? = nil, stallSeconds: Int = 30,
         inspect: @escaping @Sendable ([UInt8], String) async -> FeedInspection, seed: UInt64
     ) {
@@ -55,9 +61,10 @@ public actor Subscriptions {
         self.inspect = inspect
         jitterState = seed
         (wakeUps, wakeUp) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
-        makeFolders(folder)
         var known: [String: SubscriptionRecord] = [:]
+        if let folder { makeFolders(folder) }
         for address in self.addresses {
+            guard let folder else { break }
             guard case .success(let bytes) = readFile(Self.recordPath(address, in: folder), limit: 1 << 16),
                   var record = try? JSONDecoder().decode(SubscriptionRecord.self, from: Data(bytes))
             else { continue }
@@ -70,9 +77,10 @@ public actor Subscriptions {
         records = known
     }
 
-    /// The calendars as the schedule reads them: each address's cached copy.
-    public nonisolated var fetched: [FetchedFeed] {
-        addresses.map { FetchedFeed(name: $0.shown, file: copyPath($0)) }
+    /// The calendars as the schedule reads them: each address's cached copy, or the calendar
+    /// held in memory.
+    public func fetched() -> [FetchedFeed] {
+        addresses.map { FetchedFeed(name: $0.shown, file: copyPath($0), held: held[$0.key]) }
     }
 
     /// The addresses due at `now` (never fetched, or their next attempt has come), each
@@ -151,7 +159,8 @@ public actor Subscriptions {
             save(record, for: address)
             inFlight.remove(address.key)
         }
-        let hasCopy = access(copyPath(address), F_OK) == 0
+        let copy = copyPath(address)
+        let hasCopy = held[address.key] != nil || copy.map { access($0, F_OK) == 0 } ?? false
         let request = HTTPFetch.Request(
             url: address.url, entityTag: hasCopy ? record.entityTag : nil, lastModified: hasCopy ? record.lastModified : nil)
         let fetch = self.fetch
@@ -193,6 +202,16 @@ public actor Subscriptions {
         if isWebPage(response) {
             return fail("the server sent a web page (a sign-in page?), not a calendar; use the calendar's private iCal address")
         }
+        // A server without validators sends the same calendar again: nothing to check or read again.
+        let inHand = held[address.key] ?? (hasCopy ? copy.flatMap { try? readFile($0, limit: fetch.maximumBytes).get() } : nil)
+        if inHand == response.body {
+            record.entityTag = response.entityTag
+            record.lastModified = response.lastModified
+            record.succeeded(at: seconds, next: policy.nextAfterSuccess(
+                at: seconds, calendarSeconds: record.refreshSeconds, retryAfter: response.retryAfter))
+            if held[address.key] != nil { keep(response.body, of: address, in: &record) }
+            return false
+        }
         let inspection = await inspect(response.body, address.shown)
         if let problem = inspection.problems.first(where: { $0.severity == .error }) {
             return fail("the calendar cannot be used: \(problem)")
@@ -207,18 +226,30 @@ public actor Subscriptions {
                 return false
             }
         }
-        // A server without validators sends the same calendar again: nothing to read again.
-        let unchanged = hasCopy && (try? readFile(copyPath(address), limit: fetch.maximumBytes).get()) == response.body
-        if !unchanged, let reason = writeFileAtomically(response.body, to: copyPath(address)) {
-            return fail("cannot keep the calendar in \(folder): \(reason)")
-        }
         record.entityTag = response.entityTag
         record.lastModified = response.lastModified
         record.events = inspection.eventCount
         record.refreshSeconds = inspection.refreshSeconds
         record.emptySince = nil
         record.succeeded(at: seconds, next: next)
-        return !unchanged
+        keep(response.body, of: address, in: &record)
+        return true
+    }
+
+    /// Puts a calendar in effect: its copy written in the folder, or, without a folder or when
+    /// the copy cannot be written, held in memory — shown all the same, the failure to keep it
+    /// said in the record.
+    private func keep(_ calendar: [UInt8], of address: SubscriptionAddress, in record: inout SubscriptionRecord) {
+        guard let folder, let copy = copyPath(address) else {
+            held[address.key] = calendar
+            return
+        }
+        if let reason = writeFileAtomically(calendar, to: copy) {
+            held[address.key] = calendar
+            record.error = "shown, but no copy can be kept in \(folder) (\(reason)): it is lost at a restart"
+        } else {
+            held[address.key] = nil
+        }
     }
 
     /// A number in 0..<1 from the seeded sequence.
@@ -227,14 +258,14 @@ public actor Subscriptions {
         return Double(mix(jitterState) >> 11) / Double(1 << 53)
     }
 
-    private nonisolated func copyPath(_ address: SubscriptionAddress) -> String { folder + "/" + address.key + ".ics" }
+    private nonisolated func copyPath(_ address: SubscriptionAddress) -> String? { folder.map { $0 + "/" + address.key + ".ics" } }
     private static func recordPath(_ address: SubscriptionAddress, in folder: String) -> String {
         folder + "/" + address.key + ".json"
     }
 
     private func save(_ record: SubscriptionRecord, for address: SubscriptionAddress) {
         records[address.key] = record
-        guard let data = try? JSONEncoder().encode(record) else { return }
+        guard let folder, let data = try? JSONEncoder().encode(record) else { return }
         _ = writeFileAtomically(Array(data), to: Self.recordPath(address, in: folder))
     }
 }

@@ -41,7 +41,7 @@ public final class Schedule: Sendable {
     /// (hidden ones, such as editors' temporary files, are skipped). Returns each file's state.
     /// - Parameter around: where the first queries will be (saves expanding twice).
     /// - Parameter fetched: calendars fetched from an address, read from their copies on disk
-    ///   and named by their address (one whose copy does not exist yet is left out).
+    ///   (or as held in memory) and named by their address (one with neither is left out).
     @discardableResult public func load(
         _ paths: [String], fetched: [FetchedFeed] = [], around instant: Instant? = nil
     ) async -> [FeedStatus] {
@@ -52,6 +52,12 @@ public final class Schedule: Sendable {
     /// its problems (named `name`), and how often it asks to be fetched again.
     public func inspect(_ bytes: [UInt8], name: String) async -> FeedInspection {
         await state.inspect(bytes, name: name)
+    }
+
+    /// The fetched calendars as they are now, for the next reload (a calendar held in memory
+    /// is replaced by value).
+    public func replaceFetched(_ fetched: [FetchedFeed]) async {
+        await state.replaceFetched(fetched)
     }
 
     /// Loads the same files and folders again.
@@ -118,15 +124,20 @@ public final class Schedule: Sendable {
 }
 
 /// A calendar fetched from an address (a subscription): its copy on disk, read like a feed
-/// file, and the name it goes by in problems, messages and status (the address, its secrets
-/// hidden).
+/// file — or the calendar itself when no copy is kept (a one-shot command keeps none, and a
+/// state folder that is read-only, full or missing cannot) — and the name it goes by in
+/// problems, messages and status (the address, its secrets hidden).
 public struct FetchedFeed: Sendable, Hashable {
     public var name: String
-    public var file: String
+    /// Where its copy is (nil: none is kept).
+    public var file: String?
+    /// The calendar held in memory, read instead of the copy (nil: the copy is read).
+    public var held: [UInt8]?
 
-    public init(name: String, file: String) {
+    public init(name: String, file: String?, held: [UInt8]? = nil) {
         self.name = name
         self.file = file
+        self.held = held
     }
 }
 

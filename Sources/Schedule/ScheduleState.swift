@@ -155,12 +155,20 @@
                 }
             }
         }
-        for feed in fetched where systemPaths[feed.name] == nil && access(feed.file, F_OK) == 0 {
-            files.append(feed.name)
-            systemPaths[feed.name] = Array(feed.file.utf8)
-        }
         var contents: [String: Result<[UInt8], FileReadError>] = [:]
-        for file in files { contents[file] = readFile(systemPath: systemPaths[file]!, limit: limits.maximumFileBytes) }
+        for feed in fetched where systemPaths[feed.name] == nil && contents[feed.name] == nil {
+            if let held = feed.held {
+                contents[feed.name] = .success(held)
+            } else if let copy = feed.file, access(copy, F_OK) == 0 {
+                systemPaths[feed.name] = Array(copy.utf8)
+            } else {
+                continue
+            }
+            files.append(feed.name)
+        }
+        for file in files where contents[file] == nil {
+            contents[file] = readFile(systemPath: systemPaths[file]!, limit: limits.maximumFileBytes)
+        }
         // A file whose bytes are those in effect keeps its expansion: a reload after one file
         // changed starts one reader, not one per file.
         var attemptByFile: [String: FeedExpansion] = [:]
@@ -239,6 +247,12 @@
         displayZone = zone
         inEffect = [:]
         reload()
+    }
+
+    /// The fetched calendars the next reload reads.
+    func replaceFetched(_ fetched: [FetchedFeed]) {
+        fetchedSources = fetched
+        fetchedNames = Set(fetched.map(\.name))
     }
 
     /// Loads the same files and folders again.

@@ -23,12 +23,9 @@ struct CheckCommand: AsyncParsableCommand {
         let configuration = try feedOptions.configurationFile()
         var options = feedOptions
         if !paths.isEmpty { options.feeds = paths }
-        let folder = try options.feedSources(configuration).addresses.isEmpty ? nil : try TemporaryFolder()
-        defer { folder?.remove() }
         let start = now()
         let loaded = try await options.openFeeds(
-            configuration: configuration, at: nil, reportProblems: false, subscriptionFolder: folder?.path ?? "",
-            fetchNow: true)
+            configuration: configuration, at: nil, reportProblems: false, subscriptionFolder: nil, fetchNow: true)
         let schedule = loaded.schedule
         var usable = true
         // A folder with no calendar in it is a carer's mistake to be told of, not a silent "ok".

@@ -85,7 +85,7 @@ struct FeedOptions: ParsableArguments {
 
     /// A schedule in the chosen zone with the feeds loaded around the instant a TIME option
     /// names (default: now); problems go to standard error. Subscriptions are fetched once,
-    /// into a folder that is removed again.
+    /// all at once, and held in memory: nothing is left on disk, even after Ctrl-C.
     /// - Parameters:
     ///   - configuration: what the configuration file says (the options win).
     ///   - requireFeeds: a feed folder or file that does not exist (or cannot be read), or a
@@ -95,11 +95,9 @@ struct FeedOptions: ParsableArguments {
         configuration: ConfigurationFile, at time: String? = nil, option: String = "--at", reportProblems: Bool = true,
         requireFeeds: Bool = true
     ) async throws -> (Schedule, Instant) {
-        let folder = try feedSources(configuration).addresses.isEmpty ? nil : try TemporaryFolder()
-        defer { folder?.remove() }
         let feeds = try await openFeeds(
             configuration: configuration, at: time, option: option, reportProblems: reportProblems,
-            subscriptionFolder: folder?.path ?? "", fetchNow: true)
+            subscriptionFolder: nil, fetchNow: true)
         if reportProblems {
             for status in await feeds.subscriptions?.statuses() ?? [] {
                 if let error = status.error { standardError("\(status.address): error: \(error)") }
@@ -110,14 +108,14 @@ struct FeedOptions: ParsableArguments {
     }
 
     /// The schedule with the feeds loaded, the instant they were loaded around, and the
-    /// subscriptions, their copies kept in `subscriptionFolder`.
+    /// subscriptions, their copies kept in `subscriptionFolder` (nil: held in memory).
     /// - Parameters:
     ///   - lastGoodDirectory: where last good copies of feed files outlive a restart.
     ///   - fetchNow: whether each subscription is fetched before the feeds are read (else only
     ///     the copies in the folder are read).
     func openFeeds(
         configuration: ConfigurationFile, at time: String?, option: String = "--at", reportProblems: Bool,
-        lastGoodDirectory: String? = nil, subscriptionFolder: String, fetchNow: Bool
+        lastGoodDirectory: String? = nil, subscriptionFolder: String?, fetchNow: Bool
     ) async throws -> LoadedFeeds {
         let schedule: Schedule
         do {
@@ -145,7 +143,7 @@ struct FeedOptions: ParsableArguments {
             }
             subscriptions = opened
         }
-        await schedule.load(paths, fetched: subscriptions?.fetched ?? [], around: instant)
+        await schedule.load(paths, fetched: await subscriptions?.fetched() ?? [], around: instant)
         if reportProblems {
             for problem in await schedule.feeds.flatMap(\.problems) { standardError("\(problem)") }
         }

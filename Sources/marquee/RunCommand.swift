@@ -56,13 +56,10 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitCode(1)
             }
         }
-        // Subscriptions' copies outlive a restart in the state folder; without one they last the run.
-        let temporaryFolder = try stateDirectory == nil && !feedOptions.feedSources(file).addresses.isEmpty
-            ? try TemporaryFolder() : nil
-        defer { temporaryFolder?.remove() }
+        // Subscriptions' copies outlive a restart in the state folder; without one they are
+        // held in memory for the run.
         let feeds = try await prepare(
-            file, log: log, stateDirectory: stateDirectory,
-            subscriptionFolder: stateDirectory.map { $0 + "/subscriptions" } ?? temporaryFolder?.path ?? "")
+            file, log: log, stateDirectory: stateDirectory, subscriptionFolder: stateDirectory.map { $0 + "/subscriptions" })
         // A reload reads the file again; a broken file keeps the settings in use.
         let reloadSettings: @Sendable () -> DisplaySettings? = { [self] in
             do {
@@ -100,7 +97,7 @@ struct RunCommand: AsyncParsableCommand {
     /// The loaded feeds: the files and folders, and the subscriptions' copies (kept in the
     /// state folder, else in a temporary one), fetched once the display runs.
     private func prepare(
-        _ file: ConfigurationFile, log: EventLog, stateDirectory: String?, subscriptionFolder: String
+        _ file: ConfigurationFile, log: EventLog, stateDirectory: String?, subscriptionFolder: String?
     ) async throws -> LoadedFeeds {
         // Problems go to the journal under systemd, else to the terminal before the ticker takes it.
         let feeds = try await feedOptions.openFeeds(

@@ -97,10 +97,52 @@ struct SubscriptionTests {
         #expect(status.events == 1 && status.lastSuccess == now.description)
         // 25 November 2026, 09:30 UTC: during the event.
         let during = Instant(secondsSinceEpoch: 1_795_599_000)
-        await schedule.load([], fetched: second.fetched, around: during)
+        await schedule.load([], fetched: await second.fetched(), around: during)
         let messages = await schedule.messages(at: during)
         #expect(messages.map(\.text) == ["Dentist at 10"])
         #expect(messages.first?.source == second.addresses[0].shown)
+    }
+
+    @Test("A calendar whose copy cannot be written is shown all the same, and the failure said")
+    func shownWithoutACopy() async throws {
+        let server = try LoopbackWebServer()
+        try server.serve("calendar.ics", calendar())
+        // A state folder that cannot be made (a file stands where its parent should be): as a
+        // missing, read-only or full one, no copy can be written there, even by root.
+        let blocked = try TemporaryFolder()
+        try blocked.write("state", "a file, not a folder")
+        let schedule = try await Schedule(displayZone: "Europe/Berlin")
+        let subscriptions = Subscriptions(
+            addresses: [SubscriptionAddress(server.url("calendar.ics"))!], folder: blocked.path + "/state/subscriptions",
+            certificateAuthorities: server.certificateAuthorities, inspect: { await schedule.inspect($0, name: $1) }, seed: 7)
+        let address = subscriptions.addresses[0]
+        #expect(await subscriptions.refresh(address, at: now))
+        let status = await subscriptions.statuses()[0]
+        #expect(status.lastSuccess == now.description && status.events == 1)
+        #expect(status.error?.hasPrefix("shown, but no copy can be kept in \(blocked.path)/state/subscriptions (") == true,
+                "\(status)")
+        #expect(status.error?.contains("Not a directory") == true, "\(status)")
+        let during = Instant(secondsSinceEpoch: 1_795_599_000)
+        await schedule.load([], fetched: await subscriptions.fetched(), around: during)
+        #expect(await schedule.messages(at: during).map(\.text) == ["Dentist at 10"])
+        // Asked again and sent the same calendar: still shown, nothing read again.
+        #expect(await !subscriptions.refresh(address, at: now.adding(seconds: 600)))
+        #expect(await subscriptions.fetched()[0].held != nil)
+    }
+
+    @Test("Without a folder (a one-shot command) the calendar is held in memory only")
+    func heldInMemory() async throws {
+        let server = try LoopbackWebServer()
+        try server.serve("calendar.ics", calendar())
+        let schedule = try await Schedule(displayZone: "Europe/Berlin")
+        let subscriptions = Subscriptions(
+            addresses: [SubscriptionAddress(server.url("calendar.ics"))!], folder: nil,
+            certificateAuthorities: server.certificateAuthorities, inspect: { await schedule.inspect($0, name: $1) }, seed: 7)
+        await subscriptions.refreshAll(at: now)
+        let status = await subscriptions.statuses()[0]
+        #expect(status.error == nil && status.events == 1, "\(status)")
+        let fetched = await subscriptions.fetched()
+        #expect(fetched.count == 1 && fetched[0].file == nil && fetched[0].held == Array(calendar().utf8))
     }
 
     @Test("webcal:// is fetched over https, and redirects are followed")
@@ -125,7 +167,7 @@ struct SubscriptionTests {
         let fetched = try await FirstFetch()
         #expect(fetched.changed)
         let (server, subscriptions, address) = (fetched.server, fetched.subscriptions, fetched.address)
-        let copy = subscriptions.fetched[0].file
+        let copy = try #require(await subscriptions.fetched()[0].file)
         let good = try Data(contentsOf: URL(fileURLWithPath: copy))
         func expectFailure(_ words: String, at seconds: Int64, sourceLocation: SourceLocation = #_sourceLocation) async throws {
             #expect(await !subscriptions.refresh(address, at: now.adding(seconds: seconds)), sourceLocation: sourceLocation)
@@ -182,7 +224,8 @@ struct SubscriptionTests {
         let fetched = try await FirstFetch { "https://127.0.0.1:\($0.untrustedPort)/calendar.ics" }
         #expect(!fetched.changed && fetched.status.error?.contains("certificate") == true, "\(fetched.status)")
         #expect(fetched.status.events == nil && fetched.status.lastSuccess == nil)
-        #expect(!FileManager.default.fileExists(atPath: fetched.subscriptions.fetched[0].file))
+        let copy = try #require(await fetched.subscriptions.fetched()[0].file)
+        #expect(!FileManager.default.fileExists(atPath: copy))
     }
 
     @Test("Too many requests: the server's Retry-After is honoured")
