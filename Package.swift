@@ -10,7 +10,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CLibical", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
         .target(name: "CICU", linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]),
-        .target(name: "Schedule", dependencies: ["CLibical", "CICU"]),
+        .target(name: "Schedule", dependencies: ["CLibical", "CICU", "CLinux"]),
         .target(name: "Marquee"),
         .target(name: "CLinux"),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),

@@ -1,8 +1,4 @@
-import CLinux
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import Schedule
 
 /// Runs `body` on a thread of its own (not a Dispatch worker: libdispatch watches its
 /// workers once a second while one is busy, which would wake an idle display) and hands
@@ -12,45 +8,5 @@ func onRenderThread(_ body: @escaping @Sendable () -> Int32) async -> Int32 {
     await onThread(named: "marquee-render", nice: renderThreadNice, body) ?? 1
 }
 
-/// Runs blocking work (a frame loop, a network transfer) on a new thread named `name` (for
-/// ps, top and /proc), at `nice` where the process may lower it, and hands its result to the
-/// caller's task; nil when no thread can be started.
-func onThread<Result: Sendable>(
-    named name: String, nice: Int32? = nil, _ body: @escaping @Sendable () -> Result
-) async -> Result? {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Result?, Never>) in
-        let job = ThreadJob(name: name, nice: nice) { continuation.resume(returning: body()) }
-        let start: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
-            let job = Unmanaged<ThreadJob>.fromOpaque(context!).takeRetainedValue()
-            if let nice = job.nice {
-                // On Linux the nice value is per thread, and 0 names the calling one.
-                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
-            }
-            _ = mq_name_thread(job.name)
-            job.run()
-            return nil
-        }
-        var thread = pthread_t()
-        if pthread_create(&thread, nil, start, Unmanaged.passRetained(job).toOpaque()) == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged.passUnretained(job).release()
-            continuation.resume(returning: nil)
-        }
-    }
-}
-
 /// The render thread's nice value, where the process may lower it.
 private let renderThreadNice: Int32 = -5
-
-private final class ThreadJob: Sendable {
-    let name: String
-    let nice: Int32?
-    let run: @Sendable () -> Void
-
-    init(name: String, nice: Int32?, run: @escaping @Sendable () -> Void) {
-        self.name = name
-        self.nice = nice
-        self.run = run
-    }
-}

@@ -24,6 +24,23 @@ public enum FeedReader: Sendable {
     }
 }
 
+extension FeedReader {
+    /// The expansion of one request, with libical's actor left free while a helper runs (its
+    /// wait is on a thread of its own); in this process it runs on the actor.
+    func expandBeside(_ request: ExpansionRequest, limits: ScheduleLimits) async -> FeedExpansion {
+        switch self {
+        case .inProcess:
+            return await expandInProcess(request)
+        case .helper(let executable, let arguments):
+            let expansions = await onThread(named: "marquee-inspect") {
+                HelperRun.expand([request], executable: executable, arguments: arguments, limits: limits)
+            }
+            return expansions?.first ?? FeedExpansion(problems: [FeedProblem(
+                severity: .error, path: request.path, line: nil, message: "no thread to read the calendar on")])
+        }
+    }
+}
+
 /// Parses and expands one file here.
 @ICalActor func expandInProcess(_ request: ExpansionRequest) -> FeedExpansion {
     parsedAndExpanded(request).expansion

@@ -50,8 +50,13 @@ public final class Schedule: Sendable {
 
     /// What a calendar's bytes would give, without putting them in effect: how many events,
     /// its problems (named `name`), and how often it asks to be fetched again.
+    /// It runs beside the schedule, not on its actor: a big calendar fetched never holds up
+    /// the messages of now or a feed file that changed.
     public func inspect(_ bytes: [UInt8], name: String) async -> FeedInspection {
-        await state.inspect(bytes, name: name)
+        let (request, reader, limits) = await state.inspection(of: bytes, name: name)
+        let expansion = await reader.expandBeside(request, limits: limits)
+        return FeedInspection(eventCount: expansion.eventCount, problems: expansion.problems,
+                              refreshSeconds: expansion.refreshSeconds)
     }
 
     /// The fetched calendars as they are now, for the next reload (a calendar held in memory

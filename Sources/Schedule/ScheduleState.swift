@@ -260,11 +260,9 @@
         load(sources, fetched: fetchedSources)
     }
 
-    /// What a calendar's bytes would give, without putting them in effect.
-    func inspect(_ bytes: [UInt8], name: String) -> FeedInspection {
-        let expansion = expand([(name, bytes)], span: 0)[0]
-        return FeedInspection(eventCount: expansion.eventCount, problems: expansion.problems,
-                              refreshSeconds: expansion.refreshSeconds)
+    /// What inspects a calendar's bytes without putting them in effect, and where it runs.
+    func inspection(of bytes: [UInt8], name: String) -> (request: ExpansionRequest, reader: FeedReader, limits: ScheduleLimits) {
+        (requests([(name, bytes)], span: 0)[0], reader, limits)
     }
 
     /// Every feed file and its state, including problems found while expanding recurrences.
@@ -318,7 +316,12 @@
     /// there is no focus), each file with its share of the activation budget.
     private func expand(_ files: [(String, [UInt8])], span: Int64) -> [FeedExpansion] {
         guard !files.isEmpty else { return [] }
-        let requests = files.map { file, bytes in
+        return reader.expand(requests(files, span: span), limits: limits)
+    }
+
+    /// The requests that expand files' bytes over `span` seconds from the focus on.
+    private func requests(_ files: [(String, [UInt8])], span: Int64) -> [ExpansionRequest] {
+        files.map { file, bytes in
             ExpansionRequest(
                 path: file, displayZone: displayZoneName, defaultDuration: defaultDuration, limits: limits,
                 focus: focus ?? 0, span: focus == nil ? 0 : span,
@@ -326,7 +329,6 @@
                 seconds: min(limits.maximumExpansionSecondsPerFile, limits.maximumExpansionSeconds / Double(files.count)),
                 bytes: bytes)
         }
-        return reader.expand(requests, limits: limits)
     }
 
     /// Expands again, from `instant` on, every file whose expansion does not reach from

@@ -1,0 +1,30 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Schedule
+
+/// A fetched calendar is inspected beside the schedule, never on its actor.
+@Suite(.temporaryFolders) struct InspectionTests {
+    /// While a big calendar is being read (a reader that takes its time), the messages of now
+    /// are answered at once: the display never waits behind a fetch.
+    @Test func theMessagesOfNowNeverWaitBehindAnInspection() async throws {
+        let folder = try feedFolder([:])
+        let started = folder + "/reader-started"
+        // A reader that says it has begun, then takes three seconds and answers nothing.
+        let slowReader = FeedReader.helper(executable: "/bin/sh", arguments: ["-c", "touch '\(started)'; sleep 3"])
+        let schedule = try await Schedule(displayZone: "UTC", reader: slowReader, orientation: OrientationSettings())
+        let inspected = Mutex(false)
+        let inspection = Task {
+            let result = await schedule.inspect(Array(calendar(event("DTSTART:20261125T090000Z", "SUMMARY:Big")).utf8),
+                                                name: "https://example.org/big.ics")
+            inspected.withLock { $0 = true }
+            return result
+        }
+        while !FileManager.default.fileExists(atPath: started) { try await Task.sleep(for: .milliseconds(10)) }
+        let now = await schedule.snapshot(at: Instant(secondsSinceEpoch: 1_795_600_000))
+        #expect(!inspected.withLock { $0 }, "the messages waited for the inspection")
+        #expect(now.orientation?.hasPrefix("Wednesday") == true, "\(String(describing: now.orientation))")
+        #expect(await inspection.value.problems.contains { $0.severity == .error })
+    }
+}
