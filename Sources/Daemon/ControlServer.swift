@@ -155,6 +155,9 @@ private final class Clients: @unchecked Sendable {
         var writer: (any DispatchSourceWrite)?
         /// Over the limit: its request gets "too many clients".
         let refused: Bool
+        /// The client closed its end while its reply was still being sent (its reading is
+        /// suspended until the connection ends).
+        var closedEarly = false
     }
 
     private let queue: DispatchQueue
@@ -196,11 +199,18 @@ private final class Clients: @unchecked Sendable {
         let count = chunk.withUnsafeMutableBytes { Glibc.read(client, $0.baseAddress, $0.count) }
         if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
         guard count > 0 else {
-            if clients[client]?.reply == nil { end(client) }
+            // The client is done: the connection ends, once its reply is sent.
+            if let pending = clients[client]?.reply, !pending.isEmpty, clients[client]?.closedEarly == false {
+                clients[client]?.closedEarly = true
+                clients[client]?.source.suspend()
+            } else {
+                end(client)
+            }
             return
         }
-        // Bytes after the request (or after a refusal) are read and dropped, so closing
-        // never resets a connection with unread data.
+        // Bytes after the request (or after a refusal; a client that sends several requests
+        // at once) are read and dropped until the client closes, so the connection is never
+        // reset before the reply is read.
         guard clients[client]?.reply == nil else { return }
         clients[client]?.request += chunk[0..<count]
         let request = clients[client]?.request ?? []
@@ -271,7 +281,9 @@ private final class Clients: @unchecked Sendable {
         clients[client]?.reply = pending
         if pending.isEmpty {
             shutdown(client, Int32(SHUT_WR))
-            end(client)
+            clients[client]?.writer?.cancel()
+            clients[client]?.writer = nil
+            if clients[client]?.closedEarly == true { end(client) }
         }
     }
 
@@ -279,6 +291,8 @@ private final class Clients: @unchecked Sendable {
         guard let entry = clients.removeValue(forKey: client) else { return }
         entry.timer.cancel()
         entry.writer?.cancel()
+        // A suspended source delivers its cancellation (which closes the socket) only when resumed.
+        if entry.closedEarly { entry.source.resume() }
         entry.source.cancel()
     }
 }

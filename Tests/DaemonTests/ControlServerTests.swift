@@ -70,6 +70,36 @@ import Testing
         withExtendedLifetime(running) {}
     }
 
+    /// A client that sends a second request after the first's reply has come (a pipelining
+    /// client, a script that writes twice) can still send, and reads the whole first reply:
+    /// the connection is not closed under it.
+    @Test func aSecondRequestDoesNotResetTheConnection() throws {
+        let running = try server()
+        let connection = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(connection) }
+        #expect(withUnixSocketAddress(socketPath, { connect(connection, $0, $1) }) == 0)
+        func send(_ line: String) -> Int {
+            Array(line.utf8).withUnsafeBytes { Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+        #expect(send("{\"type\":\"status\"}\n") > 0)
+        var ready = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&ready, 1, 5000) == 1)
+        #expect(send("{\"type\":\"status\"}\n") > 0, "the second request: \(String(cString: strerror(errno)))")
+        var reply: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else {
+                #expect(count == 0, "\(String(cString: strerror(errno)))")
+                break
+            }
+            reply += chunk[0..<count]
+        }
+        #expect(reply.filter { $0 == 0x0A }.count == 1)
+        #expect(String(decoding: reply, as: UTF8.self).hasPrefix("{\"ok\":true"))
+        withExtendedLifetime(running) {}
+    }
+
     /// Twenty clients that send a request and never read, and twenty that never send, do not
     /// delay anyone: a status and a pause are answered within 100 ms.
     @Test func slowClientsDelayNobody() throws {
