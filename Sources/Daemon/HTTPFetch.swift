@@ -93,6 +93,10 @@ struct HTTPFetch: Sendable {
             return .failure(Failure(
                 description: "the server sent the calendar on to an address without encryption (not https://); refused"))
         }
+        if performed == CURLE_OUT_OF_MEMORY {
+            // What libcurl says of a header line longer than it takes (100 KB), as of real want.
+            return .failure(Failure(description: "the server's answer is too large to read (a header over 100 KB)"))
+        }
         guard performed == CURLE_OK else {
             let detail = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             return .failure(Failure(description: detail.isEmpty ? String(cString: mq_curl_easy_strerror(performed)) : detail))

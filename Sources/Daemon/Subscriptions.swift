@@ -159,11 +159,14 @@ public actor Subscriptions {
             save(record, for: address)
             inFlight.remove(address.key)
         }
+        let fetch = self.fetch
         let copy = copyPath(address)
-        let hasCopy = held[address.key] != nil || copy.map { access($0, F_OK) == 0 } ?? false
+        // The calendar in effect: held, or its copy (a folder or anything else that is not a
+        // readable file at the copy's path is no copy: asked for anew, never "not modified").
+        let inHand = held[address.key] ?? copy.flatMap { try? readFile($0, limit: fetch.maximumBytes).get() }
+        let hasCopy = inHand != nil
         let request = HTTPFetch.Request(
             url: address.url, entityTag: hasCopy ? record.entityTag : nil, lastModified: hasCopy ? record.lastModified : nil)
-        let fetch = self.fetch
         let result = await onThread(named: "marquee-fetch") { fetch.get(request) }
             ?? .failure(HTTPFetch.Failure(description: "no thread to fetch on"))
         func fail(_ message: String, retryAfter: Int64? = nil) -> Bool {
@@ -203,7 +206,6 @@ public actor Subscriptions {
             return fail("the server sent a web page (a sign-in page?), not a calendar; use the calendar's private iCal address")
         }
         // A server without validators sends the same calendar again: nothing to check or read again.
-        let inHand = held[address.key] ?? (hasCopy ? copy.flatMap { try? readFile($0, limit: fetch.maximumBytes).get() } : nil)
         if inHand == response.body {
             record.entityTag = response.entityTag
             record.lastModified = response.lastModified

@@ -567,7 +567,7 @@ func readFile(systemPath: [UInt8], limit: Int) -> Result<[UInt8], FileReadError>
     }
     guard info.st_size <= limit else {
         return .failure(FileReadError(
-            message: "the file is too large (\(megabytes(Int(info.st_size))); the limit is \(megabytes(limit)))"))
+            message: "the file is too large (\(sizeAgainstLimit(Int(info.st_size), limit)))"))
     }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(Int(info.st_size))
@@ -601,6 +601,12 @@ public struct FileReadError: Error {
         default: message = "cannot read the file: \(reason)"
         }
     }
+}
+
+/// "17.2 MB; the limit is 16.0 MB", in bytes where megabytes would read the same.
+func sizeAgainstLimit(_ size: Int, _ limit: Int) -> String {
+    let (shown, allowed) = (megabytes(size), megabytes(limit))
+    return shown == allowed ? "\(size) bytes; the limit is \(limit) bytes" : "\(shown); the limit is \(allowed)"
 }
 
 func megabytes(_ bytes: Int) -> String {

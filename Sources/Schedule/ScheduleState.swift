@@ -192,9 +192,9 @@
                 needCopies.append((file, bytes))
             }
         }
-        let copyByFile = usableVersions(needCopies)
+        let (copyByFile, damagedCopies) = usableVersions(needCopies)
         for file in files {
-            let problems: [FeedProblem]
+            var problems: [FeedProblem]
             let state: FeedStatus.State
             switch contents[file] {
             case .success(let bytes)?:
@@ -225,6 +225,7 @@
             case nil:
                 continue
             }
+            if let damage = damagedCopies[file] { problems.append(damage) }
             statuses.append(FeedStatus(path: file, state: state, problems: problems,
                                        eventCount: inEffect[file]?.expansion.eventCount ?? 0))
         }
@@ -290,20 +291,28 @@
             else { continue }
             copies.append((file, bytes))
         }
-        let restored = usableVersions(copies)
+        let restored = usableVersions(copies).usable
         inEffect.merge(restored) { _, copy in copy }
         return restored.keys.sorted()
     }
 
     /// The versions among `copies` (last good copies read from disk) that expand without
-    /// errors, by file: only those may stand in for a file.
-    private func usableVersions(_ copies: [(String, [UInt8])]) -> [String: FeedInEffect] {
+    /// errors, by file: only those may stand in for a file; and, for the others (damaged on
+    /// disk), what is wrong with them.
+    private func usableVersions(_ copies: [(String, [UInt8])]) -> (usable: [String: FeedInEffect], damaged: [String: FeedProblem]) {
         var usable: [String: FeedInEffect] = [:]
-        for ((file, bytes), expansion) in zip(copies, expand(copies, span: Self.loadedSpan))
-        where !expansion.hasErrors {
-            usable[file] = FeedInEffect(bytes: bytes, expansion: expansion, isGood: true)
+        var damaged: [String: FeedProblem] = [:]
+        for ((file, bytes), expansion) in zip(copies, expand(copies, span: Self.loadedSpan)) {
+            if let damage = expansion.problems.first(where: { $0.severity == .error }) {
+                damaged[file] = FeedProblem(
+                    severity: .warning, path: file, line: nil,
+                    message: "its last good copy (\(lastGoodCopy(of: file) ?? "in the state folder")) is damaged too, "
+                        + "so it cannot stand in: \(damage.message)")
+            } else {
+                usable[file] = FeedInEffect(bytes: bytes, expansion: expansion, isGood: true)
+            }
         }
-        return usable
+        return (usable, damaged)
     }
 
     /// The last good copy's path for a feed file, if copies are kept.

@@ -130,6 +130,23 @@ struct SubscriptionTests {
         #expect(await subscriptions.fetched()[0].held != nil)
     }
 
+    @Test("A folder made where a calendar's copy goes does not block it: asked for anew and shown")
+    func aFolderAtTheCopysPlace() async throws {
+        let fetched = try await FirstFetch()
+        let copy = try #require(await fetched.subscriptions.fetched()[0].file)
+        try FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
+        let (restarted, schedule) = try await makeSubscriptions([fetched.server.url("calendar.ics")], server: fetched.server,
+                                                                cache: fetched.cache)
+        #expect(await restarted.refresh(restarted.addresses[0], at: now.adding(seconds: 600)))
+        // Asked without validators: the server sends the calendar, not "not modified".
+        #expect(fetched.server.requests.last?.hasPrefix("GET /calendar.ics 200") == true, "\(fetched.server.requests)")
+        #expect(await restarted.statuses()[0].error?.hasPrefix("shown, but no copy can be kept") == true)
+        let during = Instant(secondsSinceEpoch: 1_795_599_000)
+        await schedule.load([], fetched: await restarted.fetched(), around: during)
+        #expect(await schedule.messages(at: during).map(\.text) == ["Dentist at 10"])
+    }
+
     @Test("Without a folder (a one-shot command) the calendar is held in memory only")
     func heldInMemory() async throws {
         let server = try LoopbackWebServer()
@@ -262,6 +279,15 @@ struct SubscriptionTests {
         let errors = await subscriptions.statuses().map(\.error)
         #expect(errors.allSatisfy { $0?.contains("too slow") == true }, "\(errors)")
         #expect(trickling.mostAtOnce == 3)
+    }
+
+    @Test("A header line of a megabyte is said as such, not as curl's \"Out of memory\"")
+    func hugeHeader() async throws {
+        let server = try TricklingServer(headers: "HTTP/1.1 200 OK\r\nX-Filler: " + String(repeating: "a", count: 1 << 20) + "\r\n\r\n")
+        let cache = try TemporaryFolder()
+        let (subscriptions, _) = try await makeSubscriptions(["http://127.0.0.1:\(server.port)/calendar.ics"], server: nil, cache: cache)
+        #expect(await !subscriptions.refresh(subscriptions.addresses[0], at: now))
+        #expect(await subscriptions.statuses()[0].error == "the server's answer is too large to read (a header over 100 KB)")
     }
 
     @Test("A 20 MB calendar is refused at the feed size limit")

@@ -194,8 +194,8 @@ private func accepts(_ port: Int) -> Bool {
     } == 0
 }
 
-/// A plain HTTP server on loopback that answers every request with a calendar's headers and
-/// then five bytes a second, for as long as the client stays: a server that trickles. It
+/// A plain HTTP server on loopback that answers every request with a calendar's headers (or
+/// the ones it is given) and then five bytes a second, for as long as the client stays: a server that trickles. It
 /// notes how many clients it held at once. Stops with the value.
 public final class TricklingServer {
     public let port: Int
@@ -211,21 +211,22 @@ public final class TricklingServer {
     /// The most clients held at the same time so far.
     public var mostAtOnce: Int { shared.lock.withLock { shared.mostAtOnce } }
 
-    public init() throws {
+    /// - Parameter headers: the status line and headers it answers with (a calendar's, by default).
+    public init(headers: String = "HTTP/1.1 200 OK\r\nContent-Type: text/calendar\r\nContent-Length: 100000\r\n\r\n") throws {
         let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         port = try bindLoopback(listener, port: 0)
         guard listen(listener, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
         _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
-        Thread { [shared] in Self.serve(listener, shared) }.start()
+        let answer = Array(headers.utf8)
+        Thread { [shared] in Self.serve(listener, answer, shared) }.start()
     }
 
     deinit {
         shared.lock.withLock { shared.stopped = true }
     }
 
-    private static func serve(_ listener: Int32, _ shared: Shared) {
+    private static func serve(_ listener: Int32, _ headers: [UInt8], _ shared: Shared) {
         var clients: [Int32] = []
-        let headers = Array("HTTP/1.1 200 OK\r\nContent-Type: text/calendar\r\nContent-Length: 100000\r\n\r\n".utf8)
         while !shared.lock.withLock({ shared.stopped }) {
             while true {
                 let client = accept(listener, nil, nil)

@@ -89,6 +89,9 @@ import Testing
     @Test func fiftyMegabyteFileIsRefused() throws {
         let bytes = [UInt8](repeating: UInt8(ascii: "x"), count: 50 << 20)
         unusable(try load("huge.ics", bytes).1, line: nil, "too large (50.0 MB; the limit is 16.0 MB)")
+        // One byte over reads as the limit in megabytes: said in bytes.
+        let justOver = [UInt8](repeating: UInt8(ascii: "x"), count: (16 << 20) + 1)
+        unusable(try load("over.ics", justOver).1, line: nil, "too large (16777217 bytes; the limit is 16777216 bytes)")
     }
 
     /// A single 10 MB line is folded before libical sees it (its reader is quadratic).
@@ -420,6 +423,20 @@ import Testing
         try FileManager.default.removeItem(atPath: folder + "/family.ics")
         restarted.reload()
         #expect(try FileManager.default.contentsOfDirectory(atPath: state).isEmpty)
+    }
+
+    /// A last good copy damaged on disk cannot stand in for its broken file, and says so.
+    @Test func aDamagedLastGoodCopyIsSaid() throws {
+        let folder = try feedFolder(["family.ics": calendar(event("UID:v", "DTSTART:20260701T100000Z", "SUMMARY:Version 1"))])
+        let state = try feedFolder([:])
+        try ScheduleState(displayZone: "UTC", lastGoodDirectory: state).load([folder])
+        let copy = state + "/" + (try FileManager.default.contentsOfDirectory(atPath: state))[0]
+        try Data("BEGIN:VCALENDAR\r\nBEGIN:VEV".utf8).write(to: URL(fileURLWithPath: copy))
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: folder + "/family.ics"))
+        let status = try #require(try ScheduleState(displayZone: "UTC", lastGoodDirectory: state).load([folder]).first)
+        #expect(status.state == .failed(keptLastGood: false))
+        let said = status.problems.map(\.message).filter { $0.hasPrefix("its last good copy (\(copy)) is damaged too") }
+        #expect(said.count == 1, "\(status.problems)")
     }
 
     /// A Latin-1 file name (from an old machine) is read, shown with U+FFFD.
