@@ -115,6 +115,28 @@ struct WireReader {
     mutating func string() -> String? { data().map { String(decoding: $0, as: UTF8.self) } }
 }
 
+/// Several messages of one kind in one: a batch of requests to one helper, its answers back.
+enum WireBatch {
+    static func encoded(_ items: [[UInt8]]) -> [UInt8] {
+        var writer = WireWriter()
+        writer.integer(items.count)
+        for item in items { writer.data(item) }
+        return writer.bytes
+    }
+
+    static func decoded(_ bytes: [UInt8]) -> [[UInt8]]? {
+        var reader = WireReader(bytes)
+        // Each item takes at least its 8-byte length.
+        guard let count = reader.count(atMost: bytes.count / 8) else { return nil }
+        var items: [[UInt8]] = []
+        for _ in 0..<count {
+            guard let item = reader.data() else { return nil }
+            items.append(item)
+        }
+        return reader.isAtEnd ? items : nil
+    }
+}
+
 extension ExpansionRequest {
     func encoded() -> [UInt8] {
         var writer = WireWriter()

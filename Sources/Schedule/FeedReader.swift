@@ -62,9 +62,10 @@ extension FeedReader {
     return (expansion, file)
 }
 
-/// The helper's side: reads one request from standard input, bounds its own memory and CPU
-/// time, writes the expansion to standard output and ends the process. Freeing libical's tree
-/// and the records first would cost a fifth of the whole read for nothing.
+/// The helper's side: reads a batch of requests (one file, or several small ones) from
+/// standard input, bounds its own memory and CPU time, writes their expansions to standard
+/// output and ends the process. Freeing libical's trees and the records first would cost a
+/// fifth of the whole read for nothing.
 public func serveFeedReading() async -> Never {
     var input: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -74,18 +75,25 @@ public func serveFeedReading() async -> Never {
         if count <= 0 { break }
         input.append(contentsOf: chunk[0..<count])
     }
-    guard let request = ExpansionRequest(decoding: input) else { exit(2) }
+    guard let items = WireBatch.decoded(input) else { exit(2) }
     input = []
-    var memory = rlimit(rlim_cur: rlim_t(request.limits.maximumReaderBytes),
-                        rlim_max: rlim_t(request.limits.maximumReaderBytes))
+    let requests = items.compactMap(ExpansionRequest.init(decoding:))
+    guard let first = requests.first, requests.count == items.count else { exit(2) }
+    var memory = rlimit(rlim_cur: rlim_t(first.limits.maximumReaderBytes), rlim_max: rlim_t(first.limits.maximumReaderBytes))
     setrlimit(__rlimit_resource_t(RLIMIT_DATA.rawValue), &memory)
     // The parent kills a helper at its deadline; this ends one whose parent died first.
-    let seconds = rlim_t(request.limits.maximumSecondsPerFile.rounded(.up)) + 1
+    let seconds = rlim_t(first.limits.maximumSecondsPerFile.rounded(.up)) + 1
     var cpu = rlimit(rlim_cur: seconds, rlim_max: seconds + 1)
     setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
-    let (expansion, file) = await parsedAndExpanded(request)
-    let output = expansion.encoded()
-    withExtendedLifetime(file) { () -> Never in
+    var files: [CalendarFile?] = []
+    var answers: [[UInt8]] = []
+    for request in requests {
+        let (expansion, file) = await parsedAndExpanded(request)
+        files.append(file)
+        answers.append(expansion.encoded())
+    }
+    let output = WireBatch.encoded(answers)
+    withExtendedLifetime(files) { () -> Never in
         var offset = 0
         while offset < output.count {
             let written = output[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
@@ -97,10 +105,15 @@ public func serveFeedReading() async -> Never {
     }
 }
 
-/// Helper processes for a batch of requests, a few at a time, each with its deadline.
+/// Helper processes for requests, a few at a time, each with its deadline. Small files go to
+/// a helper together (starting a process costs more than reading a small file: a folder of
+/// 20,000 one-event files, as vdirsyncer writes a CalDAV calendar, would start 20,000); if
+/// such a helper fails, each of its files is read again by a helper of its own, so one file's
+/// crash or hang still costs that file only.
 enum HelperRun {
     private final class Child {
-        let index: Int
+        /// The requests it reads, by index.
+        let indices: [Int]
         let pid: pid_t
         let socket: Int32
         let request: [UInt8]
@@ -108,8 +121,8 @@ enum HelperRun {
         var answer: [UInt8] = []
         let deadline: Int64
 
-        init(index: Int, pid: pid_t, socket: Int32, request: [UInt8], deadline: Int64) {
-            self.index = index
+        init(indices: [Int], pid: pid_t, socket: Int32, request: [UInt8], deadline: Int64) {
+            self.indices = indices
             self.pid = pid
             self.socket = socket
             self.request = request
@@ -120,23 +133,31 @@ enum HelperRun {
     /// Longer answers are refused (a budget's worth of activations is a few MB).
     static let maximumAnswerBytes = 256 << 20
 
+    /// Files up to this size share a helper, up to `batchFiles` and `batchBytes` together.
+    static let batchedFileBytes = 64 << 10
+    static let batchFiles = 128
+    static let batchBytes = 1 << 20
+
     static func expand(
         _ requests: [ExpansionRequest], executable: String, arguments: [String], limits: ScheduleLimits
     ) -> [FeedExpansion] {
         var results = [FeedExpansion?](repeating: nil, count: requests.count)
-        var pending = Array(requests.indices.reversed())
+        var pending = Array(batches(requests).reversed())
         var running: [Child] = []
         let parallel = max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let deadlineNanoseconds = Int64(limits.maximumSecondsPerFile * 1e9)
         while !pending.isEmpty || !running.isEmpty {
-            while running.count < parallel, let index = pending.popLast() {
+            while running.count < parallel, let batch = pending.popLast() {
                 switch start(executable, arguments) {
                 case .success(let (pid, socket)):
-                    running.append(Child(index: index, pid: pid, socket: socket, request: requests[index].encoded(),
+                    let request = WireBatch.encoded(batch.map { requests[$0].encoded() })
+                    running.append(Child(indices: batch, pid: pid, socket: socket, request: request,
                                          deadline: monotonicNanoseconds() + deadlineNanoseconds))
                 case .failure(let error):
-                    results[index] = failure(requests[index], "cannot start marquee's feed reader \(executable): "
-                        + String(cString: strerror(error.code)))
+                    for index in batch {
+                        results[index] = failure(requests[index], "cannot start marquee's feed reader \(executable): "
+                            + String(cString: strerror(error.code)))
+                    }
                 }
             }
             var fds = running.map {
@@ -151,21 +172,26 @@ enum HelperRun {
             for (position, child) in running.enumerated() {
                 let events = fds[position].revents
                 if events & Int16(POLLOUT) != 0 { send(child) }
-                var outcome: FeedExpansion?
+                var outcome: [FeedExpansion]?
                 if events & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
-                    outcome = receive(child, request: requests[child.index])
+                    outcome = receive(child, requests: child.indices.map { requests[$0] })
                 }
                 if outcome == nil, monotonicNanoseconds() >= child.deadline {
                     kill(child.pid, SIGKILL)
                     _ = reap(child.pid)
                     let seconds = limits.maximumSecondsPerFile
-                    outcome = failure(requests[child.index],
-                                      "reading the file took longer than \(formatSeconds(seconds)); stopped")
+                    outcome = child.indices.map {
+                        failure(requests[$0], "reading the file took longer than \(formatSeconds(seconds)); stopped")
+                    }
                 }
-                if let outcome {
-                    close(child.socket)
-                    results[child.index] = outcome
-                    finished.append(position)
+                guard let outcome else { continue }
+                close(child.socket)
+                finished.append(position)
+                if child.indices.count > 1, outcome.contains(where: \.readerGaveUp) {
+                    // One of them failed the helper: each is read again on its own.
+                    pending += child.indices.map { [$0] }
+                } else {
+                    for (index, expansion) in zip(child.indices, outcome) { results[index] = expansion }
                 }
             }
             for position in finished.reversed() { running.remove(at: position) }
@@ -176,6 +202,27 @@ enum HelperRun {
             close(child.socket)
         }
         return requests.indices.map { results[$0] ?? failure(requests[$0], "the feed reader was interrupted") }
+    }
+
+    /// The requests grouped for helpers, in their order: each large file alone, small ones together.
+    private static func batches(_ requests: [ExpansionRequest]) -> [[Int]] {
+        var batches: [[Int]] = []
+        var small: [Int] = []
+        var smallBytes = 0
+        for (index, request) in requests.enumerated() {
+            guard request.bytes.count <= batchedFileBytes else {
+                batches.append([index])
+                continue
+            }
+            if small.count == batchFiles || smallBytes + request.bytes.count > batchBytes {
+                batches.append(small)
+                (small, smallBytes) = ([], 0)
+            }
+            small.append(index)
+            smallBytes += request.bytes.count
+        }
+        if !small.isEmpty { batches.append(small) }
+        return batches
     }
 
     private static func send(_ child: Child) {
@@ -189,8 +236,8 @@ enum HelperRun {
         }
     }
 
-    /// Reads what is there; at the end of the answer, the expansion or why there is none.
-    private static func receive(_ child: Child, request: ExpansionRequest) -> FeedExpansion? {
+    /// Reads what is there; at the end of the answer, the expansions or why there are none.
+    private static func receive(_ child: Child, requests: [ExpansionRequest]) -> [FeedExpansion]? {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(child.socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
@@ -199,7 +246,7 @@ enum HelperRun {
                 if child.answer.count > maximumAnswerBytes {
                     kill(child.pid, SIGKILL)
                     _ = reap(child.pid)
-                    return failure(request, "the file yields too many messages to hand over")
+                    return requests.map { failure($0, "the file yields too many messages to hand over") }
                 }
                 continue
             }
@@ -208,8 +255,11 @@ enum HelperRun {
             break
         }
         let status = reap(child.pid)
-        if let expansion = FeedExpansion(decoding: child.answer), status == 0 { return expansion }
-        return failure(request, describe(status, memoryLimit: request.limits.maximumReaderBytes))
+        if status == 0, let items = WireBatch.decoded(child.answer), items.count == requests.count {
+            let expansions = items.compactMap(FeedExpansion.init(decoding:))
+            if expansions.count == requests.count { return expansions }
+        }
+        return requests.map { failure($0, describe(status, memoryLimit: $0.limits.maximumReaderBytes)) }
     }
 
     private static func describe(_ status: Int32, memoryLimit: Int) -> String {
