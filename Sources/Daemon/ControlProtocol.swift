@@ -75,7 +75,10 @@ public struct StatusReport: Codable, Sendable, Hashable {
     public var messages: [ActiveMessage]
     public var messagesNotListed: Int?
     public var nextChange: String?
+    /// At most `listedFeeds` feed files (those with problems first, when there are more);
+    /// `feedsNotListed` says how many more there are.
     public var feeds: [Feed]
+    public var feedsNotListed: Int?
     /// The calendars fetched from their addresses.
     public var subscriptions: [SubscriptionStatus]
     public var output: String
@@ -114,6 +117,8 @@ public struct StatusReport: Codable, Sendable, Hashable {
 
     /// How many active messages a status lists.
     static let listedMessages = 200
+    /// How many feed files a status lists (a folder may hold 20,000).
+    static let listedFeeds = 200
 
     /// Fills in what the schedule says.
     mutating func update(from snapshot: ScheduleSnapshot) {
@@ -125,7 +130,14 @@ public struct StatusReport: Codable, Sendable, Hashable {
         }
         nextChange = snapshot.validUntil.rfc3339
         orientation = snapshot.orientation
-        feeds = snapshot.feeds.map { feed in
+        var listed = snapshot.feeds
+        if listed.count > Self.listedFeeds {
+            let troubled = listed.filter { $0.state != .loaded || !$0.problems.isEmpty }
+            let fine = listed.filter { $0.state == .loaded && $0.problems.isEmpty }
+            listed = Array((troubled + fine).prefix(Self.listedFeeds))
+        }
+        feedsNotListed = snapshot.feeds.count > listed.count ? snapshot.feeds.count - listed.count : nil
+        feeds = listed.map { feed in
             var state = "loaded"
             var kept = false
             if case .failed(let keptLastGood) = feed.state {

@@ -107,6 +107,7 @@ struct StatusCommand: ParsableCommand {
             say("  \(feed.path): \(feed.state)\(kept), \(feed.events) event(s)")
             for problem in feed.problems { say("    \(problem)") }
         }
+        if let more = status.feedsNotListed { say("  … and \(more) more feed files") }
         if !status.subscriptions.isEmpty { say("subscriptions:") }
         for subscription in status.subscriptions {
             let events = subscription.events.map { ", \($0) event(s)" } ?? ""

@@ -387,6 +387,18 @@ import Testing
         #expect(kit.state.statusReply.count < 100_000)
     }
 
+    /// A folder of 300 files lists 200 in the status, the broken one among them, and a count.
+    @Test func theStatusListsAtMostTwoHundredFeedsProblemsFirst() async throws {
+        var files: [String: String] = ["zz-broken.ics": "garbage"]
+        for index in 0..<299 {
+            files["f\(index).ics"] = Self.calendar(Self.event("f\(index)", "F \(index)", start: "20261101T080000", end: "20261101T090000"))
+        }
+        let kit = try await DisplayLoopKit(files: files, at: "2026-11-23T10:00:00+01:00")
+        let report = kit.state.report
+        #expect(report.feeds.count == 200 && report.feedsNotListed == 100)
+        #expect(report.feeds.first?.path.hasSuffix("/zz-broken.ics") == true && report.feeds.first?.state == "error")
+    }
+
     static let evening = "Good evening, supper is ready in the kitchen and the tea is warm"
     static let night = "It's night-time right now. You should be in bed."
     static let eveningAndNight = calendar(
