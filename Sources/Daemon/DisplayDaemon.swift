@@ -1,6 +1,7 @@
 import Display
 import Marquee
 import Schedule
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -8,7 +9,7 @@ import Schedule
 
 /// Everything `marquee run` needs, decided by the command line and the configuration file.
 public struct DaemonConfiguration: Sendable {
-    /// The loaded schedule.
+    /// The schedule, its feeds (`feedPaths`, `subscriptions`) read once the display runs.
     public var schedule: Schedule
     public var settings: DisplaySettings
     /// Reads the settings again on a reload (nil: a broken file keeps the ones in use).
@@ -94,9 +95,14 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             log.tell(.warning, "no status socket (\(error))")
         }
     }
+    let wall = clock.wallTime()
+    let (first, loading) = await startReading(configuration, at: Instant(nanoseconds: wall), mailbox: mailbox, log: log)
     let feedWatchers = watchFeeds(configuration.feedPaths, log: log) { mailbox.post(.feedsChanged) }
     let fetching = configuration.subscriptions.map { subscriptions in
-        Task { await keepFetching(subscriptions, schedule: configuration.schedule, mailbox: mailbox, state: state, log: log) }
+        Task {
+            await loading.value
+            await keepFetching(subscriptions, schedule: configuration.schedule, mailbox: mailbox, state: state, log: log)
+        }
     }
     defer { fetching?.cancel() }
     let clockWatcher = try? ClockChangeWatcher { mailbox.post(.clockStepped) }
@@ -108,8 +114,6 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     let deviceWatchers = configuration.output == .terminal ? [] : watchDevices(configuration, log: log) {
         mailbox.post(.screenDeviceChanged)
     }
-    let wall = clock.wallTime()
-    let first = await configuration.schedule.snapshot(at: Instant(nanoseconds: wall))
     let status = await onRenderThread {
         mailbox.receiveSignals()
         guard let screen = openScreen(configuration, log: log) else { return 1 }
@@ -125,6 +129,47 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     }
     withExtendedLifetime((server, feedWatchers, clockWatcher, zoneWatcher, deviceWatchers)) {}
     return status
+}
+
+/// How long the display waits for the feeds before its first frame: a folder read by then is
+/// shown from the first frame on; a bigger one (thousands of files) follows as it is read.
+private let firstFrameWait: Duration = .milliseconds(500)
+
+/// Starts reading the feeds and returns the messages to start with — those of the feeds if
+/// they are read within `firstFrameWait`, else those known before reading (the date, the
+/// orientation line), with `.feedsReloaded` posted once they are read — and the reading.
+private func startReading(
+    _ configuration: DaemonConfiguration, at now: Instant, mailbox: EventMailbox, log: EventLog
+) async -> (ScheduleSnapshot, Task<Void, Never>) {
+    let schedule = configuration.schedule
+    let beforeReading = await schedule.snapshot(at: now)
+    let loading = Task {
+        let statuses = await schedule.load(configuration.feedPaths, fetched: await configuration.subscriptions?.fetched() ?? [],
+                                           around: now)
+        log.feeds(statuses)
+    }
+    // Whichever comes first, the end of the reading or of the wait (the reading goes on).
+    let readInTime = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        let decided = Mutex(false)
+        let decide: @Sendable (Bool) -> Void = { inTime in
+            if decided.withLock({ done in defer { done = true }; return !done }) { continuation.resume(returning: inTime) }
+        }
+        Task {
+            await loading.value
+            decide(true)
+        }
+        Task {
+            try? await Task.sleep(for: firstFrameWait)
+            decide(false)
+        }
+    }
+    if readInTime { return (await schedule.snapshot(at: now), loading) }
+    log.log(.notice, "the feeds take a while to read; the display starts now and shows their messages once they are read")
+    Task {
+        await loading.value
+        mailbox.post(.feedsReloaded)
+    }
+    return (beforeReading, loading)
 }
 
 /// Fetches each subscription when it is due, for as long as the task runs: a calendar that

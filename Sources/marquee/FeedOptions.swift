@@ -113,9 +113,11 @@ struct FeedOptions: ParsableArguments {
     ///   - lastGoodDirectory: where last good copies of feed files outlive a restart.
     ///   - fetchNow: whether each subscription is fetched before the feeds are read (else only
     ///     the copies in the folder are read).
+    ///   - load: whether the feeds are read now (else the caller reads them: `marquee run`
+    ///     does once its display runs).
     func openFeeds(
         configuration: ConfigurationFile, at time: String?, option: String = "--at", reportProblems: Bool,
-        lastGoodDirectory: String? = nil, subscriptionFolder: String?, fetchNow: Bool
+        lastGoodDirectory: String? = nil, subscriptionFolder: String?, fetchNow: Bool, load: Bool = true
     ) async throws -> LoadedFeeds {
         let schedule: Schedule
         do {
@@ -143,9 +145,11 @@ struct FeedOptions: ParsableArguments {
             }
             subscriptions = opened
         }
-        await schedule.load(paths, fetched: await subscriptions?.fetched() ?? [], around: instant)
-        if reportProblems {
-            for problem in await schedule.feeds.flatMap(\.problems) { standardError("\(problem)") }
+        if load {
+            await schedule.load(paths, fetched: await subscriptions?.fetched() ?? [], around: instant)
+            if reportProblems {
+                for problem in await schedule.feeds.flatMap(\.problems) { standardError("\(problem)") }
+            }
         }
         return LoadedFeeds(schedule: schedule, instant: instant, subscriptions: subscriptions, paths: paths, allRead: allRead)
     }

@@ -94,17 +94,14 @@ struct RunCommand: AsyncParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 
-    /// The loaded feeds: the files and folders, and the subscriptions' copies (kept in the
-    /// state folder, else in a temporary one), fetched once the display runs.
+    /// The feeds, read once the display runs: the files and folders, and the subscriptions'
+    /// copies (kept in the state folder, else held in memory), fetched then.
     private func prepare(
         _ file: ConfigurationFile, log: EventLog, stateDirectory: String?, subscriptionFolder: String?
     ) async throws -> LoadedFeeds {
-        // Problems go to the journal under systemd, else to the terminal before the ticker takes it.
-        let feeds = try await feedOptions.openFeeds(
-            configuration: file, at: at, reportProblems: !log.isEnabled, lastGoodDirectory: stateDirectory,
-            subscriptionFolder: subscriptionFolder, fetchNow: false)
-        log.feeds(await feeds.schedule.feeds)
-        return feeds
+        try await feedOptions.openFeeds(
+            configuration: file, at: at, reportProblems: false, lastGoodDirectory: stateDirectory,
+            subscriptionFolder: subscriptionFolder, fetchNow: false, load: false)
     }
 }
 

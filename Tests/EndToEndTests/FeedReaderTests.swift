@@ -91,8 +91,8 @@ import Testing
         }
     }
 
-    /// A reload after one file changed reads only that file again (each reader is a process
-    /// start, slow on a small kiosk box).
+    /// Small files share a reader process, and a reload after one file changed reads only that
+    /// file again (each reader is a process start, slow on a small kiosk box).
     @Test func reloadReadsOnlyChangedFiles() throws {
         try withFeeds(bad: Self.calendar("bad", "Version 1")) { folder in
             let counter = folder + "/readers.count"
@@ -101,13 +101,29 @@ import Testing
             let schedule = try ScheduleState(displayZone: "UTC", reader: reader)
             schedule.load([folder], around: instant(Self.at))
             func readers() throws -> Int { try String(contentsOfFile: counter, encoding: .utf8).count }
-            #expect(try readers() == 2)
+            #expect(try readers() == 1)
             schedule.reload()
-            #expect(try readers() == 2)
+            #expect(try readers() == 1)
             try Data(Self.calendar("bad", "Version 2").utf8).write(to: URL(fileURLWithPath: folder + "/bad.ics"))
             schedule.reload()
-            #expect(try readers() == 3)
+            #expect(try readers() == 2)
             #expect(Set(schedule.messages(at: instant(Self.at)).map(\.text)) == ["Good", "Version 2"])
+        }
+    }
+
+    /// A crash among many small files read together costs the crashing file only: the others
+    /// are read again, each on its own, and all show.
+    @Test func aCrashInABatchCostsOneFile() throws {
+        try withFeeds(bad: Self.calendar("bad", "Bad", "X-TEST-CRASH:1\r\n")) { folder in
+            for index in 0..<40 {
+                try Data(Self.calendar("small-\(index)", "Small \(index)").utf8)
+                    .write(to: URL(fileURLWithPath: folder + "/small-\(index).ics"))
+            }
+            let schedule = try ScheduleState(displayZone: "UTC", reader: Self.reader(unless: "CRASH", then: "kill -SEGV $$"))
+            let statuses = schedule.load([folder], around: instant(Self.at))
+            #expect(statuses.filter { $0.state == .loaded }.count == 41)
+            #expect(statuses.filter { $0.state != .loaded }.map(\.path) == [folder + "/bad.ics"])
+            #expect(schedule.messages(at: instant(Self.at)).count == 41)
         }
     }
 
