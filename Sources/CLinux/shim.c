@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <poll.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <string.h>
 #include <grp.h>
@@ -140,6 +141,8 @@ int mq_peer_groups(int fd, uint32_t *groups, int capacity) {
 int mq_accept(int fd) { return accept4(fd, 0, 0, SOCK_CLOEXEC | SOCK_NONBLOCK); }
 
 int mq_name_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }
+
+int mq_map_allocations_from(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 
 int mq_fb_info(int fd, struct mq_fb_info *info) {
     struct fb_var_screeninfo var;

@@ -161,9 +161,11 @@ public actor Subscriptions {
         }
         let fetch = self.fetch
         let copy = copyPath(address)
-        // The calendar in effect: held, or its copy (a folder or anything else that is not a
-        // readable file at the copy's path is no copy: asked for anew, never "not modified").
-        let inHand = held[address.key] ?? copy.flatMap { try? readFile($0, limit: fetch.maximumBytes).get() }
+        // The calendar in effect, held or its copy (a folder or anything else that is not a
+        // readable file at the copy's path is no copy: asked for anew, never "not modified"),
+        // by its fingerprint: it is not kept in memory while the new one arrives.
+        let inHand = (held[address.key] ?? copy.flatMap { try? readFile($0, limit: fetch.maximumBytes).get() })
+            .map(FeedFingerprint.init)
         let hasCopy = inHand != nil
         let request = HTTPFetch.Request(
             url: address.url, entityTag: hasCopy ? record.entityTag : nil, lastModified: hasCopy ? record.lastModified : nil)
@@ -206,7 +208,7 @@ public actor Subscriptions {
             return fail("the server sent a web page (a sign-in page?), not a calendar; use the calendar's private iCal address")
         }
         // A server without validators sends the same calendar again: nothing to check or read again.
-        if inHand == response.body {
+        if inHand == FeedFingerprint(response.body) {
             record.entityTag = response.entityTag
             record.lastModified = response.lastModified
             record.succeeded(at: seconds, next: policy.nextAfterSuccess(

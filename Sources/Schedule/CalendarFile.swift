@@ -8,6 +8,9 @@ import CLibical
 public struct ScheduleLimits: Sendable, Hashable {
     /// Larger files are refused (a family calendar exported over ten years is a few MB).
     var maximumFileBytes = 16 << 20
+    /// The feed files of a reading together: the ones past it are not read (and said so), so
+    /// a reading holds at most this much text at once (the text is not kept afterwards).
+    var maximumTotalBytes = 256 << 20
     /// Recurrence steps spent on one series for one expansion window.
     var maximumStepsPerSeries = 100_000
     /// Occurrences kept from one series in one expansion window.

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The messages of a set of iCalendar feeds over time: which are active at an instant, in
 /// display order, when that set next changes, and an agenda of changes. Reads files only
 /// when told to (`load`); never reads the machine's clock or time zone — both are
@@ -18,6 +22,7 @@ public final class Schedule: Sendable {
     }
 
     private let state: ScheduleState
+    private let inspections = Admission(limit: max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
 
     /// - Parameters:
     ///   - displayZone: an IANA zone name, `UTC`, or a Windows zone name.
@@ -52,9 +57,13 @@ public final class Schedule: Sendable {
     /// its problems (named `name`), and how often it asks to be fetched again.
     /// It runs beside the schedule, not on its actor: a big calendar fetched never holds up
     /// the messages of now or a feed file that changed.
+    /// A few at a time (the cores' count): ten big calendars fetched at once are not all held
+    /// in memory twice at once.
     public func inspect(_ bytes: [UInt8], name: String) async -> FeedInspection {
+        await inspections.enter()
         let (request, reader, limits) = await state.inspection(of: bytes, name: name)
         let expansion = await reader.expandBeside(request, limits: limits)
+        await inspections.leave()
         return FeedInspection(eventCount: expansion.eventCount, problems: expansion.problems,
                               refreshSeconds: expansion.refreshSeconds)
     }

@@ -41,7 +41,8 @@
 
     /// A file's version in effect: its bytes (to expand again for later times) and what they gave.
     private struct FeedInEffect {
-        var bytes: [UInt8]
+        /// Where its bytes are, for expanding them further when time moves on.
+        var source: FeedSource
         var expansion: FeedExpansion
         var isGood: Bool
         /// False once the reader gave up on these bytes (a hang or crash): they are not
@@ -166,8 +167,13 @@
             }
             files.append(feed.name)
         }
+        var total = contents.values.reduce(0) { $0 + ((try? $1.get().count) ?? 0) }
         for file in files where contents[file] == nil {
-            contents[file] = readFile(systemPath: systemPaths[file]!, limit: limits.maximumFileBytes)
+            let read = readFile(systemPath: systemPaths[file]!, limit: limits.maximumFileBytes)
+            total += (try? read.get().count) ?? 0
+            contents[file] = total <= limits.maximumTotalBytes ? read : .failure(FileReadError(
+                message: "not read: the feed files together pass \(megabytes(limits.maximumTotalBytes)), "
+                    + "the most marquee reads at once; move some calendars out of the folder"))
         }
         // A file whose bytes are those in effect keeps its expansion: a reload after one file
         // changed starts one reader, not one per file.
@@ -176,7 +182,7 @@
         var changed: [(String, [UInt8])] = []
         for file in files {
             guard case .success(let bytes)? = contents[file] else { continue }
-            if let current = inEffect[file], current.bytes == bytes {
+            if let current = inEffect[file], current.source.holds(bytes) {
                 attemptByFile[file] = current.expansion
                 unchanged.insert(file)
             } else {
@@ -186,10 +192,10 @@
         for ((file, _), attempt) in zip(changed, expand(changed, span: Self.loadedSpan)) {
             attemptByFile[file] = attempt
         }
-        var needCopies: [(String, [UInt8])] = []
+        var needCopies: [LastGoodCopy] = []
         for file in files where (attemptByFile[file]?.hasErrors ?? true) && !(inEffect[file]?.isGood ?? false) {
             if let copy = lastGoodCopy(of: file), case .success(let bytes) = readFile(copy, limit: limits.maximumFileBytes) {
-                needCopies.append((file, bytes))
+                needCopies.append(LastGoodCopy(file: file, path: copy, bytes: bytes))
             }
         }
         let (copyByFile, damagedCopies) = usableVersions(needCopies)
@@ -203,10 +209,18 @@
                 if unchanged.contains(file) {
                     state = inEffect[file]!.isGood ? .loaded : .failed(keptLastGood: false)
                 } else if !attempt.hasErrors {
-                    inEffect[file] = FeedInEffect(bytes: bytes, expansion: attempt, isGood: true)
-                    if let copy = lastGoodCopy(of: file), let problem = saveCopy(bytes, of: file, to: copy) {
-                        inEffect[file]?.expansion.problems.append(problem)
+                    // Kept in memory only where no file on disk holds it (no copy is kept, or
+                    // the copy could not be written): the last good copy, a subscription's copy.
+                    var source = FeedSource.memory(bytes)
+                    var saveProblem: FeedProblem?
+                    if let copy = lastGoodCopy(of: file) {
+                        saveProblem = saveCopy(bytes, of: file, to: copy)
+                        if saveProblem == nil { source = .disk(Array(copy.utf8), FeedFingerprint(bytes)) }
+                    } else if fetchedNames.contains(file), let path = systemPaths[file] {
+                        source = .disk(path, FeedFingerprint(bytes))
                     }
+                    inEffect[file] = FeedInEffect(source: source, expansion: attempt, isGood: true)
+                    if let saveProblem { inEffect[file]?.expansion.problems.append(saveProblem) }
                     state = .loaded
                 } else if inEffect[file]?.isGood == true {
                     state = .failed(keptLastGood: true)
@@ -214,8 +228,8 @@
                     inEffect[file] = saved
                     state = .failed(keptLastGood: true)
                 } else {
-                    inEffect[file] = FeedInEffect(bytes: bytes, expansion: attempt, isGood: false,
-                                                  isExpandable: !attempt.readerGaveUp)
+                    inEffect[file] = FeedInEffect(source: systemPaths[file].map { .disk($0, FeedFingerprint(bytes)) } ?? .memory(bytes),
+                                                  expansion: attempt, isGood: false, isExpandable: !attempt.readerGaveUp)
                     state = .failed(keptLastGood: false)
                 }
             case .failure(let error)?:
@@ -272,6 +286,9 @@
             var status = status
             if status.state == .loaded, let expansion = inEffect[status.path]?.expansion {
                 status.problems = expansion.problems
+            } else if status.state == .failed(keptLastGood: true), let expansion = inEffect[status.path]?.expansion {
+                // What became of the version shown in its place.
+                status.problems += expansion.problems.filter { !status.problems.contains($0) }
             }
             return status
         }
@@ -284,32 +301,39 @@
         func isUnder(_ file: String) -> Bool { file == source || file.hasPrefix(folder) }
         let shown = order.filter(isUnder)
         guard shown.isEmpty, let lastGoodDirectory else { return shown }
-        var copies: [(String, [UInt8])] = []
+        var copies: [LastGoodCopy] = []
         for entry in directoryEntries(lastGoodDirectory) ?? [] {
+            let path = lastGoodDirectory + "/" + entry.name
             guard let file = originalPath(ofCopy: entry.name), isUnder(file),
-                  case .success(let bytes) = readFile(lastGoodDirectory + "/" + entry.name, limit: limits.maximumFileBytes)
+                  case .success(let bytes) = readFile(path, limit: limits.maximumFileBytes)
             else { continue }
-            copies.append((file, bytes))
+            copies.append(LastGoodCopy(file: file, path: path, bytes: bytes))
         }
         let restored = usableVersions(copies).usable
         inEffect.merge(restored) { _, copy in copy }
         return restored.keys.sorted()
     }
 
-    /// The versions among `copies` (last good copies read from disk) that expand without
-    /// errors, by file: only those may stand in for a file; and, for the others (damaged on
-    /// disk), what is wrong with them.
-    private func usableVersions(_ copies: [(String, [UInt8])]) -> (usable: [String: FeedInEffect], damaged: [String: FeedProblem]) {
+    /// A last good copy read from disk, for the file it stands in for.
+    private struct LastGoodCopy {
+        var file: String
+        var path: String
+        var bytes: [UInt8]
+    }
+
+    /// The versions among `copies` that expand without errors, by file: only those may stand
+    /// in for a file; and, for the others (damaged on disk), what is wrong with them.
+    private func usableVersions(_ copies: [LastGoodCopy]) -> (usable: [String: FeedInEffect], damaged: [String: FeedProblem]) {
         var usable: [String: FeedInEffect] = [:]
         var damaged: [String: FeedProblem] = [:]
-        for ((file, bytes), expansion) in zip(copies, expand(copies, span: Self.loadedSpan)) {
+        for (copy, expansion) in zip(copies, expand(copies.map { ($0.file, $0.bytes) }, span: Self.loadedSpan)) {
             if let damage = expansion.problems.first(where: { $0.severity == .error }) {
-                damaged[file] = FeedProblem(
-                    severity: .warning, path: file, line: nil,
-                    message: "its last good copy (\(lastGoodCopy(of: file) ?? "in the state folder")) is damaged too, "
-                        + "so it cannot stand in: \(damage.message)")
+                damaged[copy.file] = FeedProblem(
+                    severity: .warning, path: copy.file, line: nil,
+                    message: "its last good copy (\(copy.path)) is damaged too, so it cannot stand in: \(damage.message)")
             } else {
-                usable[file] = FeedInEffect(bytes: bytes, expansion: expansion, isGood: true)
+                usable[copy.file] = FeedInEffect(
+                    source: .disk(Array(copy.path.utf8), FeedFingerprint(copy.bytes)), expansion: expansion, isGood: true)
             }
         }
         return (usable, damaged)
@@ -351,8 +375,20 @@
         guard !stale.isEmpty else { return }
         focus = instant
         let span = min(Self.longestSpan, max(ScheduleIndex.windowSeconds, through - instant + 1))
-        let results = expand(stale.map { ($0, inEffect[$0]!.bytes) }, span: span)
-        for (file, expansion) in zip(stale, results) {
+        var readable: [(String, [UInt8])] = []
+        for file in stale {
+            if let bytes = inEffect[file]!.source.bytes(limit: limits.maximumFileBytes) {
+                readable.append((file, bytes))
+            } else {
+                inEffect[file]!.isExpandable = false
+                inEffect[file]!.expansion.problems.append(FeedProblem(
+                    severity: .warning, path: file, line: nil,
+                    message: "the version shown cannot be read again from \(inEffect[file]!.source) (changed or gone); "
+                        + "its later messages show after the next reload"))
+            }
+        }
+        let results = expand(readable, span: span)
+        for ((file, _), expansion) in zip(readable, results) {
             if expansion.readerGaveUp {
                 inEffect[file]!.isExpandable = false
                 inEffect[file]!.expansion.problems += expansion.problems
@@ -682,4 +718,54 @@ func feedFiles(in path: String) -> Result<[FeedFile], FeedProblem> {
 struct FeedFile {
     var path: String
     var systemPath: [UInt8]
+}
+
+/// Where the bytes of a version in effect are: in memory, or in a file that held exactly them
+/// when they were read (its fingerprint tells whether it still does). Keeping thousands of
+/// calendars' text in memory cost 3.7 times their size; a file on disk costs nothing.
+enum FeedSource: CustomStringConvertible {
+    case memory([UInt8])
+    /// A file's path (as the system names it) and what its bytes were.
+    case disk([UInt8], FeedFingerprint)
+
+    /// The bytes, if they can still be had.
+    func bytes(limit: Int) -> [UInt8]? {
+        switch self {
+        case .memory(let bytes):
+            return bytes
+        case .disk(let path, let fingerprint):
+            guard case .success(let bytes) = readFile(systemPath: path, limit: limit), FeedFingerprint(bytes) == fingerprint
+            else { return nil }
+            return bytes
+        }
+    }
+
+    /// Whether these are the bytes it stands for.
+    func holds(_ bytes: [UInt8]) -> Bool {
+        switch self {
+        case .memory(let kept): kept == bytes
+        case .disk(_, let fingerprint): FeedFingerprint(bytes) == fingerprint
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .memory: "memory"
+        case .disk(let path, _): String(decoding: path, as: UTF8.self)
+        }
+    }
+}
+
+/// Tells one version of a file from another without keeping it: its length and a hash seeded
+/// anew in every process (so no file can be made to match another on purpose).
+public struct FeedFingerprint: Hashable, Sendable {
+    let count: Int
+    let hash: Int
+
+    public init(_ bytes: [UInt8]) {
+        count = bytes.count
+        var hasher = Hasher()
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hash = hasher.finalize()
+    }
 }

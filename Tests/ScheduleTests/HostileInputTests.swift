@@ -439,6 +439,41 @@ import Testing
         #expect(said.count == 1, "\(status.problems)")
     }
 
+    /// With a state folder the text of a calendar is not kept in memory: when time moves on,
+    /// its repeats are read again from its last good copy — also while the file itself is
+    /// broken — and a copy that is gone is said, not silently shown as nothing.
+    @Test func laterRepeatsAreReadFromTheLastGoodCopy() throws {
+        let daily = calendar(event("UID:d", "DTSTART:20260701T100000Z", "DURATION:PT1H", "RRULE:FREQ=DAILY", "SUMMARY:Daily"))
+        let folder = try feedFolder(["family.ics": daily])
+        let state = try feedFolder([:])
+        let schedule = try ScheduleState(displayZone: "UTC", lastGoodDirectory: state)
+        schedule.load([folder], around: instant(Self.at))
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: folder + "/family.ics"))
+        #expect(schedule.reload().first?.state == .failed(keptLastGood: true))
+        #expect(schedule.texts(at: "2027-03-01T10:30:00Z") == ["Daily"])
+        let copy = state + "/" + (try FileManager.default.contentsOfDirectory(atPath: state))[0]
+        try FileManager.default.removeItem(atPath: copy)
+        #expect(schedule.texts(at: "2028-03-01T10:30:00Z").isEmpty)
+        let said = schedule.feeds.first?.problems.map(\.message).filter { $0.contains("cannot be read again from \(copy)") }
+        #expect(said?.count == 1, "\(schedule.feeds)")
+    }
+
+    /// The feed files of one reading together are bounded: past the budget a file is not read,
+    /// and says why.
+    @Test func theFeedsTogetherAreBounded() throws {
+        let files = (1...3).map { index in
+            ("f\(index).ics", calendar(event("UID:\(index)", "DTSTART:20260701T100000Z", "SUMMARY:File \(index)")))
+        }
+        let folder = try feedFolder(Dictionary(uniqueKeysWithValues: files))
+        var limits = ScheduleLimits()
+        limits.maximumTotalBytes = files[0].1.utf8.count * 5 / 2
+        let schedule = try ScheduleState(displayZone: "UTC", limits: limits)
+        let statuses = schedule.load([folder])
+        #expect(statuses.map(\.state) == [.loaded, .loaded, .failed(keptLastGood: false)])
+        #expect(statuses.last?.problems.first?.message.hasPrefix("not read: the feed files together pass") == true)
+        #expect(schedule.texts(at: Self.at) == ["File 1", "File 2"])
+    }
+
     /// A Latin-1 file name (from an old machine) is read, shown with U+FFFD.
     @Test func fileNameThatIsNotUTF8() throws {
         let folder = try feedFolder(["good.ics": Self.good])

@@ -10,9 +10,10 @@ import Testing
     /// are answered at once: the display never waits behind a fetch.
     @Test func theMessagesOfNowNeverWaitBehindAnInspection() async throws {
         let folder = try feedFolder([:])
-        let started = folder + "/reader-started"
-        // A reader that says it has begun, then takes three seconds and answers nothing.
-        let slowReader = FeedReader.helper(executable: "/bin/sh", arguments: ["-c", "touch '\(started)'; sleep 3"])
+        let started = folder + "/reader-started", released = folder + "/reader-released"
+        // A reader that says it has begun, then waits for the test (at most 20 s) and answers nothing.
+        let slowReader = FeedReader.helper(executable: "/bin/sh", arguments: [
+            "-c", "touch '\(started)'; for i in $(seq 200); do [ -e '\(released)' ] && exit 1; sleep 0.1; done"])
         let schedule = try await Schedule(displayZone: "UTC", reader: slowReader, orientation: OrientationSettings())
         let inspected = Mutex(false)
         let inspection = Task {
@@ -24,6 +25,7 @@ import Testing
         while !FileManager.default.fileExists(atPath: started) { try await Task.sleep(for: .milliseconds(10)) }
         let now = await schedule.snapshot(at: Instant(secondsSinceEpoch: 1_795_600_000))
         #expect(!inspected.withLock { $0 }, "the messages waited for the inspection")
+        #expect(FileManager.default.createFile(atPath: released, contents: nil))
         #expect(now.orientation?.hasPrefix("Wednesday") == true, "\(String(describing: now.orientation))")
         #expect(await inspection.value.problems.contains { $0.severity == .error })
     }

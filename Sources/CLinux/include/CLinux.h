@@ -30,6 +30,10 @@ int mq_peer_groups(int fd, uint32_t *groups, int capacity);
 int mq_accept(int fd);
 /* Names the calling thread (at most 15 bytes), as ps and /proc/PID/task show it. */
 int mq_name_thread(const char *name);
+
+/// Allocations of `bytes` or more are mapped on their own and given back to the system when
+/// freed (glibc's M_MMAP_THRESHOLD, fixed rather than rising with use).
+int mq_map_allocations_from(int bytes);
 /* A timerfd that turns readable when CLOCK_REALTIME is set (NTP step, date -s, suspend). */
 int mq_clock_change_fd(void);
 /* Reads it: 1 if the clock was set (and re-arms it), 0 if nothing happened, -1 on error. */
