@@ -189,6 +189,11 @@ final class DisplayState: Sendable {
         shared.withLock { change(&$0) }
     }
 
+    /// The subscriptions as last told.
+    var subscriptions: [SubscriptionStatus] {
+        shared.withLock { $0.subscriptions }
+    }
+
     func frameDrawn(at steady: Nanoseconds, lateness: Nanoseconds?, moving: Bool, glyphCache: GlyphCacheFigures?,
                     pageFlips: PageFlipFigures? = nil) {
         shared.withLock { state in

@@ -201,11 +201,14 @@ private func keepFetching(
                 group.addTask { .fetched(address, changed: await subscriptions.refresh(address, at: now)) }
             }
             let statuses = await subscriptions.statuses(utcOffset: schedule.zoned(now).utcOffset)
+            var errorsChanged = false
             for status in statuses where reported[status.address] != status.error {
                 reported[status.address] = status.error
+                errorsChanged = true
                 if let error = status.error { log.log(.warning, "\(status.address): \(error)") }
             }
             state.update { $0.subscriptions = statuses }
+            if errorsChanged { mailbox.post(.subscriptionsChanged) }
             // Woken when a fetch ends, else at the next attempt, and at least each minute, so a
             // clock that jumped is noticed.
             if !timerSet {

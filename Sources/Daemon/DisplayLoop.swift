@@ -253,6 +253,8 @@ final class DisplayLoop {
             requestMessages(at: wall)
         case .clockStepped:
             requestMessages(at: wall)
+        case .subscriptionsChanged:
+            showProblems()
         case .schedule(let answer, let number):
             guard number == request else { break }
             awaitingSchedule = false
@@ -384,11 +386,12 @@ final class DisplayLoop {
         }
     }
 
-    /// The feeds' errors to the screen, when it shows them: each on a line, at most three, then
-    /// how many more there are.
+    /// The errors of the feeds and the subscriptions to the screen, when it shows them: each on
+    /// a line, at most three, then how many more there are.
     private func showProblems() {
         guard showsProblems else { return }
-        let errors = snapshot.feeds.flatMap(\.problems).filter { $0.severity == .error }
+        let errors = snapshot.feeds.flatMap(\.problems).filter { $0.severity == .error }.map(\.description)
+            + state.subscriptions.compactMap { status in status.error.map { "\(status.address): error: \($0)" } }
         var lines = errors.prefix(3).map { "marquee: \($0)" }
         if errors.count > 3 { lines.append("marquee: \(errors.count - 3) more problems; `marquee check` lists them all") }
         if screen.showProblems(lines) { repaint = true }

@@ -17,6 +17,8 @@ enum DisplayEvent: Sendable {
     /// The configuration file was read again for a reload (nil: it cannot be used; the
     /// settings in use stay).
     case settingsRead(DisplaySettings?)
+    /// A subscription's error came or went (the status holds them).
+    case subscriptionsChanged
     /// The schedule answered a request for the messages at an instant.
     case schedule(ScheduleSnapshot, request: Int)
     /// The wall clock was set (NTP at boot, `date -s`, a resume from suspend).

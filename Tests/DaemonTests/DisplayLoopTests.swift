@@ -124,6 +124,19 @@ import Testing
         #expect(kit.screen.line == "Tea with Rosa")
     }
 
+    /// A subscription that cannot be fetched is shown on the problem rows like a feed file's
+    /// error, until it is fetched again.
+    @Test func aSubscriptionsErrorIsShownUntilMended() async throws {
+        let kit = try await DisplayLoopKit(at: "2026-11-23T10:00:00+01:00", showsProblems: true)
+        let address = "https://calendar.example.org/…1a2b3c/basic.ics"
+        kit.state.update { $0.subscriptions = [SubscriptionStatus(address: address, error: "Could not resolve host")] }
+        await kit.post(.subscriptionsChanged)
+        #expect(kit.screen.problems == ["marquee: \(address): error: Could not resolve host"])
+        kit.state.update { $0.subscriptions = [SubscriptionStatus(address: address, error: nil)] }
+        await kit.post(.subscriptionsChanged)
+        #expect(kit.screen.problems.isEmpty)
+    }
+
     /// Under systemd the problems go to the journal, never onto the screen people look at.
     @Test func problemsStayOffTheScreenByDefault() async throws {
         let kit = try await DisplayLoopKit(files: ["broken.ics": "garbage"], at: "2026-11-23T10:00:00+01:00")
