@@ -263,27 +263,46 @@ final class DisplayState: Sendable {
 
 /// Where the control socket is unless told otherwise: in the service's runtime folder
 /// (`/run/marquee`, made by systemd for the service's user) when it may be created there,
-/// else in the user's own runtime folder (`$XDG_RUNTIME_DIR`), so a display started by hand
-/// answers `marquee status` too. `run` and the commands that ask it look in the same order.
+/// else in the user's own runtime folder (`$XDG_RUNTIME_DIR`), else in a folder of the user's
+/// own under `/tmp` (`marquee-UID`, mode 0700, made when missing; one that someone else made
+/// is not used), so a display started by hand — over ssh, from a cron job — answers `marquee
+/// status` too. `run` and the commands that ask it look in the same order.
 public enum ControlSocket {
     public static let systemPath = "/run/marquee/marquee.sock"
 
     /// The candidates, in order.
-    static func candidates(environment: [String: String], system: String) -> [String] {
+    static func candidates(environment: [String: String], system: String, temporary: String) -> [String] {
         let runtime = environment["XDG_RUNTIME_DIR"] ?? ""
         return [system] + (runtime.hasPrefix("/") ? [runtime + "/marquee.sock"] : [])
+            + [userFolder(in: temporary) + "/marquee.sock"]
     }
 
-    /// For `run`: the first candidate whose folder is writable (nil: none is).
-    public static func pathForListening(environment: [String: String], system: String = systemPath) -> String? {
-        candidates(environment: environment, system: system).first { path in
-            access(splitPath(path).folder, W_OK) == 0
+    /// `/tmp/marquee-UID`.
+    public static func userFolder(in temporary: String) -> String {
+        temporary + "/marquee-\(getuid())"
+    }
+
+    /// For `run`: the first candidate whose folder is writable — the folder under `/tmp` made
+    /// if missing, and only if it is the user's own and nobody else's (nil: none is).
+    public static func pathForListening(
+        environment: [String: String], system: String = systemPath, temporary: String = "/tmp"
+    ) -> String? {
+        let own = userFolder(in: temporary)
+        return candidates(environment: environment, system: system, temporary: temporary).first { path in
+            let folder = splitPath(path).folder
+            guard folder == own else { return access(folder, W_OK) == 0 }
+            _ = mkdir(own, 0o700)
+            var info = stat()
+            return lstat(folder, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR && info.st_uid == getuid()
+                && info.st_mode & 0o077 == 0
         }
     }
 
     /// For `status`, `pause` and `resume`: the first candidate that exists, else the first.
-    public static func pathForAsking(environment: [String: String], system: String = systemPath) -> String {
-        let candidates = candidates(environment: environment, system: system)
+    public static func pathForAsking(
+        environment: [String: String], system: String = systemPath, temporary: String = "/tmp"
+    ) -> String {
+        let candidates = candidates(environment: environment, system: system, temporary: temporary)
         var info = stat()
         return candidates.first { lstat($0, &info) == 0 } ?? candidates[0]
     }

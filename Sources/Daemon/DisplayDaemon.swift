@@ -99,7 +99,11 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             }
             log.tell(.warning, "no status socket (\(error))")
         }
+    } else {
+        log.tell(.warning, "no status socket: neither \(ControlSocket.systemPath), $XDG_RUNTIME_DIR nor "
+            + "\(ControlSocket.userFolder(in: "/tmp")) can be used; `marquee status` cannot reach this display")
     }
+    if server != nil, let path = configuration.socket { log.log(.notice, "status socket: \(path)") }
     let wall = clock.wallTime()
     let (first, loading) = await startReading(configuration, at: Instant(nanoseconds: wall), mailbox: mailbox, log: log)
     let feedWatchers = watchFeeds(configuration.feedPaths, log: log) { mailbox.post(.feedsChanged) }

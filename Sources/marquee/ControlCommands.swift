@@ -12,7 +12,7 @@ import Daemon
 
 /// The option naming the running display's socket.
 struct SocketOption: ParsableArguments {
-    @Option(name: .long, help: "The running display's status socket (default: \(ControlSocket.systemPath), else $XDG_RUNTIME_DIR/marquee.sock).")
+    @Option(name: .long, help: "The running display's status socket (default: \(ControlSocket.systemPath), else $XDG_RUNTIME_DIR/marquee.sock, else /tmp/marquee-UID/marquee.sock).")
     var socket: String?
 
     /// The socket named, or where `marquee run` puts it.

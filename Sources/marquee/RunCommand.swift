@@ -30,7 +30,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "A folder of its own where last good copies of the feeds are kept across restarts.")
     var stateDir: String?
 
-    @Option(name: .long, help: "The status and control socket (default: \(ControlSocket.systemPath) if its folder is writable, else $XDG_RUNTIME_DIR/marquee.sock).")
+    @Option(name: .long, help: "The status and control socket (default: \(ControlSocket.systemPath) if its folder is writable, else $XDG_RUNTIME_DIR/marquee.sock, else /tmp/marquee-UID/marquee.sock).")
     var socket: String?
 
     func validate() throws {
