@@ -45,12 +45,14 @@ public final class Schedule: Sendable {
     /// Loads (or reloads) feed files and folders: a folder contributes its `*.ics` files
     /// (hidden ones, such as editors' temporary files, are skipped). Returns each file's state.
     /// - Parameter around: where the first queries will be (saves expanding twice).
+    /// - Parameter ahead: how far after `around` they reach, in seconds (a day, unless told:
+    ///   `check` looks a year ahead, and reads each file once for it).
     /// - Parameter fetched: calendars fetched from an address, read from their copies on disk
     ///   (or as held in memory) and named by their address (one with neither is left out).
     @discardableResult public func load(
-        _ paths: [String], fetched: [FetchedFeed] = [], around instant: Instant? = nil
+        _ paths: [String], fetched: [FetchedFeed] = [], around instant: Instant? = nil, ahead: Int64? = nil
     ) async -> [FeedStatus] {
-        await state.load(paths, fetched: fetched, around: instant)
+        await state.load(paths, fetched: fetched, around: instant, ahead: ahead)
     }
 
     /// What a calendar's bytes would give, without putting them in effect: how many events,

@@ -122,7 +122,10 @@
     /// Loads (or reloads) feed files and folders: a folder contributes its `*.ics` files
     /// (hidden ones, such as editors' temporary files, are skipped). Returns each file's state.
     /// - Parameter around: where the first queries will be (saves expanding twice).
-    @discardableResult func load(_ paths: [String], fetched: [FetchedFeed] = [], around instant: Instant? = nil) -> [FeedStatus] {
+    /// - Parameter ahead: how far after it they reach, in seconds (a day by default).
+    @discardableResult func load(
+        _ paths: [String], fetched: [FetchedFeed] = [], around instant: Instant? = nil, ahead: Int64? = nil
+    ) -> [FeedStatus] {
         if let instant { focus = instant.secondsSinceEpoch }
         sources = paths
         fetchedSources = fetched
@@ -189,7 +192,10 @@
                 changed.append((file, bytes))
             }
         }
-        for ((file, _), attempt) in zip(changed, expand(changed, span: Self.loadedSpan)) {
+        // Queries up to `ahead` ask for the next change after them too, which looks a horizon further.
+        let horizon = Int64(ScheduleIndex.horizonWindows + 1) * ScheduleIndex.windowSeconds
+        let span = min(Self.longestSpan, ahead.map { $0 + horizon } ?? Self.loadedSpan)
+        for ((file, _), attempt) in zip(changed, expand(changed, span: span)) {
             attemptByFile[file] = attempt
         }
         var needCopies: [LastGoodCopy] = []

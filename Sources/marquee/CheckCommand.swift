@@ -23,9 +23,11 @@ struct CheckCommand: AsyncParsableCommand {
         let configuration = try feedOptions.configurationFile()
         var options = feedOptions
         if !paths.isEmpty { options.feeds = paths }
-        let start = now()
+        // Read once, for now and the year ahead whose characters are checked.
         let loaded = try await options.openFeeds(
-            configuration: configuration, at: nil, reportProblems: false, subscriptionFolder: nil, fetchNow: true)
+            configuration: configuration, at: nil, reportProblems: false, subscriptionFolder: nil, fetchNow: true,
+            ahead: Self.charactersAhead / 1_000_000_000)
+        let start = loaded.instant
         let schedule = loaded.schedule
         var usable = true
         // A folder with no calendar in it is a carer's mistake to be told of, not a silent "ok".

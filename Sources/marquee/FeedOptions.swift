@@ -115,9 +115,11 @@ struct FeedOptions: ParsableArguments {
     ///     the copies in the folder are read).
     ///   - load: whether the feeds are read now (else the caller reads them: `marquee run`
     ///     does once its display runs).
+    ///   - ahead: how far the first queries reach after the instant, in seconds (a day if nil).
     func openFeeds(
         configuration: ConfigurationFile, at time: String?, option: String = "--at", reportProblems: Bool,
-        lastGoodDirectory: String? = nil, subscriptionFolder: String?, fetchNow: Bool, load: Bool = true
+        lastGoodDirectory: String? = nil, subscriptionFolder: String?, fetchNow: Bool, load: Bool = true,
+        ahead: Int64? = nil
     ) async throws -> LoadedFeeds {
         let schedule: Schedule
         do {
@@ -146,7 +148,7 @@ struct FeedOptions: ParsableArguments {
             subscriptions = opened
         }
         if load {
-            await schedule.load(paths, fetched: await subscriptions?.fetched() ?? [], around: instant)
+            await schedule.load(paths, fetched: await subscriptions?.fetched() ?? [], around: instant, ahead: ahead)
             if reportProblems {
                 for problem in await schedule.feeds.flatMap(\.problems) { standardError("\(problem)") }
             }

@@ -127,6 +127,22 @@ import Testing
         }
     }
 
+    /// A load told how far its queries reach reads each file once for them (`check` looks a
+    /// year ahead; it read every file twice).
+    @Test func aLoadForTheYearAheadReadsOnce() throws {
+        try withFeeds(bad: Self.calendar("weekly", "Weekly", "RRULE:FREQ=WEEKLY\r\n")) { folder in
+            let counter = folder + "/readers.count"
+            let reader = FeedReader.helper(executable: "/bin/sh", arguments: [
+                "-c", "echo >> \"$1\"; exec \"$0\" read-feed", CommandLineTests.binary, counter])
+            let schedule = try ScheduleState(displayZone: "UTC", reader: reader)
+            let start = instant(Self.at)
+            schedule.load([folder], around: start, ahead: 366 * 86_400)
+            let agenda = schedule.agenda(from: start, to: start + 366 * 86_400)
+            #expect(agenda.entries.filter { $0.change == .start }.count == 52)
+            #expect(try String(contentsOfFile: counter, encoding: .utf8).count == 1)
+        }
+    }
+
     @Test func readerThatCannotStart() throws {
         let schedule = try ScheduleState(displayZone: "UTC", reader: .helper(executable: "/nonexistent/marquee", arguments: []))
         try withFeeds(bad: Self.calendar("bad", "Bad")) { folder in
