@@ -226,6 +226,9 @@ public struct ScheduleLimits: Sendable, Hashable {
                 record.cancelled = icalproperty_get_status(property) == ICAL_STATUS_CANCELLED
             case ICAL_DTSTART_PROPERTY:
                 record.start = time(property, icalproperty_get_dtstart(property), "DTSTART")
+                // Apple Contacts' birthdays: the year written is a stand-in (1604).
+                record.yearUnknown = propertyLine("DTSTART").map { source.lineText($0).uppercased().contains("X-APPLE-OMIT-YEAR") }
+                    ?? false
             case ICAL_DTEND_PROPERTY:
                 record.end = time(property, icalproperty_get_dtend(property), "DTEND")
             case ICAL_DURATION_PROPERTY:
@@ -395,6 +398,11 @@ public struct ScheduleLimits: Sendable, Hashable {
             return nil
         }
         record.text = cleanText
+        if start.isDate, start.wall.date.year < 1900, !record.rules.isEmpty { record.yearUnknown = true }
+        if record.yearUnknown, cleanText.contains("{age}") {
+            report(.warning, propertyLine("DTSTART"),
+                   "\(what): the year of its date (\(start.wall.date.year)) stands for an unknown year, so {age} is left out")
+        }
         if record.end != nil, record.duration != nil {
             report(.warning, propertyLine("DURATION"), "\(what) has both DTEND and DURATION; DURATION ignored")
             record.duration = nil

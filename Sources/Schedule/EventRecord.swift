@@ -95,6 +95,9 @@ struct NominalDuration: Hashable {
     var recurrenceID: TimeValue?
     var appliesToFuture = false
     var alarms: [AlarmRecord] = []
+    /// The year of its date stands for "unknown" (a birthday without a year: Apple's
+    /// X-APPLE-OMIT-YEAR, or a yearly all-day date before 1900): it has no `{age}`.
+    var yearUnknown = false
 
     var isRecurring: Bool { !rules.isEmpty || !recurrenceDates.isEmpty }
 }

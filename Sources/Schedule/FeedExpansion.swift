@@ -38,7 +38,8 @@ struct Activation: Sendable {
     var template: Int
     var occurrenceStart: Int64
     var occurrenceEnd: Int64
-    /// Whole years since the series' first occurrence, for `{age}`.
+    /// Whole years since the series' first occurrence, for `{age}` (`EventActivation.unknownAge`:
+    /// its first year is not known).
     var age: Int
 
     func isActive(at instant: Int64) -> Bool {

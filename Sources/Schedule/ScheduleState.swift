@@ -533,7 +533,8 @@
         let source = order[entry.feed]
         let template = index.feeds[entry.feed].templates[activation.template]
         let zone = displayZone
-        let text = fillPlaceholders(template.text) { name in
+        let known = activation.age != EventActivation.unknownAge
+        let text = fillPlaceholders(known ? template.text : withoutAge(template.text)) { name in
             switch name {
             case "age": String(activation.age)
             case "start": write(.clock, zone.zoned(activation.occurrenceStart).wallClock)
@@ -699,6 +700,28 @@ func fillPlaceholders(_ template: String, _ value: (String) -> String?) -> Strin
         rest = rest[rest.index(after: close)...]
     }
     return result + rest
+}
+
+/// A message's text with `{age}` left out, for a birthday whose year is not known: with an
+/// ordinal ending written onto it ("{age}th", "{age}e") and the space it leaves, so "Happy
+/// {age}th birthday, Anna!" reads "Happy birthday, Anna!".
+func withoutAge(_ text: String) -> String {
+    var result = ""
+    var rest = Substring(text)
+    while let range = rest.firstRange(of: "{age}") {
+        result += rest[..<range.lowerBound]
+        rest = rest[range.upperBound...]
+        let ending = rest.prefix { $0.isLetter }
+        if ending.count <= 2 { rest = rest.dropFirst(ending.count) }
+    }
+    result += rest
+    var cleaned = ""
+    for character in result {
+        if character == " ", cleaned.last == " " || cleaned.isEmpty { continue }
+        if ",.!?;:".contains(character), cleaned.last == " " { cleaned.removeLast() }
+        cleaned.append(character)
+    }
+    return cleaned.last == " " ? String(cleaned.dropLast()) : cleaned
 }
 
 /// The feed files a path stands for: the path itself, or a folder's `*.ics` files.

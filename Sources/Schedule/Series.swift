@@ -9,9 +9,13 @@ import CLibical
     var alarmText: String?
     var occurrenceStart: Int64
     var occurrenceEnd: Int64
-    /// Whole years since the series' first occurrence, for `{age}`.
+    /// Whole years since the series' first occurrence, for `{age}` (`unknownAge`: its first
+    /// year is not known).
     var age: Int
     var source: String
+
+    /// The age of a birthday whose year is not known.
+    static let unknownAge = -1
 }
 
 /// How long an event of no length (DTEND equal to DTSTART) is shown: as a moment it would
@@ -109,7 +113,7 @@ enum OccurrenceLength {
     func activation(_ kind: Message.Kind, _ from: Int64, _ to: Int64, _ text: String?) -> EventActivation {
         EventActivation(
             start: from, end: to, kind: kind, record: record, alarmText: text, occurrenceStart: start,
-            occurrenceEnd: end, age: age, source: source)
+            occurrenceEnd: end, age: record.yearUnknown ? EventActivation.unknownAge : age, source: source)
     }
     if !record.text.isEmpty {
         result.append(activation(.event, start, end > start ? end : start + momentShownSeconds, nil))

@@ -29,6 +29,25 @@ import Testing
         }
     }
 
+    /// A birthday whose year is not known — Apple's `X-APPLE-OMIT-YEAR` (the year written is a
+    /// stand-in), a yearly all-day date before 1900 — has no age: `{age}` is left out with its
+    /// ordinal ending ("she turns 423" before), and the file says so once. A known year counts.
+    @Test(arguments: [
+        (["DTSTART;VALUE=DATE;X-APPLE-OMIT-YEAR=1604:16040305", "RRULE:FREQ=YEARLY"], "Happy {age}th birthday, Anna!",
+         "Happy birthday, Anna!", true),
+        (["DTSTART;VALUE=DATE:18900305", "RRULE:FREQ=YEARLY"], "Grandpa turns {age} today!", "Grandpa turns today!", true),
+        (["DTSTART;VALUE=DATE;X-APPLE-OMIT-YEAR=1604:16040305", "RRULE:FREQ=YEARLY"], "Anna's birthday",
+         "Anna's birthday", false),
+        (["DTSTART;VALUE=DATE:19500305", "RRULE:FREQ=YEARLY"], "Anna turns {age} today!", "Anna turns 77 today!", false),
+    ])
+    func birthdaysWithoutAYear(lines: [String], summary: String, shown: String, warned: Bool) throws {
+        let schedule = try schedule(calendar(event(["UID:birthday", "SUMMARY:\(summary)"] + lines)), zone: "UTC")
+        #expect(schedule.texts(at: "2027-03-05T12:00:00Z") == [shown])
+        let warnings = schedule.feeds.first?.problems.map(\.message) ?? []
+        #expect(warnings == (warned ? ["VEVENT \"birthday\": the year of its date (\(lines[0].suffix(8).prefix(4))) stands for "
+                                        + "an unknown year, so {age} is left out"] : []), "\(warnings)")
+    }
+
     /// The repaired COUNT leaves UNTIL in force: nothing after 30 November.
     /// Text is shown on one line: Unicode's line and paragraph separators are spaces too; a
     /// title with nothing visible in it (zero-width spaces, a word joiner) is no title.
