@@ -21,7 +21,7 @@ let package = Package(
         // Every frame looks up glyph pictures held in class properties; checking each access for
         // exclusivity at run time costs a tenth of a frame's drawing. Debug builds (the tests)
         // still check.
-        .target(name: "Display", dependencies: ["Marquee", "CLinux", "CFreeType", "CZlib", "CHarfBuzz", "CFriBidi", "CDRM"],
+        .target(name: "Display", dependencies: ["Marquee", "CLinux", "CFreeType", "CZlib", "CHarfBuzz", "CFriBidi", "CDRM", "CICU"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(name: "CCurl"),
         .target(name: "Daemon", dependencies: ["Schedule", "Marquee", "Display", "CLinux", "CCurl"]),

@@ -1,6 +1,7 @@
 #include "icu_format.h"
 #include <unicode/udat.h>
 #include <unicode/udatpg.h>
+#include <unicode/ubrk.h>
 
 int32_t mq_icu_format(const char *locale, const uint16_t *skeleton, int32_t skeleton_length,
                       double instant, uint16_t *out, int32_t capacity) {
@@ -18,4 +19,17 @@ int32_t mq_icu_format(const char *locale, const uint16_t *skeleton, int32_t skel
     int32_t written = udat_format(format, instant, (UChar *)out, capacity, NULL, &status);
     udat_close(format);
     return U_FAILURE(status) ? -1 : written;
+}
+
+int32_t mq_icu_line_breaks(const uint16_t *text, int32_t length, int32_t *out, int32_t capacity) {
+    UErrorCode status = U_ZERO_ERROR;
+    UBreakIterator *breaks = ubrk_open(UBRK_LINE, "", (const UChar *)text, length, &status);
+    if (U_FAILURE(status)) return -1;
+    int32_t count = 0;
+    for (int32_t offset = ubrk_first(breaks); offset != UBRK_DONE; offset = ubrk_next(breaks)) {
+        if (count < capacity) out[count] = offset;
+        count++;
+    }
+    ubrk_close(breaks);
+    return count;
 }

@@ -102,6 +102,7 @@ final class DisplayLoop {
             stilledForNight = true
         }
         controller.announcementBox = screen.announcementBox
+        controller.lineBreaking = UnicodeLineBreaking()
         controller.show(snapshot, settings: settings, at: steady, width: screen.bandWidth)
         screen.showOrientation(snapshot.orientation)
         publishShown()

@@ -433,7 +433,7 @@ public final class PixelScreen: TickerScreen {
     /// The announcement measured in the box's font and wrapped at words; kept while it is shown.
     private func wrapAnnouncement(_ glyphs: [LaidGlyph], width: Int) -> [[LaidGlyph]] {
         if let wrapped, wrapped.text == glyphs { return wrapped.lines }
-        let lines = wrapWords(boxFonts.measured(glyphs), width: width)
+        let lines = wrapWords(boxFonts.measured(glyphs), width: width, breaking: UnicodeLineBreaking())
         wrapped = (glyphs, lines)
         return lines
     }
@@ -469,6 +469,6 @@ struct FontBox: AnnouncementBox {
     let lines: Int
 
     func pages(of glyphs: [LaidGlyph]) -> [Range<Int>] {
-        pageRanges(fonts.measured(glyphs), width: width, linesPerPage: lines)
+        pageRanges(fonts.measured(glyphs), width: width, linesPerPage: lines, breaking: UnicodeLineBreaking())
     }
 }

@@ -299,7 +299,7 @@ public final class TerminalScreen {
     /// the box's lines; the typed letters, then the bobbing ▶.
     private func placeAnnouncement(_ announcement: Announcement, top: Int, into rows: inout [Int: [Cell]]) {
         guard let boxWidth = announcementBoxWidth else { return }
-        let lines = wrapWords(announcement.glyphs, width: boxWidth - 2).prefix(Self.announcementLines)
+        let lines = wrapWords(announcement.glyphs, width: boxWidth - 2, breaking: UnicodeLineBreaking()).prefix(Self.announcementLines)
         let sgr = sgr(announcement.colour, hueShift: 0)
         let left = (columns - boxWidth) / 2
         var shown = 0

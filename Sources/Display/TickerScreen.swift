@@ -199,6 +199,6 @@ struct LineBox: AnnouncementBox {
     let lines: Int
 
     func pages(of glyphs: [LaidGlyph]) -> [Range<Int>] {
-        pageRanges(glyphs, width: width, linesPerPage: lines)
+        pageRanges(glyphs, width: width, linesPerPage: lines, breaking: UnicodeLineBreaking())
     }
 }

@@ -10,6 +10,8 @@ public final class MarqueeController {
     public private(set) var configuration: MarqueeConfiguration
     /// How the screen's announcement box pages text; an announcement is paged when it is queued.
     public var announcementBox: any AnnouncementBox = OnePageBox()
+    /// Where the band's line may break while it stands still (the screen's Unicode rules).
+    public var lineBreaking: any LineBreaking = SpaceBreaking()
     private var metrics: any GlyphMetrics
     private var unitsPerSecond: Double
     private let origin: Nanoseconds
@@ -288,7 +290,7 @@ public final class MarqueeController {
         let line = stillLine.glyphs
         guard !line.isEmpty else { return [] }
         guard line.width > width else { return [(0..<line.count, 0)] }
-        return pageRanges(line, width: width, linesPerPage: 1).filter { !$0.isEmpty }.map { range in
+        return pageRanges(line, width: width, linesPerPage: 1, breaking: lineBreaking).filter { !$0.isEmpty }.map { range in
             let reading = Nanoseconds(Double(range.count) / configuration.charactersPerSecond * 1e9)
             return (range, max(configuration.minimumReadingPause, reading))
         }

@@ -3,55 +3,112 @@ extension [LaidGlyph] {
     public var readsRightToLeft: Bool { (self.lazy.map(\.level).min() ?? 0) % 2 == 1 }
 }
 
-/// Greedy word wrap of laid glyphs (the announcement box, and the band while it stands still) (in the order they are seen) into lines no wider than
-/// `width` (a word wider than a line gets a line of its own), first line first: text read right
-/// to left fills its lines from the right end, where it begins.
-public func wrapWords(_ glyphs: [LaidGlyph], width: Int) -> [[LaidGlyph]] {
-    wrapRanges(glyphs, width: width).map { Array(glyphs[$0]) }
+/// Where a line of text may break: for each glyph (in reading order), whether a line may begin
+/// with it. The screens give Unicode's line breaking (UAX #14, through ICU); `SpaceBreaking`
+/// stands in where none is given.
+public protocol LineBreaking: Sendable {
+    func opportunities(_ glyphs: [LaidGlyph]) -> [Bool]
+}
+
+/// After spaces, and around ideographs, kana and Hangul (which are written without spaces),
+/// but never before the CJK punctuation that closes a phrase.
+public struct SpaceBreaking: LineBreaking {
+    public init() {}
+
+    public func opportunities(_ glyphs: [LaidGlyph]) -> [Bool] {
+        glyphs.indices.map { index in
+            guard index > 0 else { return false }
+            let before = glyphs[index - 1].character, here = glyphs[index].character
+            if here == " " { return false }
+            if before == " " { return true }
+            if Self.isClosing(here) { return false }
+            return Self.isWrittenWithoutSpaces(before) || Self.isWrittenWithoutSpaces(here)
+        }
+    }
+
+    private static func isWrittenWithoutSpaces(_ character: Character) -> Bool {
+        guard let scalar = character.unicodeScalars.first?.value else { return false }
+        return (0x3040...0x30FF).contains(scalar) || (0x3400...0x9FFF).contains(scalar) || (0xAC00...0xD7AF).contains(scalar)
+            || (0xF900...0xFAFF).contains(scalar) || (0x20000...0x3FFFF).contains(scalar)
+    }
+
+    private static func isClosing(_ character: Character) -> Bool {
+        guard let scalar = character.unicodeScalars.first?.value else { return false }
+        return (0x3000...0x303F).contains(scalar) || (0xFF00...0xFF0F).contains(scalar) || "、。，．！？）」』".contains(character)
+    }
+}
+
+/// Greedy line wrap of laid glyphs (the announcement box, and the band while it stands still),
+/// in the order they are seen, into lines no wider than `width`, breaking where `breaking`
+/// allows (a word wider than a line is broken anywhere), first line first: text read right to
+/// left fills its lines from the right end, where it begins.
+public func wrapWords(_ glyphs: [LaidGlyph], width: Int, breaking: any LineBreaking = SpaceBreaking()) -> [[LaidGlyph]] {
+    wrapRanges(glyphs, width: width, breaking: breaking).map { Array(glyphs[$0]) }
 }
 
 /// The lines of `wrapWords` as ranges of `glyphs`: spaces where a line breaks belong to no line.
-public func wrapRanges(_ glyphs: [LaidGlyph], width: Int) -> [Range<Int>] {
-    guard glyphs.readsRightToLeft else { return wrapFromTheLeft(glyphs, width: width) }
+public func wrapRanges(_ glyphs: [LaidGlyph], width: Int, breaking: any LineBreaking = SpaceBreaking()) -> [Range<Int>] {
+    guard glyphs.readsRightToLeft else { return wrapFromTheLeft(glyphs, width: width, breaking: breaking) }
     let count = glyphs.count
-    return wrapFromTheLeft(Array(glyphs.reversed()), width: width).map { (count - $0.upperBound)..<(count - $0.lowerBound) }
+    return wrapFromTheLeft(Array(glyphs.reversed()), width: width, breaking: breaking)
+        .map { (count - $0.upperBound)..<(count - $0.lowerBound) }
 }
 
-private func wrapFromTheLeft(_ glyphs: [LaidGlyph], width: Int) -> [Range<Int>] {
+private func wrapFromTheLeft(_ glyphs: [LaidGlyph], width: Int, breaking: any LineBreaking) -> [Range<Int>] {
+    let opportunities = breaking.opportunities(glyphs)
     var lines: [Range<Int>] = []
-    var line = 0..<0
+    var lineStart = 0
+    var lineEnd = 0
     var lineWidth = 0
-    var wordStart = 0
-    var wordWidth = 0
-    func flushWord(upTo end: Int) {
-        if lineWidth + wordWidth > width, !line.isEmpty {
-            var lineEnd = line.upperBound
-            while lineEnd > line.lowerBound, glyphs[lineEnd - 1].character == " " { lineEnd -= 1 }
-            lines.append(line.lowerBound..<lineEnd)
-            while wordStart < end, glyphs[wordStart].character == " " {
-                wordWidth -= glyphs[wordStart].advance
-                wordStart += 1
-            }
-            line = wordStart..<wordStart
-            lineWidth = 0
+    func isSpace(_ index: Int) -> Bool { glyphs[index].character == " " }
+    func closeLine() {
+        var end = lineEnd
+        while end > lineStart, isSpace(end - 1) { end -= 1 }
+        lines.append(lineStart..<end)
+    }
+    /// Adds the piece between two break opportunities (a word and the spaces after it).
+    func add(_ piece: Range<Int>) {
+        var start = piece.lowerBound
+        var visibleEnd = piece.upperBound
+        while visibleEnd > start, isSpace(visibleEnd - 1) { visibleEnd -= 1 }
+        var visible = glyphs[start..<visibleEnd].reduce(0) { $0 + $1.advance }
+        if lineEnd > lineStart, lineWidth + visible > width {
+            closeLine()
+            while start < visibleEnd, isSpace(start) { start += 1 }
+            (lineStart, lineEnd, lineWidth) = (start, start, 0)
+            visible = glyphs[start..<visibleEnd].reduce(0) { $0 + $1.advance }
         }
-        line = line.lowerBound..<end
-        lineWidth += wordWidth
-        wordStart = end
-        wordWidth = 0
+        // Wider than a whole line: broken anywhere, as much on each line as fits.
+        while lineEnd == lineStart, visible > width, visibleEnd - start > 1 {
+            var end = start + 1
+            var taken = glyphs[start].advance
+            while end < visibleEnd, taken + glyphs[end].advance <= width {
+                taken += glyphs[end].advance
+                end += 1
+            }
+            lineEnd = end
+            closeLine()
+            visible -= taken
+            (start, lineStart, lineEnd, lineWidth) = (end, end, end, 0)
+        }
+        lineEnd = piece.upperBound
+        lineWidth += glyphs[start..<piece.upperBound].reduce(0) { $0 + $1.advance }
     }
-    for (index, glyph) in glyphs.enumerated() {
-        if glyph.character == " " { flushWord(upTo: index) }
-        wordWidth += glyph.advance
+    var pieceStart = 0
+    for index in glyphs.indices where index > 0 && opportunities[index] {
+        add(pieceStart..<index)
+        pieceStart = index
     }
-    flushWord(upTo: glyphs.count)
-    lines.append(line)
+    add(pieceStart..<glyphs.count)
+    lines.append(lineStart..<lineEnd)
     return lines
 }
 
 /// The pages of a box `linesPerPage` lines high holding `glyphs` wrapped at `width`.
-public func pageRanges(_ glyphs: [LaidGlyph], width: Int, linesPerPage: Int) -> [Range<Int>] {
-    let lines = wrapRanges(glyphs, width: width)
+public func pageRanges(
+    _ glyphs: [LaidGlyph], width: Int, linesPerPage: Int, breaking: any LineBreaking = SpaceBreaking()
+) -> [Range<Int>] {
+    let lines = wrapRanges(glyphs, width: width, breaking: breaking)
     let perPage = max(1, linesPerPage)
     return stride(from: 0, to: lines.count, by: perPage).map { first in
         let page = lines[first..<min(first + perPage, lines.count)]

@@ -264,8 +264,38 @@ import Testing
                 #expect(alone == expected, "width \(width), page \(index)")
             }
             let kept = pages.map { String(glyphs[$0].map(\.character)) }.joined(separator: " ")
-            #expect(kept.split(separator: " ") == text.split(separator: " "))
+            // Every glyph but the spaces at breaks, in order; words whole where a line holds them
+            // ("physiotherapist" is broken at 12 cells).
+            #expect(kept.filter { $0 != " " } == text.filter { $0 != " " })
+            if width >= 15 { #expect(kept.split(separator: " ") == text.split(separator: " ")) }
         }
+    }
+
+    /// Text written without spaces wraps as Unicode's line breaking says: Chinese between
+    /// ideographs (never before its closing punctuation), Thai between the words of ICU's
+    /// dictionary, and a word longer than a line (a German compound) anywhere. Every line fits.
+    @Test(arguments: [
+        ("今天下午三点请记得去医院看医生，然后去超市买牛奶和面包。", 8),
+        ("วันนี้ตอนบ่ายสามโมงอย่าลืมไปหาหมอแล้วไปซื้อนม", 12),
+        ("Donaudampfschifffahrtsgesellschaftskapitänsmütze", 16),
+    ])
+    func textWithoutSpacesWrapsAsUnicodeSays(text: String, width: Int) {
+        let glyphs = Array(text).enumerated().map { LaidGlyph(character: $1, offset: $0, advance: 1) }
+        let breaking = UnicodeLineBreaking()
+        let lines = wrapRanges(glyphs, width: width, breaking: breaking)
+        #expect(lines.count > 1)
+        #expect(lines.allSatisfy { $0.count <= width }, "\(lines)")
+        #expect(lines.map { String(glyphs[$0].map(\.character)) }.joined() == text)
+        let opportunities = breaking.opportunities(glyphs)
+        if text.unicodeScalars.first!.properties.isAlphabetic, text.first!.isASCII {
+            #expect(opportunities.dropFirst().allSatisfy { !$0 })
+        } else {
+            // Each line begins where a line may begin.
+            #expect(lines.dropFirst().allSatisfy { opportunities[$0.lowerBound] }, "\(lines)")
+            #expect(!lines.contains { glyphs[$0.lowerBound].character == "，" || glyphs[$0.lowerBound].character == "。" })
+        }
+        // "วัน" (day) is one word: no break inside it.
+        if text.hasPrefix("วัน") { #expect(!opportunities[1]) }
     }
 
     /// The terminal's box holds two lines of at most 62 cells; a narrow terminal shows no box.

@@ -9,3 +9,9 @@
    or -1. */
 int32_t mq_icu_format(const char *locale, const uint16_t *skeleton, int32_t skeleton_length,
                       double instant, uint16_t *out, int32_t capacity);
+
+/* Where lines of `text` (UTF-16) may break, by Unicode's line breaking rules (UAX #14, with
+   ICU's dictionaries for Thai, Lao, Khmer and Burmese): the UTF-16 offsets at which a line may
+   begin, in order (the first is 0, the last the length); how many there are (only the first
+   `capacity` are written), or -1. */
+int32_t mq_icu_line_breaks(const uint16_t *text, int32_t length, int32_t *out, int32_t capacity);
