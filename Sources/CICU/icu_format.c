@@ -2,6 +2,9 @@
 #include <unicode/udat.h>
 #include <unicode/udatpg.h>
 #include <unicode/ubrk.h>
+#include <unicode/uloc.h>
+#include <unicode/ustring.h>
+#include <string.h>
 
 int32_t mq_icu_format(const char *locale, const uint16_t *skeleton, int32_t skeleton_length,
                       double instant, uint16_t *out, int32_t capacity) {
@@ -32,4 +35,32 @@ int32_t mq_icu_line_breaks(const uint16_t *text, int32_t length, int32_t *out, i
     }
     ubrk_close(breaks);
     return count;
+}
+
+int32_t mq_icu_languages(char *out, int32_t capacity) {
+    int32_t written = 0;
+    char last[ULOC_LANG_CAPACITY] = "";
+    for (int32_t index = 0; index < uloc_countAvailable(); index++) {
+        const char *locale = uloc_getAvailable(index);
+        char language[ULOC_LANG_CAPACITY];
+        UErrorCode status = U_ZERO_ERROR;
+        uloc_getLanguage(locale, language, sizeof language, &status);
+        if (U_FAILURE(status) || strcmp(language, last) == 0) continue;
+        strcpy(last, language);
+        UChar name[128];
+        int32_t length = uloc_getDisplayLanguage(language, "en", name, 128, &status);
+        char utf8[384];
+        int32_t utf8Length = 0;
+        u_strToUTF8(utf8, sizeof utf8, &utf8Length, name, length, &status);
+        if (U_FAILURE(status)) continue;
+        int32_t needed = (int32_t)strlen(language) + 1 + utf8Length + 1;
+        if (written + needed > capacity) return -1;
+        memcpy(out + written, language, strlen(language));
+        written += (int32_t)strlen(language);
+        out[written++] = '\t';
+        memcpy(out + written, utf8, utf8Length);
+        written += utf8Length;
+        out[written++] = '\n';
+    }
+    return written;
 }

@@ -84,6 +84,10 @@ public struct ConfigurationFile: Sendable, Hashable {
 
     /// Reads and checks a configuration file.
     public static func load(_ path: String) throws(ConfigurationError) -> ConfigurationFile {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            throw ConfigurationError(path: path, line: nil, key: nil, message: "is a folder, not a configuration file")
+        }
         let bytes: [UInt8]
         switch readFile(path, limit: 1 << 20) {
         case .success(let read): bytes = read
@@ -99,6 +103,7 @@ public struct ConfigurationFile: Sendable, Hashable {
     public static func parse(_ text: String, path: String) throws(ConfigurationError) -> ConfigurationFile {
         var configuration = ConfigurationFile()
         var seen: Set<String> = []
+        var partLines: [PartOfDay: Int] = [:]
         var scanner = TOMLScanner(Substring(text))
         while true {
             scanner.skipSpaces()
@@ -122,14 +127,44 @@ public struct ConfigurationFile: Sendable, Hashable {
             }
             scanner.skipSpaces()
             guard scanner.atEnd || scanner.takeLineEnd() else { throw fail(key, "unexpected text after the value") }
-            guard seen.insert(key).inserted else { throw fail(key, "the key is set twice") }
+            // `text_color` is `text_colour` spelled the American way: one key.
+            guard seen.insert(key == "text_color" ? "text_colour" : key).inserted else {
+                throw fail(key, key.hasPrefix("text_colo") ? "the key is set twice (text_colour and text_color are one key)"
+                                                            : "the key is set twice")
+            }
+            if let part = PartOfDay(rawValue: key) { partLines[part] = line }
             do {
                 try configuration.set(key, value)
             } catch {
                 throw fail(key, error.message)
             }
         }
+        if let (part, message) = configuration.partsOutOfOrder() {
+            throw ConfigurationError(path: path, line: partLines[part], key: part.rawValue, message: message)
+        }
         return configuration
+    }
+
+    /// A part of the day that begins out of order (morning, afternoon, evening, then night
+    /// before the next morning), and why; the defaults stand for the parts not set.
+    private func partsOutOfOrder() -> (PartOfDay, String)? {
+        let starts = orientationSettings.parts.starts
+        func clock(_ part: PartOfDay) -> String {
+            let minute = starts[part] ?? 0
+            return CivilDateTime(2000, 1, 1, minute / 60, minute % 60).clock()
+        }
+        let day: [PartOfDay] = [.morning, .afternoon, .evening]
+        for (earlier, later) in zip(day, day.dropFirst()) where (starts[later] ?? 0) <= (starts[earlier] ?? 0) {
+            let blamed = partStarts[later] != nil ? later : earlier
+            return (blamed, "\(later.rawValue) (\(clock(later))) must begin after \(earlier.rawValue) (\(clock(earlier)))")
+        }
+        let night = starts[.night] ?? 0
+        if night <= (starts[.evening] ?? 0), night >= (starts[.morning] ?? 0) {
+            let blamed = partStarts[.night] != nil ? PartOfDay.night : .evening
+            return (blamed, "night (\(clock(.night))) must begin after evening (\(clock(.evening))) "
+                + "or after midnight before morning (\(clock(.morning)))")
+        }
+        return nil
     }
 
     private mutating func set(_ key: String, _ value: TOMLValue) throws(TOMLError) {
@@ -175,15 +210,33 @@ public struct ConfigurationFile: Sendable, Hashable {
         case "connector": connector = try string()
         case "mode": mode = try displayMode()
         case "device": device = try string()
-        case "timezone": timezone = try string()
+        case "timezone":
+            let name = try string()
+            guard isKnownTimeZone(name) else {
+                throw TOMLError("unknown time zone \"\(name)\" (an IANA name such as \"Europe/Berlin\", "
+                                + "or a POSIX rule such as \"CET-1CEST,M3.5.0,M10.5.0/3\"; is tzdata installed?)")
+            }
+            timezone = name
         case "separator": separator = try string()
         case "idle_text": idleText = try string()
-        case "text_colour", "text_color": textColour = try string()
+        case "text_colour", "text_color":
+            let name = try string()
+            guard RGBColor(css: name) != nil else { throw TOMLError("\"\(name)\" is not a CSS colour name (such as \"gold\") or #rrggbb") }
+            textColour = name
         case "effect": effect = try oneOf(["scroll", "typewriter", "dance"])
         case "socket": socket = try string()
-        case "socket_group": socketGroup = try string()
+        case "socket_group":
+            let group = try string()
+            guard getgrnam(group) != nil else { throw TOMLError("there is no group \"\(group)\" on this machine (see /etc/group)") }
+            socketGroup = group
         case "state_dir": stateDirectory = try string()
-        case "font": font = try string()
+        case "font":
+            let path = try string()
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(path, R_OK) == 0 else {
+                throw TOMLError("there is no font file to read at \(path) (`fc-list` lists the fonts installed)")
+            }
+            font = path
         case "speed":
             guard let number = value.number else { throw TOMLError("must be a number of characters per second") }
             guard (1...12).contains(number) else { throw TOMLError("must be between 1 and 12 characters per second") }
@@ -195,7 +248,10 @@ public struct ConfigurationFile: Sendable, Hashable {
             textHeight = number
         case "glyph_cache_mb":
             glyphCacheMegabytes = try whole(1...256, "a whole number of megabytes from 1 to 256 (the default is 4)")
-        case "language": language = try string()
+        case "language":
+            let code = try string()
+            if let problem = CalendarWords.unknownLanguage(code) { throw TOMLError(problem) }
+            language = code
         case "orientation": orientation = try boolean()
         case "orientation_time": orientationTime = try boolean()
         case "clock":

@@ -59,6 +59,34 @@ public struct CalendarWords: Sendable, Hashable {
         return locale.isEmpty || locale == "C" || locale == "POSIX" ? "en_GB" : locale
     }
 
+    /// Why `locale` ("de", "en_GB", "pt-BR") names no language ICU has (nil: it names one),
+    /// with the nearest known code or English name when one is close ("klingon", "germn").
+    public static func unknownLanguage(_ locale: String) -> String? {
+        let language = String(locale.prefix { $0 != "_" && $0 != "-" }).lowercased()
+        let known = knownLanguages
+        guard known.isEmpty || known[language] == nil else { return nil }
+        let wanted = locale.lowercased()
+        let nearest = known.map { code, name in
+            (code: code, name: name, distance: min(editDistance(wanted, code), editDistance(wanted, name.lowercased())))
+        }.min { ($0.distance, $0.code) < ($1.distance, $1.code) }
+        let hint = nearest.flatMap { $0.distance <= 2 ? "; did you mean \"\($0.code)\" (\($0.name))?" : nil } ?? ""
+        return "unknown language \"\(locale)\" (a code such as \"de\", \"en_GB\" or \"zh\")" + hint
+    }
+
+    /// The languages ICU has data for: their codes and English names.
+    private static let knownLanguages: [String: String] = {
+        var buffer = [CChar](repeating: 0, count: 1 << 16)
+        let count = mq_icu_languages(&buffer, Int32(buffer.count))
+        guard count > 0 else { return [:] }
+        var languages: [String: String] = [:]
+        let text = String(decoding: buffer.prefix(Int(count)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: "\t", maxSplits: 1)
+            if fields.count == 2 { languages[String(fields[0])] = String(fields[1]) }
+        }
+        return languages
+    }()
+
     /// The language of the locale: "de" of "de_AT".
     public var language: String {
         String(locale.prefix { $0 != "_" && $0 != "-" }).lowercased()
@@ -129,4 +157,19 @@ public struct CalendarWords: Sendable, Hashable {
         guard count > 0 else { return "" }
         return String(decoding: output[0..<Int(min(count, 256))], as: UTF16.self)
     }
+}
+
+/// How many single-character edits turn one text into the other (Levenshtein).
+func editDistance(_ first: String, _ second: String) -> Int {
+    let a = Array(first), b = Array(second)
+    guard !a.isEmpty else { return b.count }
+    var previous = Array(0...b.count)
+    for (i, x) in a.enumerated() {
+        var current = [i + 1] + [Int](repeating: 0, count: b.count)
+        for (j, y) in b.enumerated() {
+            current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
 }

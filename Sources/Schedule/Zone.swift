@@ -1,5 +1,9 @@
 import CLibical
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A time zone's rules as libical knows them: the system zoneinfo for IANA names, or a
 /// VTIMEZONE from a feed file. Converts between wall clocks and instants the way RFC 5545
 /// §3.3.5 says: a wall time skipped by a DST gap uses the offset from before the gap
@@ -182,4 +186,17 @@ extension String {
         while let last = slice.last, characters.contains(last) { slice.removeLast() }
         return String(slice)
     }
+}
+
+/// Whether `name` names a zone the display can show times in: UTC, an IANA name in the system's
+/// zoneinfo, a Windows zone name, or a POSIX `TZ` rule (checked without libical, for the
+/// configuration file).
+public func isKnownTimeZone(_ name: String, zoneinfo: String = "/usr/share/zoneinfo") -> Bool {
+    if ["UTC", "GMT", "Z"].contains(name.uppercased()) || PosixZoneRule(name) != nil { return true }
+    if windowsZoneTable.contains(where: { $0.windowsName.lowercased() == name.lowercased() || $0.displayName.lowercased() == name.lowercased() }) {
+        return true
+    }
+    var info = stat()
+    return !name.isEmpty && !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
+        && stat(zoneinfo + "/" + name, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
 }

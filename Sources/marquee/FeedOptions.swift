@@ -23,6 +23,13 @@ struct FeedOptions: ParsableArguments {
     @Option(name: .long, help: "The language of the orientation line and of dates and times, e.g. de or en_GB (default: the system's).")
     var language: String?
 
+    func validate() throws {
+        if let language, let problem = CalendarWords.unknownLanguage(language) { throw ValidationError("--language: " + problem) }
+        if let timezone, !isKnownTimeZone(timezone) {
+            throw ValidationError("--timezone: unknown time zone \"\(timezone)\" (an IANA name such as Europe/Berlin, or a POSIX rule)")
+        }
+    }
+
     /// The configuration file's settings (a file that is missing is fine unless named); a
     /// broken one ends the command with its error.
     func configurationFile() throws -> ConfigurationFile {

@@ -98,6 +98,17 @@ import Testing
          "m.toml:1: `subscriptions` expected , or ] in the list"),
         ("speed = [\"5\"]", "m.toml:1: `speed` must be a number of characters per second"),
         ("refresh_minutes = 0", "m.toml:1: `refresh_minutes` must be a whole number of minutes from 1 to 1440 (the default is 5)"),
+        ("timezone = \"Nowhere/Land\"", "m.toml:1: `timezone` unknown time zone \"Nowhere/Land\" (an IANA name such as "
+            + "\"Europe/Berlin\", or a POSIX rule such as \"CET-1CEST,M3.5.0,M10.5.0/3\"; is tzdata installed?)"),
+        ("text_colour = \"blurple\"", "m.toml:1: `text_colour` \"blurple\" is not a CSS colour name (such as \"gold\") or #rrggbb"),
+        ("text_colour = \"gold\"\ntext_color = \"red\"",
+         "m.toml:2: `text_color` the key is set twice (text_colour and text_color are one key)"),
+        ("socket_group = \"no-such-group-here\"", "m.toml:1: `socket_group` there is no group \"no-such-group-here\" on this machine (see /etc/group)"),
+        ("font = \"/nonexistent/Font.ttf\"", "m.toml:1: `font` there is no font file to read at /nonexistent/Font.ttf (`fc-list` lists the fonts installed)"),
+        ("language = \"klingon\"", "m.toml:1: `language` unknown language \"klingon\" (a code such as \"de\", \"en_GB\" or \"zh\")"),
+        ("language = \"germn\"", "m.toml:1: `language` unknown language \"germn\" (a code such as \"de\", \"en_GB\" or \"zh\"); did you mean \"de\" (German)?"),
+        ("morning = \"09:00\"\nafternoon = \"08:00\"", "m.toml:2: `afternoon` afternoon (08:00) must begin after morning (09:00)"),
+        ("night = \"15:00\"", "m.toml:1: `night` night (15:00) must begin after evening (17:00) or after midnight before morning (07:00)"),
     ])
     func mistakesAreNamed(text: String, message: String) {
         #expect(throws: ConfigurationError.self) { try ConfigurationFile.parse(text, path: "m.toml") }
@@ -161,6 +172,11 @@ import Testing
         let huge = folder.appendingPathComponent("huge.toml")
         try Data(repeating: 0x23, count: 2 << 20).write(to: huge)
         #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(huge.path) }
+        #expect {
+            try ConfigurationFile.load(folder.path)
+        } throws: { error in
+            "\(error)" == "\(folder.path): is a folder, not a configuration file"
+        }
         let missing = folder.appendingPathComponent("none").path
         #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(missing) }
         #expect(throws: ConfigurationError.self) { try ConfigurationFile.load(missing, required: true) }

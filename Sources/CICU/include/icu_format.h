@@ -15,3 +15,7 @@ int32_t mq_icu_format(const char *locale, const uint16_t *skeleton, int32_t skel
    begin, in order (the first is 0, the last the length); how many there are (only the first
    `capacity` are written), or -1. */
 int32_t mq_icu_line_breaks(const uint16_t *text, int32_t length, int32_t *out, int32_t capacity);
+
+/* The languages ICU has data for, one line each: the code, a tab, the name in English
+   ("de\tGerman\n"), UTF-8; the bytes written into `out` (at most `capacity`), or -1. */
+int32_t mq_icu_languages(char *out, int32_t capacity);
