@@ -43,7 +43,8 @@ public struct CalendarWords: Sendable, Hashable {
     /// A 12-hour clock (true), a 24-hour one (false), or as the locale prefers (nil).
     public let twelveHours: Bool?
 
-    /// The languages whose parts of the day marquee can name; others are named in English.
+    /// The languages whose parts of the day marquee names in words of its own; the others by
+    /// CLDR's day periods, through ICU.
     public static let languages = ["en", "de", "fr", "es", "it", "nl", "pl", "pt", "sv", "ja"]
 
     public init(locale: String = "en_GB", twelveHours: Bool? = nil) {
@@ -92,9 +93,6 @@ public struct CalendarWords: Sendable, Hashable {
         String(locale.prefix { $0 != "_" && $0 != "-" }).lowercased()
     }
 
-    /// Whether the parts of the day can be named in the locale's own language.
-    public var namesPartsOfDay: Bool { Self.languages.contains(language) }
-
     /// "Monday".
     public func weekday(_ date: CivilDate) -> String { format(date, skeleton: "EEEE") }
 
@@ -113,20 +111,23 @@ public struct CalendarWords: Sendable, Hashable {
         return format(time.date, skeleton: hours + "mm", secondsIntoDay: time.hour * 3600 + time.minute * 60)
     }
 
-    /// The words of the orientation line: these, or British English for a language marquee
-    /// cannot name the parts of the day in (a line half in one language would confuse).
-    public var lineWords: CalendarWords {
-        namesPartsOfDay ? self : CalendarWords(locale: "en_GB", twelveHours: twelveHours)
-    }
-
-    /// "Monday morning", "Montagmorgen", "Lundi matin": the day and the part of it, starting
-    /// with a capital letter as a line of its own.
+    /// "Monday morning", "Montagmorgen", "Lundi matin", "星期一上午": the day and the part of
+    /// it, starting with a capital letter as a line of its own. The ten languages of `phrases`
+    /// in words of marquee's own; every other in its own words too, by CLDR's flexible day
+    /// period for a time well inside the part (ICU's pattern `B`): which part it is the carer's
+    /// hours decide, what it is called the language.
     public func dayAndPart(_ part: PartOfDay, on date: CivilDate) -> String {
-        let day = weekday(date)
-        let phrase = Self.phrases[language]?[part] ?? Self.phrases["en"]?[part] ?? "{day}"
-        let text = phrase.replacing("{day}", with: day)
+        let text: String
+        if let phrase = Self.phrases[language]?[part] {
+            text = phrase.replacing("{day}", with: weekday(date))
+        } else {
+            text = format(date, skeleton: "EEEEBBBB", secondsIntoDay: Self.typicalMinute[part, default: 0] * 60)
+        }
         return text.prefix(1).uppercased() + text.dropFirst()
     }
+
+    /// A minute well inside each part of the day, whose CLDR day period names the part.
+    private static let typicalMinute: [PartOfDay: Int] = [.morning: 9 * 60, .afternoon: 15 * 60, .evening: 19 * 60, .night: 23 * 60]
 
     /// How each language names a day's part, `{day}` standing for the weekday as ICU writes it.
     private static let phrases: [String: [PartOfDay: String]] = [

@@ -33,8 +33,7 @@
     private var written: [WrittenKey: String] = [:]
 
     private struct WrittenKey: Hashable {
-        /// `line…`: the orientation line's words (`CalendarWords.lineWords`).
-        enum Kind: Hashable { case clock, dayAndMonth, fullDate, lineDate, lineClock, lineDayAndPart(PartOfDay) }
+        enum Kind: Hashable { case clock, date, dayAndMonth, fullDate, dayAndPart(PartOfDay) }
         var kind: Kind
         var time: CivilDateTime
     }
@@ -92,9 +91,8 @@
         case .clock: words.clock(time)
         case .dayAndMonth: words.dayAndMonth(time.date)
         case .fullDate: words.fullDate(time.date)
-        case .lineDate: words.lineWords.date(time.date)
-        case .lineClock: words.lineWords.clock(time)
-        case .lineDayAndPart(let part): words.lineWords.dayAndPart(part, on: time.date)
+        case .date: words.date(time.date)
+        case .dayAndPart(let part): words.dayAndPart(part, on: time.date)
         }
         if written.count > 10_000 { written.removeAll() }
         written[key] = text
@@ -108,11 +106,11 @@
     {
         let minute = wall.hour * 60 + wall.minute
         let day = CivilDateTime(date: wall.date)
-        var text = write(.lineDayAndPart(part), day) + " · " + write(.lineDate, day)
+        var text = write(.dayAndPart(part), day) + " · " + write(.date, day)
         var next = settings.parts.nextStart(after: minute).map { CivilDateTime(date: wall.date, hour: $0 / 60, minute: $0 % 60) }
         if settings.showsTime {
             let shown = CivilDateTime(date: wall.date, hour: wall.hour, minute: wall.minute)
-            text += " · " + write(.lineClock, shown)
+            text += " · " + write(.clock, shown)
             let nextMinute = shown.adding(seconds: 60)
             next = nextMinute.date == wall.date ? min(next ?? nextMinute, nextMinute) : next
         }

@@ -281,8 +281,9 @@ import Testing
         let kit = try await DisplayLoopKit(
             at: "2026-11-23T10:00:00+01:00", watchdog: watchdog,
             reloadSettings: { [fresh] in
-                // The test opens the gate; the time-out only keeps a broken loop from hanging it.
-                _ = reading.wait(timeout: .now() + 120)
+                // The test opens the gate; the time-out only keeps a broken loop from hanging it
+                // (long: the kit waits for the schedule's actor, which every suite shares).
+                _ = reading.wait(timeout: .now() + 900)
                 return fresh
             })
         await kit.post(.control(.reload))

@@ -54,17 +54,25 @@ import Testing
         #expect(run.errors.contains("/nonexistent/dir/x.png"), "\(run.errors)")
     }
 
-    /// A font that does not exist is reported; the defaults behind it still draw.
-    @Test func missingConfiguredFontFallsBack() throws {
+    /// A font file FreeType cannot open is reported; the defaults behind it still draw. One that
+    /// does not exist is a mistake in the configuration, refused with its line.
+    @Test func brokenConfiguredFontFallsBack() throws {
         let config = NSTemporaryDirectory() + "marquee-\(UUID().uuidString).toml"
+        let notAFont = NSTemporaryDirectory() + "marquee-\(UUID().uuidString).ttf"
         let out = NSTemporaryDirectory() + "marquee-snapshot-\(UUID().uuidString).png"
-        defer { unlink(config); unlink(out) }
-        try Data("font = \"/nonexistent/font.ttf\"\ntext_height = 0.2\n".utf8).write(to: URL(fileURLWithPath: config))
+        defer { unlink(config); unlink(notAFont); unlink(out) }
+        try Data("not a font".utf8).write(to: URL(fileURLWithPath: notAFont))
+        try Data("font = \"\(notAFont)\"\ntext_height = 0.2\n".utf8).write(to: URL(fileURLWithPath: config))
         let run = try CommandLineTests.marquee(
             "snapshot", "--feeds", CommandLineTests.examples, "--config", config, "--size", "320x240", "--out", out)
         #expect(run.status == 0, "\(run.errors)")
-        #expect(run.errors.contains("warning: /nonexistent/font.ttf: not a font FreeType can open"), "\(run.errors)")
+        #expect(run.errors.contains("warning: \(notAFont): not a font FreeType can open"), "\(run.errors)")
         #expect(try pngSize(out) == (320, 240))
+        try Data("font = \"/nonexistent/font.ttf\"\n".utf8).write(to: URL(fileURLWithPath: config))
+        let missing = try CommandLineTests.marquee(
+            "snapshot", "--feeds", CommandLineTests.examples, "--config", config, "--size", "320x240", "--out", out)
+        #expect(missing.status == 1)
+        #expect(missing.errors.contains("\(config):1: `font` there is no font file to read at /nonexistent/font.ttf"), "\(missing.errors)")
     }
 }
 

@@ -44,21 +44,28 @@ import Testing
     }
 
     /// In each language marquee names the parts of the day in, as the language says it; the
-    /// dates as ICU writes them for it. Another language (Czech) gets the whole line in English.
+    /// dates as ICU writes them for it. Every other language in its own words too: CLDR's day
+    /// period for the part (Czech, Chinese, Arabic, Hindi, Korean, Hebrew).
     @Test(arguments: [
         ("en_GB", "Monday morning · 23 November 2026"), ("en_US", "Monday morning · November 23, 2026"),
         ("de", "Montagmorgen · 23. November 2026"), ("fr", "Lundi matin · 23 novembre 2026"),
         ("es", "Lunes por la mañana · 23 de noviembre de 2026"), ("it", "Lunedì mattina · 23 novembre 2026"),
         ("nl", "Maandagochtend · 23 november 2026"), ("pl", "Poniedziałek rano · 23 listopada 2026"),
         ("pt", "Segunda-feira de manhã · 23 de novembro de 2026"), ("sv", "Måndagsmorgon · 23 november 2026"),
-        ("ja", "月曜日の朝 · 2026年11月23日"), ("cs", "Monday morning · 23 November 2026"),
+        ("ja", "月曜日の朝 · 2026年11月23日"), ("cs", "Pondělí dopoledne · 23. listopadu 2026"),
+        ("zh", "星期一 上午 · 2026年11月23日"), ("ar", "الاثنين، صباحًا · ٢٣ نوفمبر ٢٠٢٦"),
+        ("hi", "सोमवार, सुबह · 23 नवंबर 2026"), ("ko", "월요일 오전 · 2026년 11월 23일"),
+        ("he", "יום שני, בבוקר · 23 בנובמבר 2026"),
     ])
     func inEachLanguage(locale: String, line: String) throws {
         #expect(try snapshot(at: "2026-11-23T10:00:00+01:00", locale: locale).orientation == line)
     }
 
-    /// The evening in German, the afternoon in Japanese, the night in French.
+    /// The evening in German, the afternoon in Japanese, the night in French; by CLDR the
+    /// afternoon in Chinese and the night in Korean.
     @Test func otherPartsInOtherLanguages() throws {
+        #expect(try snapshot(at: "2026-11-23T14:00:00+01:00", locale: "zh").orientation == "星期一 下午 · 2026年11月23日")
+        #expect(try snapshot(at: "2026-11-23T23:00:00+01:00", locale: "ko").orientation == "월요일 밤 · 2026년 11월 23일")
         #expect(try snapshot(at: "2026-11-23T18:00:00+01:00", locale: "de").orientation == "Montagabend · 23. November 2026")
         #expect(try snapshot(at: "2026-11-23T14:00:00+01:00", locale: "ja").orientation == "月曜日の午後 · 2026年11月23日")
         #expect(try snapshot(at: "2026-11-23T23:00:00+01:00", locale: "fr").orientation == "Lundi nuit · 23 novembre 2026")
