@@ -364,7 +364,7 @@ public final class PixelScreen: TickerScreen {
         let lineHeight = boxFonts.ascender + boxFonts.descender
         let text = boxText
         let lines = wrapAnnouncement(announcement.glyphs, width: text.width).prefix(text.lines)
-        let height = lines.count * lineHeight + 2 * padding
+        let height = (announcement.isPaged ? text.lines : lines.count) * lineHeight + 2 * padding
         let top = box.height - height
         let frameTable = painter.table(for: Colour(red: 150, green: 150, blue: 150).dimmed(shade))
         let thickness = max(2, size / 24)
@@ -374,7 +374,8 @@ public final class PixelScreen: TickerScreen {
             let columns = edgeRow ? [margin..<right] : [margin..<(margin + thickness), (right - thickness)..<right]
             for range in columns { for x in range { box.set(x: x, y: y, to: frameTable[255]) } }
         }
-        let ink = shownInk(announcement.colour, hueShift: 0)
+        var ink = shownInk(announcement.colour, hueShift: 0)
+        if announcement.opacity < 1 { ink = ink.scaled(announcement.opacity) }
         // Text read right to left stands at the right edge, is typed from the right end of each
         // line, and its ◀ follows the last line's left end.
         let rightToLeft = announcement.glyphs.readsRightToLeft

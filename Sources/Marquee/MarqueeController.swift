@@ -459,6 +459,9 @@ public final class MarqueeController {
         var typing: Nanoseconds
         var reading: Nanoseconds
         var start: Nanoseconds
+        /// One of several pages, and whether another follows it.
+        var isPaged = false
+        var isFollowed = false
         var typingEnd: Nanoseconds { start + typing }
         var end: Nanoseconds { start + typing + reading }
     }
@@ -472,13 +475,15 @@ public final class MarqueeController {
     /// holds them.
     private func queueAnnouncement(_ item: TapeItem, at effect: Nanoseconds) {
         announcements.removeAll { $0.end <= effect }
-        for page in announcementBox.pages(of: item.glyphs) where !page.isEmpty {
+        let pages = announcementBox.pages(of: item.glyphs).filter { !$0.isEmpty }
+        for (number, page) in pages.enumerated() {
             let letters = Nanoseconds(page.count)
             let reading = Nanoseconds(Double(letters) / configuration.charactersPerSecond * 1e9)
             announcements.append(ScheduledAnnouncement(
                 item: item.page(page), page: page, announced: effect, typing: letters * configuration.typewriterLetter,
                 reading: max(configuration.minimumReadingPause, reading),
-                start: max(effect, announcements.last?.end ?? effect)))
+                start: max(effect, announcements.last?.end ?? effect), isPaged: pages.count > 1,
+                isFollowed: number < pages.count - 1))
         }
     }
 
@@ -508,9 +513,17 @@ public final class MarqueeController {
             let seconds = Double(effect - current.typingEnd) / 1e9
             bob = effectStrength(at: t) * (1 - cos(2 * .pi * 0.5 * seconds)) / 2
         }
-        return Announcement(glyphs: current.item.glyphs, colour: current.item.message.colour,
-                            visibleCount: effect >= current.typingEnd ? current.item.glyphs.count : typed, arrowBob: bob)
+        var shown = Announcement(glyphs: current.item.glyphs, colour: current.item.message.colour,
+                                 visibleCount: effect >= current.typingEnd ? current.item.glyphs.count : typed, arrowBob: bob)
+        shown.isPaged = current.isPaged
+        if current.isFollowed, pause == nil, current.end - effect < Self.pageFade {
+            shown.opacity = Double(current.end - effect) / Double(Self.pageFade)
+        }
+        return shown
     }
+
+    /// How long a page fades before the next page of its announcement is typed.
+    static let pageFade: Nanoseconds = 600_000_000
 }
 
 /// A message measured once: its glyphs with their advances.

@@ -167,4 +167,10 @@ public struct Announcement: Hashable, Sendable {
     public var visibleCount: Int
     /// The "more" arrow ▶ once typing is done: 0 … 1, how far it has bobbed to the right.
     public var arrowBob: Double?
+    /// One page of several: the box keeps the height of a full page for the whole
+    /// announcement, so it never shrinks between pages.
+    public var isPaged = false
+    /// How strongly the page is drawn: 1, falling to 0 over the moment before the next page
+    /// of the same announcement is typed (the page fades rather than vanishing in a frame).
+    public var opacity = 1.0
 }

@@ -340,6 +340,27 @@ struct FixedPages: AnnouncementBox {
         #expect(shown(t0 + 6_600_000_000 + 150_000_000 + 2_900_000_000)! == ("ntist", 5, true))
         #expect(shown(t0 + 6_600_000_000 + 150_000_000 + 3_000_000_000) == nil)
     }
+
+    /// The box's change of page is the calmest change on the screen: every page of a paged
+    /// announcement keeps the box's full height, and a page fades out over 0.6 s before the next
+    /// is typed (it vanished in one frame); the last page, and one that is alone, do not fade.
+    @Test func pagesKeepTheBoxAndFade() throws {
+        let marquee = controller(speed: 5)
+        marquee.announcementBox = FixedPages(size: 10)
+        marquee.update(messages: [MarqueeMessage(text: "Leave now for the dentist", effect: .typewriter)], at: t0, width: 40)
+        func shown(_ t: Nanoseconds) throws -> Announcement { try #require(marquee.frame(at: t, width: 40).announcement) }
+        // The first page ends at 3.3 s.
+        #expect(try shown(t0 + 2 * second).opacity == 1 && shown(t0 + 2 * second).isPaged)
+        let fading = try (0..<6).map { try shown(t0 + 2_700_000_000 + Nanoseconds($0) * 100_000_000).opacity }
+        #expect(fading.first == 1 && zip(fading, fading.dropFirst()).allSatisfy { $0 > $1 } && fading.last! <= 0.2, "\(fading)")
+        let last = try shown(t0 + 6_600_000_000 + 150_000_000 + 2_900_000_000)
+        #expect(last.isPaged && last.opacity == 1)
+        let alone = controller(speed: 5)
+        alone.announcementBox = FixedPages(size: 40)
+        alone.update(messages: [MarqueeMessage(text: "Leave now", effect: .typewriter)], at: t0, width: 40)
+        let single = try #require(alone.frame(at: t0 + 2_900_000_000, width: 40).announcement)
+        #expect(!single.isPaged && single.opacity == 1)
+    }
 }
 
 /// Pause (WCAG 2.2.2) stills everything: the line, the dance, the announcement box; what was
