@@ -14,8 +14,25 @@ struct CheckCommand: AsyncParsableCommand {
 
     @OptionGroup var feedOptions: FeedOptions
 
+    @Flag(name: .long, help: "One JSON object per file or address: path, state (ok or unusable), events, problems (severity, line, message).")
+    var json = false
+
     func run() async throws {
         if try await !check() { throw ExitCode(1) }
+    }
+
+    /// What `check` found of one file, folder or address.
+    struct Report: Encodable {
+        struct Problem: Encodable {
+            var severity: String
+            var line: Int?
+            var message: String
+        }
+
+        var path: String
+        var state: String
+        var events: Int
+        var problems: [Problem]
     }
 
     /// Prints the report; false if any file is unusable.
@@ -27,56 +44,76 @@ struct CheckCommand: AsyncParsableCommand {
         let loaded = try await options.openFeeds(
             configuration: configuration, at: nil, reportProblems: false, subscriptionFolder: nil, fetchNow: true,
             ahead: Self.charactersAhead / 1_000_000_000)
-        let start = loaded.instant
         let schedule = loaded.schedule
-        var usable = true
+        var reports: [Report] = []
         // A folder with no calendar in it is a carer's mistake to be told of, not a silent "ok".
         for path in loaded.paths {
             guard let entries = directoryEntries(path) else { continue }
             let names = entries.map(\.name).filter { !$0.hasPrefix(".") }
             guard !names.contains(where: isFeedFileName) else { continue }
-            usable = false
             let near = names.filter { name in [".ical", ".ifb", ".icalendar", ".vcs"].contains { name.lowercased().hasSuffix($0) } }
-            say("\(path): error: no calendar files (*.ics) in it"
-                + (near.isEmpty ? "" : "; \(near.prefix(3).joined(separator: ", ")) would be read if named *.ics"))
+            reports.append(Report(path: path, state: "unusable", events: 0, problems: [Report.Problem(
+                severity: "error", line: nil, message: "no calendar files (*.ics) in it"
+                    + (near.isEmpty ? "" : "; \(near.prefix(3).joined(separator: ", ")) would be read if named *.ics"))]))
         }
         for feed in await schedule.feeds {
-            for problem in feed.problems { say("\(problem)") }
-            switch feed.state {
-            case .loaded:
-                let warnings = feed.problems.isEmpty ? "" : " with \(feed.problems.count) warning(s)"
-                say("\(feed.path): ok, \(feed.eventCount) event(s)\(warnings)")
-            case .failed:
-                usable = false
-                say("\(feed.path): unusable")
-            }
+            reports.append(Report(
+                path: feed.path, state: feed.state == .loaded ? "ok" : "unusable", events: feed.eventCount,
+                problems: feed.problems.map { Report.Problem(severity: $0.severity.rawValue, line: $0.line, message: $0.message) }))
         }
         for subscription in await loaded.subscriptions?.statuses() ?? [] where subscription.lastSuccess == nil {
-            usable = false
-            say("\(subscription.address): error: \(subscription.error ?? "not fetched")")
-            say("\(subscription.address): unusable")
+            reports.append(Report(path: subscription.address, state: "unusable", events: 0, problems: [Report.Problem(
+                severity: "error", line: nil, message: subscription.error ?? "not fetched")]))
         }
-        await tellCharactersNoFontHas(schedule, from: start, style: DisplayOptions.style(configuration))
-        return usable
+        let missing = await charactersNoFontHas(schedule, from: loaded.instant, style: DisplayOptions.style(configuration))
+        for (source, message) in missing.warnings {
+            if let index = reports.firstIndex(where: { $0.path == source }) {
+                reports[index].problems.append(Report.Problem(severity: "warning", line: nil, message: message))
+            }
+        }
+        if json {
+            for report in reports { say(try jsonLine(report)) }
+        } else {
+            for report in reports { tell(report) }
+            if let note = missing.note { say(note) }
+        }
+        return reports.allSatisfy { $0.state == "ok" }
     }
 
-    /// Warns of characters in the coming year's messages that the framebuffer has no font for
-    /// (it leaves them out): each once, with the first message and file it is in.
-    private func tellCharactersNoFontHas(_ schedule: Schedule, from start: Instant, style: FramebufferStyle) async {
+    /// A report as lines for a person: each problem where it is, then the verdict.
+    private func tell(_ report: Report) {
+        for problem in report.problems {
+            say("\(report.path)" + (problem.line.map { ":\($0)" } ?? "") + ": \(problem.severity): \(problem.message)")
+        }
+        if report.state == "ok" {
+            let warnings = report.problems.isEmpty ? "" : " with \(report.problems.count) warning(s)"
+            say("\(report.path): ok, \(report.events) event(s)\(warnings)")
+        } else {
+            say("\(report.path): unusable")
+        }
+    }
+
+    /// The characters in the coming year's messages that the framebuffer has no font for (it
+    /// leaves them out): each once, with the first message it is in, by the file it came from;
+    /// or a note that there is no font to check against.
+    private func charactersNoFontHas(
+        _ schedule: Schedule, from start: Instant, style: FramebufferStyle
+    ) async -> (warnings: [(source: String, message: String)], note: String?) {
         guard let fonts = try? FontStack(paths: style.fontPaths, pixelSize: 32) else {
-            say("no framebuffer font to check the messages' characters against (\(style.fontPaths.first ?? "none"))")
-            return
+            return ([], "no framebuffer font to check the messages' characters against (\(style.fontPaths.first ?? "none"))")
         }
         let agenda = await schedule.agenda(from: start, to: Instant(nanoseconds: start.nanoseconds + Self.charactersAhead),
                                            limit: 20_000)
         var seen: Set<String> = []
+        var warnings: [(source: String, message: String)] = []
         for entry in agenda.entries where entry.change != .end && seen.insert(entry.message.text).inserted {
             _ = fonts.layout(entry.message.text)
             for character in fonts.takeMissing() {
-                say("\(entry.message.source): \(FontStack.noFontHas(character)) in \"\(entry.message.text)\"; "
-                    + "the framebuffer leaves it out")
+                warnings.append((entry.message.source, "\(FontStack.noFontHas(character)) in \"\(entry.message.text)\"; "
+                    + "the framebuffer leaves it out"))
             }
         }
+        return (warnings, nil)
     }
 
     /// How far ahead the messages' characters are checked: a year and a day.

@@ -211,8 +211,19 @@ import Testing
         let run = try Self.marquee("check", folder.path)
         #expect(run.status == 0)
         let told = run.output.split(separator: "\n").filter { $0.contains("no font has") }
-        #expect(told == ["\(folder.path)/scripts.ics: no font has \"\u{17000}\" (U+17000) in \"Tangut \u{17000} and runes "
+        #expect(told == ["\(folder.path)/scripts.ics: warning: no font has \"\u{17000}\" (U+17000) in \"Tangut \u{17000} and runes "
             + "\u{16A0}\"; the framebuffer leaves it out"])
+        // For scripts (and the carer's Home Assistant): one JSON object per file.
+        let json = try Self.marquee("check", "--json", folder.path, "/nonexistent/feeds.d")
+        #expect(json.status == 1)
+        let reports = try json.output.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(reports.map { $0["path"] as? String } == ["/nonexistent/feeds.d", "\(folder.path)/scripts.ics"])
+        #expect(reports.map { $0["state"] as? String } == ["unusable", "ok"])
+        #expect(reports.last?["events"] as? Int == 1)
+        let problems = try #require(reports.last?["problems"] as? [[String: Any]])
+        #expect(problems.count == 1 && problems[0]["severity"] as? String == "warning")
     }
 
     /// A feed folder that does not exist is an error for the commands that read it.
