@@ -53,6 +53,65 @@ func generatedFeed(events: Int) -> String {
     return lines.joined(separator: "\r\n") + "\r\n"
 }
 
+/// A calendar that is mostly repeats ending after a count, as course and therapy plans are
+/// written (`recurring` out of every 100 events): the same weekdays every week or every few
+/// days, a weekday of the month, one weekday a week; the rest one-off.
+func recurringFeed(events: Int, recurring: Int = 65) -> String {
+    var generator = SplitMix64(seed: 2027)
+    var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//marquee//benchmark//EN"]
+    let rules = ["FREQ=WEEKLY;BYDAY=MO,WE,FR;COUNT=60", "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR;COUNT=60",
+                 "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,TH;COUNT=60", "FREQ=WEEKLY;COUNT=60", "FREQ=MONTHLY;BYDAY=2TU;COUNT=60"]
+    let weekdaysOf = ["MO": 1, "TU": 2, "WE": 3, "TH": 4, "FR": 5]
+    for index in 0..<events {
+        // A start on one of the rule's days: a Monday (or Tuesday) in 2020–2027.
+        let rule = index % 100 < recurring ? rules[index % rules.count] : nil
+        let monday = 1_578_268_800 + Double(generator.next() % 400) * 7 * 86_400  // 2020-01-06
+        let shift = rule.map { $0.contains("BYDAY=TU") || $0.contains("=2TU") ? (weekdaysOf["TU"]! - 1) : 0 } ?? 0
+        let date = Date(timeIntervalSince1970: monday + Double(shift) * 86_400)
+        let parts = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
+        let start = String(format: "%04d%02d%02dT%02d0000", parts.year!, parts.month!, parts.day!, 8 + index % 10)
+        lines += ["BEGIN:VEVENT", "UID:recurring-\(index)", "DTSTART;TZID=Europe/Berlin:\(start)", "DURATION:PT1H"]
+        if let rule { lines.append("RRULE:" + rule) }
+        lines += ["SUMMARY:Course \(index)", "END:VEVENT"]
+    }
+    lines.append("END:VCALENDAR")
+    return lines.joined(separator: "\r\n") + "\r\n"
+}
+
+/// Load and first query against libical's parse, for the recurrence-heavy shape.
+func runRecurring(in folder: URL) async throws {
+    for events in [10_000, 50_000] {
+        let text = recurringFeed(events: events)
+        let file = folder.appendingPathComponent("recurring-\(events).ics")
+        try Data(text.utf8).write(to: file)
+        var ratios: [Double] = []
+        var loads: [Double] = []
+        var parses: [Double] = []
+        for _ in 0..<5 {
+            let parse = await seconds {
+                let bytes = Array(text.utf8) + [0]
+                bytes.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { icalcomponent_free(icalparser_parse_string($0.baseAddress)) }
+                }
+            }
+            let schedule = try await Schedule(displayZone: "Europe/Berlin")
+            let noon = await schedule.instant(of: TimeArgument("2026-11-24 12:00")!)
+            let load = await seconds {
+                await schedule.load([file.path], around: noon)
+                _ = await schedule.messages(at: noon)
+            }
+            let status = await schedule.feeds.first!
+            precondition(status.eventCount == events && status.state == .loaded, "unexpected load: \(status)")
+            parses.append(parse)
+            loads.append(load)
+            ratios.append(load / parse)
+        }
+        print(String(format: "recurring shape (65%% COUNT rules), %d VEVENTs, %d KB: load + first query %.1f ms, "
+            + "libical's parse %.1f ms = %.2fx (median of 5 side-by-side ratios; goal: at most 1.5x)",
+                     events, text.utf8.count / 1024, median(loads) * 1000, median(parses) * 1000, median(ratios)))
+    }
+}
+
 struct SplitMix64 {
     var state: UInt64
     init(seed: UInt64) { state = seed }
@@ -183,6 +242,7 @@ func run() async throws {
     let cold = await seconds { _ = await schedule.nextChange(after: far) }
     print(String(format: "nextChange(after:) years later (parses again, expands 28 days): %.2f ms", cold * 1000))
     print(String(format: "peak memory at the end: %.1f MB", peakMemoryMB()))
+    try await runRecurring(in: folder)
     try await runEveryMinute(in: folder)
 }
 

@@ -227,8 +227,11 @@ public struct ScheduleLimits: Sendable, Hashable {
             case ICAL_DTSTART_PROPERTY:
                 record.start = time(property, icalproperty_get_dtstart(property), "DTSTART")
                 // Apple Contacts' birthdays: the year written is a stand-in (1604).
-                record.yearUnknown = propertyLine("DTSTART").map { source.lineText($0).uppercased().contains("X-APPLE-OMIT-YEAR") }
-                    ?? false
+                var parameter = icalproperty_get_first_parameter(property, ICAL_X_PARAMETER)
+                while let current = parameter, !record.yearUnknown {
+                    record.yearUnknown = swiftString(icalparameter_get_xname(current))?.uppercased() == "X-APPLE-OMIT-YEAR"
+                    parameter = icalproperty_get_next_parameter(property, ICAL_X_PARAMETER)
+                }
             case ICAL_DTEND_PROPERTY:
                 record.end = time(property, icalproperty_get_dtend(property), "DTEND")
             case ICAL_DURATION_PROPERTY:

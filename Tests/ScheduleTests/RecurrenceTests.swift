@@ -187,7 +187,7 @@ import Testing
         #expect(schedule.texts(at: "2031-02-01T00:00:00+01:00") == [])
     }
 
-    /// A rule with one instance per step: its instances are where libical puts them, so it is
+    /// A rule whose instances repeat evenly: its instances are where libical puts them, so it is
     /// iterated without libical, and its COUNT is read as the UNTIL of its last one.
     @Test(arguments: [
         ("FREQ=DAILY;COUNT=40", false), ("FREQ=WEEKLY;INTERVAL=2;COUNT=30", false),
@@ -195,6 +195,15 @@ import Testing
         ("FREQ=YEARLY;INTERVAL=4;COUNT=6", false), ("FREQ=HOURLY;INTERVAL=5;COUNT=100", false),
         ("FREQ=MINUTELY;INTERVAL=7;COUNT=500", false), ("FREQ=DAILY;INTERVAL=3;COUNT=9", true),
         ("FREQ=MONTHLY;INTERVAL=5;COUNT=14", true), ("FREQ=YEARLY;COUNT=30", true),
+        // The same weekdays every week or run of days, WKST and the start's week respected.
+        ("FREQ=WEEKLY;BYDAY=TU,TH;COUNT=60", false), ("FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TU,FR;COUNT=45", false),
+        ("FREQ=WEEKLY;INTERVAL=3;BYDAY=SU,TU,SA;WKST=SU;COUNT=40", true),
+        ("FREQ=WEEKLY;INTERVAL=2;BYDAY=SU,TU;WKST=MO;COUNT=30", false),
+        ("FREQ=WEEKLY;INTERVAL=2;BYDAY=SU,TU;WKST=SU;COUNT=30", false),
+        ("FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR;COUNT=100", false), ("FREQ=DAILY;INTERVAL=3;BYDAY=TU,SA,SU;COUNT=30", true),
+        // The n-th weekday of the month (27 February 2024 is the fourth and the last Tuesday).
+        ("FREQ=MONTHLY;BYDAY=4TU;COUNT=30", false), ("FREQ=MONTHLY;BYDAY=-1TU;COUNT=30", false),
+        ("FREQ=MONTHLY;INTERVAL=3;BYDAY=-1TU;COUNT=20", true),
     ])
     func evenRuleMatchesLibical(rule text: String, isDate: Bool) throws {
         let start = CivilDateTime(2024, 2, 27, isDate ? 0 : 9, isDate ? 0 : 15)  // a Tuesday
@@ -236,11 +245,15 @@ import Testing
     /// Rules whose steps can hold no instance or several are left to libical alone.
     @Test(arguments: [
         ("FREQ=WEEKLY;BYDAY=MO;COUNT=5", CivilDateTime(2024, 2, 27, 9)),
-        ("FREQ=WEEKLY;BYDAY=TU,TH;COUNT=5", CivilDateTime(2024, 2, 27, 9)),
+        ("FREQ=WEEKLY;BYDAY=MO,WE;COUNT=5", CivilDateTime(2024, 2, 27, 9)),
+        ("FREQ=DAILY;BYDAY=1TU,WE;COUNT=5", CivilDateTime(2024, 2, 27, 9)),
+        ("FREQ=DAILY;BYDAY=MO,WE;COUNT=5", CivilDateTime(2024, 2, 27, 9)),
         ("FREQ=MONTHLY;COUNT=5", CivilDateTime(2024, 1, 31, 9)),
         ("FREQ=YEARLY;COUNT=5", CivilDateTime(2024, 2, 29, 9)),
         ("FREQ=DAILY;BYMONTH=3;COUNT=5", CivilDateTime(2024, 3, 1, 9)),
-        ("FREQ=MONTHLY;BYDAY=-1FR;COUNT=5", CivilDateTime(2024, 3, 29, 9)),
+        ("FREQ=MONTHLY;BYDAY=-1FR;COUNT=5", CivilDateTime(2024, 3, 22, 9)),
+        ("FREQ=MONTHLY;BYDAY=5FR;COUNT=5", CivilDateTime(2024, 3, 29, 9)),
+        ("FREQ=MONTHLY;BYDAY=2TU,4TU;COUNT=5", CivilDateTime(2024, 2, 13, 9)),
         ("FREQ=WEEKLY;BYDAY=2TU", CivilDateTime(2024, 2, 27, 9)),
     ])
     func unevenRulesAreLeftToLibical(rule: String, start: CivilDateTime) {
