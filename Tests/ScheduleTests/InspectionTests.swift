@@ -12,10 +12,10 @@ import Testing
         let folder = try feedFolder([:])
         let started = folder + "/reader-started", released = folder + "/reader-released"
         // A reader that says it has begun, then waits for the test and answers nothing. (At most
-        // 10 minutes: libical's actor is shared by every suite, so the snapshot may wait for
-        // theirs; the bound only ends a broken run.)
+        // 40 minutes: in a full run the snapshot waits for a thread while other suites block
+        // theirs — the kiosk test one for 15 minutes; the bound only ends a broken run.)
         let slowReader = FeedReader.helper(executable: "/bin/sh", arguments: [
-            "-c", "touch '\(started)'; for i in $(seq 6000); do [ -e '\(released)' ] && exit 1; sleep 0.1; done"])
+            "-c", "touch '\(started)'; for i in $(seq 24000); do [ -e '\(released)' ] && exit 1; sleep 0.1; done"])
         let schedule = try await Schedule(displayZone: "UTC", reader: slowReader, orientation: OrientationSettings())
         let inspected = Mutex(false)
         let inspection = Task {
