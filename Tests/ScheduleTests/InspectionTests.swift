@@ -16,7 +16,10 @@ import Testing
         // theirs — the kiosk test one for 15 minutes; the bound only ends a broken run.)
         let slowReader = FeedReader.helper(executable: "/bin/sh", arguments: [
             "-c", "touch '\(started)'; for i in $(seq 24000); do [ -e '\(released)' ] && exit 1; sleep 0.1; done"])
-        let schedule = try await Schedule(displayZone: "UTC", reader: slowReader, orientation: OrientationSettings())
+        // The reader's deadline is the test's too: a slow run must not end it early.
+        var limits = ScheduleLimits()
+        limits.maximumSecondsPerFile = 3_600
+        let schedule = try await Schedule(displayZone: "UTC", limits: limits, reader: slowReader, orientation: OrientationSettings())
         let inspected = Mutex(false)
         let inspection = Task {
             let result = await schedule.inspect(Array(calendar(event("DTSTART:20261125T090000Z", "SUMMARY:Big")).utf8),
