@@ -88,12 +88,7 @@ func runRecurring(in folder: URL) async throws {
         var loads: [Double] = []
         var parses: [Double] = []
         for _ in 0..<5 {
-            let parse = await seconds {
-                let bytes = Array(text.utf8) + [0]
-                bytes.withUnsafeBufferPointer { buffer in
-                    buffer.withMemoryRebound(to: CChar.self) { icalcomponent_free(icalparser_parse_string($0.baseAddress)) }
-                }
-            }
+            let parse = await libicalParseSeconds(text)
             let schedule = try await Schedule(displayZone: "Europe/Berlin")
             let noon = await schedule.instant(of: TimeArgument("2026-11-24 12:00")!)
             let load = await seconds {
@@ -130,6 +125,16 @@ func seconds(_ work: () async -> Void) async -> Double {
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }
 
+/// How long libical's own parse of `text` takes, in seconds.
+func libicalParseSeconds(_ text: String) async -> Double {
+    await seconds {
+        let bytes = Array(text.utf8) + [0]
+        bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { icalcomponent_free(icalparser_parse_string($0.baseAddress)) }
+        }
+    }
+}
+
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
 func peakMemoryMB() -> Double {
@@ -156,12 +161,7 @@ func run() async throws {
     let noon = await schedule.instant(of: TimeArgument("2026-11-22 12:00")!)
     var count = 0
     for _ in 0..<9 {
-        libicalTimes.append(await seconds {
-            let bytes = Array(text.utf8) + [0]
-            bytes.withUnsafeBufferPointer { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { icalcomponent_free(icalparser_parse_string($0.baseAddress)) }
-            }
-        })
+        libicalTimes.append(await libicalParseSeconds(text))
         // As the daemon and the CLI start: load around the first instant, ask for it.
         schedule = try await Schedule(displayZone: "Europe/Berlin")
         let fresh = schedule
@@ -186,12 +186,7 @@ func run() async throws {
         var helperTimes: [Double] = []
         var helperRatios: [Double] = []
         for _ in 0..<9 {
-            let parse = await seconds {
-                let bytes = Array(text.utf8) + [0]
-                bytes.withUnsafeBufferPointer { buffer in
-                    buffer.withMemoryRebound(to: CChar.self) { icalcomponent_free(icalparser_parse_string($0.baseAddress)) }
-                }
-            }
+            let parse = await libicalParseSeconds(text)
             let helped = try await Schedule(displayZone: "Europe/Berlin",
                                             reader: .helper(executable: marquee, arguments: ["read-feed"]))
             var helpedCount = 0
