@@ -38,7 +38,7 @@
         var time: CivilDateTime
     }
 
-    /// A file's version in effect: its bytes (to expand again for later times) and what they gave.
+    /// A file's version in effect: where its bytes are (to expand again for later times) and what they gave.
     private struct FeedInEffect {
         /// Where its bytes are, for expanding them further when time moves on.
         var source: FeedSource
