@@ -157,7 +157,8 @@ enum RuleCheck {
 /// A rule whose instances repeat evenly: exactly one in every step of its FREQ (no BY* part
 /// but the start's own weekday, a month day every month has, no 29 February), or the same
 /// weekdays in every week or run of days (`WEEKLY;BYDAY=MO,WE,FR`, `DAILY;BYDAY=MO,TU,WE,TH,FR`,
-/// with an INTERVAL and a WKST, the start on one of them). Its k-th instance is computed, so
+/// with an INTERVAL and a WKST, the start on one of them), or the n-th weekday of every month
+/// (`MONTHLY;BYDAY=2TU`, from any start). Its k-th instance is computed, so
 /// it is iterated without libical (whose iterator runs ICU calendar arithmetic for every step:
 /// a minutely rule cost milliseconds a day, a counted weekly one 6 µs an instance from its
 /// start), and its COUNT is read as an UNTIL.
@@ -169,8 +170,9 @@ struct EvenRule {
         /// (before the start, in its week) left out.
         case days(base: CivilDate, period: Int64, offsets: [Int64], skipped: Int64)
         /// The `week`-th `weekday` (0 Sunday; a negative week counts from the month's end) of
-        /// every `months`-th month.
-        case monthlyWeekday(months: Int64, week: Int, weekday: Int)
+        /// every `months`-th month from the start's, the first `skipped` of them (one before the
+        /// start, in its month) left out.
+        case monthlyWeekday(months: Int64, week: Int, weekday: Int, skipped: Int64)
     }
 
     private let start: CivilDateTime
@@ -216,13 +218,14 @@ struct EvenRule {
             step = .days(base: start.date, period: period, offsets: offsets, skipped: 0)
         case ICAL_MONTHLY_RECURRENCE where days.isEmpty && start.date.day <= 28: step = .months(interval)
         case ICAL_MONTHLY_RECURRENCE where days.count == 1:
-            // `BYDAY=2TU`, `BYDAY=-1FR`: weeks every month has (not a fifth), the start one of them.
+            // `BYDAY=2TU`, `BYDAY=-1FR`: weeks every month has (not a fifth). A start on another
+            // day is no instance of the rule (libical counts from the first that is).
             let week = Int(icalrecurrencetype_day_position(Int16(days[0])))
             let weekday = Int(icalrecurrencetype_day_day_of_week(Int16(days[0])).rawValue) - 1
-            guard (1...4).contains(abs(week)),
-                  Self.weekday(week, weekday, year: start.date.year, month: start.date.month) == start.date
-            else { return nil }
-            step = .monthlyWeekday(months: interval, week: week, weekday: weekday)
+            guard (1...4).contains(abs(week)) else { return nil }
+            let startMonths = Self.weekday(week, weekday, year: start.date.year, month: start.date.month)
+            step = .monthlyWeekday(months: interval, week: week, weekday: weekday,
+                                   skipped: startMonths < start.date ? 1 : 0)
         case ICAL_YEARLY_RECURRENCE where days.isEmpty && !(start.date.month == 2 && start.date.day == 29):
             step = .months(interval * 12)
         default: return nil
@@ -251,9 +254,9 @@ struct EvenRule {
     /// The instance `index` steps after the start (nil past any date shown).
     func instance(_ index: Int64) -> CivilDateTime? {
         switch step {
-        case .monthlyWeekday(let months, let week, let weekday):
-            guard index <= Self.farthestMonths / months else { return nil }
-            let month = Int64(start.date.year) * 12 + Int64(start.date.month - 1) + index * months
+        case .monthlyWeekday(let months, let week, let weekday, let skipped):
+            guard index <= Self.farthestMonths / months - skipped else { return nil }
+            let month = Int64(start.date.year) * 12 + Int64(start.date.month - 1) + (index + skipped) * months
             var instance = start
             instance.date = Self.weekday(week, weekday, year: Int(month / 12), month: Int(month % 12) + 1)
             return instance
@@ -304,9 +307,12 @@ struct EvenRule {
             return position - skipped
         case .seconds(let seconds):
             return (wall.secondsAsUTC - start.secondsAsUTC + seconds - 1) / seconds
-        case .months(let months), .monthlyWeekday(let months, _, _):
+        case .months(let months), .monthlyWeekday(let months, _, _, _):
+            // The first step in or after the wall's month; the next one if its instance is before the wall.
+            var skipped: Int64 = 0
+            if case .monthlyWeekday(_, _, _, let left) = step { skipped = left }
             let apart = Int64(wall.date.year - start.date.year) * 12 + Int64(wall.date.month - start.date.month)
-            let sameMonth = (apart + months - 1) / months
+            let sameMonth = max(0, (apart + months - 1) / months - skipped)
             return instance(sameMonth).map { $0 < wall } ?? false ? sameMonth + 1 : sameMonth
         }
     }
