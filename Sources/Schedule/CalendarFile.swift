@@ -194,6 +194,7 @@ public struct ScheduleLimits: Sendable, Hashable {
         record.line = line
         var summary: String?
         var marqueeText: String?
+        var ruleProperties: [OpaquePointer] = []
         func propertyLine(_ name: String) -> Int? {
             line.flatMap { source.line(ofProperty: name, from: $0) } ?? line
         }
@@ -240,7 +241,7 @@ public struct ScheduleLimits: Sendable, Hashable {
                     report(.warning, propertyLine("DURATION"), "DURATION is longer than a hundred years; ignored")
                 }
             case ICAL_RRULE_PROPERTY:
-                record.rules.append(property)
+                ruleProperties.append(property)
             case ICAL_RDATE_PROPERTY:
                 let value = icalproperty_get_rdate(property)
                 if icaltime_is_null_time(value.time) == 0 {
@@ -284,7 +285,7 @@ public struct ScheduleLimits: Sendable, Hashable {
                 }
             case ICAL_XLICERROR_PROPERTY:
                 if let rule = ruleWithoutInvalidCount(property) {
-                    record.rules.append(addedRule(rule, to: event))
+                    ruleProperties.append(addedRule(rule, to: event))
                     report(.warning, propertyLine("RRULE"), "RRULE has an invalid COUNT; read without it")
                 } else {
                     reportLibicalError(property, source: source, componentLine: line)
@@ -299,7 +300,8 @@ public struct ScheduleLimits: Sendable, Hashable {
                 record.alarms.append(alarmRecord)
             }
         }
-        return validate(record, of: event, text: marqueeText ?? summary, line: line, propertyLine: propertyLine)
+        return validate(record, of: event, rules: ruleProperties, text: marqueeText ?? summary, line: line,
+                        propertyLine: propertyLine)
     }
 
     /// A repaired or adjusted rule as a new RRULE property of `event`: records point to their
@@ -388,9 +390,10 @@ public struct ScheduleLimits: Sendable, Hashable {
 
     /// Checks what an event needs to become messages; nil (with a warning) if it cannot.
     private func validate(
-        _ record: EventRecord, of event: OpaquePointer, text: String?, line: Int?, propertyLine: (String) -> Int?
+        _ record: EventRecord, of event: OpaquePointer, rules: [OpaquePointer], text: String?, line: Int?,
+        propertyLine: (String) -> Int?
     ) -> EventRecord? {
-        let what = record.uid.isEmpty ? "VEVENT" : "VEVENT \"\(record.uid)\""
+        var what: String { record.uid.isEmpty ? "VEVENT" : "VEVENT \"\(record.uid)\"" }
         guard let start = record.start else {
             report(.warning, line, "\(what) has no DTSTART; ignored")
             return nil
@@ -401,7 +404,7 @@ public struct ScheduleLimits: Sendable, Hashable {
             return nil
         }
         record.text = cleanText
-        if start.isDate, start.wall.date.year < 1900, !record.rules.isEmpty { record.yearUnknown = true }
+        if start.isDate, start.wall.date.year < 1900, !rules.isEmpty { record.yearUnknown = true }
         if record.yearUnknown, cleanText.contains("{age}") {
             report(.warning, propertyLine("DTSTART"),
                    "\(what): the year of its date (\(start.wall.date.year)) stands for an unknown year, so {age} is left out")
@@ -418,8 +421,7 @@ public struct ScheduleLimits: Sendable, Hashable {
             report(.warning, propertyLine("DURATION"), "\(what) has a negative DURATION; ignored")
             record.duration = nil
         }
-        // A rule is 2.7 KB, copied out of libical each time it is read: read once here.
-        record.rules = record.rules.compactMap { property in
+        record.rules = rules.compactMap { property in
             var rule = icalproperty_get_rrule(property)
             if rule.freq == ICAL_NO_RECURRENCE {
                 report(.warning, propertyLine("RRULE"), "RRULE has no valid FREQ; ignored")
@@ -430,7 +432,8 @@ public struct ScheduleLimits: Sendable, Hashable {
                 report(.warning, propertyLine("RRULE"), "\(what): its RRULE \(problem); only DTSTART is used")
                 return nil
             }
-            return RuleCheck.values(rule.by_second) == seconds ? property : addedRule(rule, to: event)
+            return RecurrenceRule(RuleCheck.values(rule.by_second) == seconds ? property : addedRule(rule, to: event),
+                                  rule, start: start.wall)
         }
         return record
     }

@@ -73,6 +73,24 @@ struct NominalDuration: Hashable {
     var periodDuration: NominalDuration?
 }
 
+/// One RRULE of an event. A rule is 2.7 KB, copied out of libical each time it is read (a copy
+/// in every record made loading slower than libical's parse): what expansion asks of it in
+/// every window is kept instead, and the rule read again only where libical iterates it.
+@ICalActor struct RecurrenceRule {
+    let property: OpaquePointer
+    /// Its instances computed without libical, for a rule that repeats evenly.
+    let even: EvenRule?
+    let count: Int32
+    let until: icaltimetype
+
+    init(_ property: OpaquePointer, _ rule: icalrecurrencetype, start: CivilDateTime) {
+        self.property = property
+        even = EvenRule(rule, start: start)
+        count = rule.count
+        until = rule.until
+    }
+}
+
 /// Everything marquee uses of one VEVENT, copied out of libical's tree.
 @ICalActor final class EventRecord {
     var uid = ""
@@ -86,10 +104,9 @@ struct NominalDuration: Hashable {
     var start: TimeValue?
     var end: TimeValue?
     var duration: NominalDuration?
-    /// The RRULE properties in the parsed tree, which the owning `CalendarFile` keeps alive;
-    /// read with `icalproperty_get_rrule` when expanded (a rule is 2.7 KB: a copy in every
-    /// record made loading slower than libical's parse).
-    var rules: [OpaquePointer] = []
+    /// The RRULE properties in the parsed tree (which the owning `CalendarFile` keeps alive),
+    /// as read once on loading.
+    var rules: [RecurrenceRule] = []
     var recurrenceDates: [RecurrenceDate] = []
     var exceptionDates: [TimeValue] = []
     var recurrenceID: TimeValue?

@@ -275,9 +275,7 @@ enum OccurrenceLength {
         }
         consider(firstWall, firstStart, nil)
         for (index, rule) in master.rules.enumerated() {
-            iterate(
-                index, icalproperty_get_rrule(rule), from: from, to: to, window: window,
-                room: max(0, budget - result.count), consider: consider)
+            iterate(index, rule, from: from, to: to, window: window, room: max(0, budget - result.count), consider: consider)
         }
         for date in master.recurrenceDates {
             let start = context.instant(of: date.start, floating: floating)
@@ -329,23 +327,23 @@ enum OccurrenceLength {
     /// Feeds `consider` the rule's instances from `from` to `to`, at most the limit per window
     /// of them and `room` (what is left of the file's budget) in `window`.
     private func iterate(
-        _ ruleIndex: Int, _ original: icalrecurrencetype, from: Int64, to: Int64, window: Range<Int64>, room: Int,
+        _ ruleIndex: Int, _ recurrence: RecurrenceRule, from: Int64, to: Int64, window: Range<Int64>, room: Int,
         consider: (CivilDateTime, Int64, Int64?) -> Void
     ) {
-        var rule = original
-        if icaltime_is_null_time(rule.until) == 0, icaltime_is_utc(rule.until) != 0 {
-            let untilWall = zone.wallClock(at: rule.until.civil.secondsAsUTC)
-            rule.until = icaltimetype(civil: untilWall, isDate: isDate)
+        var until = recurrence.until
+        if icaltime_is_null_time(until) == 0, icaltime_is_utc(until) != 0 {
+            until = icaltimetype(civil: zone.wallClock(at: until.civil.secondsAsUTC), isDate: isDate)
         }
         let fromWall = zone.wallClock(at: from).adding(seconds: -margin)
         var evenInstances: (() -> CivilDateTime?)?
-        if let even = EvenRule(rule, start: firstWall) {
-            if rule.count > 0 {
+        var count = recurrence.count
+        if let even = recurrence.even {
+            if count > 0 {
                 // Past year 9999 nothing is shown, so there the count ends nothing that is.
-                if let last = even.instance(Int64(rule.count) - 1), last.date.year <= 9999 {
-                    rule.until = icaltimetype(civil: last, isDate: isDate)
+                if let last = even.instance(Int64(count) - 1), last.date.year <= 9999 {
+                    until = icaltimetype(civil: last, isDate: isDate)
                 }
-                rule.count = 0
+                count = 0
             }
             // Where the rule has no instance, libical is not asked.
             guard let next = even.firstInstance(atOrAfter: fromWall), next.date.year <= 9999 else { return }
@@ -353,14 +351,20 @@ enum OccurrenceLength {
                 consider(next, instant(of: next), nil)
                 return
             }
-            let untilIsNull = icaltime_is_null_time(rule.until) != 0
-            if untilIsNull || (rule.until.is_date != 0) == isDate {
-                evenInstances = even.instances(atOrAfter: fromWall, through: untilIsNull ? nil : rule.until.civil)
+            let untilIsNull = icaltime_is_null_time(until) != 0
+            if untilIsNull || (until.is_date != 0) == isDate {
+                evenInstances = even.instances(atOrAfter: fromWall, through: untilIsNull ? nil : until.civil)
             }
         }
         // Ended before the window (a day later, for an UNTIL that is a date).
-        if icaltime_is_null_time(rule.until) == 0, rule.until.civil.adding(seconds: 86_400) < fromWall { return }
+        if icaltime_is_null_time(until) == 0, until.civil.adding(seconds: 86_400) < fromWall { return }
         let nextWall: () -> CivilDateTime?
+        var rule = icalrecurrencetype()
+        if evenInstances == nil {
+            rule = icalproperty_get_rrule(recurrence.property)
+            rule.until = until
+            rule.count = count
+        }
         if let evenInstances {
             nextWall = evenInstances
         } else if rule.count > 0 {

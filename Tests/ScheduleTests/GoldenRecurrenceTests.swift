@@ -33,7 +33,7 @@ import Testing
         let record = try #require(file.calendars.first?.records.first)
         let rule = try #require(record.rules.first)
         let start = try #require(record.start)
-        let iterator = try #require(RecurrenceIterator(rule: icalproperty_get_rrule(rule), start: start.wall, isDate: start.isDate))
+        let iterator = try #require(RecurrenceIterator(rule: icalproperty_get_rrule(rule.property), start: start.wall, isDate: start.isDate))
         if let startAt = golden.start_at {
             let skipTo = try #require(TimeValue(golden: startAt))
             iterator.skip(to: skipTo)
