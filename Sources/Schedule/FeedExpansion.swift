@@ -87,15 +87,21 @@ struct WireWriter {
 }
 
 struct WireReader {
-    private let bytes: [UInt8]
-    private var offset = 0
+    private let bytes: ArraySlice<UInt8>
+    private var offset: Int
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    /// Reads `bytes` where it lies: a batch's items are read without copying them.
+    init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+        offset = bytes.startIndex
+    }
 
-    var isAtEnd: Bool { offset == bytes.count }
+    var isAtEnd: Bool { offset == bytes.endIndex }
+
+    private var remaining: Int { bytes.endIndex - offset }
 
     mutating func integer() -> Int64? {
-        guard bytes.count - offset >= 8 else { return nil }
+        guard remaining >= 8 else { return nil }
         var value: Int64 = 0
         for index in (0..<8).reversed() { value = value << 8 | Int64(bytes[offset + index]) }
         offset += 8
@@ -107,13 +113,16 @@ struct WireReader {
         return Int(value)
     }
 
-    mutating func data() -> [UInt8]? {
-        guard let count = count(atMost: bytes.count - offset) else { return nil }
+    /// The next length-prefixed bytes, where they lie.
+    mutating func slice() -> ArraySlice<UInt8>? {
+        guard let count = count(atMost: remaining) else { return nil }
         defer { offset += count }
-        return Array(bytes[offset..<offset + count])
+        return bytes[offset..<offset + count]
     }
 
-    mutating func string() -> String? { data().map { String(decoding: $0, as: UTF8.self) } }
+    mutating func data() -> [UInt8]? { slice().map(Array.init) }
+
+    mutating func string() -> String? { slice().map { String(decoding: $0, as: UTF8.self) } }
 }
 
 /// Several messages of one kind in one: a batch of requests to one helper, its answers back.
@@ -125,13 +134,14 @@ enum WireBatch {
         return writer.bytes
     }
 
-    static func decoded(_ bytes: [UInt8]) -> [[UInt8]]? {
-        var reader = WireReader(bytes)
+    /// The items, as slices of `bytes`.
+    static func decoded(_ bytes: [UInt8]) -> [ArraySlice<UInt8>]? {
+        var reader = WireReader(bytes[...])
         // Each item takes at least its 8-byte length.
         guard let count = reader.count(atMost: bytes.count / 8) else { return nil }
-        var items: [[UInt8]] = []
+        var items: [ArraySlice<UInt8>] = []
         for _ in 0..<count {
-            guard let item = reader.data() else { return nil }
+            guard let item = reader.slice() else { return nil }
             items.append(item)
         }
         return reader.isAtEnd ? items : nil
@@ -157,7 +167,7 @@ extension ExpansionRequest {
         return writer.bytes
     }
 
-    init?(decoding bytes: [UInt8]) {
+    init?(decoding bytes: ArraySlice<UInt8>) {
         var reader = WireReader(bytes)
         guard let path = reader.string(), let displayZone = reader.string(), let defaultDuration = reader.integer(),
             let fileBytes = reader.count(atMost: Int(Int32.max)), let steps = reader.count(atMost: Int(Int32.max)),
@@ -214,7 +224,7 @@ extension FeedExpansion {
         return writer.bytes
     }
 
-    init?(decoding bytes: [UInt8]) {
+    init?(decoding bytes: ArraySlice<UInt8>) {
         var reader = WireReader(bytes)
         // Lists hold items of 8 bytes or more. The event count is only a number: a file of
         // thousands of events may have a handful of activations in the stretch expanded.

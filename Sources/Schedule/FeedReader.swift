@@ -75,10 +75,10 @@ public func serveFeedReading() async -> Never {
         if count <= 0 { break }
         input.append(contentsOf: chunk[0..<count])
     }
-    guard let items = WireBatch.decoded(input) else { exit(2) }
-    input = []
+    let items = WireBatch.decoded(input) ?? []
     let requests = items.compactMap(ExpansionRequest.init(decoding:))
     guard let first = requests.first, requests.count == items.count else { exit(2) }
+    input = []
     var memory = rlimit(rlim_cur: rlim_t(first.limits.maximumReaderBytes), rlim_max: rlim_t(first.limits.maximumReaderBytes))
     setrlimit(__rlimit_resource_t(RLIMIT_DATA.rawValue), &memory)
     // The parent kills a helper at its deadline; this ends one whose parent died first.

@@ -222,7 +222,7 @@ import Testing
     /// Between the processes an expansion keeps its event count, however few activations it holds.
     @Test func anExpansionKeepsItsEventCount() throws {
         let expansion = FeedExpansion(eventCount: 100_000, coverage: 0..<86_400)
-        let decoded = try #require(FeedExpansion(decoding: expansion.encoded()))
+        let decoded = try #require(FeedExpansion(decoding: expansion.encoded()[...]))
         #expect(decoded.eventCount == 100_000)
         #expect(decoded.coverage == 0..<86_400)
     }

@@ -76,6 +76,24 @@ import Testing
         #expect(schedule.texts(at: Self.at).contains("Caf\u{FFFD}(\u{FFFD}"))
     }
 
+    /// The file is checked a run of lines at a time: a bad byte far into a big file, and a
+    /// valid character at the end of a run, are each told right.
+    @Test func invalidUTF8FarIntoABigFileIsFound() throws {
+        let events = (0..<3_000).map { event("UID:e\($0)", "DTSTART:20260701T100000Z", "SUMMARY:Café \($0) ✓") }
+        let clean = Array(calendar(events.joined(separator: "\r\n")).utf8)
+        #expect(clean.count > 3 << 16)
+        let (_, cleanStatus) = try load("clean.ics", clean)
+        #expect(cleanStatus.problems.isEmpty)
+        var bytes = clean
+        let marker = try #require(bytes.firstRange(of: Array("Café 2500".utf8)))
+        bytes.insert(0xFF, at: marker.upperBound)
+        let line = bytes[..<marker.upperBound].count { $0 == 0x0A } + 1
+        let (_, status) = try load("big-latin.ics", bytes)
+        #expect(status.state == .loaded)
+        #expect(status.problems.map(\.line) == [line])
+        #expect(status.problems.first?.message.contains("invalid UTF-8") == true)
+    }
+
     /// A BOM, bare LF line endings and folded lines are all fine.
     @Test func bomLineEndingsAndFolding() throws {
         let text = "\u{FEFF}BEGIN:VCALENDAR\nBEGIN:VEVENT\nUID:f\nDTSTART:20260701T100000Z\n"
