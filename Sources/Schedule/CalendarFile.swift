@@ -261,7 +261,9 @@ public struct ScheduleLimits: Sendable, Hashable {
                                        periodDuration: duration))
                 }
             case ICAL_EXDATE_PROPERTY:
-                if let value = time(property, icalproperty_get_exdate(property), "EXDATE") {
+                // Read as DTSTART is read: `icalproperty_get_exdate` also looks its TZID up among
+                // libical's built-in zones, one name at a time, for a zone marquee resolves itself.
+                if let value = time(property, icalvalue_get_datetimedate(icalproperty_get_value(property)), "EXDATE") {
                     record.exceptionDates.append(value)
                 }
             case ICAL_RECURRENCEID_PROPERTY:
@@ -383,6 +385,8 @@ public struct ScheduleLimits: Sendable, Hashable {
     ]
 
     static func isPlaceholderAlarmText(_ text: String) -> Bool {
+        // Reminders people wrote are mostly longer than any placeholder: not looked at closer.
+        guard text.utf8.count <= 40 else { return false }
         var key = text.lowercased().trimmingCharacters(in: " \t")
         if key.hasSuffix(".") { key.removeLast() }
         return placeholderAlarmTexts.contains(key)
@@ -546,6 +550,8 @@ private func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
 /// component, and nested loops over it derail each other.
 @ICalActor func properties(of component: OpaquePointer) -> [OpaquePointer] {
     var result: [OpaquePointer] = []
+    // An event has a dozen or so: one allocation, not one for every doubling.
+    result.reserveCapacity(16)
     var property = icalcomponent_get_first_property(component, ICAL_ANY_PROPERTY)
     while let current = property {
         result.append(current)

@@ -246,9 +246,12 @@ struct EvenRule {
     /// none: the start's own. nil for values with a position or without the start's weekday.
     private static func plainWeekdays(_ days: [Int], including startDay: Int) -> [Int]? {
         guard !days.isEmpty else { return [startDay] }
-        guard days.allSatisfy({ icalrecurrencetype_day_position(Int16($0)) == 0 }) else { return nil }
-        let weekdays = Set(days.map { Int(icalrecurrencetype_day_day_of_week(Int16($0)).rawValue) - 1 })
-        return weekdays.contains(startDay) ? weekdays.sorted() : nil
+        var weekdays = 0  // a bit for each weekday
+        for day in days {
+            guard icalrecurrencetype_day_position(Int16(day)) == 0 else { return nil }
+            weekdays |= 1 << (Int(icalrecurrencetype_day_day_of_week(Int16(day)).rawValue) - 1)
+        }
+        return weekdays & (1 << startDay) != 0 ? (0..<7).filter { weekdays & (1 << $0) != 0 } : nil
     }
 
     /// The instance `index` steps after the start (nil past any date shown).
