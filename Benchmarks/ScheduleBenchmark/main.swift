@@ -1,6 +1,8 @@
 // Measures loading a generated 10,000-VEVENT feed against libical's own parse of the same
-// bytes, peak memory, and the cost of queries after loading. Run in release:
-//   swift run -c release schedule-benchmark
+// bytes, peak memory, and the cost of queries after loading; then both shapes of feed (a
+// family calendar, a plan of counted repeats) at 10k and 50k events, in this process and
+// through the helper process as marquee reads. Run in release, with marquee built beside it:
+//   swift build -c release && swift run -c release schedule-benchmark
 import CLibical
 import Foundation
 import Schedule
@@ -78,32 +80,50 @@ func recurringFeed(events: Int, recurring: Int = 65) -> String {
     return lines.joined(separator: "\r\n") + "\r\n"
 }
 
-/// Load and first query against libical's parse, for the recurrence-heavy shape.
-func runRecurring(in folder: URL) async throws {
-    for events in [10_000, 50_000] {
-        let text = recurringFeed(events: events)
-        let file = folder.appendingPathComponent("recurring-\(events).ics")
-        try Data(text.utf8).write(to: file)
-        var ratios: [Double] = []
-        var loads: [Double] = []
-        var parses: [Double] = []
-        for _ in 0..<5 {
-            let parse = await libicalParseSeconds(text)
-            let schedule = try await Schedule(displayZone: "Europe/Berlin")
-            let noon = await schedule.instant(of: TimeArgument("2026-11-24 12:00")!)
-            let load = await seconds {
-                await schedule.load([file.path], around: noon)
-                _ = await schedule.messages(at: noon)
+/// Load and first query against libical's parse of the same bytes, for both shapes at 10k and
+/// 50k events: in this process, and through the helper process as marquee reads (`helper`).
+func compareShapesWithParse(in folder: URL, helper: String?) async throws {
+    let shapes: [(name: String, feed: (Int) -> String)] = [
+        ("general shape (25% weekly, 15% yearly, 60% one-off)", { generatedFeed(events: $0) }),
+        ("recurring shape (65% COUNT rules)", { recurringFeed(events: $0) }),
+    ]
+    print("\nload + first query against libical's parse of the same bytes in this process (median of 5 side-by-side "
+        + "ratios of wall and of CPU time; goal: at most 1.5x)")
+    for (name, feed) in shapes {
+        for events in [10_000, 50_000] {
+            let text = feed(events)
+            let file = folder.appendingPathComponent("shape-\(events).ics")
+            try Data(text.utf8).write(to: file)
+            var line = String(format: "%@, %d VEVENTs, %d KB: ", name, events, text.utf8.count / 1024)
+            for reader in [FeedReader.inProcess] + (helper.map { [.helper(executable: $0, arguments: ["read-feed"])] } ?? []) {
+                var ratios: [Double] = []
+                var cpuRatios: [Double] = []
+                var loads: [Double] = []
+                var parses: [Double] = []
+                for _ in 0..<5 {
+                    let parseCPU = cpuSeconds()
+                    let parse = await libicalParseSeconds(text)
+                    let loadCPU = cpuSeconds()
+                    let schedule = try await Schedule(displayZone: "Europe/Berlin", reader: reader)
+                    let noon = await schedule.instant(of: TimeArgument("2026-11-24 12:00")!)
+                    let load = await seconds {
+                        await schedule.load([file.path], around: noon)
+                        _ = await schedule.messages(at: noon)
+                    }
+                    cpuRatios.append((cpuSeconds() - loadCPU) / (loadCPU - parseCPU))
+                    let status = await schedule.feeds.first!
+                    precondition(status.eventCount == events && status.state == .loaded, "unexpected load: \(status)")
+                    parses.append(parse)
+                    loads.append(load)
+                    ratios.append(load / parse)
+                }
+                let place = if case .inProcess = reader { "in this process" } else { "through the helper" }
+                line += String(format: "%@ %.1f ms = %.2fx (parse %.1f ms; CPU time %.2fx); ", place,
+                               median(loads) * 1000, median(ratios), median(parses) * 1000, median(cpuRatios))
             }
-            let status = await schedule.feeds.first!
-            precondition(status.eventCount == events && status.state == .loaded, "unexpected load: \(status)")
-            parses.append(parse)
-            loads.append(load)
-            ratios.append(load / parse)
+            print(line.dropLast(2))
+            try FileManager.default.removeItem(at: file)
         }
-        print(String(format: "recurring shape (65%% COUNT rules), %d VEVENTs, %d KB: load + first query %.1f ms, "
-            + "libical's parse %.1f ms = %.2fx (median of 5 side-by-side ratios; goal: at most 1.5x)",
-                     events, text.utf8.count / 1024, median(loads) * 1000, median(parses) * 1000, median(ratios)))
     }
 }
 
@@ -133,6 +153,19 @@ func libicalParseSeconds(_ text: String) async -> Double {
             buffer.withMemoryRebound(to: CChar.self) { icalcomponent_free(icalparser_parse_string($0.baseAddress)) }
         }
     }
+}
+
+/// CPU time of this process and its waited-for children (the helper processes), in seconds:
+/// steadier than wall time on a shared machine, where a virtual CPU is often not running.
+func cpuSeconds() -> Double {
+    var total = 0.0
+    for who in [RUSAGE_SELF, RUSAGE_CHILDREN] {
+        var usage = rusage()
+        getrusage(who.rawValue, &usage)
+        total += Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+    return total
 }
 
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
@@ -182,7 +215,8 @@ func run() async throws {
     // the answer on a socket), built next to this benchmark by `swift build -c release`.
     let marquee = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("marquee").path
-    if FileManager.default.isExecutableFile(atPath: marquee) {
+    let helper = FileManager.default.isExecutableFile(atPath: marquee) ? marquee : nil
+    if let marquee = helper {
         var helperTimes: [Double] = []
         var helperRatios: [Double] = []
         for _ in 0..<9 {
@@ -237,7 +271,7 @@ func run() async throws {
     let cold = await seconds { _ = await schedule.nextChange(after: far) }
     print(String(format: "nextChange(after:) years later (parses again, expands 28 days): %.2f ms", cold * 1000))
     print(String(format: "peak memory at the end: %.1f MB", peakMemoryMB()))
-    try await runRecurring(in: folder)
+    try await compareShapesWithParse(in: folder, helper: helper)
     try await runEveryMinute(in: folder)
 }
 
