@@ -195,6 +195,7 @@ public struct ScheduleLimits: Sendable, Hashable {
         var summary: String?
         var marqueeText: String?
         var ruleProperties: [OpaquePointer] = []
+        var dateWithoutYear: String?
         func propertyLine(_ name: String) -> Int? {
             line.flatMap { source.line(ofProperty: name, from: $0) } ?? line
         }
@@ -289,6 +290,11 @@ public struct ScheduleLimits: Sendable, Hashable {
                 if let rule = ruleWithoutInvalidCount(property) {
                     ruleProperties.append(addedRule(rule, to: event))
                     report(.warning, propertyLine("RRULE"), "RRULE has an invalid COUNT; read without it")
+                } else if let (written, date) = startWithoutYear(property) {
+                    // A stand-in year, as Apple writes one: 1604 has a 29 February.
+                    record.start = TimeValue(wall: CivilDateTime(date: date), isDate: true, basis: .floating)
+                    record.yearUnknown = true
+                    dateWithoutYear = written
                 } else {
                     reportLibicalError(property, source: source, componentLine: line)
                 }
@@ -302,8 +308,31 @@ public struct ScheduleLimits: Sendable, Hashable {
                 record.alarms.append(alarmRecord)
             }
         }
+        if dateWithoutYear != nil, ruleProperties.isEmpty {
+            // A day without a year comes back every year.
+            ruleProperties.append(addedRule(icalrecurrencetype_from_string("FREQ=YEARLY"), to: event))
+        }
         return validate(record, of: event, rules: ruleProperties, text: marqueeText ?? summary, line: line,
-                        propertyLine: propertyLine)
+                        dateWithoutYear: dateWithoutYear, propertyLine: propertyLine)
+    }
+
+    /// A DTSTART libical refused because it is a day without a year, as vCard writes a
+    /// birthday (`--0305`, `--03-05`): what was written and the day in the year 1604.
+    private func startWithoutYear(_ complaint: OpaquePointer) -> (String, CivilDate)? {
+        let message = swiftString(icalproperty_get_xlicerror(complaint)) ?? ""
+        let marker = "Removing entire property: "
+        guard message.hasPrefix("Can't parse as DATE"), message.contains(" value in DTSTART property."),
+            let range = message.firstRange(of: marker)
+        else { return nil }
+        let written = String(message[range.upperBound...]).trimmingCharacters(in: " ")
+        let parts = written.split(separator: "-", omittingEmptySubsequences: false)
+        let digits = parts.count == 3 ? parts[2] : parts.count == 4 ? parts[2] + parts[3] : ""
+        guard parts.count >= 3, parts[0].isEmpty, parts[1].isEmpty, parts.count == 3 || parts[2].count == 2,
+            digits.count == 4, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+            let month = Int(digits.prefix(2)), let day = Int(digits.suffix(2))
+        else { return nil }
+        let date = CivilDate(year: 1604, month: month, day: day)
+        return date.isValid ? (written, date) : nil
     }
 
     /// A repaired or adjusted rule as a new RRULE property of `event`: records point to their
@@ -395,7 +424,7 @@ public struct ScheduleLimits: Sendable, Hashable {
     /// Checks what an event needs to become messages; nil (with a warning) if it cannot.
     private func validate(
         _ record: EventRecord, of event: OpaquePointer, rules: [OpaquePointer], text: String?, line: Int?,
-        propertyLine: (String) -> Int?
+        dateWithoutYear: String?, propertyLine: (String) -> Int?
     ) -> EventRecord? {
         var what: String { record.uid.isEmpty ? "VEVENT" : "VEVENT \"\(record.uid)\"" }
         guard let start = record.start else {
@@ -410,8 +439,9 @@ public struct ScheduleLimits: Sendable, Hashable {
         record.text = cleanText
         if start.isDate, start.wall.date.year < 1900, !rules.isEmpty { record.yearUnknown = true }
         if record.yearUnknown, cleanText.contains("{age}") {
-            report(.warning, propertyLine("DTSTART"),
-                   "\(what): the year of its date (\(start.wall.date.year)) stands for an unknown year, so {age} is left out")
+            let date = dateWithoutYear.map { "its date (\($0)) has no year" }
+                ?? "the year of its date (\(start.wall.date.year)) stands for an unknown year"
+            report(.warning, propertyLine("DTSTART"), "\(what): \(date), so {age} is left out")
         }
         if record.end != nil, record.duration != nil {
             report(.warning, propertyLine("DURATION"), "\(what) has both DTEND and DURATION; DURATION ignored")

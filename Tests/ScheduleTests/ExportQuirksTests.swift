@@ -48,6 +48,31 @@ import Testing
                                         + "an unknown year, so {age} is left out"] : []), "\(warnings)")
     }
 
+    /// A day without a year as vCard writes a birthday (`--0305`, `--03-05`, refused by libical)
+    /// comes back every year, with or without an RRULE, and has no age; 29 February is kept.
+    @Test(arguments: [
+        (["DTSTART;VALUE=DATE:--0305", "RRULE:FREQ=YEARLY"], "2027-03-05"),
+        (["DTSTART;VALUE=DATE:--03-05"], "2027-03-05"),
+        (["DTSTART:--0305"], "2027-03-05"),
+        (["DTSTART;VALUE=DATE:--0229"], "2028-02-29"),
+    ])
+    func vCardDaysWithoutAYear(lines: [String], day: String) throws {
+        let schedule = try schedule(calendar(event(["UID:anna", "SUMMARY:Anna turns {age} today!"] + lines)), zone: "UTC")
+        #expect(schedule.texts(at: "\(day)T12:00:00Z") == ["Anna turns today!"])
+        #expect(schedule.texts(at: "2026-11-25T12:00:00Z") == [])
+        let written = String(lines[0].split(separator: ":").last!)
+        #expect(schedule.feeds.first?.problems.map(\.message)
+            == ["VEVENT \"anna\": its date (\(written)) has no year, so {age} is left out"])
+    }
+
+    /// Other values libical refuses in DTSTART are still told as libical's complaint.
+    @Test(arguments: ["--1305", "--0230", "--03055", "---0305", "--03-5"])
+    func notADayWithoutAYear(value: String) throws {
+        let schedule = try schedule(calendar(event(["UID:x", "SUMMARY:Odd", "DTSTART;VALUE=DATE:\(value)"])), zone: "UTC")
+        let messages = schedule.feeds.first?.problems.map(\.message) ?? []
+        #expect(messages.contains { $0.contains("has no DTSTART") }, "\(messages)")
+    }
+
     /// The repaired COUNT leaves UNTIL in force: nothing after 30 November.
     /// Text is shown on one line: Unicode's line and paragraph separators are spaces too; a
     /// title with nothing visible in it (zero-width spaces, a word joiner) is no title.
