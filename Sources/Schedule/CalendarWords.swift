@@ -112,18 +112,31 @@ public struct CalendarWords: Sendable, Hashable {
     }
 
     /// "Monday morning", "Montagmorgen", "Lundi matin", "星期一上午": the day and the part of
-    /// it, starting with a capital letter as a line of its own. The ten languages of `phrases`
-    /// in words of marquee's own; every other in its own words too, by CLDR's flexible day
-    /// period for a time well inside the part (ICU's pattern `B`): which part it is the carer's
-    /// hours decide, what it is called the language.
+    /// it, starting with a capital letter as a line of its own. The languages of `phrases` in
+    /// words of marquee's own; every other in its own words too, by CLDR's flexible day period
+    /// for a time well inside the part (ICU's pattern `B`): which part it is the carer's hours
+    /// decide, what it is called the language. A language CLDR gives no day periods (ICU then
+    /// writes AM or PM, which is no part of the day and wrong at night) has the day alone.
     public func dayAndPart(_ part: PartOfDay, on date: CivilDate) -> String {
         let text: String
+        let seconds = Self.typicalMinute[part, default: 0] * 60
         if let phrase = Self.phrases[language]?[part] {
             text = phrase.replacing("{day}", with: weekday(date))
+        } else if !hasDayPeriods {
+            text = weekday(date)
         } else {
-            text = format(date, skeleton: "EEEEBBBB", secondsIntoDay: Self.typicalMinute[part, default: 0] * 60)
+            text = format(date, skeleton: "EEEEBBBB", secondsIntoDay: seconds)
         }
         return text.prefix(1).uppercased() + text.dropFirst()
+    }
+
+    /// Whether CLDR names the periods of a day in this language: otherwise ICU writes AM or PM
+    /// for each (in Chinese the morning's is also the AM marker, the evening's not).
+    private var hasDayPeriods: Bool {
+        Self.typicalMinute.values.contains { minute in
+            format(CivilDate(year: 2026, month: 1, day: 5), skeleton: "BBBB", secondsIntoDay: minute * 60)
+                != format(CivilDate(year: 2026, month: 1, day: 5), skeleton: "a", secondsIntoDay: minute * 60)
+        }
     }
 
     /// A minute well inside each part of the day, whose CLDR day period names the part.
@@ -142,6 +155,11 @@ public struct CalendarWords: Sendable, Hashable {
         "pt": [.morning: "{day} de manhã", .afternoon: "{day} à tarde", .evening: "{day} à noite", .night: "{day} à noite"],
         "sv": [.morning: "{day}smorgon", .afternoon: "{day}seftermiddag", .evening: "{day}skväll", .night: "{day}snatt"],
         "ja": [.morning: "{day}の朝", .afternoon: "{day}の午後", .evening: "{day}の夕方", .night: "{day}の夜"],
+        // CLDR's day periods are genitive here ("утра", "ранку": "of the morning"), and
+        // Belarusian has none: the part of the day is named on its own.
+        "ru": [.morning: "{day}, утро", .afternoon: "{day}, день", .evening: "{day}, вечер", .night: "{day}, ночь"],
+        "uk": [.morning: "{day}, ранок", .afternoon: "{day}, день", .evening: "{day}, вечір", .night: "{day}, ніч"],
+        "be": [.morning: "{day}, раніца", .afternoon: "{day}, дзень", .evening: "{day}, вечар", .night: "{day}, ноч"],
     ]
 
     /// The civil date (and seconds into it) formatted by ICU for the best pattern for `skeleton`.
