@@ -14,7 +14,7 @@ public struct DaemonConfiguration: Sendable {
     public var schedule: Schedule
     public var settings: DisplaySettings
     /// Reads the settings again on a reload (nil: a broken file keeps the ones in use).
-    public var reloadSettings: (@Sendable () -> DisplaySettings?)?
+    public var reloadSettings: (@Sendable () -> ReloadedSettings?)?
     /// Why the configuration file cannot be used now (nil: it can), for a reload asked over
     /// the socket.
     public var checkConfiguration: (@Sendable () -> String?)?
@@ -45,7 +45,7 @@ public struct DaemonConfiguration: Sendable {
     public var stateDirectory: String?
 
     public init(
-        schedule: Schedule, settings: DisplaySettings, reloadSettings: (@Sendable () -> DisplaySettings?)?,
+        schedule: Schedule, settings: DisplaySettings, reloadSettings: (@Sendable () -> ReloadedSettings?)?,
         output: OutputChoice.Request, device: String?, kms: KMSChoice = .init(), style: FramebufferStyle,
         feedPaths: [String],
         subscriptions: Subscriptions?,

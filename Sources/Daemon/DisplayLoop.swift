@@ -33,7 +33,7 @@ final class DisplayLoop {
     private let watchdogInterval: Nanoseconds?
     private let log: EventLog?
     private var settings: DisplaySettings
-    private let reloadSettings: (@Sendable () -> DisplaySettings?)?
+    private let reloadSettings: (@Sendable () -> ReloadedSettings?)?
     private let controller: MarqueeController
     /// Whether the feeds' errors are shown on the screen (the log is silent: its terminal is
     /// the display).
@@ -75,7 +75,7 @@ final class DisplayLoop {
     init(
         clock: any DisplayClock, screen: any TickerScreen, schedule: ScheduleService, snapshot: ScheduleSnapshot,
         settings: DisplaySettings, state: DisplayState, environment: [String: String] = [:], log: EventLog? = nil,
-        reloadSettings: (@Sendable () -> DisplaySettings?)? = nil, showsProblems: Bool = false,
+        reloadSettings: (@Sendable () -> ReloadedSettings?)? = nil, showsProblems: Bool = false,
         backlight: Backlight? = nil
     ) {
         self.clock = clock
@@ -241,14 +241,18 @@ final class DisplayLoop {
         case .systemZoneChanged:
             reloadsInFlight += 1
             schedule.followSystemZone()
-        case .settingsRead(let fresh):
-            guard let fresh else { break }
+        case .settingsRead(let reloaded):
+            guard let fresh = reloaded?.display else { break }
             settings = fresh
             dimForTheNight()
             controller.reconfigure(Self.marquee(fresh, atNight: isNight), at: steady)
             controller.show(snapshot, settings: fresh, at: steady, width: screen.bandWidth)
             tellMissingCharacters()
             publishShown()
+            if let scheduleSettings = reloaded?.schedule {
+                reloadsInFlight += 1
+                schedule.apply(scheduleSettings)
+            }
         case .feedsReloaded:
             reloadsInFlight = max(0, reloadsInFlight - 1)
             requestMessages(at: wall)

@@ -1,3 +1,4 @@
+import Schedule
 import Marquee
 
 /// How `marquee run` shows things, from the command line and the configuration file; can be
@@ -16,6 +17,18 @@ public struct DisplaySettings: Sendable, Hashable {
         self.idleText = idleText
         self.textColour = textColour
         self.night = night
+    }
+}
+
+/// What a carer's reload reads from the configuration file: the display's settings, and the
+/// schedule's (nil: it keeps its own).
+public struct ReloadedSettings: Sendable {
+    public var display: DisplaySettings
+    public var schedule: ScheduleSettings?
+
+    public init(display: DisplaySettings, schedule: ScheduleSettings? = nil) {
+        self.display = display
+        self.schedule = schedule
     }
 }
 

@@ -16,7 +16,7 @@ enum DisplayEvent: Sendable {
     case feedsReloaded
     /// The configuration file was read again for a reload (nil: it cannot be used; the
     /// settings in use stay).
-    case settingsRead(DisplaySettings?)
+    case settingsRead(ReloadedSettings?)
     /// A subscription's error came or went (the status holds them).
     case subscriptionsChanged
     /// The schedule answered a request for the messages at an instant.

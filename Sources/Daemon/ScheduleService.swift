@@ -47,8 +47,21 @@ final class ScheduleService: Sendable {
 
     /// Reads the configuration file again with `read` (nil: it cannot be used), then posts
     /// `.settingsRead`: like the feeds, a big or slow file never holds up a frame.
-    func readSettings(_ read: @escaping @Sendable () -> DisplaySettings?) {
+    func readSettings(_ read: @escaping @Sendable () -> ReloadedSettings?) {
         Task.detached { [mailbox] in mailbox.post(.settingsRead(read())) }
+    }
+
+    /// Counts and writes times as a reload read them (every file is read again for a new zone
+    /// or default length of an event), then posts `.feedsReloaded`.
+    func apply(_ settings: ScheduleSettings) {
+        Task { [schedule, mailbox, log] in
+            do {
+                try await schedule.apply(settings)
+            } catch {
+                log?.log(.error, "\(error); keeping the time zone in use")
+            }
+            mailbox.post(.feedsReloaded)
+        }
     }
 
     /// A carer's reload: every subscription is asked for again now (a calendar that changes

@@ -92,6 +92,12 @@ public final class Schedule: Sendable {
         try await state.setDisplayZone(name)
     }
 
+    /// Counts and writes times as `settings` say from now on (a carer's reload); a new zone
+    /// or default length of an event reads every file again.
+    public func apply(_ settings: ScheduleSettings) async throws {
+        try await state.apply(settings)
+    }
+
     /// Every feed file and its state, including problems found while expanding recurrences.
     public var feeds: [FeedStatus] {
         get async { await state.feeds }
@@ -187,6 +193,25 @@ public struct ScheduleSnapshot: Sendable {
     public var partOfDay: (part: PartOfDay, began: Instant)?
     /// The feed files and their state.
     public var feeds: [FeedStatus]
+}
+
+/// How a schedule counts and writes time, as the configuration says: what a carer's reload
+/// may change without a restart.
+public struct ScheduleSettings: Sendable, Hashable {
+    /// An IANA zone name, `UTC`, or a Windows zone name.
+    public var displayZone: String
+    public var words: CalendarWords
+    /// nil: no orientation line.
+    public var orientation: OrientationSettings?
+    /// How long a timed event without DTEND or DURATION lasts, in seconds.
+    public var defaultEventDuration: Int64
+
+    public init(displayZone: String, words: CalendarWords, orientation: OrientationSettings?, defaultEventDuration: Int64) {
+        self.displayZone = displayZone
+        self.words = words
+        self.orientation = orientation
+        self.defaultEventDuration = defaultEventDuration
+    }
 }
 
 /// The orientation line: the day and the part of it, the date, and if asked the time, in

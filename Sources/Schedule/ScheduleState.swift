@@ -8,7 +8,7 @@
     /// The zone the display shows times in; floating times and all-day dates are read in it.
     private(set) var displayZoneName: String
     private var displayZone: Zone
-    private let defaultDuration: Int64
+    private var defaultDuration: Int64
     private let limits: ScheduleLimits
     private let reader: FeedReader
     /// Where last good copies of the feed files are kept, so they survive a restart.
@@ -26,9 +26,9 @@
     /// Where expansions start; nil until a load or a query names an instant.
     private var focus: Int64?
     /// The language dates and times are written in.
-    private let words: CalendarWords
+    private var words: CalendarWords
     /// The orientation line's settings (nil: no line).
-    private let orientation: OrientationSettings?
+    private var orientation: OrientationSettings?
     /// Dates and times written out already: ICU is asked once for each.
     private var written: [WrittenKey: String] = [:]
 
@@ -264,6 +264,26 @@
         guard let zone = SystemZones.zone(named: name) else { throw Schedule.ConfigurationError.unknownTimeZone(name) }
         displayZoneName = name
         displayZone = zone
+        inEffect = [:]
+        reload()
+    }
+
+    /// How times are counted and written from now on. A new zone or default length of an
+    /// event has every file read again (floating times, all-day dates and events without an end
+    /// depend on them); a new language or orientation line changes only what is written.
+    func apply(_ settings: ScheduleSettings) throws {
+        guard let zone = SystemZones.zone(named: settings.displayZone) else {
+            throw Schedule.ConfigurationError.unknownTimeZone(settings.displayZone)
+        }
+        if settings.words != words || settings.orientation != orientation {
+            words = settings.words
+            orientation = settings.orientation
+            written = [:]
+        }
+        guard settings.displayZone != displayZoneName || settings.defaultEventDuration != defaultDuration else { return }
+        displayZoneName = settings.displayZone
+        displayZone = zone
+        defaultDuration = settings.defaultEventDuration
         inEffect = [:]
         reload()
     }

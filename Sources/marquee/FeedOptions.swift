@@ -90,6 +90,14 @@ struct FeedOptions: ParsableArguments {
         return CalendarWords(locale: locale, twelveHours: configuration.clockHours.map { $0 == 12 })
     }
 
+    /// How the schedule counts and writes time: the options', else the configuration's.
+    func scheduleSettings(_ configuration: ConfigurationFile) -> ScheduleSettings {
+        ScheduleSettings(
+            displayZone: displayZone(configuration), words: words(configuration),
+            orientation: configuration.orientationSettings,
+            defaultEventDuration: Int64(configuration.defaultEventMinutes ?? 60) * 60)
+    }
+
     /// A schedule in the chosen zone with the feeds loaded around the instant a TIME option
     /// names (default: now); problems go to standard error. Subscriptions are fetched once,
     /// all at once, and held in memory: nothing is left on disk, even after Ctrl-C.
@@ -129,12 +137,12 @@ struct FeedOptions: ParsableArguments {
         ahead: Int64? = nil
     ) async throws -> LoadedFeeds {
         let schedule: Schedule
+        let settings = scheduleSettings(configuration)
         do {
             schedule = try await Schedule(
-                displayZone: displayZone(configuration),
-                defaultEventDuration: Int64(configuration.defaultEventMinutes ?? 60) * 60,
-                reader: feedReader, lastGoodDirectory: lastGoodDirectory, words: words(configuration),
-                orientation: configuration.orientationSettings)
+                displayZone: settings.displayZone, defaultEventDuration: settings.defaultEventDuration,
+                reader: feedReader, lastGoodDirectory: lastGoodDirectory, words: settings.words,
+                orientation: settings.orientation)
         } catch {
             throw ValidationError("\(error)")
         }

@@ -60,10 +60,22 @@ struct RunCommand: AsyncParsableCommand {
         // held in memory for the run.
         let feeds = try await prepare(
             file, log: log, stateDirectory: stateDirectory, subscriptionFolder: stateDirectory.map { $0 + "/subscriptions" })
-        // A reload reads the file again; a broken file keeps the settings in use.
-        let reloadSettings: @Sendable () -> DisplaySettings? = { [self] in
+        // A reload reads the file again and applies what it can; a broken file keeps the
+        // settings in use. A key given on the command line is the command line's.
+        var givenHere: Set<String> = feedOptions.feeds.isEmpty ? [] : ["feeds", "subscriptions"]
+        for (value, key) in [(output?.rawValue, "output"), (device, "device"), (socket, "socket"), (stateDir, "state_dir")]
+        where value != nil {
+            givenHere.insert(key)
+        }
+        let reloadSettings: @Sendable () -> ReloadedSettings? = { [self, givenHere] in
             do {
-                return try displayOptions.settings(try feedOptions.loadConfiguration(), path: feedOptions.configurationPath)
+                let fresh = try feedOptions.loadConfiguration()
+                let display = try displayOptions.settings(fresh, path: feedOptions.configurationPath)
+                for key in fresh.keysNeedingARestart(since: file) where !givenHere.contains(key) {
+                    log.log(.warning, "\(key) changed in the configuration; it takes effect when marquee restarts "
+                        + "(systemctl restart marquee)")
+                }
+                return ReloadedSettings(display: display, schedule: feedOptions.scheduleSettings(fresh))
             } catch {
                 log.log(.error, "\(error); keeping the previous configuration")
                 return nil

@@ -18,6 +18,38 @@ import Testing
         #expect(file.timezone == nil)
     }
 
+    /// Every key, changed: a reload applies it, or — where and how large the display draws,
+    /// the socket, the state folder, the feeds watched and fetched — says it takes effect after
+    /// a restart. Nothing is kept silently.
+    @Test(arguments: [
+        ("feeds", "\"/srv/a\"", "\"/srv/b\"", true),
+        ("subscriptions", "[\"https://a.example/c.ics\"]", "[\"https://b.example/c.ics\"]", true),
+        ("refresh_minutes", "5", "15", true), ("output", "\"kms\"", "\"framebuffer\"", true),
+        ("connector", "\"HDMI-A-1\"", "\"HDMI-A-2\"", true), ("mode", "\"1920x1080\"", "\"1280x720@60\"", true),
+        ("device", "\"/dev/fb0\"", "\"/dev/fb1\"", true),
+        ("font", "\"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf\"",
+         "\"/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf\"", true),
+        ("text_height", "0.125", "0.2", true), ("glyph_cache_mb", "4", "8", true),
+        ("socket", "\"/run/marquee/a.sock\"", "\"/run/marquee/b.sock\"", true),
+        ("socket_group", "\"video\"", "\"audio\"", true), ("state_dir", "\"/var/lib/a\"", "\"/var/lib/b\"", true),
+        ("timezone", "\"Europe/Berlin\"", "\"America/New_York\"", false), ("speed", "5", "3", false),
+        ("separator", "\" • \"", "\" + \"", false), ("idle_text", "\"{date}\"", "\"Hello\"", false),
+        ("text_colour", "\"gold\"", "\"white\"", false), ("effect", "\"scroll\"", "\"dance\"", false),
+        ("language", "\"en_GB\"", "\"de\"", false), ("orientation", "true", "false", false),
+        ("orientation_time", "false", "true", false), ("clock", "24", "12", false),
+        ("night_dimming", "true", "false", false), ("night_motion", "\"slow\"", "\"still\"", false),
+        ("night_backlight", "40", "20", false), ("morning", "\"07:00\"", "\"06:30\"", false),
+        ("afternoon", "\"12:00\"", "\"13:00\"", false), ("evening", "\"17:00\"", "\"18:00\"", false),
+        ("night", "\"22:00\"", "\"21:00\"", false), ("default_event_minutes", "60", "30", false),
+    ])
+    func everyKeyReloadedOrToldToRestart(key: String, before: String, after: String, restarts: Bool) throws {
+        let earlier = try ConfigurationFile.parse("\(key) = \(before)", path: "m.toml")
+        let later = try ConfigurationFile.parse("\(key) = \(after)", path: "m.toml")
+        #expect(earlier != later)
+        #expect(later.keysNeedingARestart(since: earlier) == (restarts ? [key] : []))
+        #expect(later.keysNeedingARestart(since: later).isEmpty)
+    }
+
     @Test func valuesAndComments() throws {
         let text = """
             # a comment

@@ -223,7 +223,7 @@ final class DisplayLoopKit {
          settings: DisplaySettings = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5)),
          showsProblems: Bool = false, watchdog: Nanoseconds? = nil, missing: [Character] = [], log: EventLog? = nil,
          orientation: OrientationSettings? = nil, backlight: Backlight? = nil,
-         reloadSettings: (@Sendable () -> DisplaySettings?)? = nil) async throws
+         reloadSettings: (@Sendable () -> ReloadedSettings?)? = nil) async throws
     {
         feeds = try TemporaryFolder()
         for (name, text) in files { try feeds.write(name, text) }

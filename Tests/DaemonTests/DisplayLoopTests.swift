@@ -284,7 +284,7 @@ import Testing
                 // The test opens the gate; the time-out only keeps a broken loop from hanging it
                 // (long: the kit waits for the schedule's actor, which every suite shares).
                 _ = reading.wait(timeout: .now() + 900)
-                return fresh
+                return ReloadedSettings(display: fresh)
             })
         await kit.post(.control(.reload))
         let reloaded = kit.clock.steadyTime()
@@ -296,6 +296,26 @@ import Testing
             await kit.mailbox.nextPost()
             await kit.settle()
         }
+    }
+
+    /// A reload applies the language, the zone and the orientation line the file says now,
+    /// with the display running on: the idle date and the line are written anew.
+    @Test func aReloadAppliesTheLanguageAndTheZone() async throws {
+        let display = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5))
+        let german = ScheduleSettings(
+            displayZone: "America/New_York", words: CalendarWords(locale: "de"),
+            orientation: OrientationSettings(showsTime: true), defaultEventDuration: 3600)
+        let kit = try await DisplayLoopKit(
+            at: "2026-11-23T03:00:00+01:00",
+            reloadSettings: { ReloadedSettings(display: display, schedule: german) })
+        #expect(kit.state.report.showing == ["Monday, 23 November 2026"])
+        await kit.post(.control(.reload))
+        // In New York it is still Sunday evening.
+        while kit.state.report.showing != ["Sonntag, 22. November 2026"] {
+            await kit.mailbox.nextPost()
+            await kit.settle()
+        }
+        #expect(kit.state.report.orientation == "Sonntagabend · 22. November 2026 · 21:00")
     }
 
     /// When no new screen can be opened the replacement says so (the run then ends).
