@@ -114,9 +114,23 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
         }
     }
     defer { fetching?.cancel() }
-    let clockWatcher = try? ClockChangeWatcher { mailbox.post(.clockStepped) }
-    let zoneWatcher = configuration.systemZoneFolder.flatMap { etc in
-        try? FolderWatcher(folder: etc, isRelevant: SystemTimeZone.isZoneFile) { mailbox.post(.systemZoneChanged) }
+    // Each watcher that cannot start is said, with what is then slower to show.
+    var clockWatcher: ClockChangeWatcher?
+    do {
+        clockWatcher = try ClockChangeWatcher { mailbox.post(.clockStepped) }
+    } catch {
+        log.log(.warning, "cannot notice the clock being set (\(error)); after an NTP step or `date -s` the "
+            + "messages follow at their next change, not at once")
+    }
+    var zoneWatcher: FolderWatcher?
+    if let etc = configuration.systemZoneFolder {
+        do {
+            zoneWatcher = try FolderWatcher(folder: etc, isRelevant: SystemTimeZone.isZoneFile) {
+                mailbox.post(.systemZoneChanged)
+            }
+        } catch {
+            log.log(.warning, "cannot follow the system's time zone in \(etc) (\(error)); a new zone shows after a reload")
+        }
     }
     // A driver taking over the framebuffer removes and makes its node again, a DRM card
     // appears, a screen is plugged in: the screen is checked then, not by polling.
