@@ -6,11 +6,11 @@ import Testing
 
 /// The control socket: its file, its answers, and clients that misbehave.
 @Suite struct ControlServerTests {
-    /// The README's table of the socket's status names every field a status has, and no other.
+    /// The reference's table of the socket's status names every field a status has, and no other.
     @Test func theDocumentedStatusIsTheStatus() throws {
-        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
-        let row = try #require(readme.split(separator: "\n").first { $0.hasPrefix("| `{\"type\":\"status\"}`") })
+        let reference = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/reference.md"), encoding: .utf8)
+        let row = try #require(reference.split(separator: "\n").first { $0.hasPrefix("| `{\"type\":\"status\"}`") })
         var fields = String(try #require(row.split(separator: "— ", maxSplits: 1).last))
         // What is in parentheses describes a field: the fields are the names outside them.
         while let open = fields.firstIndex(of: "("), let close = fields[open...].firstIndex(of: ")") {
