@@ -10,8 +10,11 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CLibical", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
         .target(name: "CICU", linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]),
-        .target(name: "Schedule", dependencies: ["CLibical", "CICU", "CLinux"]),
-        .target(name: "Marquee"),
+        // What every module may need and needs nothing of ours: clocks, files, stable hashes,
+        // printable text.
+        .target(name: "Support"),
+        .target(name: "Schedule", dependencies: ["Support", "CLibical", "CICU", "CLinux"]),
+        .target(name: "Marquee", dependencies: ["Support"]),
         .target(name: "CLinux"),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -21,23 +24,23 @@ let package = Package(
         // Every frame looks up glyph pictures held in class properties; checking each access for
         // exclusivity at run time costs a tenth of a frame's drawing. Debug builds (the tests)
         // still check.
-        .target(name: "Display", dependencies: ["Marquee", "CLinux", "CFreeType", "CZlib", "CHarfBuzz", "CFriBidi", "CDRM", "CICU"],
+        .target(name: "Display", dependencies: ["Support", "Marquee", "CLinux", "CFreeType", "CZlib", "CHarfBuzz", "CFriBidi", "CDRM", "CICU"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(name: "CCurl"),
-        .target(name: "Daemon", dependencies: ["Schedule", "Marquee", "Display", "CLinux", "CCurl"]),
+        .target(name: "Daemon", dependencies: ["Support", "Schedule", "Marquee", "Display", "CLinux", "CCurl"]),
         .executableTarget(
             name: "marquee",
-            dependencies: ["Schedule", "Marquee", "Display", "Daemon", "CLinux", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["Support", "Schedule", "Marquee", "Display", "Daemon", "CLinux", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
-            name: "schedule-benchmark", dependencies: ["Schedule", "CLibical"], path: "Benchmarks/ScheduleBenchmark"),
+            name: "schedule-benchmark", dependencies: ["Support", "Schedule", "CLibical"], path: "Benchmarks/ScheduleBenchmark"),
         .executableTarget(name: "marquee-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/MarqueeBenchmark"),
         .executableTarget(
             name: "framebuffer-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/FramebufferBenchmark"),
         .executableTarget(name: "schedule-fuzz", dependencies: ["Schedule"], path: "Fuzz/ScheduleFuzz"),
-        .testTarget(name: "ScheduleTests", dependencies: ["Schedule"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "MarqueeTests", dependencies: ["Marquee"]),
+        .testTarget(name: "ScheduleTests", dependencies: ["Support", "Schedule"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "MarqueeTests", dependencies: ["Support", "Marquee"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "CZlib"], exclude: ["Golden"]),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "Display", "Schedule", "Marquee", "LoopbackServers"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Support", "Daemon", "Display", "Schedule", "Marquee", "LoopbackServers"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Schedule", "LoopbackServers"]),
         // Real servers on loopback for the tests (nginx with a certificate authority of its own).
         .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),

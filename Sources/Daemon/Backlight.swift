@@ -1,4 +1,4 @@
-import Schedule
+import Support
 
 #if canImport(Glibc)
     import Glibc

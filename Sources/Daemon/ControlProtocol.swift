@@ -1,6 +1,7 @@
 import Display
 import Marquee
 import Schedule
+import Support
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -1,6 +1,6 @@
-import Display
 import Marquee
 import Schedule
+import Support
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
-import Display
 import Schedule
+import Support
 import Synchronization
 
 #if canImport(Glibc)

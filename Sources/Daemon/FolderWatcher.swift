@@ -1,5 +1,6 @@
 @preconcurrency import Dispatch
 import Schedule
+import Support
 
 #if canImport(Glibc)
     import Glibc
@@ -121,13 +122,6 @@ final class FolderWatcher: Sendable {
             return relevant
         }
     }
-}
-
-/// A path's folder and last component: `/dev/fb0` → (`/dev`, `fb0`), `/etc` → (`/`, `etc`),
-/// `feeds` → (`.`, `feeds`).
-func splitPath(_ path: String) -> (folder: String, name: String) {
-    guard let slash = path.lastIndex(of: "/") else { return (".", path) }
-    return (slash == path.startIndex ? "/" : String(path[..<slash]), String(path[path.index(after: slash)...]))
 }
 
 /// A folder or the clock cannot be watched.

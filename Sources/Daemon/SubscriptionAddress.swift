@@ -1,4 +1,4 @@
-import Schedule
+import Support
 
 /// The address of a calendar subscription as a carer pastes it: the private address Google
 /// Calendar, iCloud (`webcal://`), Nextcloud or Outlook gives. Knows what is fetched

@@ -1,5 +1,6 @@
 import Marquee
 import Schedule
+import Support
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -31,7 +32,7 @@ public actor Subscriptions {
     /// The addresses whose fetch runs now (by key).
     private var inFlight: Set<String> = []
     /// The backoff jitter's seed, moved on at each draw.
-    private var jitterState: UInt64
+    private var jitter: SplitMix64
     /// Says that addresses became due before their time (`askAgainNow`).
     public nonisolated let wakeUps: AsyncStream<Void>
     private nonisolated let wakeUp: AsyncStream<Void>.Continuation
@@ -59,10 +60,14 @@ public actor Subscriptions {
                           certificateAuthorities: certificateAuthorities)
         policy = RefreshPolicy(interval: refreshSeconds)
         self.inspect = inspect
-        jitterState = seed
+        jitter = SplitMix64(seed: seed)
         (wakeUps, wakeUp) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         var known: [String: SubscriptionRecord] = [:]
-        if let folder { makeFolders(folder) }
+        if let folder {
+            makeFolders(folder)
+            // A copy or record being written when the box lost power is left half done.
+            removeUnfinishedWrites(in: folder)
+        }
         for address in self.addresses {
             guard let folder else { break }
             guard case .success(let bytes) = readFile(Self.recordPath(address, in: folder), limit: 1 << 16),
@@ -258,8 +263,7 @@ public actor Subscriptions {
 
     /// A number in 0..<1 from the seeded sequence.
     private func nextJitter() -> Double {
-        jitterState &+= 0x9E37_79B9_7F4A_7C15
-        return Double(mix(jitterState) >> 11) / Double(1 << 53)
+        Double(jitter.next() >> 11) / Double(1 << 53)
     }
 
     private nonisolated func copyPath(_ address: SubscriptionAddress) -> String? { folder.map { $0 + "/" + address.key + ".ics" } }

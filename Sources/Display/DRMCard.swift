@@ -1,6 +1,7 @@
 import CDRM
 import CLinux
 import Marquee
+import Support
 
 #if canImport(Glibc)
     import Glibc

@@ -148,7 +148,7 @@ struct GlyphPainter {
                 for column in 0..<overlap {
                     let old = surface.pixel(x: start + column, y: y)
                     surface.set(x: start + column, y: y,
-                                to: mix(pixels.pixel(x: firstColumn + column, y: row), over: old, alpha: alpha?[column]))
+                                to: blend(pixels.pixel(x: firstColumn + column, y: row), over: old, alpha: alpha?[column]))
                 }
             }
         }
@@ -163,14 +163,14 @@ struct GlyphPainter {
         let source = source.assumingMemoryBound(to: Stored.self), target = target.assumingMemoryBound(to: Stored.self)
         for index in 0..<count {
             let value = UInt32(source[index])
-            target[index] = Stored(truncatingIfNeeded: mix(value, over: UInt32(target[index]), alpha: alpha?[index]))
+            target[index] = Stored(truncatingIfNeeded: blend(value, over: UInt32(target[index]), alpha: alpha?[index]))
         }
     }
 
     /// A device pixel of a glyph laid over one on the surface: a one-colour glyph's brighter
     /// channels win; a colour picture's pixel (premultiplied) covers the one below by `alpha`.
     @inline(__always)
-    private func mix(_ value: UInt32, over old: UInt32, alpha: UInt8?) -> UInt32 {
+    private func blend(_ value: UInt32, over old: UInt32, alpha: UInt8?) -> UInt32 {
         guard let alpha else {
             if value == black { return old }
             if old == black { return value }

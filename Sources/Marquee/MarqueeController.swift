@@ -1,3 +1,5 @@
+import Support
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -538,7 +540,7 @@ struct TapeItem: Equatable {
         self.message = message
         glyphs = metrics.layout(message.text)
         width = glyphs.width
-        seed = message.text.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
+        seed = stableHash(message.text)
     }
 }
 
@@ -557,11 +559,3 @@ extension Character {
     }
 }
 
-/// A stateless 64-bit mixer (SplitMix64's finaliser): seeded randomness that is the same on
-/// every run.
-public func mix(_ value: UInt64) -> UInt64 {
-    var z = value &+ 0x9E37_79B9_7F4A_7C15
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-}

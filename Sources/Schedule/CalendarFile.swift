@@ -1,4 +1,5 @@
 import CLibical
+import Support
 
 #if canImport(Glibc)
     import Glibc
@@ -600,69 +601,3 @@ private func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
     return result
 }
 
-/// The whole file (at most `limit` bytes), or why it cannot be had.
-public func readFile(_ path: String, limit: Int) -> Result<[UInt8], FileReadError> {
-    readFile(systemPath: Array(path.utf8), limit: limit)
-}
-
-/// Reads a file whose path may not be UTF-8.
-func readFile(systemPath: [UInt8], limit: Int) -> Result<[UInt8], FileReadError> {
-    let fd = (systemPath + [0]).withUnsafeBufferPointer { path in
-        path.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
-    }
-    guard fd >= 0 else { return .failure(FileReadError(errno: errno)) }
-    defer { close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0 else { return .failure(FileReadError(errno: errno)) }
-    if info.st_mode & S_IFMT == S_IFDIR { return .failure(FileReadError(message: "is a directory, not a feed file")) }
-    guard info.st_mode & S_IFMT == S_IFREG else {
-        return .failure(FileReadError(message: "is not a regular file"))
-    }
-    guard info.st_size <= limit else {
-        return .failure(FileReadError(
-            message: "the file is too large (\(sizeAgainstLimit(Int(info.st_size), limit)))"))
-    }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(Int(info.st_size))
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count < 0 {
-            if errno == EINTR { continue }
-            return .failure(FileReadError(errno: errno))
-        }
-        if count == 0 { break }
-        bytes.append(contentsOf: chunk[0..<count])
-        guard bytes.count <= limit else {
-            return .failure(FileReadError(message: "the file is too large (it grew past \(megabytes(limit)) while being read)"))
-        }
-    }
-    return .success(bytes)
-}
-
-/// Why a file could not be read, in words for a person.
-public struct FileReadError: Error {
-    public var message: String
-
-    init(message: String) { self.message = message }
-
-    init(errno code: Int32) {
-        let reason = String(cString: strerror(code))
-        switch code {
-        case ENOENT: message = "cannot read the file: it does not exist (removed while being read?)"
-        case ELOOP: message = "cannot read the file: too many levels of symbolic links (a symlink loop)"
-        default: message = "cannot read the file: \(reason)"
-        }
-    }
-}
-
-/// "17.2 MB; the limit is 16.0 MB", in bytes where megabytes would read the same.
-func sizeAgainstLimit(_ size: Int, _ limit: Int) -> String {
-    let (shown, allowed) = (megabytes(size), megabytes(limit))
-    return shown == allowed ? "\(size) bytes; the limit is \(limit) bytes" : "\(shown); the limit is \(allowed)"
-}
-
-func megabytes(_ bytes: Int) -> String {
-    let tenths = (bytes * 10 + (1 << 19)) >> 20
-    return "\(tenths / 10).\(tenths % 10) MB"
-}

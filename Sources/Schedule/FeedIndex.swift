@@ -1,3 +1,9 @@
+import Support
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A parsed feed file turned into what queries need: the activations of its one-off events,
 /// computed once, and its recurring series, expanded window by window. Groups the VEVENTs of
 /// each calendar by UID: the master with the highest SEQUENCE, and per RECURRENCE-ID the
@@ -31,7 +37,7 @@
         var windowStart = focus
         var outOfTime = false
         while windowStart < until, found.count < budget {
-            if windowStart > focus, monotonicNanoseconds() >= context.deadline {
+            if windowStart > focus, readClock(CLOCK_MONOTONIC) >= context.deadline {
                 outOfTime = true
                 until = windowStart
                 break
@@ -55,7 +61,7 @@
                 }
                 guard let spentAt else { break }
                 let length = window.upperBound - window.lowerBound
-                guard length > Self.shortestWindow, monotonicNanoseconds() < context.deadline else {
+                guard length > Self.shortestWindow, readClock(CLOCK_MONOTONIC) < context.deadline else {
                     // The series after the one that spent it are not known from the window's start.
                     if spentAt < series.count - 1 { until = min(until, window.lowerBound) }
                     break

@@ -1,3 +1,4 @@
+import Support
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -55,7 +56,7 @@ extension FeedReader {
     }
     let context = ExpansionContext(
         displayZone: zone, defaultDuration: request.defaultDuration, limits: request.limits,
-        deadline: monotonicNanoseconds() + Int64(request.seconds * 1e9))
+        deadline: readClock(CLOCK_MONOTONIC) + Int64(request.seconds * 1e9))
     let file = CalendarFile(path: request.path, bytes: request.bytes, displayZone: zone)
     let expansion = FeedIndex(file: file, context: context).expansion(
         from: request.focus, span: request.span, budget: request.budget)
@@ -152,7 +153,7 @@ enum HelperRun {
                 case .success(let (pid, socket)):
                     let request = WireBatch.encoded(batch.map { requests[$0].encoded() })
                     running.append(Child(indices: batch, pid: pid, socket: socket, request: request,
-                                         deadline: monotonicNanoseconds() + deadlineNanoseconds))
+                                         deadline: readClock(CLOCK_MONOTONIC) + deadlineNanoseconds))
                 case .failure(let error):
                     for index in batch {
                         results[index] = failure(requests[index], "cannot start marquee's feed reader \(executable): "
@@ -164,7 +165,7 @@ enum HelperRun {
                 pollfd(fd: $0.socket, events: Int16(POLLIN) | ($0.written < $0.request.count ? Int16(POLLOUT) : 0),
                        revents: 0)
             }
-            let now = monotonicNanoseconds()
+            let now = readClock(CLOCK_MONOTONIC)
             let wait = running.map(\.deadline).min().map { max(0, ($0 - now) / 1_000_000) } ?? 0
             let ready = poll(&fds, nfds_t(fds.count), Int32(min(wait + 1, 1_000)))
             if ready < 0, errno != EINTR { break }
@@ -176,7 +177,7 @@ enum HelperRun {
                 if events & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
                     outcome = receive(child, requests: child.indices.map { requests[$0] })
                 }
-                if outcome == nil, monotonicNanoseconds() >= child.deadline {
+                if outcome == nil, readClock(CLOCK_MONOTONIC) >= child.deadline {
                     kill(child.pid, SIGKILL)
                     _ = reap(child.pid)
                     let seconds = limits.maximumSecondsPerFile
@@ -321,9 +322,3 @@ enum HelperRun {
     }
 }
 
-/// The monotonic clock, for deadlines on work (never for what the display shows).
-func monotonicNanoseconds() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-}

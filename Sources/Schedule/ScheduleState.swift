@@ -1,3 +1,4 @@
+import Support
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -614,14 +615,6 @@ func escapedFileName(_ path: String) -> String {
     return start + "~" + String(hash, radix: 16) + ".last-good"
 }
 
-/// A hash of a text that is the same on every run and every machine, unlike `Hasher`
-/// (FNV-1a), for names of files kept across restarts.
-public func stableHash(_ text: String) -> UInt64 {
-    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-    for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-    return hash
-}
-
 /// Whether a file in a feed folder is a feed: `*.ics` (any case), not hidden (editors' and
 /// sync tools' temporary files are).
 public func isFeedFileName(_ name: String) -> Bool {
@@ -642,67 +635,13 @@ func saveCopy(_ bytes: [UInt8], of file: String, to destination: String) -> Feed
     }
 }
 
-/// Writes `bytes` to `destination` so that after a crash or a power cut it is the old file or
-/// the new one, whole: a temporary file of its own in the same folder (made anew, so a link
-/// planted there is never followed), every byte written (a short write goes on; a disk that
-/// takes nothing more is "No space left on device"), flushed to the disk, renamed over the
-/// destination, and the folder flushed so the rename is kept. The reason when it failed
-/// (then nothing was replaced and no temporary file is left).
-public func writeFileAtomically(_ bytes: [UInt8], to destination: String) -> String? {
-    var template = Array((destination + ".partial-XXXXXX").utf8CString)
-    let descriptor = mkstemp(&template)
-    guard descriptor >= 0 else { return String(cString: strerror(errno)) }
-    _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-    let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    func failed(_ code: Int32) -> String {
-        close(descriptor)
-        unlink(temporary)
-        return String(cString: strerror(code))
-    }
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-        if written < 0, errno == EINTR { continue }
-        if written < 0 { return failed(errno) }
-        if written == 0 { return failed(ENOSPC) }
-        offset += written
-    }
-    guard fchmod(descriptor, 0o640) == 0, fsync(descriptor) == 0 else { return failed(errno) }
-    close(descriptor)
-    guard rename(temporary, destination) == 0 else {
-        let code = errno
-        unlink(temporary)
-        return String(cString: strerror(code))
-    }
-    let slash = destination.lastIndex(of: "/")
-    let folder = open(slash.map { String(destination[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? ".",
-                      O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if folder >= 0 {
-        fsync(folder)
-        close(folder)
-    }
-    return nil
-}
-
 /// Removes the last good copies of files that are no longer feeds (deleted from the folder).
 func forgetCopies(in directory: String, keeping paths: Set<String>) {
+    removeUnfinishedWrites(in: directory)
     let wanted = Set(paths.map(escapedFileName))
     for entry in directoryEntries(directory) ?? [] where entry.name.hasSuffix(".last-good") && !wanted.contains(entry.name) {
         unlink(directory + "/" + entry.name)
     }
-}
-
-/// The entries of a folder, or nil (with `errno` set) if it cannot be listed: each name as
-/// shown (invalid UTF-8 as U+FFFD) and as the system spells it.
-public func directoryEntries(_ path: String) -> [(name: String, bytes: [UInt8])]? {
-    guard let directory = opendir(path) else { return nil }
-    defer { closedir(directory) }
-    var entries: [(name: String, bytes: [UInt8])] = []
-    while let entry = readdir(directory) {
-        let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-        entries.append((String(decoding: bytes, as: UTF8.self), bytes))
-    }
-    return entries
 }
 
 /// Replaces `{name}` with what `value(name)` gives; unknown names stay as written.

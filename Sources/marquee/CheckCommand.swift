@@ -2,6 +2,7 @@ import ArgumentParser
 import Daemon
 import Display
 import Schedule
+import Support
 
 /// `marquee check`: validates feed files and reports every problem with file and line.
 struct CheckCommand: AsyncParsableCommand {

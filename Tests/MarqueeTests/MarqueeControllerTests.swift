@@ -1,3 +1,4 @@
+import Support
 import Testing
 
 @testable import Marquee
@@ -36,18 +37,6 @@ func controller(speed: Double = 5, effectForAll: MessageEffect? = nil) -> Marque
 
 func messages(_ texts: String...) -> [MarqueeMessage] { texts.map { MarqueeMessage(text: $0) } }
 
-/// A deterministic generator for the property tests.
-struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 let words = ["It's night-time", "Good morning!", "🎂 Johnny turns 7", "漢字のテスト", "Café crème", "Take your pills",
              "Leave for the dentist at 09:30", "Ünïcödé", "a", "Bins out tonight"]
 
@@ -55,7 +44,7 @@ let words = ["It's night-time", "Good morning!", "🎂 Johnny turns 7", "漢字�
     /// The visible text at t+dt is the text at t shifted by the distance moved (what
     /// enters at the right edge aside), for random instants and message sets.
     @Test func textShiftsBySpeedTimesTime() {
-        var random = Seeded(state: 7)
+        var random = SplitMix64(seed: 7)
         for _ in 0..<60 {
             let width = Int.random(in: 20...80, using: &random)
             let count = Int.random(in: 3...6, using: &random)
@@ -155,7 +144,7 @@ let words = ["It's night-time", "Good morning!", "🎂 Johnny turns 7", "漢字�
     /// A change of messages leaves the visible cells unchanged at the moment of the change;
     /// new text enters from the right at the next seam; an ended message is not laid again.
     @Test func changesNeverJump() {
-        var random = Seeded(state: 11)
+        var random = SplitMix64(seed: 11)
         for _ in 0..<40 {
             let width = Int.random(in: 20...50, using: &random)
             let marquee = controller(speed: 5)
@@ -463,7 +452,7 @@ struct FixedPages: AnnouncementBox {
         }
     }
 
-    static func randomTexts(_ random: inout Seeded) -> [MarqueeMessage] {
+    static func randomTexts(_ random: inout SplitMix64) -> [MarqueeMessage] {
         (0..<Int.random(in: 2...5, using: &random)).map { _ in
             MarqueeMessage(text: words.randomElement(using: &random)! + " " + words.randomElement(using: &random)!)
         }
@@ -473,7 +462,7 @@ struct FixedPages: AnnouncementBox {
     /// the same letters at the same places, moving at the same speed, the messages in the
     /// same order.
     @Test func aFinerMeasureChangesNothing() {
-        var random = Seeded(state: 11)
+        var random = SplitMix64(seed: 11)
         for _ in 0..<60 {
             let texts = Self.randomTexts(&random)
             let width = Int.random(in: 12...40, using: &random)
@@ -504,7 +493,7 @@ struct FixedPages: AnnouncementBox {
     /// Measured in proportional letters, the letter at the window's left edge stays there, as
     /// far into it as it was.
     @Test func theLetterAtTheLeftEdgeStays() {
-        var random = Seeded(state: 12)
+        var random = SplitMix64(seed: 12)
         var moving = 0
         for _ in 0..<80 {
             let marquee = controller()

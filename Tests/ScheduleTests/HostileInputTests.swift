@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import Testing
 
 @testable import Schedule
@@ -441,6 +442,23 @@ import Testing
         try FileManager.default.removeItem(atPath: folder + "/family.ics")
         restarted.reload()
         #expect(try FileManager.default.contentsOfDirectory(atPath: state).isEmpty)
+    }
+
+    /// What a crash between writing a new last good copy and renaming it over the old one
+    /// leaves (the new one half written beside the old): after the restart the old copy stands
+    /// in, whole, and the half-written one is removed.
+    @Test func aCopyCutOffByACrashIsRemovedAndTheOldOneKept() throws {
+        let folder = try feedFolder(["family.ics": calendar(event("UID:v", "DTSTART:20260701T100000Z", "SUMMARY:Version 1"))])
+        let state = try feedFolder([:])
+        try ScheduleState(displayZone: "UTC", lastGoodDirectory: state).load([folder])
+        let copy = (try FileManager.default.contentsOfDirectory(atPath: state))[0]
+        try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:Vers".utf8)
+            .write(to: URL(fileURLWithPath: state + "/" + copy + ".partial-Ab12Cd"))
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: folder + "/family.ics"))
+        let restarted = try ScheduleState(displayZone: "UTC", lastGoodDirectory: state)
+        #expect(restarted.load([folder]).first?.state == .failed(keptLastGood: true))
+        #expect(restarted.texts(at: Self.at) == ["Version 1"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state) == [copy])
     }
 
     /// A last good copy damaged on disk cannot stand in for its broken file, and says so.

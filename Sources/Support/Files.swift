@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The whole file (at most `limit` bytes), or why it cannot be had.
+public func readFile(_ path: String, limit: Int) -> Result<[UInt8], FileReadError> {
+    readFile(systemPath: Array(path.utf8), limit: limit)
+}
+
+/// Reads a file whose path may not be UTF-8.
+public func readFile(systemPath: [UInt8], limit: Int) -> Result<[UInt8], FileReadError> {
+    let fd = (systemPath + [0]).withUnsafeBufferPointer { path in
+        path.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+    }
+    guard fd >= 0 else { return .failure(FileReadError(errno: errno)) }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { return .failure(FileReadError(errno: errno)) }
+    if info.st_mode & S_IFMT == S_IFDIR { return .failure(FileReadError(message: "is a directory, not a feed file")) }
+    guard info.st_mode & S_IFMT == S_IFREG else {
+        return .failure(FileReadError(message: "is not a regular file"))
+    }
+    guard info.st_size <= limit else {
+        return .failure(FileReadError(
+            message: "the file is too large (\(sizeAgainstLimit(Int(info.st_size), limit)))"))
+    }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(Int(info.st_size))
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0 {
+            if errno == EINTR { continue }
+            return .failure(FileReadError(errno: errno))
+        }
+        if count == 0 { break }
+        bytes.append(contentsOf: chunk[0..<count])
+        guard bytes.count <= limit else {
+            return .failure(FileReadError(message: "the file is too large (it grew past \(megabytes(limit)) while being read)"))
+        }
+    }
+    return .success(bytes)
+}
+
+/// Why a file could not be read, in words for a person.
+public struct FileReadError: Error {
+    public var message: String
+
+    public init(message: String) { self.message = message }
+
+    public init(errno code: Int32) {
+        let reason = String(cString: strerror(code))
+        switch code {
+        case ENOENT: message = "cannot read the file: it does not exist (removed while being read?)"
+        case ELOOP: message = "cannot read the file: too many levels of symbolic links (a symlink loop)"
+        default: message = "cannot read the file: \(reason)"
+        }
+    }
+}
+
+/// "17.2 MB; the limit is 16.0 MB", in bytes where megabytes would read the same.
+public func sizeAgainstLimit(_ size: Int, _ limit: Int) -> String {
+    let (shown, allowed) = (megabytes(size), megabytes(limit))
+    return shown == allowed ? "\(size) bytes; the limit is \(limit) bytes" : "\(shown); the limit is \(allowed)"
+}
+
+public func megabytes(_ bytes: Int) -> String {
+    let tenths = (bytes * 10 + (1 << 19)) >> 20
+    return "\(tenths / 10).\(tenths % 10) MB"
+}
+
+/// Writes `bytes` to `destination` so that after a crash or a power cut it is the old file or
+/// the new one, whole: a temporary file of its own in the same folder (made anew, so a link
+/// planted there is never followed), every byte written (a short write goes on; a disk that
+/// takes nothing more is "No space left on device"), flushed to the disk, renamed over the
+/// destination, and the folder flushed so the rename is kept. The reason when it failed
+/// (then nothing was replaced and no temporary file is left).
+public func writeFileAtomically(_ bytes: [UInt8], to destination: String) -> String? {
+    var template = Array((destination + ".partial-XXXXXX").utf8CString)
+    let descriptor = mkstemp(&template)
+    guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+    _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+    let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    func failed(_ code: Int32) -> String {
+        close(descriptor)
+        unlink(temporary)
+        return String(cString: strerror(code))
+    }
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0, errno == EINTR { continue }
+        if written < 0 { return failed(errno) }
+        if written == 0 { return failed(ENOSPC) }
+        offset += written
+    }
+    guard fchmod(descriptor, 0o640) == 0, fsync(descriptor) == 0 else { return failed(errno) }
+    close(descriptor)
+    guard rename(temporary, destination) == 0 else {
+        let code = errno
+        unlink(temporary)
+        return String(cString: strerror(code))
+    }
+    let slash = destination.lastIndex(of: "/")
+    let folder = open(slash.map { String(destination[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? ".",
+                      O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if folder >= 0 {
+        fsync(folder)
+        close(folder)
+    }
+    return nil
+}
+
+/// Removes what `writeFileAtomically` leaves in `folder` when the process dies between writing
+/// and renaming (a power cut, a kill): its temporary files, which nothing else would read.
+public func removeUnfinishedWrites(in folder: String) {
+    for entry in directoryEntries(folder) ?? [] where isUnfinishedWrite(entry.name) {
+        unlink(folder + "/" + entry.name)
+    }
+}
+
+/// A temporary file of `writeFileAtomically`: the destination's name, `.partial-` and six
+/// characters of `mkstemp`.
+func isUnfinishedWrite(_ name: String) -> Bool {
+    guard let range = name.ranges(of: ".partial-").last else { return false }
+    return name[range.upperBound...].count == 6
+}
+
+/// The entries of a folder, or nil (with `errno` set) if it cannot be listed: each name as
+/// shown (invalid UTF-8 as U+FFFD) and as the system spells it.
+public func directoryEntries(_ path: String) -> [(name: String, bytes: [UInt8])]? {
+    guard let directory = opendir(path) else { return nil }
+    defer { closedir(directory) }
+    var entries: [(name: String, bytes: [UInt8])] = []
+    while let entry = readdir(directory) {
+        let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+        entries.append((String(decoding: bytes, as: UTF8.self), bytes))
+    }
+    return entries
+}
+
+/// A path's folder and last component: `/dev/fb0` → (`/dev`, `fb0`), `/etc` → (`/`, `etc`),
+/// `feeds` → (`.`, `feeds`).
+public func splitPath(_ path: String) -> (folder: String, name: String) {
+    guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+    return (slash == path.startIndex ? "/" : String(path[..<slash]), String(path[path.index(after: slash)...]))
+}
