@@ -40,10 +40,12 @@ let package = Package(
         .testTarget(name: "ScheduleTests", dependencies: ["Support", "Schedule"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MarqueeTests", dependencies: ["Support", "Marquee"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "CZlib"], exclude: ["Golden"]),
-        .testTarget(name: "DaemonTests", dependencies: ["Support", "Daemon", "Display", "Schedule", "Marquee", "LoopbackServers"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["Schedule", "LoopbackServers"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Support", "Daemon", "Display", "Schedule", "Marquee", "LoopbackServers", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Schedule", "LoopbackServers", "TestSupport"]),
         // Real servers on loopback for the tests (nginx with a certificate authority of its own).
         .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),
+        // What the tests share: waiting for what real time drives.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
     ],
     swiftLanguageModes: [.v6]
 )

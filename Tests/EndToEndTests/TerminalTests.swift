@@ -1,9 +1,12 @@
 import Foundation
 import LoopbackServers
+import TestSupport
 import Testing
 
 /// `marquee run` in a real terminal emulator (tmux): what is on screen, how far it moves,
-/// resizing, and the terminal given back on exit.
+/// resizing, and the terminal given back on exit. What the screen should come to show is
+/// waited for; a fixed while of real time only where motion is measured or where nothing
+/// should change.
 @Suite(.serialized) struct TerminalTests {
     let session = "marquee-test-\(UUID().uuidString.prefix(8))"
 
@@ -34,7 +37,8 @@ import Testing
         let command = "\(environment) TERM=\(term) TZ=Europe/Berlin \(binary) run --feeds \(feeds) "
             + (at.map { "--at '\($0)' " } ?? "") + (socket.map { "--socket \($0) " } ?? "") + "\(extra) --speed \(speed); sleep 60"
         try tmux("new-session", "-d", "-s", "t", "-x", String(width), "-y", "24", command)
-        Thread.sleep(forTimeInterval: 1.5)
+        // The first frame (or what the command said instead) is on the screen.
+        #expect(try waitUntil { try screen().contains { !$0.trimmingCharacters(in: .whitespaces).isEmpty } })
     }
 
     func screen() throws -> [String] {
@@ -59,10 +63,11 @@ import Testing
         try start()
         defer { _ = try? tmux("kill-server") }
         #expect(try state() == "alt=1 cursor=0")
+        // The announcement box types its message.
+        #expect(try waitUntil { try screen()[8].hasPrefix("        Take your evening pills") })
         let first = try screen()
         let firstTime = Date()
         #expect(first[12].contains("Take your evening pills") || first[12].contains("Good evening"))
-        #expect(first[8].hasPrefix("        Take your evening pills"))  // the announcement box, typing
         Thread.sleep(forTimeInterval: 2)
         let second = try screen()
         let elapsed = Date().timeIntervalSince(firstTime)
@@ -70,13 +75,13 @@ import Testing
         #expect(abs(Double(moved) - 10 * elapsed) <= 3, "moved \(moved) cells in \(elapsed) s at 10/s")
         // Narrower window: the band moves to the new middle row and keeps scrolling.
         try tmux("resize-window", "-t", "t", "-x", "50", "-y", "16")
-        Thread.sleep(forTimeInterval: 1)
-        let resized = try screen()
-        #expect(resized[8].count >= 40)
-        #expect(resized.filter { $0.contains("evening") || $0.contains("pills") || $0.contains("•") }.count >= 1)
+        #expect(try waitUntil {
+            let resized = try screen()
+            return resized.count > 8 && resized.count <= 17 && resized[8].count >= 40
+                && resized.contains { $0.contains("evening") || $0.contains("pills") || $0.contains("•") }
+        })
         try tmux("send-keys", "-t", "t", "C-c")
-        Thread.sleep(forTimeInterval: 0.5)
-        #expect(try state() == "alt=0 cursor=1")
+        #expect(try waitUntil { try state() == "alt=0 cursor=1" })
     }
 
     /// The Linux console has no alternate screen: the ticker clears on exit instead. SIGTERM
@@ -90,9 +95,8 @@ import Testing
         let shell = try #require(Int32(try tmux("display", "-t", "t", "-p", "#{pane_pid}").trimmingCharacters(in: .whitespacesAndNewlines)))
         let marquee = try #require(Self.child(of: shell))
         kill(marquee, signal)
-        Thread.sleep(forTimeInterval: 0.5)
-        #expect(try state() == "alt=0 cursor=1")
-        #expect(try screen().allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty })
+        #expect(try waitUntil { try state() == "alt=0 cursor=1" })
+        #expect(try waitUntil { try screen().allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty } })
     }
 
     /// Removes a folder the display in the pane used (its socket, its state), after the tmux
@@ -228,15 +232,15 @@ import Testing
         let temporary = folder.appendingPathComponent(".partial")
         try Data(feed.utf8).write(to: temporary)
         try FileManager.default.moveItem(at: temporary, to: folder.appendingPathComponent("family.ics"))
-        Thread.sleep(forTimeInterval: 1)
-        #expect(try screen()[12].trimmingCharacters(in: .whitespaces) == "Dropped in just now")
+        #expect(try waitUntil(within: .seconds(1.5)) {
+            try screen()[12].trimmingCharacters(in: .whitespaces) == "Dropped in just now"
+        })
         try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:bro".utf8).write(to: folder.appendingPathComponent("family.ics"))
         Thread.sleep(forTimeInterval: 1)
         #expect(try screen()[12].trimmingCharacters(in: .whitespaces) == "Dropped in just now")
         let shell = try #require(Int32(try tmux("display", "-t", "t", "-p", "#{pane_pid}").trimmingCharacters(in: .whitespacesAndNewlines)))
         kill(try #require(Self.child(of: shell)), SIGTERM)
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(try state() == "alt=0 cursor=1")
+        #expect(try waitUntil { try state() == "alt=0 cursor=1" })
     }
 
     /// `marquee status`, `pause` and `resume` against the running display, who may control
@@ -260,8 +264,7 @@ import Testing
         #expect(try screen()[12] == paused)
         #expect(try CommandLineTests.marquee("status", "--socket", socket).output.contains(": paused,"))
         #expect(try CommandLineTests.marquee("resume", "--socket", socket).status == 0)
-        Thread.sleep(forTimeInterval: 1)
-        #expect(try screen()[12] != paused)
+        #expect(try waitUntil { try screen()[12] != paused })
 
         // Another user may read the status but not control the display (SO_PEERCRED). The
         // binary is copied where `nobody` can run it, wherever this checkout lives.
@@ -292,8 +295,7 @@ import Testing
         #expect(try CommandLineTests.marquee("status", "--socket", socket).status == 0)
 
         try tmux("send-keys", "-t", "t", "C-c")
-        Thread.sleep(forTimeInterval: 0.5)
-        #expect(try CommandLineTests.marquee("status", "--socket", socket).status == 1)
+        #expect(try waitUntil { try CommandLineTests.marquee("status", "--socket", socket).status == 1 })
     }
 
     static func connect(_ path: String) -> Int32? {
@@ -382,8 +384,7 @@ import Testing
         #expect(try screen()[12].trimmingCharacters(in: .whitespaces) == "Nothing planned. Sunday, 22 November 2026")
         try Data("idle_text = \"A quiet day\"\n".utf8).write(to: config)
         #expect(Self.exchange(socket, Array("{\"type\":\"reload\"}\n".utf8)).contains(#""ok":true"#))
-        Thread.sleep(forTimeInterval: 0.7)
-        #expect(try screen()[12].trimmingCharacters(in: .whitespaces) == "A quiet day")
+        #expect(try waitUntil { try screen()[12].trimmingCharacters(in: .whitespaces) == "A quiet day" })
         try Data("idle_text = 'broken\n".utf8).write(to: config)
         _ = Self.exchange(socket, Array("{\"type\":\"reload\"}\n".utf8))
         Thread.sleep(forTimeInterval: 0.7)
@@ -414,17 +415,17 @@ import Testing
         try Data(feed.utf8).write(to: feeds.appendingPathComponent(".family.ics.tmp"))
         try FileManager.default.moveItem(at: feeds.appendingPathComponent(".family.ics.tmp"),
                                          to: feeds.appendingPathComponent("family.ics"))
-        Thread.sleep(forTimeInterval: 1)
-        #expect(try showing() == ["Lunch with Anna"])
+        #expect(try waitUntil(within: .seconds(1.5)) { try showing() == ["Lunch with Anna"] })
         try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:Lunch wi".utf8).write(to: feeds.appendingPathComponent("family.ics"))
-        Thread.sleep(forTimeInterval: 1)
+        // The broken version is read (and refused) while the good one stays on screen.
+        #expect(try waitUntil { (try status()["feeds"] as? [[String: Any]])?.first?["state"] as? String == "error" })
         #expect(try showing() == ["Lunch with Anna"])
         let broken = (try status()["feeds"] as? [[String: Any]])?.first
         #expect(broken?["state"] as? String == "error")
         #expect(broken?["lastGoodKept"] as? Bool == true)
         #expect((broken?["problems"] as? [String])?.first?.contains("truncated") == true)
         try tmux("kill-server")
-        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try waitUntil { try CommandLineTests.marquee("status", "--socket", socket).status == 1 })
         try start(at: nil, feeds: feeds.path, socket: socket, extra: "--state-dir \(state.path)")
         defer { _ = try? tmux("kill-server") }
         #expect(try showing() == ["Lunch with Anna"])
@@ -445,14 +446,15 @@ import Testing
             at: nil, feeds: address, socket: socket, environment: "SSL_CERT_FILE=\(server.certificateAuthorities)",
             extra: "--feeds https://127.0.0.1:\(silent.port)/hangs.ics --state-dir \(folder.path)/state")
         defer { _ = try? tmux("kill-server") }
-        var report: [String: Any] = [:]
-        for _ in 0..<50 {
+        func status() throws -> [String: Any] {
             let run = try CommandLineTests.marquee("status", "--json", "--socket", socket)
-            report = (try? JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]) ?? [:]
-            if (report["showing"] as? [String]) == ["Walk with Anna"] { break }
-            Thread.sleep(forTimeInterval: 0.2)
+            return (try? JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]) ?? [:]
         }
-        #expect(report["showing"] as? [String] == ["Walk with Anna"])
+        var report: [String: Any] = [:]
+        #expect(try waitUntil(within: .seconds(10)) {
+            report = try status()
+            return report["showing"] as? [String] == ["Walk with Anna"]
+        })
         let subscriptions = report["subscriptions"] as? [[String: Any]] ?? []
         #expect(subscriptions.first?["address"] as? String == address)
         #expect(subscriptions.first?["httpStatus"] as? Int == 200 && subscriptions.first?["events"] as? Int == 1)
@@ -468,14 +470,7 @@ import Testing
         // The carer changed the calendar and reloads: it shows without waiting for the interval.
         try server.serve("family.ics", SubscriptionCommandTests.daily.replacingOccurrences(of: "Walk with Anna", with: "Tea with Anna"))
         #expect(Self.exchange(socket, Array("{\"type\":\"reload\"}\n".utf8)).contains("\"ok\":true"))
-        var shown: [String] = []
-        for _ in 0..<50 {
-            let run = try CommandLineTests.marquee("status", "--json", "--socket", socket)
-            shown = ((try? JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])?["showing"] as? [String]) ?? []
-            if shown == ["Tea with Anna"] { break }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        #expect(shown == ["Tea with Anna"])
+        #expect(try waitUntil(within: .seconds(5)) { try status()["showing"] as? [String] == ["Tea with Anna"] })
         // The calendar is kept once, in the subscriptions' cache: it is a last good version already.
         let state = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/state")
         #expect(state == ["subscriptions"], "\(state)")

@@ -1,0 +1,25 @@
+import Foundation
+
+/// Waits until `condition` holds, looking every 10 ms, for at most `limit`; whether it held.
+/// For what real time drives (inotify, a process, tmux): a fixed sleep is too long on a fast
+/// machine and too short on a loaded one. The limit only keeps a broken test from hanging.
+public func eventually(
+    within limit: Duration = .seconds(30), _ condition: () async throws -> Bool
+) async rethrows -> Bool {
+    let end = ContinuousClock.now + limit
+    while true {
+        if try await condition() { return true }
+        if ContinuousClock.now >= end { return false }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+}
+
+/// `eventually` for a test that is not async: the thread sleeps between looks.
+public func waitUntil(within limit: Duration = .seconds(30), _ condition: () throws -> Bool) rethrows -> Bool {
+    let end = ContinuousClock.now + limit
+    while true {
+        if try condition() { return true }
+        if ContinuousClock.now >= end { return false }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+}
