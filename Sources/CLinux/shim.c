@@ -74,17 +74,16 @@ static void forward(int signal) {
     errno = saved;
 }
 
-void mq_route_signals(int fd) {
+void mq_route_signals(int fd, const int *signals, int count) {
     signal_pipe = fd;
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = forward;
     action.sa_flags = SA_RESTART;
     sigemptyset(&action.sa_mask);
-    int signals[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGUSR2};
     sigset_t wanted;
     sigemptyset(&wanted);
-    for (unsigned i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+    for (int i = 0; i < count; i++) {
         sigaction(signals[i], &action, 0);
         sigaddset(&wanted, signals[i]);
     }

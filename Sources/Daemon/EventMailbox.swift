@@ -82,7 +82,8 @@ final class EventMailbox: Sendable {
 
     /// From now on the signals the display handles arrive here as events.
     func receiveSignals() {
-        mq_route_signals(writeEnd)
+        let signals = Self.signalEvents.map(\.signal)
+        mq_route_signals(writeEnd, signals, Int32(signals.count))
     }
 
     /// Everything posted since the last call, signals first.
@@ -122,13 +123,13 @@ final class EventMailbox: Sendable {
         }
     }
 
+    /// The signals the display takes, and what each means: the one list of them.
+    private static let signalEvents: [(signal: Int32, event: DisplayEvent)] = [
+        (SIGWINCH, .resized), (SIGUSR2, .consoleSwitchRequested), (SIGHUP, .hangUp),
+        (SIGINT, .stop(signal: SIGINT)), (SIGTERM, .stop(signal: SIGTERM)),
+    ]
+
     private static func event(forSignal signal: Int32) -> DisplayEvent? {
-        switch signal {
-        case SIGWINCH: .resized
-        case SIGUSR2: .consoleSwitchRequested
-        case SIGHUP: .hangUp
-        case SIGINT, SIGTERM: .stop(signal: signal)
-        default: nil
-        }
+        signalEvents.first { $0.signal == signal }?.event
     }
 }

@@ -14,10 +14,10 @@ int mq_is_linux_console(int fd);
    positions left out), at most `capacity` of them into `codes`; how many, or -1 (not a console,
    or not allowed). */
 int mq_console_font_map(int fd, uint32_t *codes, int capacity);
-/* From now on SIGWINCH, SIGINT, SIGTERM, SIGHUP and SIGUSR2 (console switches) each write
-   their number as one byte to fd (a non-blocking pipe), whichever thread they interrupt;
-   unblocks them in the calling thread and ignores SIGPIPE. */
-void mq_route_signals(int fd);
+/* From now on each of the `count` signals writes its number as one byte to fd (a non-blocking
+   pipe), whichever thread it interrupts; unblocks them in the calling thread and ignores
+   SIGPIPE. */
+void mq_route_signals(int fd, const int *signals, int count);
 /* ppoll (a _GNU_SOURCE call) for fd to turn readable, at most timeout_ns (negative: no
    limit); nanosecond timeouts, where poll rounds to milliseconds. */
 int mq_wait_readable(int fd, int64_t timeout_ns);
