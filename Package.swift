@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "marquee",
-    products: [.executable(name: "marquee", targets: ["marquee"])],
+    products: [.executable(name: "marquee", targets: ["MarqueeCLI"])],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
@@ -28,8 +28,9 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(name: "CCurl"),
         .target(name: "Daemon", dependencies: ["Support", "Schedule", "Marquee", "Display", "CLinux", "CCurl"]),
+        // The `marquee` command (its folder differs from Marquee's by more than case).
         .executableTarget(
-            name: "marquee",
+            name: "MarqueeCLI",
             dependencies: ["Support", "Schedule", "Marquee", "Display", "Daemon", "CLinux", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "schedule-benchmark", dependencies: ["Support", "Schedule", "CLibical"], path: "Benchmarks/ScheduleBenchmark"),
