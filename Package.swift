@@ -38,7 +38,7 @@ let package = Package(
         .executableTarget(
             name: "framebuffer-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/FramebufferBenchmark"),
         .executableTarget(name: "schedule-fuzz", dependencies: ["Schedule"], path: "Fuzz/ScheduleFuzz"),
-        .testTarget(name: "ScheduleTests", dependencies: ["Support", "Schedule"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ScheduleTests", dependencies: ["Support", "Schedule", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MarqueeTests", dependencies: ["Support", "Marquee"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "CZlib"], exclude: ["Golden"]),
         .testTarget(name: "DaemonTests", dependencies: ["Support", "Daemon", "Display", "Schedule", "Marquee", "LoopbackServers", "TestSupport"]),

@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackServers
 import Schedule
+import TestSupport
 import Testing
 
 @testable import Daemon
@@ -57,7 +58,8 @@ private struct FirstFetch {
     }
 }
 
-@Suite("Calendar subscriptions against a real web server on loopback")
+@Suite("Calendar subscriptions against a real web server on loopback", .tags(.live),
+       .tier(.live, needs: [.program("/usr/sbin/nginx"), .program("/usr/bin/openssl")]))
 struct SubscriptionTests {
     @Test("A calendar is fetched once, then asked for conditionally and not sent again while unchanged")
     func conditionalRequests() async throws {

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The built `marquee` binary, run as a user runs it, on the example feeds.
-@Suite struct CommandLineTests {
+@Suite(.tags(.live), .tier(.live)) struct CommandLineTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let examples = root.appendingPathComponent("examples/feeds").path

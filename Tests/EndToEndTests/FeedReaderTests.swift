@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Schedule
 
 /// libical runs in `marquee read-feed` helper processes: whatever one file makes the reader
 /// do (hang, crash, answer garbage), that file is reported and every other file still shows.
-@Suite @ICalActor struct FeedReaderTests {
+@Suite(.tags(.live), .tier(.live)) @ICalActor struct FeedReaderTests {
     static let at = "2026-07-01T10:30:00Z"
 
     func instant(_ text: String) -> Instant {

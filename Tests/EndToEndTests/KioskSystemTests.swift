@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The kiosk as installed (scripts/kiosk-system-test): Debian 12 booted with systemd in QEMU,
@@ -7,7 +8,8 @@ import Testing
 /// from one to the other while it runs), through drop-ins, reloads, console switches, a
 /// SIGKILL and a watchdog restart; a stop gives tty1 back to its login prompt. At night, on a
 /// panel with a backlight, the backlight is turned down, not the colours.
-@Suite struct KioskSystemTests {
+@Suite(.tags(.system), .tier(.system, needs: [.root, .program("/usr/bin/qemu-system-x86_64"), .program("/usr/sbin/debootstrap")]))
+struct KioskSystemTests {
     @Test(.timeLimit(.minutes(45))) func installedPackageDrawsOnTheFramebuffer() throws {
         let out = NSTemporaryDirectory() + "marquee-kiosk-system-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }

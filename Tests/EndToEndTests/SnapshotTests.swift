@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `marquee snapshot`: the framebuffer display's picture as a PNG file.
-@Suite struct SnapshotTests {
+@Suite(.tags(.live), .tier(.live)) struct SnapshotTests {
     func pngSize(_ path: String) throws -> (width: Int, height: Int) {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]))
@@ -77,7 +78,7 @@ import Testing
 }
 
 /// `marquee run --output framebuffer` where there is no usable framebuffer says why and exits 1.
-@Suite struct FramebufferOutputTests {
+@Suite(.tags(.live), .tier(.live)) struct FramebufferOutputTests {
     @Test(arguments: [
         ("/nonexistent/fb0", "/nonexistent/fb0: No such file or directory"),
         ("/dev/null", "/dev/null: not a framebuffer device"),

@@ -1,10 +1,12 @@
 import Foundation
 import LoopbackServers
+import TestSupport
 import Testing
 
 /// Calendar subscriptions through the built binary: the offline commands fetch an address
 /// once, and the daemon fetches it while it draws, from a real web server on loopback.
-@Suite struct SubscriptionCommandTests {
+@Suite(.tags(.live), .tier(.live, needs: [.program("/usr/sbin/nginx"), .program("/usr/bin/openssl")]))
+struct SubscriptionCommandTests {
     /// A calendar whose all-day event repeats every day, so it is active whenever a test runs.
     static let daily = [
         "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", "BEGIN:VEVENT", "UID:walk@test",

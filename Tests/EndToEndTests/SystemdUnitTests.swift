@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The unit file as systemd itself reads it.
-@Suite struct SystemdUnitTests {
+@Suite(.tags(.live), .tier(.live, needs: [.program("/usr/bin/systemd-analyze")])) struct SystemdUnitTests {
     /// `systemd-analyze verify` passes (with the built binary standing in for the installed one;
     /// the man page is installed by the package, as scripts/kiosk-system-test checks).
     @Test func unitVerifies() throws {

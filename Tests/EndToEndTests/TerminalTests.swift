@@ -7,7 +7,8 @@ import Testing
 /// resizing, and the terminal given back on exit. What the screen should come to show is
 /// waited for; a fixed while of real time only where motion is measured or where nothing
 /// should change.
-@Suite(.serialized) struct TerminalTests {
+@Suite(.serialized, .tags(.live), .tier(.live, needs: [.root, .program("/usr/bin/tmux"), .program("/usr/sbin/nginx")]))
+struct TerminalTests {
     let session = "marquee-test-\(UUID().uuidString.prefix(8))"
 
     /// Runs a tmux command on this test's own server and returns what it printed. Spawned

@@ -1,5 +1,6 @@
 import Foundation
 import Support
+import TestSupport
 import Testing
 
 @testable import Schedule
@@ -31,7 +32,8 @@ import Testing
     /// A disk that fills up while the copy is written: the reason is the full disk (not a stale
     /// errno), the old copy is kept whole, and no temporary file is left. Needs root to mount a
     /// small file system of its own.
-    @Test(.enabled(if: geteuid() == 0, "mounting a small tmpfs needs root"))
+    /// Mounting a small tmpfs needs root.
+    @Test(.tier(.unit, needs: [.root]))
     func aFullDiskIsSaidAndTheOldCopyKept() throws {
         let folder = try feedFolder([:])
         #expect(mount("tmpfs", folder, "tmpfs", 0, "size=64k,mode=0700") == 0, "\(String(cString: strerror(errno)))")
