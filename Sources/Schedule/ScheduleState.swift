@@ -211,9 +211,13 @@ import Support
             case .success(let bytes)?:
                 let attempt = attemptByFile[file] ?? FeedExpansion()
                 problems = attempt.problems
-                if unchanged.contains(file) {
-                    state = inEffect[file]!.isGood ? .loaded : .failed(keptLastGood: false)
-                } else if !attempt.hasErrors {
+                let choice = VersionChoice(
+                    isUnchanged: unchanged.contains(file), readsWell: !attempt.hasErrors,
+                    shownIsGood: inEffect[file]?.isGood == true, hasUsableCopy: copyByFile[file] != nil)
+                switch choice.outcome {
+                case .keepsItsVersion:
+                    break
+                case .takesTheNewVersion:
                     // Kept in memory only where no file on disk holds it (no copy is kept, or
                     // the copy could not be written): the last good copy, a subscription's copy.
                     var source = FeedSource.memory(bytes)
@@ -226,17 +230,15 @@ import Support
                     }
                     inEffect[file] = FeedInEffect(source: source, expansion: attempt, isGood: true)
                     if let saveProblem { inEffect[file]?.expansion.problems.append(saveProblem) }
-                    state = .loaded
-                } else if inEffect[file]?.isGood == true {
-                    state = .failed(keptLastGood: true)
-                } else if let saved = copyByFile[file] {
-                    inEffect[file] = saved
-                    state = .failed(keptLastGood: true)
-                } else {
+                case .keepsWhatIsShown:
+                    break
+                case .takesTheLastGoodCopy:
+                    inEffect[file] = copyByFile[file]
+                case .showsWhatItCan:
                     inEffect[file] = FeedInEffect(source: systemPaths[file].map { .disk($0, FeedFingerprint(bytes)) } ?? .memory(bytes),
                                                   expansion: attempt, isGood: false, isExpandable: !attempt.readerGaveUp)
-                    state = .failed(keptLastGood: false)
                 }
+                state = choice.state
             case .failure(let error)?:
                 problems = [FeedProblem(severity: .error, path: file, line: nil, message: error.message)]
                 if inEffect[file]?.isGood != true { inEffect[file] = copyByFile[file] }
@@ -738,6 +740,49 @@ enum FeedSource: CustomStringConvertible {
         switch self {
         case .memory: "memory"
         case .disk(let path, _): String(decoding: path, as: UTF8.self)
+        }
+    }
+}
+
+/// Which version of a file is in effect after a load reads it, from what is known of it: the
+/// one decision of a load, kept apart so every case of it is tested.
+struct VersionChoice: Hashable {
+    /// Its bytes are those of the version in effect.
+    var isUnchanged: Bool
+    /// The bytes read now give a usable calendar.
+    var readsWell: Bool
+    /// The version in effect (shown) is a good one.
+    var shownIsGood: Bool
+    /// A last good copy on disk can stand in.
+    var hasUsableCopy: Bool
+
+    enum Outcome: Hashable {
+        /// The version in effect stays, as it was.
+        case keepsItsVersion
+        /// The bytes read now are the new version (and the last good copy).
+        case takesTheNewVersion
+        /// Broken now: the good version shown stays.
+        case keepsWhatIsShown
+        /// Broken now, nothing good shown: the last good copy is put in effect.
+        case takesTheLastGoodCopy
+        /// Broken, with nothing good to fall back on: what can be read of it is shown.
+        case showsWhatItCan
+    }
+
+    var outcome: Outcome {
+        if isUnchanged { return .keepsItsVersion }
+        if readsWell { return .takesTheNewVersion }
+        if shownIsGood { return .keepsWhatIsShown }
+        return hasUsableCopy ? .takesTheLastGoodCopy : .showsWhatItCan
+    }
+
+    /// What the status says of the file.
+    var state: FeedStatus.State {
+        switch outcome {
+        case .keepsItsVersion: shownIsGood ? .loaded : .failed(keptLastGood: false)
+        case .takesTheNewVersion: .loaded
+        case .keepsWhatIsShown, .takesTheLastGoodCopy: .failed(keptLastGood: true)
+        case .showsWhatItCan: .failed(keptLastGood: false)
         }
     }
 }
