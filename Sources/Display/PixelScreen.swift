@@ -57,7 +57,8 @@ public final class PixelScreen: TickerScreen {
     private var shade: Double { painter.shade }
     /// A smaller font for a line too wide for the screen in `lineFonts`, kept for the next time.
     private var fittedLineFonts: FontStack?
-    private let fontPaths: [String]
+    /// The font, text size and glyph budget it draws with.
+    public let style: FramebufferStyle
     /// The glyphs in the band's buffer (their positions are all the picture depends on).
     private var lastBand: [FrameGlyph]?
     private var lastAnnouncement: Announcement??
@@ -85,7 +86,7 @@ public final class PixelScreen: TickerScreen {
         fonts = try FontStack(paths: style.fontPaths, pixelSize: size)
         boxFonts = try FontStack(paths: style.fontPaths, pixelSize: max(8, size * 7 / 10))
         lineFonts = try FontStack(paths: style.fontPaths, pixelSize: max(8, size * 11 / 20))
-        fontPaths = style.fontPaths
+        self.style = style
         painter = GlyphPainter(format: screen.format, cacheBudget: style.glyphCacheBudget ?? Self.glyphCacheBudget(pixelSize: size))
         // Room above the letters for the dance's lift, and a little air below.
         let lift = Self.liftRoom(size)
@@ -160,6 +161,15 @@ public final class PixelScreen: TickerScreen {
     public func takeOver() throws {
         try console?.takeOver()
         generation += 1
+    }
+
+    public func restyled(_ style: FramebufferStyle) throws -> (any TickerScreen)? {
+        guard style != self.style else { return nil }
+        let next = try PixelScreen(scanout: scanout, style: style, console: console)
+        // A generation the scanout has not drawn: every buffer is drawn anew, in the new layout.
+        next.generation = generation + 1
+        next.notTaken = notTaken
+        return next
     }
 
     public func giveBack() {
@@ -312,7 +322,7 @@ public final class PixelScreen: TickerScreen {
         guard width > room else { return (lineFonts, glyphs) }
         let size = max(8, lineFonts.pixelSize * room / width)
         if fittedLineFonts?.pixelSize != size {
-            fittedLineFonts = (try? FontStack(paths: fontPaths, pixelSize: size)) ?? lineFonts
+            fittedLineFonts = (try? FontStack(paths: style.fontPaths, pixelSize: size)) ?? lineFonts
         }
         let fonts = fittedLineFonts ?? lineFonts
         return (fonts, fonts.layout(text))

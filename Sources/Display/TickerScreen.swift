@@ -66,6 +66,14 @@ public protocol TickerScreen: AnyObject {
     /// the band where the screen has room; empty when there are none. True when the next
     /// frame must be drawn in full.
     func showProblems(_ lines: [String]) -> Bool
+    /// The same device drawn in `style` (another font, text size or glyph budget: a new
+    /// layout), to be taken over in its place; nil where the style changes nothing (a terminal,
+    /// or the style in use). Throws when the fonts cannot be used.
+    func restyled(_ style: FramebufferStyle) throws -> (any TickerScreen)?
+}
+
+extension TickerScreen {
+    public func restyled(_ style: FramebufferStyle) throws -> (any TickerScreen)? { nil }
 }
 
 /// How full a screen's glyph cache is and how often it had what was asked, for the status.

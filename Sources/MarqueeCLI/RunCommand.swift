@@ -75,7 +75,8 @@ struct RunCommand: AsyncParsableCommand {
                     log.log(.warning, "\(key) changed in the configuration; it takes effect when marquee restarts "
                         + "(systemctl restart marquee)")
                 }
-                return ReloadedSettings(display: display, schedule: feedOptions.scheduleSettings(fresh))
+                return ReloadedSettings(display: display, schedule: feedOptions.scheduleSettings(fresh),
+                                        style: DisplayOptions.style(fresh))
             } catch {
                 log.log(.error, "\(error); keeping the previous configuration")
                 return nil

@@ -18,9 +18,9 @@ import Testing
         #expect(file.timezone == nil)
     }
 
-    /// Every key, changed: a reload applies it, or — where and how large the display draws,
-    /// the socket, the state folder, the feeds watched and fetched — says it takes effect after
-    /// a restart. Nothing is kept silently.
+    /// Every key, changed: a reload applies it, or — where the display draws, the socket, the
+    /// state folder, the feeds watched and fetched — says it takes effect after a restart.
+    /// Nothing is kept silently.
     @Test(arguments: [
         ("feeds", "\"/srv/a\"", "\"/srv/b\"", true),
         ("subscriptions", "[\"https://a.example/c.ics\"]", "[\"https://b.example/c.ics\"]", true),
@@ -28,8 +28,8 @@ import Testing
         ("connector", "\"HDMI-A-1\"", "\"HDMI-A-2\"", true), ("mode", "\"1920x1080\"", "\"1280x720@60\"", true),
         ("device", "\"/dev/fb0\"", "\"/dev/fb1\"", true),
         ("font", "\"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf\"",
-         "\"/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf\"", true),
-        ("text_height", "0.125", "0.2", true), ("glyph_cache_mb", "4", "8", true),
+         "\"/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf\"", false),
+        ("text_height", "0.125", "0.2", false), ("glyph_cache_mb", "4", "8", false),
         ("socket", "\"/run/marquee/a.sock\"", "\"/run/marquee/b.sock\"", true),
         ("socket_group", "\"video\"", "\"audio\"", true), ("state_dir", "\"/var/lib/a\"", "\"/var/lib/b\"", true),
         ("timezone", "\"Europe/Berlin\"", "\"America/New_York\"", false), ("speed", "5", "3", false),

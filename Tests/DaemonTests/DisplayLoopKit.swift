@@ -60,6 +60,16 @@ final class RecordingScreen: TickerScreen {
         self.unitsPerCell = unitsPerCell
     }
 
+    /// The screen a new text style made of it (as a pixel screen makes one: larger text, fewer
+    /// cells on the same line).
+    private(set) var restyledAs: RecordingScreen?
+
+    func restyled(_ style: FramebufferStyle) throws -> (any TickerScreen)? {
+        let next = RecordingScreen(clock: clock, cells: Int(Double(cells) * 0.125 / style.textHeight), unitsPerCell: unitsPerCell)
+        restyledAs = next
+        return next
+    }
+
     var metrics: any GlyphMetrics { CellMetrics(unitsPerCharacter: unitsPerCell) }
     var bandWidth: Int { cells * unitsPerCell }
     var drawsPartialGlyphs: Bool { false }

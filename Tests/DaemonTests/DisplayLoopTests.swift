@@ -318,6 +318,29 @@ import Testing
         #expect(kit.state.report.orientation == "Sonntagabend · 22. November 2026 · 21:00")
     }
 
+    /// A reload with a larger text size draws on a new layout of the same screen, taken over,
+    /// from the next frame on, the messages going on.
+    @Test func aReloadWithALargerTextDrawsANewLayout() async throws {
+        let display = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5))
+        var larger = FramebufferStyle()
+        larger.textHeight = 0.25
+        let kit = try await DisplayLoopKit(
+            at: "2026-11-23T10:00:00+01:00", reloadSettings: { [larger] in ReloadedSettings(display: display, style: larger) })
+        let first = kit.screen
+        await kit.post(.control(.reload))
+        while first.restyledAs == nil {
+            await kit.mailbox.nextPost()
+            await kit.settle()
+        }
+        let next = try #require(first.restyledAs)
+        await kit.advance(seconds: 1)
+        #expect(next.tookOver && next.cells == 20)
+        #expect(next.shown.first?.fullRepaint == true)
+        // The date no longer fits the 20 cells: a window of it goes by.
+        let line = next.shown.last?.line ?? ""
+        #expect(["Monday", "November", "2026"].contains { line.contains($0) }, "\(line)")
+    }
+
     /// When no new screen can be opened the replacement says so (the run then ends).
     @Test func noNewScreenEndsTheRun() async throws {
         let kit = try await DisplayLoopKit(at: "2026-11-23T10:00:00+01:00")

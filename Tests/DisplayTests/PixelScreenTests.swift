@@ -97,6 +97,33 @@ import Testing
         return (off, lit)
     }
 
+    /// A reload's new text size is a new layout on the same device: a taller band, drawn in
+    /// full with the first frame, nothing of the old band left on the screen; the style in use
+    /// asks for no new screen.
+    @Test func aNewTextSizeIsANewLayoutOnTheSameScreen() throws {
+        let framebuffer = Framebuffer(width: 800, height: 480)
+        let screen = try PixelScreen(scanout: framebuffer)
+        #expect(try screen.restyled(screen.style) == nil)
+        func draw(_ screen: PixelScreen) {
+            let controller = MarqueeController(metrics: screen.metrics, origin: Self.t0)
+            controller.update(messages: [MarqueeMessage(text: "Tea at four")], at: Self.t0, width: screen.bandWidth)
+            screen.show(controller.frame(at: Self.t0, width: screen.bandWidth, includingPartialGlyphs: true), fullRepaint: true)
+        }
+        draw(screen)
+        var larger = screen.style
+        larger.textHeight = 0.25
+        let next = try #require(try screen.restyled(larger) as? PixelScreen)
+        #expect(next.bandRows.count > screen.bandRows.count * 3 / 2)
+        try next.takeOver()
+        draw(next)
+        let colours = Self.colours(framebuffer.surface)
+        func litRows(_ rows: Range<Int>) -> Int { rows.filter { y in colours[y].contains { $0.red > 100 } }.count }
+        #expect(litRows(next.bandRows) > screen.bandRows.count)
+        // Outside the new band's rows (and the orientation line's, empty here) the screen is black.
+        let outside = (0..<480).filter { !next.bandRows.contains($0) && !next.lineRows.contains($0) && !next.boxRows.contains($0) }
+        #expect(outside.allSatisfy { y in !colours[y].contains { $0.red > 100 } })
+    }
+
     /// Every script drawn as it is read: each sample still and centred, as its golden picture
     /// shows it (Arabic joined, right to left; Hebrew right to left; Devanagari conjuncts; Chinese
     /// and Japanese from Noto Sans CJK; a ZWJ family, a skin tone and keycaps as one picture each).

@@ -60,15 +60,14 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var nightBacklight: Int?
 
     /// The keys changed since `earlier` that a reload cannot apply, each taking effect after a
-    /// restart: where and how large the display draws, the socket, the state folder, the feeds
-    /// watched and fetched. Every other key a reload applies.
+    /// restart: where the display draws, the socket, the state folder, the feeds watched and
+    /// fetched. Every other key a reload applies.
     public func keysNeedingARestart(since earlier: ConfigurationFile) -> [String] {
         let keys: [(key: String, changed: Bool)] = [
             ("feeds", feeds != earlier.feeds), ("subscriptions", subscriptions != earlier.subscriptions),
             ("refresh_minutes", refreshMinutes != earlier.refreshMinutes), ("output", output != earlier.output),
             ("device", device != earlier.device), ("connector", connector != earlier.connector),
-            ("mode", mode != earlier.mode), ("font", font != earlier.font), ("text_height", textHeight != earlier.textHeight),
-            ("glyph_cache_mb", glyphCacheMegabytes != earlier.glyphCacheMegabytes), ("socket", socket != earlier.socket),
+            ("mode", mode != earlier.mode), ("socket", socket != earlier.socket),
             ("socket_group", socketGroup != earlier.socketGroup), ("state_dir", stateDirectory != earlier.stateDirectory),
         ]
         return keys.filter(\.changed).map(\.key)

@@ -253,6 +253,7 @@ final class DisplayLoop {
                 reloadsInFlight += 1
                 schedule.apply(scheduleSettings)
             }
+            if let style = reloaded?.style { restyle(style) }
         case .feedsReloaded:
             reloadsInFlight = max(0, reloadsInFlight - 1)
             requestMessages(at: wall)
@@ -409,6 +410,18 @@ final class DisplayLoop {
         reloadsInFlight += 1
         schedule.reload()
         schedule.askSubscriptionsAgain()
+    }
+
+    /// Draws in another font, text size or glyph budget from now on: the same device in a new
+    /// layout, the text going on from the letter it was at. Fonts that cannot be used keep the
+    /// screen as it was.
+    private func restyle(_ style: FramebufferStyle) {
+        do {
+            guard let next = try screen.restyled(style) else { return }
+            if replaceScreen(opening: { next }) { log?.log(.notice, "drawing in the new text style on \(next.outputDescription)") }
+        } catch {
+            log?.log(.error, "\(error); the text keeps its font and size")
+        }
     }
 
     /// Asks the schedule for the messages at `wall`; what is shown stays until the answer.

@@ -1,5 +1,6 @@
-import Schedule
+import Display
 import Marquee
+import Schedule
 
 /// How `marquee run` shows things, from the command line and the configuration file; can be
 /// replaced while running (a reload).
@@ -20,15 +21,17 @@ public struct DisplaySettings: Sendable, Hashable {
     }
 }
 
-/// What a carer's reload reads from the configuration file: the display's settings, and the
-/// schedule's (nil: it keeps its own).
+/// What a carer's reload reads from the configuration file: the display's settings, the
+/// schedule's and the pixels' font and text size (nil: each keeps its own).
 public struct ReloadedSettings: Sendable {
     public var display: DisplaySettings
     public var schedule: ScheduleSettings?
+    public var style: FramebufferStyle?
 
-    public init(display: DisplaySettings, schedule: ScheduleSettings? = nil) {
+    public init(display: DisplaySettings, schedule: ScheduleSettings? = nil, style: FramebufferStyle? = nil) {
         self.display = display
         self.schedule = schedule
+        self.style = style
     }
 }
 
