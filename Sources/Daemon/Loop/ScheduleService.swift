@@ -48,7 +48,11 @@ final class ScheduleService: Sendable {
     /// Reads the configuration file again with `read` (nil: it cannot be used), then posts
     /// `.settingsRead`: like the feeds, a big or slow file never holds up a frame.
     func readSettings(_ read: @escaping @Sendable () -> ReloadedSettings?) {
-        Task.detached { [mailbox] in mailbox.post(.settingsRead(read())) }
+        Task { [mailbox] in
+            // On a thread of its own: a disk that hangs holds none of the threads tasks share.
+            let settings = await onThread(named: "marquee-config", read)
+            mailbox.post(.settingsRead(settings ?? nil))
+        }
     }
 
     /// Counts and writes times as a reload read them (every file is read again for a new zone
