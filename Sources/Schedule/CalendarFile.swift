@@ -320,12 +320,8 @@ public struct ScheduleLimits: Sendable, Hashable {
     /// A DTSTART libical refused because it is a day without a year, as vCard writes a
     /// birthday (`--0305`, `--03-05`): what was written and the day in the year 1604.
     private func startWithoutYear(_ complaint: OpaquePointer) -> (String, CivilDate)? {
-        let message = swiftString(icalproperty_get_xlicerror(complaint)) ?? ""
-        let marker = "Removing entire property: "
-        guard message.hasPrefix("Can't parse as DATE"), message.contains(" value in DTSTART property."),
-            let range = message.firstRange(of: marker)
-        else { return nil }
-        let written = String(message[range.upperBound...]).trimmingCharacters(in: " ")
+        guard let refused = refusedValue(complaint, in: "DTSTART"), refused.kind.hasPrefix("DATE") else { return nil }
+        let written = String(refused.value).trimmingCharacters(in: " ")
         let parts = written.split(separator: "-", omittingEmptySubsequences: false)
         let digits = parts.count == 3 ? parts[2] : parts.count == 4 ? parts[2] + parts[3] : ""
         guard parts.count >= 3, parts[0].isEmpty, parts[1].isEmpty, parts.count == 3 || parts[2].count == 2,
@@ -344,15 +340,24 @@ public struct ScheduleLimits: Sendable, Hashable {
         return property
     }
 
+    /// The value libical refused in `property` ("Can't parse as KIND value in PROPERTY property.
+    /// Removing entire property: VALUE"): the kind it expected and the value as written; nil for
+    /// any other complaint.
+    private func refusedValue(_ complaint: OpaquePointer, in property: String) -> (kind: Substring, value: Substring)? {
+        let message = swiftString(icalproperty_get_xlicerror(complaint)) ?? ""
+        let opening = "Can't parse as "
+        guard message.hasPrefix(opening), let kindEnd = message.firstRange(of: " value in \(property) property"),
+            let marker = message.firstRange(of: "Removing entire property: ")
+        else { return nil }
+        return (message[message.index(message.startIndex, offsetBy: opening.count)..<kindEnd.lowerBound],
+                message[marker.upperBound...])
+    }
+
     /// The RRULE libical refused, read again without its COUNT where that was the trouble
     /// (exports write `COUNT=-1` beside `UNTIL`); nil for any other complaint.
     private func ruleWithoutInvalidCount(_ complaint: OpaquePointer) -> icalrecurrencetype? {
-        let message = swiftString(icalproperty_get_xlicerror(complaint)) ?? ""
-        let marker = "Removing entire property: "
-        guard message.hasPrefix("Can't parse as RECUR value in RRULE property"),
-            let range = message.firstRange(of: marker)
-        else { return nil }
-        let parts = message[range.upperBound...].split(separator: ";")
+        guard let refused = refusedValue(complaint, in: "RRULE"), refused.kind == "RECUR" else { return nil }
+        let parts = refused.value.split(separator: ";")
         let kept = parts.filter { part in
             let upper = part.uppercased()
             return !upper.hasPrefix("COUNT=") || (Int(upper.dropFirst(6)) ?? 0) > 0
