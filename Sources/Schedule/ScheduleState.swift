@@ -261,14 +261,11 @@ import Support
         return statuses
     }
 
-    /// Shows times in another zone from now on (the system's zone changed): every file is
-    /// read again, since floating times and all-day dates depend on the zone.
+    /// Shows times in another zone from now on (the system's zone changed): a new zone has every
+    /// file read again, since floating times and all-day dates depend on it.
     func setDisplayZone(_ name: String) throws {
-        guard let zone = SystemZones.zone(named: name) else { throw Schedule.ConfigurationError.unknownTimeZone(name) }
-        displayZoneName = name
-        displayZone = zone
-        inEffect = [:]
-        reload()
+        try apply(ScheduleSettings(displayZone: name, words: words, orientation: orientation,
+                                   defaultEventDuration: defaultDuration))
     }
 
     /// How times are counted and written from now on. A new zone or default length of an
