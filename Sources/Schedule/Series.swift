@@ -359,46 +359,14 @@ enum OccurrenceLength {
         // Ended before the window (a day later, for an UNTIL that is a date).
         if icaltime_is_null_time(until) == 0, until.civil.adding(seconds: 86_400) < fromWall { return }
         let nextWall: () -> CivilDateTime?
-        var rule = icalrecurrencetype()
-        if evenInstances == nil {
-            rule = icalproperty_get_rrule(recurrence.property)
-            rule.until = until
-            rule.count = count
-        }
         if let evenInstances {
             nextWall = evenInstances
-        } else if rule.count > 0 {
-            // libical cannot skip ahead in a COUNT rule, so it is expanded once and kept.
-            let instances = countedInstances[ruleIndex] ?? expandCounted(rule)
-            countedInstances[ruleIndex] = instances
-            var index = instances.partitionPoint { $0 < fromWall }
-            nextWall = {
-                guard index < instances.count else { return nil }
-                defer { index += 1 }
-                return instances[index]
-            }
         } else {
-            // libical's skip ahead can lose the rest of the day it lands in (FREQ=HOURLY;BYDAY=TH;
-            // BYHOUR=18 set to 09:59 on a Thursday goes on a week later), so it lands a day early.
-            let skipWall = zone.wallClock(at: from).adding(seconds: -86_400)
-            var iterationStart = firstWall
-            var skips = skipWall > firstWall
-            // For a sub-daily rule it also loses the INTERVAL's phase (every 5 hours from 10:17
-            // gave 02:17, not 06:17): such a rule starts instead at the last step of its own grid
-            // before `skipWall`, which is before the window, so whether it matches the rule's BY*
-            // parts does not matter.
-            if skips, let step = RuleCheck.stepSeconds(rule.freq), step < 86_400 {
-                let stride = Int64(step) * Int64(max(1, rule.interval))
-                iterationStart = firstWall.adding(
-                    seconds: (skipWall.secondsAsUTC - firstWall.secondsAsUTC) / stride * stride)
-                skips = false
-            }
-            guard let iterator = RecurrenceIterator(rule: rule, start: iterationStart, isDate: isDate) else {
-                warnOnce("its RRULE cannot be expanded by libical; only DTSTART is used")
-                return
-            }
-            if skips { iterator.skip(to: skipWall) }
-            nextWall = iterator.next
+            var rule = icalproperty_get_rrule(recurrence.property)
+            rule.until = until
+            rule.count = count
+            guard let instances = libicalInstances(ruleIndex, rule, from: from, fromWall: fromWall) else { return }
+            nextWall = instances
         }
         var steps = 0
         var kept = 0
@@ -430,6 +398,45 @@ enum OccurrenceLength {
                 }
             }
         }
+    }
+
+    /// The rule's instances as libical's iterator gives them, from about `from` on; nil (with
+    /// a warning) when libical cannot expand it.
+    private func libicalInstances(
+        _ ruleIndex: Int, _ rule: icalrecurrencetype, from: Int64, fromWall: CivilDateTime
+    ) -> (() -> CivilDateTime?)? {
+        if rule.count > 0 {
+            // libical cannot skip ahead in a COUNT rule, so it is expanded once and kept.
+            let instances = countedInstances[ruleIndex] ?? expandCounted(rule)
+            countedInstances[ruleIndex] = instances
+            var index = instances.partitionPoint { $0 < fromWall }
+            return {
+                guard index < instances.count else { return nil }
+                defer { index += 1 }
+                return instances[index]
+            }
+        }
+        // libical's skip ahead can lose the rest of the day it lands in (FREQ=HOURLY;BYDAY=TH;
+        // BYHOUR=18 set to 09:59 on a Thursday goes on a week later), so it lands a day early.
+        let skipWall = zone.wallClock(at: from).adding(seconds: -86_400)
+        var iterationStart = firstWall
+        var skips = skipWall > firstWall
+        // For a sub-daily rule it also loses the INTERVAL's phase (every 5 hours from 10:17
+        // gave 02:17, not 06:17): such a rule starts instead at the last step of its own grid
+        // before `skipWall`, which is before the window, so whether it matches the rule's BY*
+        // parts does not matter.
+        if skips, let step = RuleCheck.stepSeconds(rule.freq), step < 86_400 {
+            let stride = Int64(step) * Int64(max(1, rule.interval))
+            iterationStart = firstWall.adding(
+                seconds: (skipWall.secondsAsUTC - firstWall.secondsAsUTC) / stride * stride)
+            skips = false
+        }
+        guard let iterator = RecurrenceIterator(rule: rule, start: iterationStart, isDate: isDate) else {
+            warnOnce("its RRULE cannot be expanded by libical; only DTSTART is used")
+            return nil
+        }
+        if skips { iterator.skip(to: skipWall) }
+        return iterator.next
     }
 
     /// Every instance of a COUNT rule, up to the step limit.
