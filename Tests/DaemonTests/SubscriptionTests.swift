@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServers
 import Schedule
 import TestSupport
+import Synchronization
 import Testing
 
 @testable import Daemon
@@ -346,6 +347,168 @@ struct SubscriptionTests {
         let fetched = try await FirstFetch(serving: calendar(refresh: "PT2H"))
         #expect(fetched.changed)
         #expect(await fetched.subscriptions.nextAttempt(at: now) == now.adding(seconds: 7200))
+    }
+}
+
+/// A fetch clock the test moves: `advance` lets time pass (waits that end by then return),
+/// `set` only sets the wall clock, as NTP or `date -s` would.
+private final class ManualFetchClock: FetchClock {
+    private struct Sleeper {
+        var id: Int
+        var end: Int64
+        var continuation: CheckedContinuation<Void, Never>
+    }
+
+    private struct Shared {
+        var wall: Int64
+        /// Seconds passed since the start, on which waits end.
+        var elapsed: Int64 = 0
+        var sleepers: [Sleeper] = []
+        var nextID = 0
+        /// Every wait asked for, in seconds.
+        var waits: [Int64] = []
+    }
+
+    private let shared: Mutex<Shared>
+
+    init(_ start: Instant) { shared = Mutex(Shared(wall: start.secondsSinceEpoch)) }
+
+    var waits: [Int64] { shared.withLock { $0.waits } }
+
+    func now() -> Instant { Instant(secondsSinceEpoch: shared.withLock { $0.wall }) }
+
+    func sleep(seconds: Int64) async {
+        let id = shared.withLock { shared in
+            shared.nextID += 1
+            shared.waits.append(seconds)
+            return shared.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let cancelled = shared.withLock { shared in
+                    guard !Task.isCancelled else { return true }
+                    shared.sleepers.append(Sleeper(id: id, end: shared.elapsed + seconds, continuation: continuation))
+                    return false
+                }
+                if cancelled { continuation.resume() }
+            }
+        } onCancel: {
+            shared.withLock { shared in
+                shared.sleepers.firstIndex { $0.id == id }.map { shared.sleepers.remove(at: $0) }
+            }?.continuation.resume()
+        }
+    }
+
+    func advance(seconds: Int64) {
+        let woken = shared.withLock { shared in
+            shared.wall += seconds
+            shared.elapsed += seconds
+            let woken = shared.sleepers.filter { $0.end <= shared.elapsed }
+            shared.sleepers.removeAll { $0.end <= shared.elapsed }
+            return woken
+        }
+        for sleeper in woken { sleeper.continuation.resume() }
+    }
+
+    func set(_ wall: Instant) { shared.withLock { $0.wall = wall.secondsSinceEpoch } }
+}
+
+/// The daemon's subscription loop over a real server, its clock moved by the test: what it
+/// asked the server, posted to the display loop, told the status and wrote to the journal.
+private struct FetchingLoop {
+    let server: LoopbackWebServer
+    let cache: TemporaryFolder
+    let clock = ManualFetchClock(now)
+    let mailbox = EventMailbox()
+    let state = DisplayState(clock: ManualClock(wall: now.nanoseconds))
+    let journal = Pipe()
+    let task: Task<Void, Never>
+
+    init() async throws {
+        server = try LoopbackWebServer()
+        try server.serve("calendar.ics", calendar())
+        cache = try TemporaryFolder()
+        let (subscriptions, schedule) = try await makeSubscriptions([server.url("calendar.ics")], server: server, cache: cache)
+        let log = EventLog(environment: [:], descriptor: journal.fileHandleForWriting.fileDescriptor)
+        task = Task { [clock, mailbox, state] in
+            await keepFetching(subscriptions, schedule: schedule, mailbox: mailbox, state: state, log: log, clock: clock)
+        }
+    }
+
+    /// Lets `seconds` pass and returns once the loop waits again.
+    func advance(seconds: Int64) async {
+        let waits = clock.waits.count
+        clock.advance(seconds: seconds)
+        #expect(await eventually { clock.waits.count > waits })
+    }
+
+    /// What it posted to the display loop since the last look, by name.
+    func posted() -> [String] { mailbox.take().map { "\($0)" } }
+
+    /// The journal's lines (once the loop has ended).
+    func journalLines() -> [String] {
+        journal.fileHandleForWriting.closeFile()
+        let text = String(decoding: journal.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return text.split(separator: "\n").map(String.init)
+    }
+}
+
+@Suite("The daemon's subscription loop, on a clock the test moves", .tags(.live),
+       .tier(.live, needs: [.program("/usr/sbin/nginx"), .program("/usr/bin/openssl")]))
+struct SubscriptionLoopTests {
+    @Test("Fetched at the start and when due, looked at each minute; a new version has the feeds read again")
+    func fetchesWhenDue() async throws {
+        let loop = try await FetchingLoop()
+        defer { loop.task.cancel() }
+        #expect(await eventually { loop.state.subscriptions.first?.httpStatus == 200 })
+        #expect(await eventually { loop.posted().contains("feedsChanged") })
+        #expect(loop.clock.waits.allSatisfy { $0 <= 60 }, "\(loop.clock.waits)")
+        // Due every 300 s: the minutes between ask the server nothing.
+        for _ in 1...4 { await loop.advance(seconds: 60) }
+        #expect(loop.server.requests.count == 1, "\(loop.server.requests)")
+        await loop.advance(seconds: 60)
+        #expect(await eventually { loop.server.requests.count == 2 })
+        #expect(await eventually { loop.state.subscriptions.first?.httpStatus == 304 })
+        #expect(!loop.posted().contains("feedsChanged"))
+        try loop.server.serve("calendar.ics", calendar("Dentist at 11:30"))
+        for _ in 1...5 { await loop.advance(seconds: 60) }
+        #expect(await eventually { loop.posted().contains("feedsChanged") })
+        #expect(loop.server.requests.count == 3)
+        loop.task.cancel()
+        await loop.task.value
+        // (The same line twice within a minute is written once.)
+        #expect(loop.journalLines().contains { $0.hasSuffix("calendar.ics: fetched a new version of the calendar") })
+    }
+
+    @Test("A failure is said once while it lasts, and a clock set back is noticed within a minute")
+    func failuresAndClockSetBack() async throws {
+        let loop = try await FetchingLoop()
+        defer { loop.task.cancel() }
+        #expect(await eventually { loop.state.subscriptions.first?.httpStatus == 200 })
+        _ = loop.posted()
+        try FileManager.default.removeItem(atPath: loop.server.root + "/calendar.ics")
+        for _ in 1...5 { await loop.advance(seconds: 60) }
+        #expect(await eventually { loop.state.subscriptions.first?.httpStatus == 404 })
+        #expect(await eventually { loop.posted().contains("subscriptionsChanged") })
+        // Failures back off from a minute: two more attempts within ten minutes, said no more.
+        try loop.server.serve("calendar.ics", calendar())
+        try FileManager.default.removeItem(atPath: loop.server.root + "/calendar.ics")
+        let before = loop.server.requests.count
+        for _ in 1...10 { await loop.advance(seconds: 60) }
+        #expect(loop.server.requests.count > before, "\(loop.server.requests)")
+        #expect(!loop.posted().contains("subscriptionsChanged"))
+        // Set back a day, as NTP does to a box that booted with a wrong date.
+        try loop.server.serve("calendar.ics", calendar())
+        let requests = loop.server.requests.count
+        loop.clock.set(Instant(secondsSinceEpoch: loop.clock.now().secondsSinceEpoch - 86_400))
+        await loop.advance(seconds: 60)
+        #expect(await eventually { loop.server.requests.count > requests })
+        #expect(await eventually { loop.state.subscriptions.first?.error == nil })
+        #expect(await eventually { loop.posted().contains("subscriptionsChanged") })
+        loop.task.cancel()
+        await loop.task.value
+        let warnings = loop.journalLines().filter { $0.contains("no calendar at this address") }
+        #expect(warnings.count == 1, "\(warnings)")
     }
 }
 

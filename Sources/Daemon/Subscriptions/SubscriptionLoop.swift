@@ -1,0 +1,90 @@
+import Schedule
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The clock subscriptions are fetched on: the machine's wall clock (servers' dates and
+/// Retry-After are in it, not in the display's, which `--at` shifts) and a wait on it. A test
+/// moves its own.
+protocol FetchClock: Sendable {
+    func now() -> Instant
+    /// Returns once `seconds` have passed, or at once when the task is cancelled.
+    func sleep(seconds: Int64) async
+}
+
+/// The machine's wall clock, and waits on its steady time.
+struct MachineFetchClock: FetchClock {
+    func now() -> Instant { Instant(secondsSinceEpoch: Int64(time(nil))) }
+    func sleep(seconds: Int64) async { try? await Task.sleep(for: .seconds(seconds)) }
+}
+
+/// Fetches each subscription when it is due, for as long as the task runs: a calendar that
+/// changed has the feeds read again (`.feedsChanged`), a failure goes to the journal when it
+/// is new (`.subscriptionsChanged`), and the status lists every subscription (times in the
+/// display's zone). It looks at least once a minute, so a clock that was set is noticed.
+func keepFetching(
+    _ subscriptions: Subscriptions, schedule: Schedule, mailbox: EventMailbox, state: DisplayState, log: EventLog,
+    clock: any FetchClock = MachineFetchClock()
+) async {
+    enum Event: Sendable {
+        case fetched(SubscriptionAddress, changed: Bool)
+        case timer
+        /// Addresses became due before their time.
+        case woken
+    }
+    var reported: [String: String] = [:]
+    var timerSet = false
+    var listening = false
+    await withTaskGroup(of: Event.self) { group in
+        while !Task.isCancelled {
+            let now = clock.now()
+            // Each address on its own: a server that hangs holds up no other.
+            for address in await subscriptions.claimDue(at: now) {
+                group.addTask { .fetched(address, changed: await subscriptions.refresh(address, at: now)) }
+            }
+            let statuses = await subscriptions.statuses(utcOffset: schedule.zoned(now).utcOffset)
+            var errorsChanged = false
+            for status in statuses where reported[status.address] != status.error {
+                reported[status.address] = status.error
+                errorsChanged = true
+                if let error = status.error { log.log(.warning, "\(status.address): \(error)") }
+            }
+            state.update { $0.subscriptions = statuses }
+            if errorsChanged { mailbox.post(.subscriptionsChanged) }
+            // Woken when a fetch ends, else at the next attempt, and at least each minute.
+            if !timerSet {
+                let next = max(now.secondsSinceEpoch, await subscriptions.nextAttempt(at: now)?.secondsSinceEpoch ?? .max)
+                let wait = max(1, min(60, next - clock.now().secondsSinceEpoch))
+                timerSet = true
+                group.addTask {
+                    await clock.sleep(seconds: wait)
+                    return .timer
+                }
+            }
+            if !listening {
+                listening = true
+                group.addTask {
+                    var wakeUps = subscriptions.wakeUps.makeAsyncIterator()
+                    _ = await wakeUps.next()
+                    return .woken
+                }
+            }
+            switch await group.next() {
+            case .fetched(let address, let changed)?:
+                if changed {
+                    log.log(.notice, "\(address.shown): fetched a new version of the calendar")
+                    await schedule.replaceFetched(await subscriptions.fetched())
+                    mailbox.post(.feedsChanged)
+                }
+            case .timer?:
+                timerSet = false
+            case .woken?:
+                listening = false
+            case nil:
+                return
+            }
+        }
+        group.cancelAll()
+    }
+}
