@@ -94,10 +94,11 @@ final class DisplayLoop {
         wallOffset = clock.wallTime() - steady
         lastPing = steady
         validUntil = snapshot.validUntil.instant.nanoseconds
-        isNight = snapshot.partOfDay?.part == .night
+        isNight = NightPolicy.isNight(snapshot.partOfDay)
+        let night = NightPolicy(settings)
         controller = MarqueeController(
-            metrics: screen.metrics, configuration: Self.marquee(settings, atNight: isNight), origin: steady)
-        if isNight, settings.night.motion == .still {
+            metrics: screen.metrics, configuration: night.marquee(atNight: isNight), origin: steady)
+        if night.stillsText(atNight: isNight) {
             controller.pause(at: steady)
             stilledForNight = true
         }
@@ -245,7 +246,7 @@ final class DisplayLoop {
             guard let fresh = reloaded?.display else { break }
             settings = fresh
             dimForTheNight()
-            controller.reconfigure(Self.marquee(fresh, atNight: isNight), at: steady)
+            controller.reconfigure(NightPolicy(fresh).marquee(atNight: isNight), at: steady)
             controller.show(snapshot, settings: fresh, at: steady, width: screen.bandWidth)
             tellMissingCharacters()
             publishShown()
@@ -311,17 +312,18 @@ final class DisplayLoop {
     /// Dims the screen as the night goes on and brightens it in the morning, a step at a time,
     /// and slows or stills the text for the night, as the settings say.
     private func followTheNight(steady: Nanoseconds, wall: Nanoseconds) {
-        let step = settings.night.dims ? Self.shadeStep(snapshot.partOfDay, at: wall) : 0
+        let policy = NightPolicy(settings)
+        let step = policy.shadeStep(snapshot.partOfDay, at: wall)
         if step != shadeStep {
             shadeStep = step
             dimForTheNight()
         }
-        let night = snapshot.partOfDay?.part == .night
+        let night = NightPolicy.isNight(snapshot.partOfDay)
         guard night != isNight else { return }
         isNight = night
-        let marquee = Self.marquee(settings, atNight: night)
+        let marquee = policy.marquee(atNight: night)
         if marquee != controller.configuration { controller.reconfigure(marquee, at: steady) }
-        let still = night && settings.night.motion == .still
+        let still = policy.stillsText(atNight: night)
         if still, !controller.isPaused {
             controller.pause(at: steady)
             stilledForNight = true
@@ -335,7 +337,7 @@ final class DisplayLoop {
     /// Dims the screen as far as the night's step says: the backlight where there is one, else
     /// the colours (and the colours from the first time the backlight cannot be set).
     private func dimForTheNight() {
-        let shade = Double(shadeStep) / Double(Self.shadeSteps)
+        let shade = NightPolicy.shade(ofStep: shadeStep)
         if let backlight {
             do throws(Backlight.Problem) {
                 try backlight.setShade(shade, nightPercent: settings.night.backlightPercent)
@@ -346,43 +348,6 @@ final class DisplayLoop {
             }
         }
         if screen.setShade(shade) { repaint = true }
-    }
-
-    /// The motion's settings by day, or at night (at half the speed if it slows).
-    static func marquee(_ settings: DisplaySettings, atNight night: Bool) -> MarqueeConfiguration {
-        var marquee = settings.marquee
-        if night, settings.night.motion == .slow { marquee.charactersPerSecond /= 2 }
-        return marquee
-    }
-
-    /// Dimming goes in this many steps.
-    static let shadeSteps = 16
-    /// How long dimming takes once the night begins, and brightening once the morning begins.
-    static let dimming: Nanoseconds = 600_000_000_000
-    static let brightening: Nanoseconds = 900_000_000_000
-
-    /// How far the screen is dimmed at `wall`, in steps: rising through the first ten minutes
-    /// of the night, falling through the first quarter of an hour of the morning.
-    static func shadeStep(_ partOfDay: (part: PartOfDay, began: Instant)?, at wall: Nanoseconds) -> Int {
-        guard let (part, began) = partOfDay else { return 0 }
-        let since = max(0, wall - began.nanoseconds)
-        switch part {
-        case .night: return Int(min(Nanoseconds(shadeSteps), since * Nanoseconds(shadeSteps) / dimming))
-        case .morning: return Int(max(0, Nanoseconds(shadeSteps) - since * Nanoseconds(shadeSteps) / brightening))
-        case .afternoon, .evening: return 0
-        }
-    }
-
-    /// The wall time of the next dimming or brightening step after `wall` (nil: none is due).
-    static func nextShadeStep(_ partOfDay: (part: PartOfDay, began: Instant)?, after wall: Nanoseconds) -> Nanoseconds? {
-        guard let (part, began) = partOfDay else { return nil }
-        let step = Nanoseconds(shadeStep(partOfDay, at: wall))
-        let steps = Nanoseconds(shadeSteps)
-        switch part {
-        case .night where step < steps: return began.nanoseconds + (step + 1) * dimming / steps
-        case .morning where step > 0: return began.nanoseconds + (steps - step + 1) * brightening / steps
-        default: return nil
-        }
     }
 
     /// Characters of the messages that no font of the screen has, once each: they are left out.
@@ -479,7 +444,7 @@ final class DisplayLoop {
         }
         if let watchdogInterval { consider(lastPing + watchdogInterval) }
         if let interval = screen.checkInterval { consider(steady + interval) }
-        if settings.night.dims, let step = Self.nextShadeStep(snapshot.partOfDay, after: wall) {
+        if let step = NightPolicy(settings).nextShadeStep(snapshot.partOfDay, after: wall) {
             consider(steady + step - wall)
         }
         return deadline

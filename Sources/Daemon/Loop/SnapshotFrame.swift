@@ -11,20 +11,20 @@ public func showSnapshot(
 ) async throws -> Frame {
     let controller = MarqueeController(metrics: screen.metrics, configuration: settings.marquee, origin: start)
     controller.announcementBox = screen.announcementBox
+    let policy = NightPolicy(settings)
     var now = start
     var night = false
     while true {
         let current = await schedule.snapshot(at: Instant(nanoseconds: now))
         // The night's motion, from when it begins (the loop's own rules).
-        if (current.partOfDay?.part == .night) != night || now == start {
-            night = current.partOfDay?.part == .night
-            controller.reconfigure(DisplayLoop.marquee(settings, atNight: night), at: now)
-            if night, settings.night.motion == .still { controller.pause(at: now) } else { controller.resume(at: now) }
+        if NightPolicy.isNight(current.partOfDay) != night || now == start {
+            night = NightPolicy.isNight(current.partOfDay)
+            controller.reconfigure(policy.marquee(atNight: night), at: now)
+            if policy.stillsText(atNight: night) { controller.pause(at: now) } else { controller.resume(at: now) }
         }
         controller.show(current, settings: settings, at: now, width: screen.bandWidth)
         screen.showOrientation(current.orientation)
-        let shade = settings.night.dims ? DisplayLoop.shadeStep(current.partOfDay, at: instant) : 0
-        _ = screen.setShade(Double(shade) / Double(DisplayLoop.shadeSteps))
+        _ = screen.setShade(NightPolicy.shade(ofStep: policy.shadeStep(current.partOfDay, at: instant)))
         let next = current.validUntil.instant.nanoseconds
         guard next <= instant, next > now else { break }
         now = next
