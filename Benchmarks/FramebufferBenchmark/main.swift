@@ -124,7 +124,7 @@ func cpuAtSixtyFramesPerSecond(_ format: PixelFormat, _ messages: [MarqueeMessag
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wait, nil)
         if nanoseconds() - deadline > frameNanoseconds / 2 { late += 1 }
         let t = origin + Nanoseconds(frame) * frameNanoseconds
-        screen.show(controller.frame(at: t, width: screen.bandWidth, includingPartialGlyphs: true), fullRepaint: frame == 0)
+        screen.show(controller.frame(at: t, width: screen.bandWidth, includingPartialGlyphs: true))
         screen.prepare(controller.frame(at: t + frameNanoseconds, width: screen.bandWidth, includingPartialGlyphs: true))
     }
     let wall = Double(nanoseconds() - wallStart), cpu = Double(cpuNanoseconds() - cpuStart)
@@ -220,7 +220,7 @@ func kmsFrames(width: Int, height: Int) throws {
         screen.prepare(frame)
         let prepared = nanoseconds() - start
         start = nanoseconds()
-        screen.show(frame, fullRepaint: step == 0)
+        screen.show(frame)
         let shown = nanoseconds() - start
         if step == 5_400 { warmed = screen.glyphCache }
         guard step >= 5_400, step % 4 == 0 else { continue }
@@ -253,7 +253,7 @@ func memoryAfterTenMinutes() throws {
     var largest = 0
     for step in 0..<36_000 {
         let t = origin + Nanoseconds(step) * frameNanoseconds
-        screen.show(controller.frame(at: t, width: screen.bandWidth, includingPartialGlyphs: true), fullRepaint: step == 0)
+        screen.show(controller.frame(at: t, width: screen.bandWidth, includingPartialGlyphs: true))
         screen.prepare(controller.frame(at: t + frameNanoseconds, width: screen.bandWidth, includingPartialGlyphs: true))
         if step % 600 == 0 { largest = max(largest, anonymousResidentBytes() - before) }
     }

@@ -49,6 +49,8 @@ public final class PixelScreen: TickerScreen {
     /// when everything must be drawn again), so a scanout copies only what a buffer lacks.
     private var versions = (band: 0, box: 0, line: 0)
     private var generation = 0
+    /// Whether the next frame is drawn in full (see `TickerScreen`).
+    private(set) var mustRepaint = true
     /// The orientation line asked for, and the one in its buffer (nil: none drawn yet).
     private var lineText: String?
     private var drawnLine: String??
@@ -161,6 +163,7 @@ public final class PixelScreen: TickerScreen {
     public func takeOver() throws {
         try console?.takeOver()
         generation += 1
+        mustRepaint = true
     }
 
     public func restyled(_ style: FramebufferStyle) throws -> (any TickerScreen)? {
@@ -176,44 +179,47 @@ public final class PixelScreen: TickerScreen {
         console?.giveBack()
     }
 
-    public func noticeChanges(at now: Nanoseconds) throws(ScreenReplaced) -> Bool {
-        if lastDeviceCheck.map({ now - $0 >= Self.deviceCheckInterval }) ?? true {
-            lastDeviceCheck = now
-            if let reason = scanout.replacement() {
-                throw ScreenReplaced(description: reason)
-            }
+    public func noticeChanges(at now: Nanoseconds) throws(ScreenReplaced) {
+        guard lastDeviceCheck.map({ now - $0 >= Self.deviceCheckInterval }) ?? true else { return }
+        lastDeviceCheck = now
+        if let reason = scanout.replacement() {
+            throw ScreenReplaced(description: reason)
         }
-        return false
     }
 
-    public func notice(_ change: ScreenChange) -> Bool {
+    public func notice(_ change: ScreenChange) {
         switch change {
         case .resized:
-            return false
+            break
         case .consoleSwitchRequested:
-            guard let console else { return false }
+            guard let console else { return }
             // The display is let go before the switch goes ahead, so the next console can set
-            // its own mode; taken again once the console is back.
+            // its own mode; taken again once the console is back, and drawn in full.
             if console.isShown {
                 scanout.consoleShown(false)
-                return console.answerSwitch()
+                if console.answerSwitch() { mustRepaint = true }
+            } else if console.answerSwitch() {
+                scanout.consoleShown(true)
+                mustRepaint = true
             }
-            let back = console.answerSwitch()
-            if back { scanout.consoleShown(true) }
-            return back
         case .deviceChanged:
             lastDeviceCheck = nil
             scanout.deviceChanged()
-            return false
         }
     }
 
     /// Not drawn: the people in front of a kiosk cannot act on them. They are in the journal,
     /// or on the terminal marquee was started from, which a framebuffer leaves alone.
-    public func showProblems(_ lines: [String]) -> Bool { false }
+    public func showProblems(_ lines: [String]) {}
 
-    public func show(_ frame: Frame, fullRepaint: Bool) {
+    public func show(_ frame: Frame) {
+        show(frame, fullRepaint: mustRepaint)
+    }
+
+    /// Shows a frame: what changed since the last one, or everything.
+    func show(_ frame: Frame, fullRepaint: Bool) {
         guard isShowing else { return }
+        mustRepaint = false
         if fullRepaint {
             generation += 1
             lastBand = nil
@@ -232,12 +238,12 @@ public final class PixelScreen: TickerScreen {
         lineText = text
     }
 
-    public func setShade(_ shade: Double) -> Bool {
-        guard shade != self.shade else { return false }
+    public func setShade(_ shade: Double) {
+        guard shade != self.shade else { return }
         painter.shade = shade
         inkColours = [:]
         lastInk = nil
-        return true
+        mustRepaint = true
     }
 
     /// Draws what changed since the last frame into the band's, the box's and the line's

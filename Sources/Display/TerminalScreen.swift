@@ -78,6 +78,8 @@ public final class TerminalScreen {
 
     /// The size changed since the last frame (the next one clears and repaints).
     private(set) var sizeChanged = false
+    /// Whether the next frame is drawn in full (see `TickerScreen`).
+    private(set) var mustRepaint = true
     /// When everything was last drawn again (see `checkInterval`), and whether the last frame moved.
     var lastFullRepaint: Nanoseconds?
     var lastFrameMoved = false
@@ -392,4 +394,95 @@ func containsDA1Reply(_ bytes: [UInt8]) -> Bool {
         index += 1
     }
     return false
+}
+
+extension TerminalScreen: TickerScreen {
+    public var metrics: any GlyphMetrics { cellMetrics }
+    public var drawsPartialGlyphs: Bool { false }
+    public var framePeriod: Nanoseconds? { nil }
+    public var effectStep: Nanoseconds { 100_000_000 }
+    public var isShowing: Bool { true }
+    /// A terminal draws whatever it is sent (its font decides).
+    public func takeMissingCharacters() -> [Character] { [] }
+
+    public func showOrientation(_ text: String?) {
+        orientation = text
+    }
+
+    public func setShade(_ shade: Double) {
+        guard shade != self.shade else { return }
+        self.shade = shade
+        mustRepaint = true
+    }
+
+    public var announcementBox: any AnnouncementBox {
+        guard let width = announcementBoxWidth else { return OnePageBox() }
+        return LineBox(width: width - 2, lines: Self.announcementLines)
+    }
+    /// Something else may write to a terminal: everything is drawn again this often while the
+    /// line moves; on a Linux console (kernel messages, a stray `echo`) also while it stands still.
+    public var checkInterval: Nanoseconds? {
+        capabilities.isLinuxConsole ? 2_000_000_000 : lastFrameMoved ? 10_000_000_000 : nil
+    }
+
+    public var outputDescription: String {
+        let colours = switch capabilities.colourDepth {
+        case .trueColour: "24-bit colour"
+        case .palette256: "256 colours"
+        case .basic8: "8 colours"
+        }
+        let kind = capabilities.isLinuxConsole ? "Linux console" : "terminal"
+        let sync = capabilities.synchronizedOutput ? ", synchronized output" : ""
+        return "\(kind) \(columns)x\(rows), \(colours)\(sync)"
+    }
+
+    public func takeOver() throws {
+        try enter()
+        mustRepaint = true
+    }
+    public func giveBack() { leave() }
+
+    /// A terminal shows what it is sent as it arrives.
+    public func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds { due }
+
+    /// A terminal draws text cells: there is nothing to make ready and no glyph pictures.
+    public func prepare(_ frame: Frame) {}
+    public var glyphCache: GlyphCacheFigures? { nil }
+    public var pageFlips: PageFlipFigures? { nil }
+
+    public func noticeChanges(at now: Nanoseconds) {
+        guard let interval = checkInterval, lastFullRepaint.map({ now - $0 >= interval }) ?? true else { return }
+        lastFullRepaint = now
+        mustRepaint = true
+    }
+
+    public func notice(_ change: ScreenChange) {
+        switch change {
+        case .resized: if refreshSize() { mustRepaint = true }
+        case .consoleSwitchRequested, .deviceChanged: break
+        }
+    }
+
+    public func show(_ frame: Frame) throws {
+        lastFrameMoved = frame.isMoving
+        try draw(frame, clearFirst: mustRepaint && sizeChanged, fullRepaint: mustRepaint)
+        mustRepaint = false
+    }
+
+    public func showProblems(_ lines: [String]) {
+        guard lines != problems else { return }
+        problems = lines
+        mustRepaint = true
+    }
+}
+
+/// A box of `lines` lines `width` units wide, measuring glyphs as they were laid (a terminal's
+/// cells).
+struct LineBox: AnnouncementBox {
+    let width: Int
+    let lines: Int
+
+    func pages(of glyphs: [LaidGlyph]) -> [Range<Int>] {
+        pageRanges(glyphs, width: width, linesPerPage: lines, breaking: UnicodeLineBreaking())
+    }
 }

@@ -1,23 +1,50 @@
-import CLinux
 import Marquee
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// What the render loop draws on: a terminal, or pixels on a KMS output or a framebuffer. The
-/// loop owns the clock and the `MarqueeController`; a screen only measures glyphs and shows
-/// frames.
-public protocol TickerScreen: AnyObject {
+/// loop owns the clock and the `MarqueeController`; a screen is a device, a band it draws the
+/// marquee's frames on, and what it shows around the band. Each screen remembers when its next
+/// frame must be drawn in full (taken over, resized, a new shade or problems to show).
+public typealias TickerScreen = ScreenDevice & BandDrawing & BandSurroundings
+
+/// The device under a screen: taking it over and giving it back, what happens to it from
+/// outside, and when what is drawn on it is seen.
+public protocol ScreenDevice: AnyObject {
+    /// For the status: "Linux console 80x25, 8 colours", "framebuffer /dev/fb0 1920x1080 …".
+    var outputDescription: String { get }
+    /// False while nothing drawn would be seen (another console is shown): no frames then.
+    var isShowing: Bool { get }
+    /// The display's refresh period: frames come no closer together. nil: only when the
+    /// picture changes (a terminal, where motion goes by whole cells).
+    var framePeriod: Nanoseconds? { get }
+    /// The loop asks `noticeChanges(at:)` at least this often, even while the picture is
+    /// still (nil: only when it wakes for other reasons).
+    var checkInterval: Nanoseconds? { get }
+    /// Takes the device over; the first frame after it is drawn in full.
+    func takeOver() throws
+    /// Gives the device back as it was.
+    func giveBack()
+    /// Looks at what may have changed outside the picture (something else writing to the
+    /// screen, the device). Throws `ScreenReplaced` when the device is gone and a new screen
+    /// must be opened.
+    func noticeChanges(at now: Nanoseconds) throws(ScreenReplaced)
+    /// Told of a resize or a console switch as it happens.
+    func notice(_ change: ScreenChange)
+    /// When a frame drawn now will be seen: the frame is computed for that instant (position is
+    /// a function of the time it is seen). `due` is the loop's deadline for the frame; a KMS
+    /// screen answers the vertical blank its page flip will land on.
+    func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds
+    /// The page flips that reached the glass (nil: the screen does not flip pages).
+    var pageFlips: PageFlipFigures? { get }
+}
+
+/// The band a screen draws the marquee's frames on: how it measures text, and frames.
+public protocol BandDrawing: AnyObject {
     /// How the screen measures text (cells, or 1/64 pixels).
     var metrics: any GlyphMetrics { get }
     /// The band's width in the metrics' units.
     var bandWidth: Int { get }
     /// Whether glyphs cut by the band's edges are drawn (pixels) or left out (cells).
     var drawsPartialGlyphs: Bool { get }
-    /// The display's refresh period: frames come no closer together. nil: only when the
-    /// picture changes (a terminal, where motion goes by whole cells).
-    var framePeriod: Nanoseconds? { get }
     /// How often an effect (dance, bobbing arrow) is redrawn.
     var effectStep: Nanoseconds { get }
     /// How its announcement box pages a long announcement.
@@ -25,55 +52,34 @@ public protocol TickerScreen: AnyObject {
     /// Characters of the messages laid out so far that it has no font for (left out), each
     /// handed over once.
     func takeMissingCharacters() -> [Character]
-    /// The orientation line from now on ("Monday morning · 23 November 2026"; nil: none), below
-    /// the band where the screen has room; drawn with the next frame.
-    func showOrientation(_ text: String?)
-    /// How far the screen is dimmed for the night from now on (0: day, 1: night); true when
-    /// the next frame must be drawn in full.
-    func setShade(_ shade: Double) -> Bool
-    /// For the status: "Linux console 80x25, 8 colours", "framebuffer /dev/fb0 1920x1080 …".
-    var outputDescription: String { get }
-    /// The loop asks `noticeChanges(at:)` at least this often, even while the picture is
-    /// still (nil: only when it wakes for other reasons).
-    var checkInterval: Nanoseconds? { get }
-    /// False while nothing drawn would be seen (another console is shown): no frames then.
-    var isShowing: Bool { get }
-    /// Takes the device over; the first frame after it is drawn in full.
-    func takeOver() throws
-    /// Gives the device back as it was.
-    func giveBack()
-    /// Looks at what may have changed outside the picture (something else writing to the
-    /// screen, the device); true when the next frame must be drawn in full. Throws
-    /// `ScreenReplaced` when the device is gone and a new screen must be opened.
-    func noticeChanges(at now: Nanoseconds) throws(ScreenReplaced) -> Bool
-    /// Told of a resize or a console switch as it happens; true when the next frame must be
-    /// drawn in full.
-    func notice(_ change: ScreenChange) -> Bool
-    /// When a frame drawn now will be seen: the frame is computed for that instant (position is
-    /// a function of the time it is seen). `due` is the loop's deadline for the frame; a KMS
-    /// screen answers the vertical blank its page flip will land on.
-    func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds
-    /// Shows a frame (nothing, while the screen is not visible).
-    func show(_ frame: Frame, fullRepaint: Bool) throws
+    /// Shows a frame (nothing, while the screen is not visible): what changed since the last
+    /// one, or everything when the screen must be drawn in full.
+    func show(_ frame: Frame) throws
     /// Makes ready, ahead of its deadline, what showing `frame` will need (glyphs rasterized),
     /// so showing it then is quick and even.
     func prepare(_ frame: Frame)
     /// The glyph pictures kept (nil: the screen keeps none, a terminal).
     var glyphCache: GlyphCacheFigures? { get }
-    /// The page flips that reached the glass (nil: the screen does not flip pages).
-    var pageFlips: PageFlipFigures? { get }
-    /// Problems the person who started marquee by hand should see (no feed folder), below
-    /// the band where the screen has room; empty when there are none. True when the next
-    /// frame must be drawn in full.
-    func showProblems(_ lines: [String]) -> Bool
     /// The same device drawn in `style` (another font, text size or glyph budget: a new
     /// layout), to be taken over in its place; nil where the style changes nothing (a terminal,
     /// or the style in use). Throws when the fonts cannot be used.
     func restyled(_ style: FramebufferStyle) throws -> (any TickerScreen)?
 }
 
-extension TickerScreen {
+extension BandDrawing {
     public func restyled(_ style: FramebufferStyle) throws -> (any TickerScreen)? { nil }
+}
+
+/// What a screen shows around the band, each drawn with the next frame.
+public protocol BandSurroundings: AnyObject {
+    /// The orientation line from now on ("Monday morning · 23 November 2026"; nil: none), below
+    /// the band where the screen has room.
+    func showOrientation(_ text: String?)
+    /// How far the screen is dimmed for the night from now on (0: day, 1: night).
+    func setShade(_ shade: Double)
+    /// Problems the person who started marquee by hand should see (no feed folder), below
+    /// the band where the screen has room; empty when there are none.
+    func showProblems(_ lines: [String])
 }
 
 /// How full a screen's glyph cache is and how often it had what was asked, for the status.
@@ -121,92 +127,5 @@ public struct ScreenReplaced: Error, CustomStringConvertible {
 
     public init(description: String) {
         self.description = description
-    }
-}
-
-extension TerminalScreen: TickerScreen {
-    public var metrics: any GlyphMetrics { cellMetrics }
-    public var drawsPartialGlyphs: Bool { false }
-    public var framePeriod: Nanoseconds? { nil }
-    public var effectStep: Nanoseconds { 100_000_000 }
-    public var isShowing: Bool { true }
-    /// A terminal draws whatever it is sent (its font decides).
-    public func takeMissingCharacters() -> [Character] { [] }
-
-    public func showOrientation(_ text: String?) {
-        orientation = text
-    }
-
-    public func setShade(_ shade: Double) -> Bool {
-        guard shade != self.shade else { return false }
-        self.shade = shade
-        return true
-    }
-
-    public var announcementBox: any AnnouncementBox {
-        guard let width = announcementBoxWidth else { return OnePageBox() }
-        return LineBox(width: width - 2, lines: Self.announcementLines)
-    }
-    /// Something else may write to a terminal: everything is drawn again this often while the
-    /// line moves; on a Linux console (kernel messages, a stray `echo`) also while it stands still.
-    public var checkInterval: Nanoseconds? {
-        capabilities.isLinuxConsole ? 2_000_000_000 : lastFrameMoved ? 10_000_000_000 : nil
-    }
-
-    public var outputDescription: String {
-        let colours = switch capabilities.colourDepth {
-        case .trueColour: "24-bit colour"
-        case .palette256: "256 colours"
-        case .basic8: "8 colours"
-        }
-        let kind = capabilities.isLinuxConsole ? "Linux console" : "terminal"
-        let sync = capabilities.synchronizedOutput ? ", synchronized output" : ""
-        return "\(kind) \(columns)x\(rows), \(colours)\(sync)"
-    }
-
-    public func takeOver() throws { try enter() }
-    public func giveBack() { leave() }
-
-    /// A terminal shows what it is sent as it arrives.
-    public func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds { due }
-
-    /// A terminal draws text cells: there is nothing to make ready and no glyph pictures.
-    public func prepare(_ frame: Frame) {}
-    public var glyphCache: GlyphCacheFigures? { nil }
-    public var pageFlips: PageFlipFigures? { nil }
-
-    public func noticeChanges(at now: Nanoseconds) -> Bool {
-        guard let interval = checkInterval, lastFullRepaint.map({ now - $0 >= interval }) ?? true else { return false }
-        lastFullRepaint = now
-        return true
-    }
-
-    public func notice(_ change: ScreenChange) -> Bool {
-        switch change {
-        case .resized: refreshSize()
-        case .consoleSwitchRequested, .deviceChanged: false
-        }
-    }
-
-    public func show(_ frame: Frame, fullRepaint: Bool) throws {
-        lastFrameMoved = frame.isMoving
-        try draw(frame, clearFirst: fullRepaint && sizeChanged, fullRepaint: fullRepaint)
-    }
-
-    public func showProblems(_ lines: [String]) -> Bool {
-        guard lines != problems else { return false }
-        problems = lines
-        return true
-    }
-}
-
-/// A box of `lines` lines `width` units wide, measuring glyphs as they were laid (a terminal's
-/// cells).
-struct LineBox: AnnouncementBox {
-    let width: Int
-    let lines: Int
-
-    func pages(of glyphs: [LaidGlyph]) -> [Range<Int>] {
-        pageRanges(glyphs, width: width, linesPerPage: lines, breaking: UnicodeLineBreaking())
     }
 }

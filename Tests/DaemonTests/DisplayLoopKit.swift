@@ -43,6 +43,8 @@ final class RecordingScreen: TickerScreen {
     private(set) var problems: [String] = []
     private(set) var tookOver = false
     private(set) var gaveBack = false
+    /// Whether the next frame is drawn in full, as a real screen would.
+    private var mustRepaint = true
     private let clock: ManualClock
     /// The line's width in cells.
     var cells: Int
@@ -82,9 +84,9 @@ final class RecordingScreen: TickerScreen {
     /// Every shade it was given, and when (steady time).
     private(set) var shades: [(steady: Nanoseconds, shade: Double)] = []
 
-    func setShade(_ shade: Double) -> Bool {
+    func setShade(_ shade: Double) {
         shades.append((clock.steadyTime(), shade))
-        return true
+        mustRepaint = true
     }
 
     func takeMissingCharacters() -> [Character] {
@@ -94,18 +96,22 @@ final class RecordingScreen: TickerScreen {
     var outputDescription: String { "recording screen \(cells)x1" }
     var checkInterval: Nanoseconds? { nil }
     var isShowing: Bool { true }
-    func takeOver() { tookOver = true }
+    func takeOver() {
+        tookOver = true
+        mustRepaint = true
+    }
     func giveBack() { gaveBack = true }
-    func notice(_ change: ScreenChange) -> Bool { change == .resized }
-
-    func noticeChanges(at now: Nanoseconds) throws(ScreenReplaced) -> Bool {
-        if isGone { throw ScreenReplaced(description: "the recording screen is gone") }
-        return false
+    func notice(_ change: ScreenChange) {
+        if change == .resized { mustRepaint = true }
     }
 
-    func showProblems(_ lines: [String]) -> Bool {
-        defer { problems = lines }
-        return lines != problems
+    func noticeChanges(at now: Nanoseconds) throws(ScreenReplaced) {
+        if isGone { throw ScreenReplaced(description: "the recording screen is gone") }
+    }
+
+    func showProblems(_ lines: [String]) {
+        if lines != problems { mustRepaint = true }
+        problems = lines
     }
 
     /// The frames it was asked to make ready, and when (steady time).
@@ -125,11 +131,12 @@ final class RecordingScreen: TickerScreen {
     var glyphCache: GlyphCacheFigures?
     var pageFlips: PageFlipFigures? { nil }
 
-    func show(_ frame: Frame, fullRepaint: Bool) {
+    func show(_ frame: Frame) {
+        defer { mustRepaint = false }
         frames.append(frame)
         var line = [Character](repeating: " ", count: cells)
         for glyph in frame.glyphs where glyph.x >= 0 && glyph.x < bandWidth { line[glyph.x / unitsPerCell] = glyph.character }
-        shown.append(Shown(steady: clock.steadyTime(), line: String(line), fullRepaint: fullRepaint, isMoving: frame.isMoving))
+        shown.append(Shown(steady: clock.steadyTime(), line: String(line), fullRepaint: mustRepaint, isMoving: frame.isMoving))
     }
 
     /// The last frame's text without the blanks around it.

@@ -171,7 +171,7 @@ import Testing
     func orientationMatchesGoldenPictures(name: String, line: String, message: String, shade: Double) throws {
         let framebuffer = Framebuffer(width: 1024, height: 768)
         let screen = try PixelScreen(scanout: framebuffer)
-        _ = screen.setShade(shade)
+        screen.setShade(shade)
         let controller = MarqueeController(metrics: screen.metrics, origin: Self.t0)
         controller.update(messages: [MarqueeMessage(text: message)], at: Self.t0, width: screen.bandWidth)
         screen.showOrientation(line)
@@ -243,7 +243,7 @@ import Testing
         let controller = MarqueeController(metrics: screen.metrics, origin: Self.t0)
         controller.update(messages: [MarqueeMessage(text: "🎂🌞")], at: Self.t0, width: screen.bandWidth)
         func brightest(shade: Double) -> Double {
-            _ = screen.setShade(shade)
+            screen.setShade(shade)
             screen.show(controller.frame(at: Self.t0, width: screen.bandWidth, includingPartialGlyphs: true), fullRepaint: true)
             return Self.colours(framebuffer.surface).joined().map(\.contrastOnBlack).max() ?? 0
         }

@@ -27,7 +27,7 @@ import Testing
     @Test func rowsNeverOverlap() throws {
         let (screen, _) = screen(depth: .palette256)
         screen.showOrientation("Monday morning · 23 November 2026")
-        _ = screen.showProblems(["marquee: feeds/a.ics:3: error: broken"])
+        screen.showProblems(["marquee: feeds/a.ics:3: error: broken"])
         let marquee = MarqueeController(metrics: TerminalMetrics(), origin: t0)
         marquee.update(messages: [MarqueeMessage(text: "Take your pills", effect: .typewriter),
                                   MarqueeMessage(text: "Happy birthday", effect: .dance)], at: t0, width: 80)
@@ -47,15 +47,18 @@ import Testing
         let marquee = MarqueeController(metrics: TerminalMetrics(), origin: t0)
         marquee.update(messages: [MarqueeMessage(text: "Supper at six")], at: t0, width: 80)
         #expect(screen.checkInterval == 2 * second)
-        #expect(screen.noticeChanges(at: t0))
-        try screen.show(marquee.frame(at: t0, width: 80), fullRepaint: true)
+        screen.noticeChanges(at: t0)
+        #expect(screen.mustRepaint)
+        try screen.show(marquee.frame(at: t0, width: 80))
         _ = written(output)
-        #expect(!screen.noticeChanges(at: t0 + second))
+        screen.noticeChanges(at: t0 + second)
+        #expect(!screen.mustRepaint)
         let writes = screen.frameWrites
-        try screen.show(marquee.frame(at: t0 + second, width: 80), fullRepaint: false)
+        try screen.show(marquee.frame(at: t0 + second, width: 80))
         #expect(screen.frameWrites == writes)
-        #expect(screen.noticeChanges(at: t0 + 2 * second))
-        try screen.show(marquee.frame(at: t0 + 2 * second, width: 80), fullRepaint: true)
+        screen.noticeChanges(at: t0 + 2 * second)
+        #expect(screen.mustRepaint)
+        try screen.show(marquee.frame(at: t0 + 2 * second, width: 80))
         let repaint = written(output)
         for row in [1, 7, 14, 24] { #expect(repaint.contains("\u{1B}[\(row);1H\u{1B}[2K")) }
         #expect(!repaint.contains("\u{1B}[13;1H\u{1B}[2K"))
@@ -70,20 +73,24 @@ import Testing
         let (screen, output) = screen()
         let marquee = MarqueeController(metrics: TerminalMetrics(), origin: t0)
         marquee.update(messages: [MarqueeMessage(text: "Supper at six")], at: t0, width: 80)
-        #expect(screen.showProblems(["marquee: /etc/marquee/feeds.d: cannot read: does not exist",
-                                     "marquee: " + String(repeating: "ab", count: 50)]))
-        #expect(!screen.showProblems(screen.problems))
+        try screen.show(marquee.frame(at: t0, width: 80))
+        screen.showProblems(["marquee: /etc/marquee/feeds.d: cannot read: does not exist",
+                             "marquee: " + String(repeating: "ab", count: 50)])
+        #expect(screen.mustRepaint)
         let rows = screen.compose(marquee.frame(at: t0, width: 80))
         func text(_ row: Int) -> String { rows[row, default: []].map(\.text).joined() }
         #expect(text(22).hasPrefix("marquee: /etc/marquee/feeds.d: cannot read: does not exist   "))
         #expect(text(23) == "marquee: " + String(String(repeating: "ab", count: 35).prefix(69)) + "… ")
         #expect(rows[22]?.first?.sgr == ColourDepth.palette256.foreground(Colour(red: 255, green: 191, blue: 0)))
         #expect(text(12).contains("Supper at six"))
-        try screen.show(marquee.frame(at: t0, width: 80), fullRepaint: false)
+        try screen.show(marquee.frame(at: t0, width: 80))
         #expect(written(output).contains("\u{1B}[23;1H"))
-        #expect(screen.showProblems([]))
+        screen.showProblems(screen.problems)
+        #expect(!screen.mustRepaint)
+        screen.showProblems([])
+        #expect(screen.mustRepaint)
         #expect(screen.compose(marquee.frame(at: t0, width: 80))[23] == nil)
-        try screen.show(marquee.frame(at: t0, width: 80), fullRepaint: true)
+        try screen.show(marquee.frame(at: t0, width: 80))
         #expect(written(output).contains("\u{1B}[24;1H\u{1B}[2K"))
     }
 
@@ -92,11 +99,11 @@ import Testing
         let (screen, output) = screen()
         let marquee = MarqueeController(metrics: TerminalMetrics(), origin: t0)
         marquee.update(messages: [MarqueeMessage(text: "Supper at six")], at: t0, width: 80)
-        try screen.show(marquee.frame(at: t0, width: 80), fullRepaint: false)
+        try screen.show(marquee.frame(at: t0, width: 80))
         #expect(written(output).contains("Supper at six"))
         #expect(screen.checkInterval == nil)
         marquee.update(messages: [MarqueeMessage(text: String(repeating: "a long line ", count: 20))], at: t0, width: 80)
-        try screen.show(marquee.frame(at: t0 + second, width: 80), fullRepaint: false)
+        try screen.show(marquee.frame(at: t0 + second, width: 80))
         #expect(screen.checkInterval == 10 * second)
     }
 
@@ -200,10 +207,11 @@ import Testing
             let (screen, output) = screen(depth: depth)
             let marquee = MarqueeController(metrics: TerminalMetrics(), origin: t0)
             marquee.update(messages: [MarqueeMessage(text: "Good night")], at: t0, width: 80)
-            try screen.show(marquee.frame(at: t0, width: 80), fullRepaint: true)
+            try screen.show(marquee.frame(at: t0, width: 80))
             #expect(!written(output).contains(night) || depth == .trueColour)
-            #expect(screen.setShade(1))
-            try screen.show(marquee.frame(at: t0, width: 80), fullRepaint: true)
+            screen.setShade(1)
+            #expect(screen.mustRepaint)
+            try screen.show(marquee.frame(at: t0, width: 80))
             #expect(written(output).contains(night), "\(depth)")
         }
     }

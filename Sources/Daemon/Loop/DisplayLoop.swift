@@ -49,7 +49,6 @@ final class DisplayLoop {
     private var reloadsInFlight = 0
     /// Wall minus steady time at the last turn: a change is a step of the wall clock.
     private var wallOffset: Nanoseconds
-    private var repaint = true
     private var frameDeadline: Nanoseconds?
     private var frameGridOrigin: Nanoseconds?
     private var lastPing: Nanoseconds
@@ -168,7 +167,6 @@ final class DisplayLoop {
         controller.announcementBox = next.announcementBox
         controller.remeasure(with: next.metrics, at: clock.steadyTime(), width: next.bandWidth)
         tellMissingCharacters()
-        repaint = true
         frameDeadline = nil
         frameGridOrigin = nil
         publishShown()
@@ -190,7 +188,7 @@ final class DisplayLoop {
             if let status = handle(event, steady: steady, wall: wall) { return .finished(status) }
         }
         do {
-            if try screen.noticeChanges(at: steady) { repaint = true }
+            try screen.noticeChanges(at: steady)
         } catch {
             log?.log(.warning, "\(error); opening the screen again")
             return .screenGone
@@ -286,7 +284,7 @@ final class DisplayLoop {
     /// Tells the screen; its description and its announcement box (a terminal's size) may
     /// change with it.
     private func notice(_ change: ScreenChange) {
-        if screen.notice(change) { repaint = true }
+        screen.notice(change)
         controller.announcementBox = screen.announcementBox
         publishShown()
     }
@@ -347,7 +345,7 @@ final class DisplayLoop {
                 self.backlight = nil
             }
         }
-        if screen.setShade(shade) { repaint = true }
+        screen.setShade(shade)
     }
 
     /// Characters of the messages that no font of the screen has, once each: they are left out.
@@ -365,7 +363,7 @@ final class DisplayLoop {
             + state.subscriptions.compactMap { status in status.error.map { "\(status.address): error: \($0)" } }
         var lines = errors.prefix(3).map { "marquee: \($0)" }
         if errors.count > 3 { lines.append("marquee: \(errors.count - 3) more problems; `marquee check` lists them all") }
-        if screen.showProblems(lines) { repaint = true }
+        screen.showProblems(lines)
     }
 
     /// Reads the settings and the feeds again (off this thread; the answers come as events),
@@ -409,11 +407,10 @@ final class DisplayLoop {
         let seenAt = screen.isShowing ? screen.presentationTime(ofFrameDueAt: due, now: steady) : due
         let frame = controller.frame(at: seenAt, width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs)
         do {
-            try screen.show(frame, fullRepaint: repaint)
+            try screen.show(frame)
         } catch {
             return false
         }
-        repaint = false
         state.frameDrawn(at: steady, lateness: lateness, moving: frame.isMoving, glyphCache: screen.glyphCache,
                          pageFlips: screen.pageFlips)
         if !ready {

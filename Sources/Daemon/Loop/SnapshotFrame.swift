@@ -24,12 +24,12 @@ public func showSnapshot(
         }
         controller.show(current, settings: settings, at: now, width: screen.bandWidth)
         screen.showOrientation(current.orientation)
-        _ = screen.setShade(NightPolicy.shade(ofStep: policy.shadeStep(current.partOfDay, at: instant)))
+        screen.setShade(NightPolicy.shade(ofStep: policy.shadeStep(current.partOfDay, at: instant)))
         let next = current.validUntil.instant.nanoseconds
         guard next <= instant, next > now else { break }
         now = next
     }
     let frame = controller.frame(at: instant, width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs)
-    try screen.show(frame, fullRepaint: true)
+    try screen.show(frame)
     return frame
 }
