@@ -39,14 +39,14 @@ let package = Package(
             name: "framebuffer-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/FramebufferBenchmark"),
         .executableTarget(name: "schedule-fuzz", dependencies: ["Schedule"], path: "Fuzz/ScheduleFuzz"),
         .testTarget(name: "ScheduleTests", dependencies: ["Support", "Schedule", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "MarqueeTests", dependencies: ["Support", "Marquee"]),
+        .testTarget(name: "MarqueeTests", dependencies: ["Support", "Marquee", "TestSupport"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "CZlib"], exclude: ["Golden"]),
         .testTarget(name: "DaemonTests", dependencies: ["Support", "Daemon", "Display", "Schedule", "Marquee", "LoopbackServers", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Schedule", "LoopbackServers", "TestSupport"]),
         // Real servers on loopback for the tests (nginx with a certificate authority of its own).
         .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),
         // What the tests share: waiting for what real time drives.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Schedule", "Marquee"], path: "Tests/TestSupport"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import Schedule
+import TestSupport
 import Testing
 
 @testable import Daemon

@@ -3,6 +3,7 @@ import Foundation
 import Marquee
 import Schedule
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Daemon
@@ -143,13 +144,6 @@ final class RecordingScreen: TickerScreen {
     var line: String { (shown.last?.line ?? "").trimmingCharacters(in: .whitespaces) }
 }
 
-/// Terminal cells, each `unitsPerCharacter` units wide.
-struct CellMetrics: GlyphMetrics {
-    let unitsPerCharacter: Int
-
-    func advance(of character: Character) -> Int { TerminalMetrics().advance(of: character) * unitsPerCharacter }
-}
-
 /// A systemd notify socket of the test's own: what the loop tells systemd.
 final class NotifySocket {
     let path: String
@@ -190,24 +184,6 @@ func journalStream(of pipe: Pipe) -> String {
     return "\(info.st_dev):\(info.st_ino)"
 }
 
-/// A folder of its own, removed with the value.
-final class TemporaryFolder {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-kit-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    func write(_ name: String, _ text: String) throws {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/" + name))
-    }
-}
-
 /// The display loop with a manual clock, a recording screen and a real schedule over feed
 /// files the test writes. Time moves only when the test says; the loop's turns run as the
 /// real loop's would (at each deadline it computes, and at each event), and every answer
@@ -244,7 +220,7 @@ final class DisplayLoopKit {
     {
         feeds = try TemporaryFolder()
         for (name, text) in files { try feeds.write(name, text) }
-        let wall = Instant(start).nanoseconds
+        let wall = instant(start).nanoseconds
         clock = ManualClock(wall: wall)
         screen = RecordingScreen(clock: clock)
         screen.missing = missing
@@ -340,13 +316,5 @@ final class DisplayLoopKit {
     private func recordNotifications() {
         let steady = clock.steadyTime()
         notifications += (notify?.received() ?? []).map { (steady, $0) }
-    }
-}
-
-extension Instant {
-    /// An RFC 3339 time with an offset (tests name only such times).
-    init(_ text: String) {
-        guard case .instant(let instant)? = TimeArgument(text) else { fatalError("\(text) is not an RFC 3339 instant") }
-        self = instant
     }
 }

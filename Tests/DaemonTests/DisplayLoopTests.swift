@@ -2,6 +2,7 @@ import Display
 import Foundation
 import Marquee
 import Schedule
+import TestSupport
 import Testing
 
 @testable import Daemon
@@ -10,13 +11,10 @@ import Testing
 @Suite struct DisplayLoopTests {
     static let long = "Leave for the dentist at half past ten, take the blue bag and the letter"
 
-    static func calendar(_ events: String) -> String {
-        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n\(events)END:VCALENDAR\r\n"
-    }
-
+    /// An event in Berlin's time.
     static func event(_ uid: String, _ summary: String, start: String, end: String, rule: String? = nil) -> String {
-        "BEGIN:VEVENT\r\nUID:\(uid)\r\nDTSTAMP:20260101T000000Z\r\nDTSTART;TZID=Europe/Berlin:\(start)\r\n"
-            + "DTEND;TZID=Europe/Berlin:\(end)\r\n" + (rule.map { "RRULE:\($0)\r\n" } ?? "") + "SUMMARY:\(summary)\r\nEND:VEVENT\r\n"
+        TestSupport.event(["UID:\(uid)", "DTSTAMP:20260101T000000Z", "DTSTART;TZID=Europe/Berlin:\(start)",
+                           "DTEND;TZID=Europe/Berlin:\(end)"] + (rule.map { ["RRULE:\($0)"] } ?? []) + ["SUMMARY:\(summary)"])
     }
 
     static let dailyLong = calendar(event("d", long, start: "20261101T080000", end: "20261101T200000", rule: "FREQ=DAILY"))
@@ -61,7 +59,7 @@ import Testing
     /// A wall clock that jumps without the watcher noticing (no timerfd) is noticed by the loop.
     @Test func anUnannouncedClockStepIsNoticed() async throws {
         let kit = try await DisplayLoopKit(
-            files: ["e.ics": Self.calendar(Self.event("e", "Lunch", start: "20261123T120000", end: "20261123T130000"))],
+            files: ["e.ics": calendar(Self.event("e", "Lunch", start: "20261123T120000", end: "20261123T130000"))],
             at: "2026-11-23T10:00:00+01:00")
         #expect(kit.screen.line == "Monday, 23 November 2026")
         kit.clock.stepWall(by: 2 * 3_600_000_000_000 + 60_000_000_000)
@@ -88,7 +86,7 @@ import Testing
     /// appears at 03:30 summer time, exactly then.
     @Test func aMessageInTheSpringGapAppearsAtTheShiftedTime() async throws {
         let kit = try await DisplayLoopKit(
-            files: ["n.ics": Self.calendar(Self.event("n", "Night medicine", start: "20270328T023000", end: "20270328T030000"))],
+            files: ["n.ics": calendar(Self.event("n", "Night medicine", start: "20270328T023000", end: "20270328T030000"))],
             at: "2027-03-28T01:00:00+01:00")
         await kit.advance(seconds: 89 * 60 + 59)
         #expect(kit.screen.line == "Sunday, 28 March 2027")
@@ -101,7 +99,7 @@ import Testing
     /// A new feed file is shown once the watcher reports it.
     @Test func aChangedFeedIsShown() async throws {
         let kit = try await DisplayLoopKit(at: "2026-11-23T10:00:00+01:00")
-        try kit.feeds.write("new.ics", Self.calendar(Self.event("x", "Tea with Rosa", start: "20261123T090000", end: "20261123T180000")))
+        try kit.feeds.write("new.ics", calendar(Self.event("x", "Tea with Rosa", start: "20261123T090000", end: "20261123T180000")))
         await kit.post(.feedsChanged)
         #expect(kit.screen.line == "Tea with Rosa")
         #expect(kit.state.report.feeds.map(\.state) == ["loaded"])
@@ -117,7 +115,7 @@ import Testing
             "marquee: \(kit.feeds.path)/broken.ics:2: error: the file is truncated: BEGIN:VEVENT is never closed (the file ends at line 2)",
         ])
         #expect(kit.screen.line == "Monday, 23 November 2026")
-        try kit.feeds.write("broken.ics", Self.calendar(Self.event("x", "Tea with Rosa", start: "20261123T090000", end: "20261123T180000")))
+        try kit.feeds.write("broken.ics", calendar(Self.event("x", "Tea with Rosa", start: "20261123T090000", end: "20261123T180000")))
         await kit.post(.feedsChanged)
         #expect(kit.screen.problems.isEmpty)
         #expect(kit.screen.shown.last?.fullRepaint == true)
@@ -437,8 +435,8 @@ import Testing
     /// there are: a reply stays small and quick.
     @Test func theStatusListsAtMostTwoHundredMessages() async throws {
         let events = (0..<300).map { Self.event("m\($0)", "Message \($0)", start: "20261101T080000", end: "20261101T200000",
-                                          rule: "FREQ=DAILY") }.joined()
-        let kit = try await DisplayLoopKit(files: ["many.ics": Self.calendar(events)], at: "2026-11-23T10:00:00+01:00")
+                                          rule: "FREQ=DAILY") }
+        let kit = try await DisplayLoopKit(files: ["many.ics": calendar(events)], at: "2026-11-23T10:00:00+01:00")
         let report = kit.state.report
         #expect(report.messages.count == 200 && report.messagesNotListed == 100)
         #expect(report.showing.count == 200)
@@ -449,7 +447,7 @@ import Testing
     @Test func theStatusListsAtMostTwoHundredFeedsProblemsFirst() async throws {
         var files: [String: String] = ["zz-broken.ics": "garbage"]
         for index in 0..<299 {
-            files["f\(index).ics"] = Self.calendar(Self.event("f\(index)", "F \(index)", start: "20261101T080000", end: "20261101T090000"))
+            files["f\(index).ics"] = calendar(Self.event("f\(index)", "F \(index)", start: "20261101T080000", end: "20261101T090000"))
         }
         let kit = try await DisplayLoopKit(files: files, at: "2026-11-23T10:00:00+01:00")
         let report = kit.state.report
@@ -460,8 +458,8 @@ import Testing
     static let evening = "Good evening, supper is ready in the kitchen and the tea is warm"
     static let night = "It's night-time right now. You should be in bed."
     static let eveningAndNight = calendar(
-        event("e", evening, start: "20261101T180000", end: "20261101T220000", rule: "FREQ=DAILY")
-            + event("n", night, start: "20261101T220000", end: "20261102T070000", rule: "FREQ=DAILY"))
+        event("e", evening, start: "20261101T180000", end: "20261101T220000", rule: "FREQ=DAILY"),
+        event("n", night, start: "20261101T220000", end: "20261102T070000", rule: "FREQ=DAILY"))
 
     /// Standing still for the night, or paused by the carer, the screen tells the truth: when
     /// the evening's message ends and the night's begins, the night's shows at once, in whole
@@ -485,7 +483,6 @@ import Testing
         #expect(!kit.screen.shown.last!.isMoving)
     }
 
-    static let allDay = calendar(
-        "BEGIN:VEVENT\r\nUID:a\r\nDTSTAMP:20260101T000000Z\r\nDTSTART;VALUE=DATE:20261101\r\nRRULE:FREQ=DAILY\r\n"
-            + "SUMMARY:\(long)\r\nEND:VEVENT\r\n")
+    static let allDay = calendar(TestSupport.event(
+        ["UID:a", "DTSTAMP:20260101T000000Z", "DTSTART;VALUE=DATE:20261101", "RRULE:FREQ=DAILY", "SUMMARY:\(long)"]))
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Marquee
 import Schedule
+import TestSupport
 import Testing
 
 @testable import Daemon
@@ -15,10 +16,6 @@ import Testing
         return schedule
     }
 
-    func instant(_ text: String) -> Instant {
-        Instant(text)
-    }
-
     /// Nothing scheduled: the date, written out, until local midnight.
     @Test func idleShowsTheDateUntilMidnight() async throws {
         let snapshot = try await schedule(nil).snapshot(at: instant("2026-11-22T17:10:00+01:00"))
@@ -30,9 +27,8 @@ import Testing
 
     /// Messages carry their colour and effect; they hold until the next change.
     @Test func messagesHoldUntilTheNextChange() async throws {
-        let feed = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nDTSTART;TZID=Europe/Berlin:20261122T170000\r\n"
-            + "DTEND;TZID=Europe/Berlin:20261122T180000\r\nSUMMARY:Supper\r\nCOLOR:gold\r\nX-MARQUEE-EFFECT:dance\r\n"
-            + "END:VEVENT\r\nEND:VCALENDAR\r\n"
+        let feed = calendar(event("UID:a", "DTSTART;TZID=Europe/Berlin:20261122T170000", "DTEND;TZID=Europe/Berlin:20261122T180000",
+                                  "SUMMARY:Supper", "COLOR:gold", "X-MARQUEE-EFFECT:dance"))
         let snapshot = try await schedule(feed).snapshot(at: instant("2026-11-22T17:10:00+01:00"))
         #expect(snapshot.marqueeMessages() == [
             MarqueeMessage(text: "Supper", colour: Colour(red: 255, green: 215, blue: 0), effect: .dance),

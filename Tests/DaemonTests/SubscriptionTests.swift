@@ -8,15 +8,13 @@ import Testing
 @testable import Daemon
 
 /// A calendar with one event in late 2026, as a phone's calendar app would publish it.
-private func calendar(_ summary: String = "Dentist at 10", refresh: String? = nil) -> String {
-    var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN"]
-    if let refresh { lines.append("REFRESH-INTERVAL;VALUE=DURATION:\(refresh)") }
-    lines += ["BEGIN:VEVENT", "UID:dentist@test", "DTSTAMP:20261101T000000Z", "DTSTART:20261125T090000Z",
-              "DTEND:20261125T100000Z", "SUMMARY:\(summary)", "END:VEVENT", "END:VCALENDAR", ""]
-    return lines.joined(separator: "\r\n")
+private func dentist(_ summary: String = "Dentist at 10", refresh: String? = nil) -> String {
+    calendar(event("UID:dentist@test", "DTSTAMP:20261101T000000Z", "DTSTART:20261125T090000Z", "DTEND:20261125T100000Z",
+                   "SUMMARY:\(summary)"),
+             header: refresh.map { ["REFRESH-INTERVAL;VALUE=DURATION:\($0)"] } ?? [])
 }
 
-private let emptyCalendar = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nEND:VCALENDAR\r\n"
+private let emptyCalendar = calendar([])
 
 private let now = Instant(secondsSinceEpoch: 1_795_000_000)
 
@@ -47,7 +45,7 @@ private struct FirstFetch {
     let status: SubscriptionStatus
     var address: SubscriptionAddress { subscriptions.addresses[0] }
 
-    init(_ name: String = "calendar.ics", serving text: String? = calendar(),
+    init(_ name: String = "calendar.ics", serving text: String? = dentist(),
          address: ((LoopbackWebServer) -> String)? = nil) async throws {
         server = try LoopbackWebServer()
         if let text { try server.serve(name, text) }
@@ -80,7 +78,7 @@ struct SubscriptionTests {
         #expect(requests.last?.hasPrefix("GET /calendar.ics 304 \"W/") == true)
         #expect(requests.first.map { !$0.hasSuffix(" -") } == true, "the calendar came compressed: \(requests)")
         // A new size: nginx's tag is the file's time (to the second) and size.
-        try server.serve("calendar.ics", calendar("Dentist at 11:30"))
+        try server.serve("calendar.ics", dentist("Dentist at 11:30"))
         #expect(await subscriptions.refresh(address, at: now.adding(seconds: 600)))
     }
 
@@ -89,7 +87,7 @@ struct SubscriptionTests {
         let cache = try TemporaryFolder()
         var server: LoopbackWebServer? = try LoopbackWebServer()
         let address = server!.url("calendar.ics")
-        try server!.serve("calendar.ics", calendar())
+        try server!.serve("calendar.ics", dentist())
         let (first, _) = try await makeSubscriptions([address], server: server, cache: cache)
         #expect(await first.refresh(first.addresses[0], at: now))
         server = nil  // the box restarts with no network: the connection is refused
@@ -109,7 +107,7 @@ struct SubscriptionTests {
     @Test("A calendar whose copy cannot be written is shown all the same, and the failure said")
     func shownWithoutACopy() async throws {
         let server = try LoopbackWebServer()
-        try server.serve("calendar.ics", calendar())
+        try server.serve("calendar.ics", dentist())
         // A state folder that cannot be made (a file stands where its parent should be): as a
         // missing, read-only or full one, no copy can be written there, even by root.
         let blocked = try TemporaryFolder()
@@ -153,7 +151,7 @@ struct SubscriptionTests {
     @Test("Without a folder (a one-shot command) the calendar is held in memory only")
     func heldInMemory() async throws {
         let server = try LoopbackWebServer()
-        try server.serve("calendar.ics", calendar())
+        try server.serve("calendar.ics", dentist())
         let schedule = try await Schedule(displayZone: "Europe/Berlin")
         let subscriptions = Subscriptions(
             addresses: [SubscriptionAddress(server.url("calendar.ics"))!], folder: nil,
@@ -162,13 +160,13 @@ struct SubscriptionTests {
         let status = await subscriptions.statuses()[0]
         #expect(status.error == nil && status.events == 1, "\(status)")
         let fetched = await subscriptions.fetched()
-        #expect(fetched.count == 1 && fetched[0].file == nil && fetched[0].held == Array(calendar().utf8))
+        #expect(fetched.count == 1 && fetched[0].file == nil && fetched[0].held == Array(dentist().utf8))
     }
 
     @Test("webcal:// is fetched over https, and redirects are followed")
     func webcalAndRedirects() async throws {
         let server = try LoopbackWebServer()
-        try server.serve("calendar.ics", calendar())
+        try server.serve("calendar.ics", dentist())
         let cache = try TemporaryFolder()
         let addresses = [
             server.url("calendar.ics", scheme: "webcal"), server.url("moved.ics"),
@@ -215,7 +213,7 @@ struct SubscriptionTests {
         #expect(server.requests.map { $0.prefix(21) } == ["GET /plain.ics 200 \"-", "GET /plain.ics 200 \"-"])
         let status = await subscriptions.statuses()[0]
         #expect(status.httpStatus == 200 && status.error == nil)
-        try server.serve("plain.ics", calendar("Dentist moved to 11:30"))
+        try server.serve("plain.ics", dentist("Dentist moved to 11:30"))
         #expect(await subscriptions.refresh(address, at: now.adding(seconds: 600)))
     }
 
@@ -296,7 +294,7 @@ struct SubscriptionTests {
     @Test("A 20 MB calendar is refused at the feed size limit")
     func hugeCalendar() async throws {
         let filler = String(repeating: "X-FILLER:" + String(repeating: "x", count: 1000) + "\r\n", count: 20_000)
-        let fetched = try await FirstFetch("big.ics", serving: calendar() + filler)
+        let fetched = try await FirstFetch("big.ics", serving: dentist() + filler)
         #expect(!fetched.changed && fetched.status.error == "the calendar is larger than 16 MB", "\(fetched.status)")
     }
 
@@ -319,7 +317,7 @@ struct SubscriptionTests {
     func clockSetBack() async throws {
         let ahead = now.adding(seconds: 365 * 86_400)
         let server = try LoopbackWebServer()
-        try server.serve("calendar.ics", calendar())
+        try server.serve("calendar.ics", dentist())
         let cache = try TemporaryFolder()
         let (subscriptions, _) = try await makeSubscriptions([server.url("calendar.ics")], server: server, cache: cache)
         #expect(await subscriptions.refresh(subscriptions.addresses[0], at: ahead))
@@ -344,7 +342,7 @@ struct SubscriptionTests {
 
     @Test("The calendar's REFRESH-INTERVAL is honoured when it is longer than marquee's")
     func calendarRefreshInterval() async throws {
-        let fetched = try await FirstFetch(serving: calendar(refresh: "PT2H"))
+        let fetched = try await FirstFetch(serving: dentist(refresh: "PT2H"))
         #expect(fetched.changed)
         #expect(await fetched.subscriptions.nextAttempt(at: now) == now.adding(seconds: 7200))
     }
@@ -426,7 +424,7 @@ private struct FetchingLoop {
 
     init() async throws {
         server = try LoopbackWebServer()
-        try server.serve("calendar.ics", calendar())
+        try server.serve("calendar.ics", dentist())
         cache = try TemporaryFolder()
         let (subscriptions, schedule) = try await makeSubscriptions([server.url("calendar.ics")], server: server, cache: cache)
         let log = EventLog(environment: [:], descriptor: journal.fileHandleForWriting.fileDescriptor)
@@ -477,7 +475,7 @@ struct SubscriptionLoopTests {
         #expect(await loop.eventually { loop.server.requests.count == 2 })
         #expect(await loop.eventually { loop.state.subscriptions.first?.httpStatus == 304 })
         #expect(!loop.posted().contains("feedsChanged"))
-        try loop.server.serve("calendar.ics", calendar("Dentist at 11:30"))
+        try loop.server.serve("calendar.ics", dentist("Dentist at 11:30"))
         for _ in 1...5 { await loop.advance(seconds: 60) }
         #expect(await loop.eventually { loop.posted().contains("feedsChanged") })
         #expect(loop.server.requests.count == 3)
@@ -498,14 +496,14 @@ struct SubscriptionLoopTests {
         #expect(await loop.eventually { loop.state.subscriptions.first?.httpStatus == 404 })
         #expect(await loop.eventually { loop.posted().contains("subscriptionsChanged") })
         // Failures back off from a minute: two more attempts within ten minutes, said no more.
-        try loop.server.serve("calendar.ics", calendar())
+        try loop.server.serve("calendar.ics", dentist())
         try FileManager.default.removeItem(atPath: loop.server.root + "/calendar.ics")
         let before = loop.server.requests.count
         for _ in 1...10 { await loop.advance(seconds: 60) }
         #expect(loop.server.requests.count > before, "\(loop.server.requests)")
         #expect(!loop.posted().contains("subscriptionsChanged"))
         // Set back a day, as NTP does to a box that booted with a wrong date.
-        try loop.server.serve("calendar.ics", calendar())
+        try loop.server.serve("calendar.ics", dentist())
         let requests = loop.server.requests.count
         loop.clock.set(Instant(secondsSinceEpoch: loop.clock.now().secondsSinceEpoch - 86_400))
         await loop.advance(seconds: 60)

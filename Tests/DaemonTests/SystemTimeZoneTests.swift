@@ -1,6 +1,7 @@
 import Foundation
 import Schedule
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Daemon
@@ -53,7 +54,7 @@ import Testing
         let etc = folder.path
         let feedFolder = try TemporaryFolder()
         let feeds = feedFolder.path
-        try feedFolder.write("f.ics", "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:d\r\nDTSTART;VALUE=DATE:20261124\r\nSUMMARY:Trash day\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+        try feedFolder.write("f.ics", calendar(event("UID:d", "DTSTART;VALUE=DATE:20261124", "SUMMARY:Trash day")))
         let schedule = try await Schedule(displayZone: SystemTimeZone.name(environment: [:], etc: etc))
         await schedule.load([feeds])
         let noticed = Mutex(0)

@@ -205,10 +205,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let tomorrow = Date().addingTimeInterval(86_400)
         let day = tomorrow.formatted(.iso8601.year().month().day().dateSeparator(.omitted))
-        let calendar = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\nUID:a@b\r\n"
-            + "DTSTAMP:20260101T000000Z\r\nDTSTART;VALUE=DATE:\(day)\r\nRRULE:FREQ=DAILY;COUNT=3\r\n"
-            + "SUMMARY:Tangut \u{17000} and runes \u{16A0}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
-        try Data(calendar.utf8).write(to: folder.appendingPathComponent("scripts.ics"))
+        let scripts = calendar(event("UID:a@b", "DTSTAMP:20260101T000000Z", "DTSTART;VALUE=DATE:\(day)", "RRULE:FREQ=DAILY;COUNT=3",
+                                     "SUMMARY:Tangut \u{17000} and runes \u{16A0}"))
+        try Data(scripts.utf8).write(to: folder.appendingPathComponent("scripts.ics"))
         let run = try Self.marquee("check", folder.path)
         #expect(run.status == 0)
         let told = run.output.split(separator: "\n").filter { $0.contains("no font has") }

@@ -9,14 +9,10 @@ import Testing
 @Suite(.tags(.live), .tier(.live)) @ICalActor struct FeedReaderTests {
     static let at = "2026-07-01T10:30:00Z"
 
-    func instant(_ text: String) -> Instant {
-        guard case .instant(let instant) = TimeArgument(text) else { fatalError("not an RFC 3339 instant: \(text)") }
-        return instant
-    }
 
-    static func calendar(_ uid: String, _ summary: String, _ extra: String = "") -> String {
-        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//marquee tests//EN\r\nBEGIN:VEVENT\r\nUID:\(uid)\r\n"
-            + "DTSTART:20260701T100000Z\r\nSUMMARY:\(summary)\r\n\(extra)END:VEVENT\r\nEND:VCALENDAR\r\n"
+    /// A calendar of one event on 1 July 2026; `extra` lines tell the test's reader what to do.
+    static func calendar(_ uid: String, _ summary: String, _ extra: String...) -> String {
+        TestSupport.calendar(event(["UID:\(uid)", "DTSTART:20260701T100000Z", "SUMMARY:\(summary)"] + extra))
     }
 
     /// A folder with `good.ics` and `bad.ics`, removed after `body`.
@@ -51,7 +47,7 @@ import Testing
     @Test func readerThatHangsIsStoppedAtItsDeadline() throws {
         var limits = ScheduleLimits()
         limits.maximumSecondsPerFile = 0.5
-        try withFeeds(bad: Self.calendar("bad", "Bad", "X-TEST-HANG:1\r\n")) { folder in
+        try withFeeds(bad: Self.calendar("bad", "Bad", "X-TEST-HANG:1")) { folder in
             let (schedule, status) = try load(folder, reader: Self.reader(unless: "HANG", then: "exec sleep 60"),
                                               limits: limits)
             #expect(status.state == .failed(keptLastGood: false))
@@ -64,7 +60,7 @@ import Testing
     }
 
     @Test func readerThatCrashes() throws {
-        try withFeeds(bad: Self.calendar("bad", "Bad", "X-TEST-CRASH:1\r\n")) { folder in
+        try withFeeds(bad: Self.calendar("bad", "Bad", "X-TEST-CRASH:1")) { folder in
             let (_, status) = try load(folder, reader: Self.reader(unless: "CRASH", then: "kill -SEGV $$"))
             #expect(status.state == .failed(keptLastGood: false))
             #expect(status.problems.first?.message.hasPrefix("libical crashed on this file (segmentation fault)") == true,
@@ -73,7 +69,7 @@ import Testing
     }
 
     @Test func readerThatAnswersGarbage() throws {
-        try withFeeds(bad: Self.calendar("bad", "Bad", "X-TEST-GARBLE:1\r\n")) { folder in
+        try withFeeds(bad: Self.calendar("bad", "Bad", "X-TEST-GARBLE:1")) { folder in
             let (_, status) = try load(folder, reader: Self.reader(unless: "GARBLE", then: "echo garbage; exit 0"))
             #expect(status.problems.map(\.message) == ["marquee's feed reader failed on this file (exit status 0)"])
         }
@@ -84,7 +80,7 @@ import Testing
         try withFeeds(bad: Self.calendar("bad", "Version 1")) { folder in
             let schedule = try ScheduleState(displayZone: "UTC", reader: Self.reader(unless: "CRASH", then: "kill -SEGV $$"))
             schedule.load([folder], around: instant(Self.at))
-            try Data(Self.calendar("bad", "Version 2", "X-TEST-CRASH:1\r\n").utf8)
+            try Data(Self.calendar("bad", "Version 2", "X-TEST-CRASH:1").utf8)
                 .write(to: URL(fileURLWithPath: folder + "/bad.ics"))
             let status = schedule.reload().first { $0.path.hasSuffix("/bad.ics") }
             #expect(status?.state == .failed(keptLastGood: true))
@@ -115,7 +111,7 @@ import Testing
     /// A crash among many small files read together costs the crashing file only: the others
     /// are read again, each on its own, and all show.
     @Test func aCrashInABatchCostsOneFile() throws {
-        try withFeeds(bad: Self.calendar("bad", "Bad", "X-TEST-CRASH:1\r\n")) { folder in
+        try withFeeds(bad: Self.calendar("bad", "Bad", "X-TEST-CRASH:1")) { folder in
             for index in 0..<40 {
                 try Data(Self.calendar("small-\(index)", "Small \(index)").utf8)
                     .write(to: URL(fileURLWithPath: folder + "/small-\(index).ics"))

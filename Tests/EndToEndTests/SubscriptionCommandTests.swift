@@ -8,11 +8,8 @@ import Testing
 @Suite(.tags(.live), .tier(.live, needs: [.program("/usr/sbin/nginx"), .program("/usr/bin/openssl")]))
 struct SubscriptionCommandTests {
     /// A calendar whose all-day event repeats every day, so it is active whenever a test runs.
-    static let daily = [
-        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", "BEGIN:VEVENT", "UID:walk@test",
-        "DTSTAMP:20261101T000000Z", "DTSTART;VALUE=DATE:20200101", "RRULE:FREQ=DAILY", "SUMMARY:Walk with Anna",
-        "END:VEVENT", "END:VCALENDAR", "",
-    ].joined(separator: "\r\n")
+    static let daily = calendar(event("UID:walk@test", "DTSTAMP:20261101T000000Z", "DTSTART;VALUE=DATE:20200101",
+                                      "RRULE:FREQ=DAILY", "SUMMARY:Walk with Anna"))
 
     static func marquee(_ server: LoopbackWebServer, _ arguments: String...) throws -> CommandLineTests.Run {
         try CommandLineTests.run(CommandLineTests.binary, arguments, environment: ["SSL_CERT_FILE": server.certificateAuthorities])

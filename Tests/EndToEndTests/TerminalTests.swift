@@ -136,10 +136,9 @@ struct TerminalTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let events = texts.enumerated().map { index, text in
-            "BEGIN:VEVENT\r\nUID:\(index)@test\r\nDTSTART;VALUE=DATE:20261125\r\nPRIORITY:\(index + 1)\r\nSUMMARY:\(text)\r\nEND:VEVENT\r\n"
+            event("UID:\(index)@test", "DTSTART;VALUE=DATE:20261125", "PRIORITY:\(index + 1)", "SUMMARY:\(text)")
         }
-        let calendar = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//marquee tests//EN\r\n" + events.joined() + "END:VCALENDAR\r\n"
-        try Data(calendar.utf8).write(to: folder.appendingPathComponent("scripts.ics"))
+        try Data(calendar(events).utf8).write(to: folder.appendingPathComponent("scripts.ics"))
         try body(folder.path)
     }
 
@@ -229,8 +228,7 @@ struct TerminalTests {
         defer { _ = try? tmux("kill-server") }
         let idle = try screen()[12].trimmingCharacters(in: .whitespaces)
         #expect(idle.hasSuffix(" 2026") || idle.hasSuffix(" 2027"))  // today's date, written out
-        let feed = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:n\r\nDTSTART;VALUE=DATE:20200101\r\nRRULE:FREQ=DAILY\r\n"
-            + "SUMMARY:Dropped in just now\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        let feed = calendar(event("UID:n", "DTSTART;VALUE=DATE:20200101", "RRULE:FREQ=DAILY", "SUMMARY:Dropped in just now"))
         let temporary = folder.appendingPathComponent(".partial")
         try Data(feed.utf8).write(to: temporary)
         try FileManager.default.moveItem(at: temporary, to: folder.appendingPathComponent("family.ics"))
@@ -412,8 +410,7 @@ struct TerminalTests {
         }
         func showing() throws -> [String] { try status()["showing"] as? [String] ?? [] }
         try start(at: nil, feeds: feeds.path, socket: socket, extra: "--state-dir \(state.path)")
-        let feed = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART;VALUE=DATE:20200101\r\nRRULE:FREQ=DAILY\r\n"
-            + "SUMMARY:Lunch with Anna\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        let feed = calendar(event("UID:x", "DTSTART;VALUE=DATE:20200101", "RRULE:FREQ=DAILY", "SUMMARY:Lunch with Anna"))
         try Data(feed.utf8).write(to: feeds.appendingPathComponent(".family.ics.tmp"))
         try FileManager.default.moveItem(at: feeds.appendingPathComponent(".family.ics.tmp"),
                                          to: feeds.appendingPathComponent("family.ics"))

@@ -1,18 +1,8 @@
 import Support
+import TestSupport
 import Testing
 
 @testable import Marquee
-
-/// One cell per character, two for CJK ideographs and emoji: a terminal's measure.
-struct CellMetrics: GlyphMetrics {
-    var unitsPerCharacter: Int { 1 }
-    func advance(of character: Character) -> Int {
-        guard let scalar = character.unicodeScalars.first else { return 0 }
-        if scalar.properties.generalCategory == .control { return 0 }
-        if (0x4E00...0x9FFF).contains(scalar.value) || scalar.properties.isEmojiPresentation { return 2 }
-        return 1
-    }
-}
 
 let second: Nanoseconds = 1_000_000_000
 let t0: Nanoseconds = 1_800_000_000 * second

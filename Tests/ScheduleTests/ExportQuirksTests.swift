@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import Schedule
@@ -91,9 +92,4 @@ import Testing
         #expect(schedule.texts(at: "2026-11-29T08:30:00Z") == ["Course"])
         #expect(schedule.texts(at: "2026-11-30T08:30:00Z") == [])
     }
-}
-
-/// A VEVENT from property lines given as an array.
-private func event(_ lines: [String]) -> String {
-    (["BEGIN:VEVENT"] + lines + ["END:VEVENT"]).joined(separator: "\r\n")
 }

@@ -1,5 +1,6 @@
 import CLibical
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Schedule

@@ -1,5 +1,6 @@
 import Foundation
 import Support
+import TestSupport
 import Testing
 
 @testable import Schedule

@@ -1,4 +1,5 @@
 import CLibical
+import TestSupport
 import Testing
 
 @testable import Schedule
