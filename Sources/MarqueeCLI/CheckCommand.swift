@@ -44,7 +44,7 @@ struct CheckCommand: AsyncParsableCommand {
         // Read once, for now and the year ahead whose characters are checked.
         let loaded = try await options.openFeeds(
             configuration: configuration, at: nil, reportProblems: false, subscriptionFolder: nil, fetchNow: true,
-            ahead: Self.charactersAhead / 1_000_000_000)
+            ahead: Self.charactersAhead)
         let schedule = loaded.schedule
         var reports: [Report] = []
         // A folder with no calendar in it is a carer's mistake to be told of, not a silent "ok".
@@ -103,7 +103,7 @@ struct CheckCommand: AsyncParsableCommand {
         guard let fonts = try? FontStack(paths: style.fontPaths, pixelSize: 32) else {
             return ([], "no framebuffer font to check the messages' characters against (\(style.fontPaths.first ?? "none"))")
         }
-        let agenda = await schedule.agenda(from: start, to: Instant(nanoseconds: start.nanoseconds + Self.charactersAhead),
+        let agenda = await schedule.agenda(from: start, to: Instant(secondsSinceEpoch: start.secondsSinceEpoch + Self.charactersAhead),
                                            limit: 20_000)
         var seen: Set<String> = []
         var warnings: [(source: String, message: String)] = []
@@ -117,6 +117,6 @@ struct CheckCommand: AsyncParsableCommand {
         return (warnings, nil)
     }
 
-    /// How far ahead the messages' characters are checked: a year and a day.
-    static let charactersAhead: Int64 = 366 * 86_400 * 1_000_000_000
+    /// How far ahead the messages' characters are checked, in seconds: a year and a day.
+    static let charactersAhead: Int64 = 366 * 86_400
 }

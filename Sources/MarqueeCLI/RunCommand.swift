@@ -99,7 +99,7 @@ struct RunCommand: AsyncParsableCommand {
             feedPaths: feeds.paths, subscriptions: feeds.subscriptions, systemZoneFolder: followZone ? "/etc" : nil,
             socket: chosenSocket ?? ControlSocket.pathForListening(environment: environment),
             socketRequired: chosenSocket != nil, socketGroup: file.socketGroup,
-            start: at == nil ? nil : feeds.instant.nanoseconds, environment: environment,
+            start: at == nil ? nil : WallInstant(feeds.instant), environment: environment,
             // A preview (--at) leaves the backlight as it is.
             backlightFolder: at == nil ? "/sys/class/backlight" : nil, stateDirectory: stateDirectory)
         configuration.checkConfiguration = checkConfiguration

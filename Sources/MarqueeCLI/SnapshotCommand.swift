@@ -72,7 +72,7 @@ struct SnapshotCommand: AsyncParsableCommand {
         let framebuffer = Framebuffer(width: width, height: height)
         let screen = try PixelScreen(scanout: framebuffer, style: DisplayOptions.style(file))
         let (schedule, instant) = try await feedOptions.loadSchedule(configuration: file, at: at)
-        let shown = instant.nanoseconds
+        let shown = WallInstant(instant)
         let start = shown - Int64((running * 1e9).rounded())
         _ = try await showSnapshot(of: schedule, settings: settings, on: screen, displayStartedAt: start, at: shown)
         return (PNGImage.encode(framebuffer.surface), screen.fonts.unusable.map(\.description))

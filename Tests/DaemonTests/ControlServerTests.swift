@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Schedule
 import TestSupport
 import Testing
 
@@ -26,7 +27,7 @@ import Testing
     let folder: TemporaryFolder
     let socketPath: String
     let mailbox = EventMailbox()
-    let state = DisplayState(clock: ManualClock(wall: 1_795_000_000_000_000_000))
+    let state = DisplayState(clock: ManualClock(wall: Instant(secondsSinceEpoch: 1_795_000_000)))
 
     init() throws {
         folder = try TemporaryFolder()

@@ -11,13 +11,13 @@ import Testing
 /// A clock the test moves by hand: `advance` moves both times, `stepWall` only the wall
 /// clock (as NTP or `date -s` would).
 final class ManualClock: DisplayClock {
-    private let times: Mutex<(wall: Nanoseconds, steady: Nanoseconds)>
+    private let times: Mutex<(wall: WallInstant, steady: Nanoseconds)>
 
-    init(wall: Nanoseconds, steady: Nanoseconds = 5_000_000_000_000) {
-        times = Mutex((wall, steady))
+    init(wall: Instant, steady: Nanoseconds = 5_000_000_000_000) {
+        times = Mutex((WallInstant(wall), steady))
     }
 
-    func wallTime() -> Nanoseconds { times.withLock { $0.wall } }
+    func wallTime() -> WallInstant { times.withLock { $0.wall } }
     func steadyTime() -> Nanoseconds { times.withLock { $0.steady } }
 
     func advance(by nanoseconds: Nanoseconds) {
@@ -25,7 +25,7 @@ final class ManualClock: DisplayClock {
     }
 
     func stepWall(by nanoseconds: Nanoseconds) {
-        times.withLock { $0.wall += nanoseconds }
+        times.withLock { $0.wall = $0.wall + nanoseconds }
     }
 }
 
@@ -220,7 +220,7 @@ final class DisplayLoopKit {
     {
         feeds = try TemporaryFolder()
         for (name, text) in files { try feeds.write(name, text) }
-        let wall = instant(start).nanoseconds
+        let wall = instant(start)
         clock = ManualClock(wall: wall)
         screen = RecordingScreen(clock: clock)
         screen.missing = missing
@@ -233,8 +233,8 @@ final class DisplayLoopKit {
         }
         let folder = feeds.path
         let schedule = try await Schedule(displayZone: zone, orientation: orientation)
-        await schedule.load([folder], around: Instant(nanoseconds: wall))
-        let snapshot = await schedule.snapshot(at: Instant(nanoseconds: wall))
+        await schedule.load([folder], around: wall)
+        let snapshot = await schedule.snapshot(at: wall)
         loop = DisplayLoop(
             clock: clock, screen: screen, schedule: ScheduleService(schedule: schedule, mailbox: mailbox, log: nil),
             snapshot: snapshot, settings: settings, state: state, environment: environment, log: log,

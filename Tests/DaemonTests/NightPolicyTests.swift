@@ -7,7 +7,7 @@ import Testing
 @Suite("What the night does to the display")
 struct NightPolicyTests {
     private static let began = Instant(secondsSinceEpoch: 1_795_000_000)
-    private static func minutes(_ minutes: Int64) -> Nanoseconds { began.nanoseconds + minutes * 60_000_000_000 }
+    private static func minutes(_ minutes: Int64) -> WallInstant { WallInstant(began) + minutes * 60_000_000_000 }
     private static func settings(dims: Bool = true, motion: NightSettings.Motion = .slow) -> DisplaySettings {
         DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 8), night: NightSettings(dims: dims, motion: motion))
     }
@@ -26,7 +26,7 @@ struct NightPolicyTests {
     func nextSteps() {
         let policy = NightPolicy(Self.settings())
         for part in [PartOfDay.night, .morning] {
-            var wall = Self.began.nanoseconds
+            var wall = WallInstant(Self.began)
             var steps = 0
             while let next = policy.nextShadeStep((part, Self.began), after: wall) {
                 #expect(next > wall)

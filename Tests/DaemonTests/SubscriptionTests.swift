@@ -418,7 +418,7 @@ private struct FetchingLoop {
     let cache: TemporaryFolder
     let clock = ManualFetchClock(now)
     let mailbox = EventMailbox()
-    let state = DisplayState(clock: ManualClock(wall: now.nanoseconds))
+    let state = DisplayState(clock: ManualClock(wall: now))
     let journal = Pipe()
     let task: Task<Void, Never>
 

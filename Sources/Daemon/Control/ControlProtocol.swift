@@ -221,7 +221,7 @@ final class DisplayState: Sendable {
         var report = StatusReport(updatedAt: "", output: state.output)
         if let snapshot = state.snapshot {
             report.update(from: snapshot)
-            report.updatedAt = ZonedTime(instant: Instant(nanoseconds: wall), utcOffset: snapshot.utcOffset).rfc3339
+            report.updatedAt = ZonedTime(instant: wall.instant, utcOffset: snapshot.utcOffset).rfc3339
         }
         report.showing = Array(state.showing.prefix(StatusReport.listedMessages))
         report.paused = state.paused

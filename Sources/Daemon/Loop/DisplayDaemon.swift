@@ -37,7 +37,7 @@ public struct DaemonConfiguration: Sendable {
     public var socketRequired: Bool
     public var socketGroup: String?
     /// The display's wall clock starts here (a preview, `--at`).
-    public var start: Nanoseconds?
+    public var start: WallInstant?
     public var environment: [String: String]
     /// Where the kernel lists backlights (`/sys/class/backlight`; nil: leave them alone). One
     /// is used only when marquee draws on a virtual console, the panel's own screen.
@@ -50,7 +50,7 @@ public struct DaemonConfiguration: Sendable {
         output: OutputChoice.Request, device: String?, kms: KMSChoice = .init(), style: FramebufferStyle,
         feedPaths: [String],
         subscriptions: Subscriptions?,
-        systemZoneFolder: String?, socket: String?, socketRequired: Bool, socketGroup: String?, start: Nanoseconds?,
+        systemZoneFolder: String?, socket: String?, socketRequired: Bool, socketGroup: String?, start: WallInstant?,
         environment: [String: String], backlightFolder: String? = nil, stateDirectory: String? = nil
     ) {
         self.schedule = schedule
@@ -106,7 +106,7 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     }
     if server != nil, let path = configuration.socket { log.log(.notice, "status socket: \(path)") }
     let wall = clock.wallTime()
-    let (first, loading) = await startReading(configuration, at: Instant(nanoseconds: wall), mailbox: mailbox, log: log)
+    let (first, loading) = await startReading(configuration, at: wall.instant, mailbox: mailbox, log: log)
     let feedWatchers = watchFeeds(configuration.feedPaths, log: log) { mailbox.post(.feedsChanged) }
     let fetching = configuration.subscriptions.map { subscriptions in
         Task {

@@ -41,14 +41,14 @@ final class DisplayLoop {
 
     /// The messages shown, and until when (wall clock) they hold.
     private var snapshot: ScheduleSnapshot
-    private var validUntil: Nanoseconds
+    private var validUntil: WallInstant
     /// The last request for messages, and whether its answer is still to come.
     private var request = 0
     private var awaitingSchedule = false
     /// Reloads asked of the schedule and not yet reported done.
     private var reloadsInFlight = 0
-    /// Wall minus steady time at the last turn: a change is a step of the wall clock.
-    private var wallOffset: Nanoseconds
+    /// Both clocks at the last turn: the wall clock moving otherwise than the steady one was set.
+    private var lastTurn: (wall: WallInstant, steady: Nanoseconds)
     private var frameDeadline: Nanoseconds?
     private var frameGridOrigin: Nanoseconds?
     private var lastPing: Nanoseconds
@@ -90,9 +90,9 @@ final class DisplayLoop {
         systemd = SystemdNotifier(environment: environment)
         watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         let steady = clock.steadyTime()
-        wallOffset = clock.wallTime() - steady
+        lastTurn = (clock.wallTime(), steady)
         lastPing = steady
-        validUntil = snapshot.validUntil.instant.nanoseconds
+        validUntil = WallInstant(snapshot.validUntil.instant)
         isNight = NightPolicy.isNight(snapshot.partOfDay)
         let night = NightPolicy(settings)
         controller = MarqueeController(
@@ -179,11 +179,11 @@ final class DisplayLoop {
     func turn(_ events: [DisplayEvent]) -> Turn {
         let steady = clock.steadyTime()
         let wall = clock.wallTime()
-        if abs(wall - steady - wallOffset) > Self.clockStepTolerance {
+        if abs((wall - lastTurn.wall) - (steady - lastTurn.steady)) > Self.clockStepTolerance {
             log?.log(.notice, "the wall clock was set; recomputing the messages")
             requestMessages(at: wall)
         }
-        wallOffset = wall - steady
+        lastTurn = (wall, steady)
         for event in events {
             if let status = handle(event, steady: steady, wall: wall) { return .finished(status) }
         }
@@ -209,7 +209,7 @@ final class DisplayLoop {
     var isAwaitingSchedule: Bool { awaitingSchedule || reloadsInFlight > 0 }
 
     /// Reacts to one event; the exit status when it stops the run.
-    private func handle(_ event: DisplayEvent, steady: Nanoseconds, wall: Nanoseconds) -> Int32? {
+    private func handle(_ event: DisplayEvent, steady: Nanoseconds, wall: WallInstant) -> Int32? {
         switch event {
         case .stop:
             log?.log(.notice, "stopping")
@@ -264,7 +264,7 @@ final class DisplayLoop {
             guard number == request else { break }
             awaitingSchedule = false
             snapshot = answer
-            validUntil = answer.validUntil.instant.nanoseconds
+            validUntil = WallInstant(answer.validUntil.instant)
             controller.show(answer, settings: settings, at: steady, width: screen.bandWidth)
             screen.showOrientation(answer.orientation)
             tellMissingCharacters()
@@ -309,7 +309,7 @@ final class DisplayLoop {
 
     /// Dims the screen as the night goes on and brightens it in the morning, a step at a time,
     /// and slows or stills the text for the night, as the settings say.
-    private func followTheNight(steady: Nanoseconds, wall: Nanoseconds) {
+    private func followTheNight(steady: Nanoseconds, wall: WallInstant) {
         let policy = NightPolicy(settings)
         let step = policy.shadeStep(snapshot.partOfDay, at: wall)
         if step != shadeStep {
@@ -388,10 +388,10 @@ final class DisplayLoop {
     }
 
     /// Asks the schedule for the messages at `wall`; what is shown stays until the answer.
-    private func requestMessages(at wall: Nanoseconds) {
+    private func requestMessages(at wall: WallInstant) {
         request += 1
         awaitingSchedule = true
-        schedule.requestSnapshot(at: Instant(nanoseconds: wall), request: request)
+        schedule.requestSnapshot(at: wall.instant, request: request)
     }
 
     /// Draws the frame at `steady` and notes it in the status; false when the screen is gone
@@ -431,7 +431,7 @@ final class DisplayLoop {
     /// The steady time of the first thing due: the next frame that looks different, the next
     /// change of messages (unless an answer is awaited: it wakes the loop), the watchdog, the
     /// screen's next check.
-    private func nextDeadline(steady: Nanoseconds, wall: Nanoseconds) -> Nanoseconds? {
+    private func nextDeadline(steady: Nanoseconds, wall: WallInstant) -> Nanoseconds? {
         var deadline: Nanoseconds? = awaitingSchedule ? nil : steady + max(0, validUntil - wall)
         func consider(_ candidate: Nanoseconds) { deadline = min(deadline ?? candidate, candidate) }
         if screen.isShowing, var next = controller.nextFrameChange(after: steady, effectStep: screen.effectStep) {
@@ -442,7 +442,7 @@ final class DisplayLoop {
         if let watchdogInterval { consider(lastPing + watchdogInterval) }
         if let interval = screen.checkInterval { consider(steady + interval) }
         if let step = NightPolicy(settings).nextShadeStep(snapshot.partOfDay, after: wall) {
-            consider(steady + step - wall)
+            consider(steady + (step - wall))
         }
         return deadline
     }

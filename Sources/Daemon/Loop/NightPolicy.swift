@@ -30,9 +30,9 @@ struct NightPolicy: Sendable, Hashable {
     /// How far the screen is dimmed at `wall`, in steps: rising through the first ten minutes
     /// of the night, falling through the first quarter of an hour of the morning; 0 when the
     /// settings keep the night bright.
-    func shadeStep(_ partOfDay: (part: PartOfDay, began: Instant)?, at wall: Nanoseconds) -> Int {
+    func shadeStep(_ partOfDay: (part: PartOfDay, began: Instant)?, at wall: WallInstant) -> Int {
         guard settings.night.dims, let (part, began) = partOfDay else { return 0 }
-        let since = max(0, wall - began.nanoseconds)
+        let since = max(0, wall - WallInstant(began))
         let steps = Nanoseconds(Self.shadeSteps)
         switch part {
         case .night: return Int(min(steps, since * steps / Self.dimming))
@@ -45,13 +45,13 @@ struct NightPolicy: Sendable, Hashable {
     static func shade(ofStep step: Int) -> Double { Double(step) / Double(shadeSteps) }
 
     /// The wall time of the next dimming or brightening step after `wall` (nil: none is due).
-    func nextShadeStep(_ partOfDay: (part: PartOfDay, began: Instant)?, after wall: Nanoseconds) -> Nanoseconds? {
+    func nextShadeStep(_ partOfDay: (part: PartOfDay, began: Instant)?, after wall: WallInstant) -> WallInstant? {
         guard settings.night.dims, let (part, began) = partOfDay else { return nil }
         let step = Nanoseconds(shadeStep(partOfDay, at: wall))
         let steps = Nanoseconds(Self.shadeSteps)
         switch part {
-        case .night where step < steps: return began.nanoseconds + (step + 1) * Self.dimming / steps
-        case .morning where step > 0: return began.nanoseconds + (steps - step + 1) * Self.brightening / steps
+        case .night where step < steps: return WallInstant(began) + (step + 1) * Self.dimming / steps
+        case .morning where step > 0: return WallInstant(began) + (steps - step + 1) * Self.brightening / steps
         default: return nil
         }
     }
