@@ -1,0 +1,1 @@
+"""The kiosk system test (scripts/kiosk-system-test), one module per concern."""
