@@ -60,16 +60,14 @@ import Testing
         let temporary = try TemporaryFolder()
         try temporary.write("family.ics", "BEGIN:VCALENDAR")
         let changes = Mutex(0)
-        let log = EventLog(environment: [:], descriptor: -1)
-        let watchers = watchFeeds([temporary.path + "/family.ics"], log: log) { changes.withLock { $0 += 1 } }
-        #expect(watchers.count == 1)
+        let watcher = try watchFeed(temporary.path + "/family.ics") { changes.withLock { $0 += 1 } }
         try temporary.write("other.ics", "BEGIN:VCALENDAR")
         try await Task.sleep(for: .milliseconds(500))
         #expect(changes.withLock { $0 } == 0)
         try temporary.write(".family.ics.tmp", "BEGIN:VCALENDAR\r\nX-EDITED:1")
         #expect(rename(temporary.path + "/.family.ics.tmp", temporary.path + "/family.ics") == 0)
         #expect(await eventually { changes.withLock { $0 } == 1 })
-        withExtendedLifetime(watchers) {}
+        withExtendedLifetime(watcher) {}
     }
 
     /// A folder that is removed and made again (or appears only after the start) is watched

@@ -107,7 +107,12 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     if server != nil, let path = configuration.socket { log.log(.notice, "status socket: \(path)") }
     let wall = clock.wallTime()
     let (first, loading) = await startReading(configuration, at: wall.instant, mailbox: mailbox, log: log)
-    let feedWatchers = watchFeeds(configuration.feedPaths, log: log) { mailbox.post(.feedsChanged) }
+    let sources = EventSources(log: log)
+    for path in configuration.feedPaths {
+        sources.start("watch \(path) for changes", otherwise: "they show after a reload") {
+            try watchFeed(path) { mailbox.post(.feedsChanged) }
+        }
+    }
     let fetching = configuration.subscriptions.map { subscriptions in
         Task {
             await loading.value
@@ -115,28 +120,19 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
         }
     }
     defer { fetching?.cancel() }
-    // Each watcher that cannot start is said, with what is then slower to show.
-    var clockWatcher: ClockChangeWatcher?
-    do {
-        clockWatcher = try ClockChangeWatcher { mailbox.post(.clockStepped) }
-    } catch {
-        log.log(.warning, "cannot notice the clock being set (\(error)); after an NTP step or `date -s` the "
-            + "messages follow at their next change, not at once")
+    sources.start("notice the clock being set",
+                  otherwise: "after an NTP step or `date -s` the messages follow at their next change, not at once") {
+        try ClockChangeWatcher { mailbox.post(.clockStepped) }
     }
-    var zoneWatcher: FolderWatcher?
     if let etc = configuration.systemZoneFolder {
-        do {
-            zoneWatcher = try FolderWatcher(folder: etc, isRelevant: SystemTimeZone.isZoneFile) {
-                mailbox.post(.systemZoneChanged)
-            }
-        } catch {
-            log.log(.warning, "cannot follow the system's time zone in \(etc) (\(error)); a new zone shows after a reload")
+        sources.start("follow the system's time zone in \(etc)", otherwise: "a new zone shows after a reload") {
+            try FolderWatcher(folder: etc, isRelevant: SystemTimeZone.isZoneFile) { mailbox.post(.systemZoneChanged) }
         }
     }
     // A driver taking over the framebuffer removes and makes its node again, a DRM card
     // appears, a screen is plugged in: the screen is checked then, not by polling.
-    let deviceWatchers = configuration.output == .terminal ? [] : watchDevices(configuration, log: log) {
-        mailbox.post(.screenDeviceChanged)
+    if configuration.output != .terminal {
+        watchDevices(configuration, with: sources) { mailbox.post(.screenDeviceChanged) }
     }
     let status = await onRenderThread {
         mailbox.receiveSignals()
@@ -151,7 +147,8 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             return openScreen(configuration, log: log)
         }
     }
-    withExtendedLifetime((server, feedWatchers, clockWatcher, zoneWatcher, deviceWatchers)) {}
+    sources.stopAll()
+    withExtendedLifetime(server) {}
     return status
 }
 
@@ -244,33 +241,23 @@ private func openScreen(_ configuration: DaemonConfiguration, log: EventLog) -> 
     return screen
 }
 
-/// Watches the feed folders and files: a folder's calendar files (a folder is watched even
-/// while it is missing: it is shown as soon as it appears), a single file in its folder (so a
-/// file saved by renaming a new one into place is seen too). A watcher that cannot start is
-/// said in the journal: that path's changes then show only on a reload.
-func watchFeeds(_ paths: [String], log: EventLog, onChange: @escaping @Sendable () -> Void) -> [FolderWatcher] {
-    paths.compactMap { path in
-        var info = stat()
-        let isFile = stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR
-        let (folder, name) = splitPath(path)
-        do {
-            return isFile ? try FolderWatcher(folder: folder, isRelevant: { $0 == name }, onChange: onChange)
-                : try FolderWatcher(folder: path, onChange: onChange)
-        } catch {
-            log.log(.warning, "cannot watch \(path) for changes (\(error)); they show after a reload")
-            return nil
-        }
-    }
+/// A watcher of one feed path: a folder's calendar files (a folder is watched even while it is
+/// missing: it is shown as soon as it appears), or a single file in its folder (so a file saved
+/// by renaming a new one into place is seen too).
+func watchFeed(_ path: String, onChange: @escaping @Sendable () -> Void) throws -> FolderWatcher {
+    var info = stat()
+    let isFile = stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR
+    let (folder, name) = splitPath(path)
+    return isFile ? try FolderWatcher(folder: folder, isRelevant: { $0 == name }, onChange: onChange)
+        : try FolderWatcher(folder: path, onChange: onChange)
 }
 
 /// Watches what may change the display under the screen: the framebuffer's node (a DRM driver
 /// replacing it), the DRM cards' folder (a card appearing), and screens plugged in or out.
-/// A watcher that cannot start is said in the journal: the screen is then only checked now
-/// and then.
+/// Without them the screen is only looked at every half minute.
 private func watchDevices(
-    _ configuration: DaemonConfiguration, log: EventLog, onChange: @escaping @Sendable () -> Void
-) -> [AnyObject] {
-    var watchers: [AnyObject] = []
+    _ configuration: DaemonConfiguration, with sources: EventSources, onChange: @escaping @Sendable () -> Void
+) {
     // Folders and the names in them that matter: a whole name, or (cards) its beginning.
     let nodes: [(folder: String, name: String, isPrefix: Bool)] = if let device = configuration.device {
         [(splitPath(device).0, splitPath(device).1, false)]
@@ -278,20 +265,14 @@ private func watchDevices(
         [("/dev", "fb0", false), ("/dev/dri", "card", true)]
     }
     for node in nodes {
-        do {
-            watchers.append(try FolderWatcher(
-                folder: node.folder, debounce: .milliseconds(100),
-                isRelevant: { node.isPrefix ? $0.hasPrefix(node.name) : $0 == node.name }, onChange: onChange))
-        } catch {
-            log.log(.warning, "cannot watch \(node.folder) for display devices: \(error)")
+        sources.start("watch \(node.folder) for display devices", otherwise: "the screen is looked at only every 30 s") {
+            try FolderWatcher(folder: node.folder, debounce: .milliseconds(100),
+                              isRelevant: { node.isPrefix ? $0.hasPrefix(node.name) : $0 == node.name }, onChange: onChange)
         }
     }
-    do {
-        watchers.append(try HotplugWatcher(onHotplug: onChange))
-    } catch {
-        log.log(.warning, "cannot follow screens being plugged in: \(error)")
+    sources.start("follow screens being plugged in", otherwise: "the screen is looked at only every 30 s") {
+        try HotplugWatcher(onHotplug: onChange)
     }
-    return watchers
 }
 
 /// The panel's backlight, when marquee draws on a virtual console (or was told to use the

@@ -1,0 +1,52 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import Daemon
+
+/// The names of the sources stopped, in order.
+private final class Stops: Sendable {
+    let names = Mutex<[String]>([])
+}
+
+/// A source that says when it is let go (stopped).
+private final class Source {
+    let name: String
+    let stops: Stops
+
+    init(_ name: String, stops: Stops) {
+        self.name = name
+        self.stops = stops
+    }
+
+    deinit { stops.names.withLock { $0.append(name) } }
+}
+
+@Suite("The display's event sources")
+struct EventSourcesTests {
+    @Test("One that cannot start is said with what that costs; the rest stop, the last started first")
+    func startedByNameStoppedInReverse() throws {
+        let pipe = Pipe()
+        let log = EventLog(environment: ["JOURNAL_STREAM": journalStream(of: pipe)],
+                           descriptor: pipe.fileHandleForWriting.fileDescriptor)
+        let stopped = Stops()
+        let sources = EventSources(log: log)
+        sources.start("watch the feeds", otherwise: "they show after a reload") { Source("feeds", stops: stopped) }
+        sources.start("watch /no/such/parent/feeds.d for changes", otherwise: "they show after a reload") {
+            try watchFeed("/no/such/parent/feeds.d") {}
+        }
+        sources.start("notice the clock being set", otherwise: "the messages follow at their next change") {
+            Source("clock", stops: stopped)
+        }
+        #expect(sources.names == ["watch the feeds", "notice the clock being set"])
+        let lines = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("<4>cannot watch /no/such/parent/feeds.d for changes (") == true, "\(lines)")
+        #expect(lines.first?.hasSuffix("); they show after a reload") == true, "\(lines)")
+        #expect(stopped.names.withLock { $0 }.isEmpty)
+        sources.stopAll()
+        #expect(stopped.names.withLock { $0 } == ["clock", "feeds"])
+        #expect(sources.names.isEmpty)
+    }
+}
