@@ -1,4 +1,6 @@
-/// Nanoseconds since the Unix epoch on the display's clock. All motion is a function of it.
+/// A reading of the display's steady clock (which never jumps; its origin means nothing), or a
+/// duration, in nanoseconds. All motion is a function of steady time; wall-clock readings are
+/// another type (`WallInstant`, in Daemon), so the two cannot be mixed by accident.
 public typealias Nanoseconds = Int64
 
 /// How a message is shown.
