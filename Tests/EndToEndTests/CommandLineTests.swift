@@ -106,14 +106,14 @@ import Testing
     /// A folder with no calendar in it is an error check says, not a silent success; a
     /// calendar saved as .ical is pointed out.
     @Test func checkSaysAFolderHasNoCalendars() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-check-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let empty = try Self.marquee("check", folder)
-        #expect(empty.status == 1 && empty.output.contains("\(folder): error: no calendar files (*.ics) in it"))
-        try Data("BEGIN:VCALENDAR".utf8).write(to: URL(fileURLWithPath: folder + "/family.ical"))
-        let misnamed = try Self.marquee("check", folder)
-        #expect(misnamed.status == 1 && misnamed.output.contains("family.ical would be read if named *.ics"))
+        try withTemporaryFolder { temporary in
+            let folder = temporary.path
+            let empty = try Self.marquee("check", folder)
+            #expect(empty.status == 1 && empty.output.contains("\(folder): error: no calendar files (*.ics) in it"))
+            try Data("BEGIN:VCALENDAR".utf8).write(to: URL(fileURLWithPath: folder + "/family.ical"))
+            let misnamed = try Self.marquee("check", folder)
+            #expect(misnamed.status == 1 && misnamed.output.contains("family.ical would be read if named *.ics"))
+        }
     }
 
     /// Asking a path that is a file, not a socket, says so (not "Connection refused").
@@ -176,54 +176,54 @@ import Testing
     }
 
     @Test func checkReportsFileAndLineAndExitsOne() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let broken = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART:20260701T100000Z\r\nDTEND:bogus\r\n"
-            + "SUMMARY:x\r\nEND:VCALENDAR\r\n"
-        try Data(broken.utf8).write(to: folder.appendingPathComponent("broken.ics"))
-        let warned = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART:20260701T100000Z\r\nDTEND:bogus\r\n"
-            + "SUMMARY:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
-        try Data(warned.utf8).write(to: folder.appendingPathComponent("warned.ics"))
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let bad = try Self.marquee("check", folder.path)
-        #expect(bad.status == 1)
-        #expect(bad.output.contains("broken.ics:7: error: END:VCALENDAR does not close BEGIN:VEVENT of line 2"))
-        #expect(bad.output.contains("broken.ics: unusable"))
-        #expect(bad.output.contains("warned.ics:5: warning: "))
-        #expect(bad.output.contains("warned.ics: ok, 1 event(s) with 1 warning(s)"))
-        let good = try Self.marquee("check", Self.examples)
-        #expect(good.status == 0)
-        #expect(good.output.contains("appointments.ics: ok, 3 event(s)"))
+        try withTemporaryFolder { temporary in
+            let folder = temporary.url
+            let broken = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART:20260701T100000Z\r\nDTEND:bogus\r\n"
+                + "SUMMARY:x\r\nEND:VCALENDAR\r\n"
+            try Data(broken.utf8).write(to: folder.appendingPathComponent("broken.ics"))
+            let warned = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART:20260701T100000Z\r\nDTEND:bogus\r\n"
+                + "SUMMARY:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+            try Data(warned.utf8).write(to: folder.appendingPathComponent("warned.ics"))
+            let bad = try Self.marquee("check", folder.path)
+            #expect(bad.status == 1)
+            #expect(bad.output.contains("broken.ics:7: error: END:VCALENDAR does not close BEGIN:VEVENT of line 2"))
+            #expect(bad.output.contains("broken.ics: unusable"))
+            #expect(bad.output.contains("warned.ics:5: warning: "))
+            #expect(bad.output.contains("warned.ics: ok, 1 event(s) with 1 warning(s)"))
+            let good = try Self.marquee("check", Self.examples)
+            #expect(good.status == 0)
+            #expect(good.output.contains("appointments.ics: ok, 3 event(s)"))
+        }
     }
 
     /// `check` warns of characters in the coming messages that no framebuffer font has (they
     /// are left out), each once, with its file; a script Noto has only in a regular cut (Runic)
     /// is drawn, so not among them.
     @Test func checkTellsCharactersNoFontHas() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let tomorrow = Date().addingTimeInterval(86_400)
-        let day = tomorrow.formatted(.iso8601.year().month().day().dateSeparator(.omitted))
-        let scripts = calendar(event("UID:a@b", "DTSTAMP:20260101T000000Z", "DTSTART;VALUE=DATE:\(day)", "RRULE:FREQ=DAILY;COUNT=3",
-                                     "SUMMARY:Tangut \u{17000} and runes \u{16A0}"))
-        try Data(scripts.utf8).write(to: folder.appendingPathComponent("scripts.ics"))
-        let run = try Self.marquee("check", folder.path)
-        #expect(run.status == 0)
-        let told = run.output.split(separator: "\n").filter { $0.contains("no font has") }
-        #expect(told == ["\(folder.path)/scripts.ics: warning: no font has \"\u{17000}\" (U+17000) in \"Tangut \u{17000} and runes "
-            + "\u{16A0}\"; the framebuffer leaves it out"])
-        // For scripts (and the carer's Home Assistant): one JSON object per file.
-        let json = try Self.marquee("check", "--json", folder.path, "/nonexistent/feeds.d")
-        #expect(json.status == 1)
-        let reports = try json.output.split(separator: "\n").map {
-            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        try withTemporaryFolder { temporary in
+            let folder = temporary.url
+            let tomorrow = Date().addingTimeInterval(86_400)
+            let day = tomorrow.formatted(.iso8601.year().month().day().dateSeparator(.omitted))
+            let scripts = calendar(event("UID:a@b", "DTSTAMP:20260101T000000Z", "DTSTART;VALUE=DATE:\(day)", "RRULE:FREQ=DAILY;COUNT=3",
+                                         "SUMMARY:Tangut \u{17000} and runes \u{16A0}"))
+            try Data(scripts.utf8).write(to: folder.appendingPathComponent("scripts.ics"))
+            let run = try Self.marquee("check", folder.path)
+            #expect(run.status == 0)
+            let told = run.output.split(separator: "\n").filter { $0.contains("no font has") }
+            #expect(told == ["\(folder.path)/scripts.ics: warning: no font has \"\u{17000}\" (U+17000) in \"Tangut \u{17000} and runes "
+                + "\u{16A0}\"; the framebuffer leaves it out"])
+            // For scripts (and the carer's Home Assistant): one JSON object per file.
+            let json = try Self.marquee("check", "--json", folder.path, "/nonexistent/feeds.d")
+            #expect(json.status == 1)
+            let reports = try json.output.split(separator: "\n").map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+            #expect(reports.map { $0["path"] as? String } == ["/nonexistent/feeds.d", "\(folder.path)/scripts.ics"])
+            #expect(reports.map { $0["state"] as? String } == ["unusable", "ok"])
+            #expect(reports.last?["events"] as? Int == 1)
+            let problems = try #require(reports.last?["problems"] as? [[String: Any]])
+            #expect(problems.count == 1 && problems[0]["severity"] as? String == "warning")
         }
-        #expect(reports.map { $0["path"] as? String } == ["/nonexistent/feeds.d", "\(folder.path)/scripts.ics"])
-        #expect(reports.map { $0["state"] as? String } == ["unusable", "ok"])
-        #expect(reports.last?["events"] as? Int == 1)
-        let problems = try #require(reports.last?["problems"] as? [[String: Any]])
-        #expect(problems.count == 1 && problems[0]["severity"] as? String == "warning")
     }
 
     /// A feed folder that does not exist is an error for the commands that read it.
@@ -237,14 +237,14 @@ import Testing
 
     /// With no argument, `check` checks the configured feeds.
     @Test func checkWithoutArgumentsChecksTheConfiguredFeeds() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let configuration = folder.appendingPathComponent("marquee.toml")
-        try Data("feeds = \"\(Self.examples)\"\n".utf8).write(to: configuration)
-        let run = try Self.marquee("check", "--config", configuration.path)
-        #expect(run.status == 0)
-        #expect(run.output.contains("appointments.ics: ok, 3 event(s)"))
+        try withTemporaryFolder { temporary in
+            let folder = temporary.url
+            let configuration = folder.appendingPathComponent("marquee.toml")
+            try Data("feeds = \"\(Self.examples)\"\n".utf8).write(to: configuration)
+            let run = try Self.marquee("check", "--config", configuration.path)
+            #expect(run.status == 0)
+            #expect(run.output.contains("appointments.ics: ok, 3 event(s)"))
+        }
     }
 
     /// `agenda --days 2` across the night the clocks go back ends at the same wall-clock time
@@ -258,16 +258,16 @@ import Testing
 
     /// Text from a file never reaches the terminal as control characters.
     @Test func checkEscapesControlCharacters() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let hostile = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:\u{1B}]0;owned\u{07}\u{1B}[2J\r\nDTSTART:bogus\r\n"
-            + "SUMMARY:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
-        try Data(hostile.utf8).write(to: folder.appendingPathComponent("\u{1B}[31mred.ics"))
-        for arguments in [["check", folder.path], ["messages", "--feeds", folder.path]] {
-            let run = try Self.marquee(arguments)
-            #expect(!run.output.contains("\u{1B}") && !run.errors.contains("\u{1B}"))
-            #expect((run.output + run.errors).contains("\\e[31mred.ics"))
+        try withTemporaryFolder { temporary in
+            let folder = temporary.url
+            let hostile = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:\u{1B}]0;owned\u{07}\u{1B}[2J\r\nDTSTART:bogus\r\n"
+                + "SUMMARY:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+            try Data(hostile.utf8).write(to: folder.appendingPathComponent("\u{1B}[31mred.ics"))
+            for arguments in [["check", folder.path], ["messages", "--feeds", folder.path]] {
+                let run = try Self.marquee(arguments)
+                #expect(!run.output.contains("\u{1B}") && !run.errors.contains("\u{1B}"))
+                #expect((run.output + run.errors).contains("\\e[31mred.ics"))
+            }
         }
     }
 

@@ -17,12 +17,12 @@ import Testing
 
     /// A folder with `good.ics` and `bad.ics`, removed after `body`.
     func withFeeds(bad: String, _ body: (String) throws -> Void) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try Data(Self.calendar("good", "Good").utf8).write(to: folder.appendingPathComponent("good.ics"))
-        try Data(bad.utf8).write(to: folder.appendingPathComponent("bad.ics"))
-        try body(folder.path)
+        try withTemporaryFolder { temporary in
+            let folder = temporary.url
+            try Data(Self.calendar("good", "Good").utf8).write(to: folder.appendingPathComponent("good.ics"))
+            try Data(bad.utf8).write(to: folder.appendingPathComponent("bad.ics"))
+            try body(folder.path)
+        }
     }
 
     /// The real reader, except that a request holding `X-TEST-<marker>` meets `action` first
@@ -198,22 +198,22 @@ import Testing
     /// today's few activations; the event count was taken for a list and refused as too long
     /// for it, so every calendar of more than a few dozen events was unusable.)
     @Test func aCalendarWithYearsOfHistoryIsRead() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        var events = (0..<2_000).map { index in
-            "BEGIN:VEVENT\r\nUID:past-\(index)\r\nDTSTART:\(2016 + index % 10)0\(1 + index % 9)1\(index % 9)T100000Z\r\n"
-                + "DURATION:PT1H\r\nSUMMARY:Past event \(index)\r\nEND:VEVENT\r\n"
+        try withTemporaryFolder { temporary in
+            let folder = temporary.url
+            var events = (0..<2_000).map { index in
+                "BEGIN:VEVENT\r\nUID:past-\(index)\r\nDTSTART:\(2016 + index % 10)0\(1 + index % 9)1\(index % 9)T100000Z\r\n"
+                    + "DURATION:PT1H\r\nSUMMARY:Past event \(index)\r\nEND:VEVENT\r\n"
+            }
+            events.append("BEGIN:VEVENT\r\nUID:today\r\nDTSTART:20260701T100000Z\r\nSUMMARY:Today\r\nEND:VEVENT\r\n")
+            let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//marquee tests//EN\r\n" + events.joined() + "END:VCALENDAR\r\n"
+            try Data(text.utf8).write(to: folder.appendingPathComponent("family.ics"))
+            let schedule = try ScheduleState(displayZone: "UTC",
+                                             reader: .helper(executable: CommandLineTests.binary, arguments: ["read-feed"]))
+            let status = try #require(schedule.load([folder.path], around: instant(Self.at)).first)
+            #expect(status.state == .loaded, "\(status.problems.map(\.message))")
+            #expect(status.eventCount == 2_001)
+            #expect(schedule.messages(at: instant(Self.at)).map(\.text) == ["Today"])
         }
-        events.append("BEGIN:VEVENT\r\nUID:today\r\nDTSTART:20260701T100000Z\r\nSUMMARY:Today\r\nEND:VEVENT\r\n")
-        let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//marquee tests//EN\r\n" + events.joined() + "END:VCALENDAR\r\n"
-        try Data(text.utf8).write(to: folder.appendingPathComponent("family.ics"))
-        let schedule = try ScheduleState(displayZone: "UTC",
-                                         reader: .helper(executable: CommandLineTests.binary, arguments: ["read-feed"]))
-        let status = try #require(schedule.load([folder.path], around: instant(Self.at)).first)
-        #expect(status.state == .loaded, "\(status.problems.map(\.message))")
-        #expect(status.eventCount == 2_001)
-        #expect(schedule.messages(at: instant(Self.at)).map(\.text) == ["Today"])
     }
 
     /// Between the processes an expansion keeps its event count, however few activations it holds.

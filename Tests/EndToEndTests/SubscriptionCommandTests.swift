@@ -46,21 +46,21 @@ struct SubscriptionCommandTests {
     /// it fetches is held in memory only.
     @Test func ctrlCLeavesNothingBehind() throws {
         let trickling = try TricklingServer()
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-tmp-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: temporary) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLineTests.binary)
-        process.arguments = ["check", "http://127.0.0.1:\(trickling.port)/calendar.ics"]
-        process.environment = ["TMPDIR": temporary.path, "PATH": "/usr/bin:/bin"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // The fetch has begun once the server holds the connection.
-        while trickling.mostAtOnce == 0, process.isRunning { usleep(20_000) }
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
+        try withTemporaryFolder { folder in
+            let temporary = folder.url
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CommandLineTests.binary)
+            process.arguments = ["check", "http://127.0.0.1:\(trickling.port)/calendar.ics"]
+            process.environment = ["TMPDIR": temporary.path, "PATH": "/usr/bin:/bin"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // The fetch has begun once the server holds the connection.
+            while trickling.mostAtOnce == 0, process.isRunning { usleep(20_000) }
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
+        }
     }
 }

@@ -14,9 +14,18 @@ public final class TemporaryFolder: Sendable {
         try? FileManager.default.removeItem(atPath: path)
     }
 
+    /// The folder as a file URL.
+    public var url: URL { URL(fileURLWithPath: path, isDirectory: true) }
+
     public func write(_ name: String, _ text: String) throws {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/" + name))
     }
+}
+
+/// Runs `body` with a folder of its own, removed when `body` returns or throws.
+public func withTemporaryFolder<Result>(_ body: (TemporaryFolder) throws -> Result) throws -> Result {
+    let folder = try TemporaryFolder()
+    return try withExtendedLifetime(folder) { try body(folder) }
 }
 
 /// Gives each test a temporary folder for its `feedFolder`s, removed when the test ends.
