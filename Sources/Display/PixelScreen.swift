@@ -162,7 +162,6 @@ public final class PixelScreen: TickerScreen {
 
     public func takeOver() throws {
         try console?.takeOver()
-        generation += 1
         mustRepaint = true
     }
 
