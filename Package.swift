@@ -40,7 +40,7 @@ let package = Package(
         .executableTarget(name: "schedule-fuzz", dependencies: ["Schedule"], path: "Fuzz/ScheduleFuzz"),
         .testTarget(name: "ScheduleTests", dependencies: ["Support", "Schedule", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MarqueeTests", dependencies: ["Support", "Marquee", "TestSupport"]),
-        .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "CZlib"], exclude: ["Golden"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "CZlib", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "DaemonTests", dependencies: ["Support", "Daemon", "Display", "Schedule", "Marquee", "LoopbackServers", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Schedule", "LoopbackServers", "TestSupport"]),
         // Real servers on loopback for the tests (nginx with a certificate authority of its own).

@@ -20,7 +20,7 @@ import Display
 import Foundation
 import Marquee
 
-let origin: Nanoseconds = 1_800_000_000 * 1_000_000_000
+let origin = SteadyInstant(sinceOrigin: 1_800_000_000 * 1_000_000_000)
 let frameNanoseconds: Nanoseconds = 16_666_667
 
 func nanoseconds() -> Int64 { Int64(DispatchTime.now().uptimeNanoseconds) }
@@ -177,11 +177,11 @@ for (width, height) in sizes { try kmsFrames(width: width, height: height) }
 /// A card on which every flip lands on the next vertical blank of a 60 Hz grid at once: what is
 /// left is the KMS screen's own drawing.
 final class InstantCard: PageFlipper {
-    private var vblank: Nanoseconds = 0
+    private var vblank = SteadyInstant(sinceOrigin: 0)
     private var queued = false
     func setMode(showing index: Int) {}
     func flip(to index: Int) { queued = true }
-    func waitForFlip(timeout: Nanoseconds) -> Nanoseconds? {
+    func waitForFlip(timeout: Nanoseconds) -> SteadyInstant? {
         guard queued else { return nil }
         queued = false
         vblank += frameNanoseconds

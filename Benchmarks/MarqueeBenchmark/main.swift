@@ -5,7 +5,7 @@ import Foundation
 import Marquee
 
 func measure(messages count: Int) -> (median: Double, p99: Double) {
-    let origin: Nanoseconds = 1_800_000_000 * 1_000_000_000
+    let origin = SteadyInstant(sinceOrigin: 1_800_000_000 * 1_000_000_000)
     let marquee = MarqueeController(metrics: TerminalMetrics(), configuration: MarqueeConfiguration(charactersPerSecond: 10),
                                     origin: origin)
     let messages = (0..<count).map { MarqueeMessage(text: "Message number \($0): take the blue pills at \($0 % 24):00", effect: $0 % 7 == 0 ? .dance : .scroll) }

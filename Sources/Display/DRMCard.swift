@@ -267,7 +267,7 @@ final class DRMCard: PageFlipper {
         }
     }
 
-    func waitForFlip(timeout: Nanoseconds) -> Nanoseconds? {
+    func waitForFlip(timeout: Nanoseconds) -> SteadyInstant? {
         let deadline = readClock(CLOCK_MONOTONIC) + timeout
         var context = drmEventContext()
         context.version = 2
@@ -279,7 +279,7 @@ final class DRMCard: PageFlipper {
             guard left > 0, mq_wait_readable(fd, left) > 0 else { return nil }
             guard drmHandleEvent(fd, &context) == 0 else { return nil }
         }
-        return landedAt.pointee
+        return SteadyInstant(sinceOrigin: landedAt.pointee)
     }
 
     func takeMaster() -> Bool { drmSetMaster(fd) == 0 }
@@ -308,7 +308,7 @@ final class WaitingKMSOutput: Scanout {
 
     var description: String { "KMS \(path): no screen connected" }
 
-    func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds { due }
+    func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant { due }
     func show(_ picture: ScanoutPicture) {}
 
     func replacement() -> String? {

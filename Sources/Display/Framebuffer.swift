@@ -193,7 +193,7 @@ public final class Framebuffer: Scanout {
 
     /// The frame is copied right after its deadline (and the vertical blank, where there is a
     /// wait that works): it is seen then.
-    public func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds { due }
+    public func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant { due }
 
     /// Copies the layers the screen lacks, right after the vertical blank where the device can
     /// wait for it.

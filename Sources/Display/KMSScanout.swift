@@ -25,7 +25,7 @@ public protocol PageFlipper: AnyObject {
     func flip(to index: Int) throws(KMSError)
     /// Waits at most `timeout` for the queued flip's event: the time (CLOCK_MONOTONIC) of the
     /// vertical blank from which the buffer is shown; nil when none came.
-    func waitForFlip(timeout: Nanoseconds) -> Nanoseconds?
+    func waitForFlip(timeout: Nanoseconds) -> SteadyInstant?
     /// Becomes DRM master again (false: another program holds the display).
     func takeMaster() -> Bool
     /// Lets another program (the next console) set its mode.
@@ -40,7 +40,7 @@ public protocol PageFlipper: AnyObject {
 struct VblankTimeline {
     let period: Nanoseconds
     /// The last vertical blank a flip landed on.
-    private(set) var lastVblank: Nanoseconds?
+    private(set) var lastVblank: SteadyInstant?
     /// Flips landed, and vertical blanks that showed a frame again because one landed late.
     private(set) var presented = 0
     private(set) var missed = 0
@@ -55,7 +55,7 @@ struct VblankTimeline {
 
     /// The vertical blank a frame drawn at `now` will be seen from: the first on the grid of
     /// the last flip far enough ahead (one period after `now` before any flip landed).
-    func nextPresentation(after now: Nanoseconds) -> Nanoseconds {
+    func nextPresentation(after now: SteadyInstant) -> SteadyInstant {
         guard let last = lastVblank else { return now + period }
         let earliest = now + margin
         guard earliest > last + period else { return last + period }
@@ -63,7 +63,7 @@ struct VblankTimeline {
     }
 
     /// A flip computed for `planned` landed on the vertical blank at `vblank`.
-    mutating func landed(at vblank: Nanoseconds, planned: Nanoseconds?) {
+    mutating func landed(at vblank: SteadyInstant, planned: SteadyInstant?) {
         presented += 1
         if let planned, vblank - planned > period / 2 {
             missed += Int((vblank - planned + period / 2) / period)
@@ -99,9 +99,9 @@ public final class KMSScanout: Scanout {
     /// The buffer on the glass (nil: none yet, or the mode must be set again).
     private var front: Int?
     /// A flip queued and not yet landed, and the vertical blank its frame was computed for.
-    private var pendingFlip: (buffer: Int, planned: Nanoseconds?)?
+    private var pendingFlip: (buffer: Int, planned: SteadyInstant?)?
     /// The presentation time handed out for the frame being drawn.
-    private var planned: Nanoseconds?
+    private var planned: SteadyInstant?
     private(set) var timeline: VblankTimeline
     /// Whether the display is ours (DRM master, the console shown).
     private var holdsDisplay = true
@@ -144,7 +144,7 @@ public final class KMSScanout: Scanout {
 
     /// Waits for the flip in flight to land (its vertical blank is then known), then answers
     /// the vertical blank the next flip will land on.
-    public func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds {
+    public func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant {
         finishPendingFlip()
         let next = timeline.nextPresentation(after: now)
         planned = next

@@ -65,7 +65,7 @@ public final class PixelScreen: TickerScreen {
     private var lastBand: [FrameGlyph]?
     private var lastAnnouncement: Announcement??
     private var wrapped: (text: [LaidGlyph], lines: [[LaidGlyph]])?
-    private var lastDeviceCheck: Nanoseconds?
+    private var lastDeviceCheck: SteadyInstant?
     /// The glyph pictures of one laid glyph, kept so that drawing allocates nothing.
     private var placements: [GlyphPlacement] = []
     /// Ink colours worked out (made readable, turned by the dance, dimmed for the night), by
@@ -178,7 +178,7 @@ public final class PixelScreen: TickerScreen {
         console?.giveBack()
     }
 
-    public func noticeChanges(at now: Nanoseconds) throws(ScreenReplaced) {
+    public func noticeChanges(at now: SteadyInstant) throws(ScreenReplaced) {
         guard lastDeviceCheck.map({ now - $0 >= Self.deviceCheckInterval }) ?? true else { return }
         lastDeviceCheck = now
         if let reason = scanout.replacement() {
@@ -229,7 +229,7 @@ public final class PixelScreen: TickerScreen {
         present()
     }
 
-    public func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds {
+    public func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant {
         scanout.presentationTime(ofFrameDueAt: due, now: now)
     }
 

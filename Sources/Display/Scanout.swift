@@ -19,7 +19,7 @@ public protocol Scanout: AnyObject {
     var isShowing: Bool { get }
     /// When a frame drawn now will be seen: a frame is computed for that instant. `due` is
     /// the loop's deadline for it.
-    func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds
+    func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant
     /// Puts the picture on the display (only what the buffer shown next lacks of it).
     func show(_ picture: ScanoutPicture)
     /// Why the device no longer is the screen and must be opened again, or nil while it is.

@@ -81,7 +81,7 @@ public final class TerminalScreen {
     /// Whether the next frame is drawn in full (see `TickerScreen`).
     private(set) var mustRepaint = true
     /// When everything was last drawn again (see `checkInterval`), and whether the last frame moved.
-    var lastFullRepaint: Nanoseconds?
+    var lastFullRepaint: SteadyInstant?
     var lastFrameMoved = false
 
     /// Reads the size again; true if it changed (then the next frame repaints fully).
@@ -443,14 +443,14 @@ extension TerminalScreen: TickerScreen {
     public func giveBack() { leave() }
 
     /// A terminal shows what it is sent as it arrives.
-    public func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds { due }
+    public func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant { due }
 
     /// A terminal draws text cells: there is nothing to make ready and no glyph pictures.
     public func prepare(_ frame: Frame) {}
     public var glyphCache: GlyphCacheFigures? { nil }
     public var pageFlips: PageFlipFigures? { nil }
 
-    public func noticeChanges(at now: Nanoseconds) {
+    public func noticeChanges(at now: SteadyInstant) {
         guard let interval = checkInterval, lastFullRepaint.map({ now - $0 >= interval }) ?? true else { return }
         lastFullRepaint = now
         mustRepaint = true

@@ -26,13 +26,13 @@ public protocol ScreenDevice: AnyObject {
     /// Looks at what may have changed outside the picture (something else writing to the
     /// screen, the device). Throws `ScreenReplaced` when the device is gone and a new screen
     /// must be opened.
-    func noticeChanges(at now: Nanoseconds) throws(ScreenReplaced)
+    func noticeChanges(at now: SteadyInstant) throws(ScreenReplaced)
     /// Told of a resize or a console switch as it happens.
     func notice(_ change: ScreenChange)
     /// When a frame drawn now will be seen: the frame is computed for that instant (position is
     /// a function of the time it is seen). `due` is the loop's deadline for the frame; a KMS
     /// screen answers the vertical blank its page flip will land on.
-    func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds
+    func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant
     /// The page flips that reached the glass (nil: the screen does not flip pages).
     var pageFlips: PageFlipFigures? { get }
 }

@@ -16,7 +16,7 @@ public final class MarqueeController {
     public var lineBreaking: any LineBreaking = SpaceBreaking()
     private var metrics: any GlyphMetrics
     private var unitsPerSecond: Double
-    private let origin: Nanoseconds
+    private let origin: SteadyInstant
     private var width = 0
     private var items: [TapeItem] = []
     private var separator: TapeItem
@@ -26,13 +26,13 @@ public final class MarqueeController {
     private var motion = Motion.still(0)
     private var announcements: [ScheduledAnnouncement] = []
     private var activeTexts: Set<String> = []
-    private var pause: (at: Nanoseconds, resumeMotion: Motion)?
+    private var pause: (at: SteadyInstant, resumeMotion: Motion)?
     /// Time spent paused so far: effects and announcements run on `t - pausedTotal`.
     private var pausedTotal: Nanoseconds = 0
     /// When motion last resumed after a pause: effects grow back from rest since then.
-    private var resumed: Nanoseconds?
+    private var resumed: SteadyInstant?
 
-    public init(metrics: any GlyphMetrics, configuration: MarqueeConfiguration = .init(), origin: Nanoseconds) {
+    public init(metrics: any GlyphMetrics, configuration: MarqueeConfiguration = .init(), origin: SteadyInstant) {
         self.metrics = metrics
         self.configuration = configuration
         self.origin = origin
@@ -44,7 +44,7 @@ public final class MarqueeController {
 
     /// The active messages changed at `t`. What is on screen stays where it is; new text
     /// enters at the next seam; typewriter messages that just became active are announced.
-    public func update(messages: [MarqueeMessage], at t: Nanoseconds, width: Int) {
+    public func update(messages: [MarqueeMessage], at t: SteadyInstant, width: Int) {
         self.messages = messages
         let effective = effectiveMessages
         for message in effective where message.effect == .typewriter && !activeTexts.contains(message.text) {
@@ -67,7 +67,7 @@ public final class MarqueeController {
 
     /// New settings from `t` on (a reloaded configuration): the text on screen stays where it
     /// is and moves on at the new speed; the new separator and effects apply from the next seam.
-    public func reconfigure(_ configuration: MarqueeConfiguration, at t: Nanoseconds) {
+    public func reconfigure(_ configuration: MarqueeConfiguration, at t: SteadyInstant) {
         let x = position(at: t, of: settle(at: t))
         self.configuration = configuration
         unitsPerSecond = speedOfItems
@@ -82,7 +82,7 @@ public final class MarqueeController {
     /// size, the console instead of the framebuffer): what is laid is measured again, and the
     /// letter at the window's left edge stays there, as far into it as it was. The speed stays
     /// the same in characters per second; the line is centred or moves for the new width.
-    public func remeasure(with metrics: any GlyphMetrics, at t: Nanoseconds, width: Int) {
+    public func remeasure(with metrics: any GlyphMetrics, at t: SteadyInstant, width: Int) {
         let x = position(at: t, of: settle(at: t))
         let ratio = Double(metrics.unitsPerCharacter) / Double(self.metrics.unitsPerCharacter)
         self.metrics = metrics
@@ -122,7 +122,7 @@ public final class MarqueeController {
     }
 
     /// The line moves on from `x` at `t` (at a speed that just changed), the way it was moving.
-    private func reanchor(at x: Double, t: Nanoseconds) {
+    private func reanchor(at x: Double, t: SteadyInstant) {
         func reanchored(_ motion: Motion) -> Motion {
             switch motion {
             case .still: motion
@@ -156,7 +156,7 @@ public final class MarqueeController {
     /// dancing letters rest upright, an announcement being typed shows whole and its ▶ rests,
     /// and announcements still to come wait (their reading time starts again on resume). A
     /// pause stops motion, never the truth.
-    public func pause(at t: Nanoseconds) {
+    public func pause(at t: SteadyInstant) {
         guard pause == nil else { return }
         let current = settle(at: t)
         let effect = effectTime(t)
@@ -170,7 +170,7 @@ public final class MarqueeController {
     }
 
     /// Motion continues from where it was paused; dancing letters and the ▶ ease back in.
-    public func resume(at t: Nanoseconds) {
+    public func resume(at t: SteadyInstant) {
         guard let paused = pause else { return }
         pause = nil
         pausedTotal += t - paused.at
@@ -189,7 +189,7 @@ public final class MarqueeController {
 
     /// What is visible at `t` in a window `width` units wide. Glyphs cut by the window's edges
     /// are left out (a terminal cannot show half a cell) unless `includingPartialGlyphs`.
-    public func frame(at t: Nanoseconds, width: Int, includingPartialGlyphs: Bool = false) -> Frame {
+    public func frame(at t: SteadyInstant, width: Int, includingPartialGlyphs: Bool = false) -> Frame {
         if width != self.width {
             self.width = width
             reconsider(at: t)
@@ -229,9 +229,9 @@ public final class MarqueeController {
     /// The next instant after `t` at which the frame can look different: the whole-unit
     /// position moves on, a letter is typed, an effect steps (every `effectStep`). nil when
     /// the picture stands still until the next change of messages.
-    public func nextFrameChange(after t: Nanoseconds, effectStep: Nanoseconds) -> Nanoseconds? {
-        var next: Nanoseconds?
-        func consider(_ candidate: Nanoseconds) {
+    public func nextFrameChange(after t: SteadyInstant, effectStep: Nanoseconds) -> SteadyInstant? {
+        var next: SteadyInstant?
+        func consider(_ candidate: SteadyInstant) {
             if candidate > t { next = min(next ?? candidate, candidate) }
         }
         let current = settle(at: t)
@@ -299,8 +299,8 @@ public final class MarqueeController {
     }
 
     /// The page standing at `t` and when it began, counted from the pause.
-    private func stillPageIndex(at t: Nanoseconds, pausedAt: Nanoseconds, pages: [(range: Range<Int>, reading: Nanoseconds)])
-        -> (index: Int, began: Nanoseconds)? {
+    private func stillPageIndex(at t: SteadyInstant, pausedAt: SteadyInstant, pages: [(range: Range<Int>, reading: Nanoseconds)])
+        -> (index: Int, began: SteadyInstant)? {
         guard !pages.isEmpty else { return nil }
         let cycle = pages.reduce(0) { $0 + $1.reading }
         guard cycle > 0 else { return (0, pausedAt) }
@@ -314,7 +314,7 @@ public final class MarqueeController {
     }
 
     /// The band while motion stands still: the page of whole words due at `t`, centred.
-    private func stillPage(at t: Nanoseconds, pausedAt: Nanoseconds) -> [FrameGlyph] {
+    private func stillPage(at t: SteadyInstant, pausedAt: SteadyInstant) -> [FrameGlyph] {
         let pages = stillPages()
         guard let (index, _) = stillPageIndex(at: t, pausedAt: pausedAt, pages: pages) else { return [] }
         let (line, colours) = stillLine
@@ -331,7 +331,7 @@ public final class MarqueeController {
     }
 
     /// When the next page of a still line is due after `t` (nil: the line fits on one).
-    private func nextStillPageTurn(after t: Nanoseconds, pausedAt: Nanoseconds) -> Nanoseconds? {
+    private func nextStillPageTurn(after t: SteadyInstant, pausedAt: SteadyInstant) -> SteadyInstant? {
         let pages = stillPages()
         guard pages.count > 1, let (index, began) = stillPageIndex(at: t, pausedAt: pausedAt, pages: pages) else { return nil }
         return began + pages[index].reading
@@ -342,11 +342,11 @@ public final class MarqueeController {
     /// Still text, constant-speed motion, or motion that stops at a centred position.
     private enum Motion: Equatable {
         case still(Double)
-        case moving(from: Double, since: Nanoseconds)
-        case gliding(from: Double, since: Nanoseconds, to: Double)
+        case moving(from: Double, since: SteadyInstant)
+        case gliding(from: Double, since: SteadyInstant, to: Double)
     }
 
-    private func position(at t: Nanoseconds, of motion: Motion) -> Double {
+    private func position(at t: SteadyInstant, of motion: Motion) -> Double {
         switch motion {
         case .still(let x):
             return x
@@ -358,14 +358,14 @@ public final class MarqueeController {
     }
 
     /// A glide that has arrived becomes still.
-    private func settle(at t: Nanoseconds) -> Motion {
+    private func settle(at t: SteadyInstant) -> Motion {
         if case .gliding(_, _, let target) = motion, position(at: t, of: motion) >= target {
             motion = .still(target)
         }
         return motion
     }
 
-    private func isMoving(at t: Nanoseconds) -> Bool {
+    private func isMoving(at t: SteadyInstant) -> Bool {
         if case .still = settle(at: t) { return false }
         return true
     }
@@ -374,7 +374,7 @@ public final class MarqueeController {
     /// on screen: a still line that no longer fits starts moving from where it stands; a
     /// moving line whose messages now fit glides on until its text is centred.
     /// `arrivals` (indices into the messages) just became active: a moving line shows them next.
-    private func reconsider(at t: Nanoseconds, arrivals: [Int] = []) {
+    private func reconsider(at t: SteadyInstant, arrivals: [Int] = []) {
         let current = pause?.resumeMotion ?? settle(at: t)
         let x = position(at: t, of: motion)
         let left = Int(x.rounded(.down))
@@ -425,13 +425,13 @@ public final class MarqueeController {
     // MARK: - Effects
 
     /// The clock of effects and announcements: the steady clock, standing still while paused.
-    private func effectTime(_ t: Nanoseconds) -> Nanoseconds {
+    private func effectTime(_ t: SteadyInstant) -> SteadyInstant {
         (pause?.at ?? t) - pausedTotal
     }
 
     /// How far effects (the dance, the ▶'s bob) swing at `t`: none while paused, growing back
     /// to full over a second after a resume, so no letter jumps.
-    private func effectStrength(at t: Nanoseconds) -> Double {
+    private func effectStrength(at t: SteadyInstant) -> Double {
         guard pause == nil else { return 0 }
         guard let resumed else { return 1 }
         return min(1, Double(t - resumed) / 1e9)
@@ -457,25 +457,25 @@ public final class MarqueeController {
         /// Which of the message's glyphs the page holds.
         var page: Range<Int>
         /// When its message became active.
-        var announced: Nanoseconds
+        var announced: SteadyInstant
         var typing: Nanoseconds
         var reading: Nanoseconds
-        var start: Nanoseconds
+        var start: SteadyInstant
         /// One of several pages, and whether another follows it.
         var isPaged = false
         var isFollowed = false
-        var typingEnd: Nanoseconds { start + typing }
-        var end: Nanoseconds { start + typing + reading }
+        var typingEnd: SteadyInstant { start + typing }
+        var end: SteadyInstant { start + typing + reading }
     }
 
     /// Queues `item` for the box at `t` (steady time).
-    private func announce(_ item: TapeItem, at t: Nanoseconds) {
+    private func announce(_ item: TapeItem, at t: SteadyInstant) {
         queueAnnouncement(item, at: effectTime(t))
     }
 
     /// Queues `item` for the box at effect time `effect`, a page after another as the box
     /// holds them.
-    private func queueAnnouncement(_ item: TapeItem, at effect: Nanoseconds) {
+    private func queueAnnouncement(_ item: TapeItem, at effect: SteadyInstant) {
         announcements.removeAll { $0.end <= effect }
         let pages = announcementBox.pages(of: item.glyphs).filter { !$0.isEmpty }
         for (number, page) in pages.enumerated() {
@@ -498,12 +498,12 @@ public final class MarqueeController {
 
     /// As a display mode (`typewriter` for all), the box cycles through the active messages:
     /// when the queue has run out they are announced again.
-    private func refillTypewriterCycle(at effect: Nanoseconds) {
+    private func refillTypewriterCycle(at effect: SteadyInstant) {
         guard configuration.effectForAll == .typewriter, !announcements.contains(where: { $0.end > effect }) else { return }
         for item in items { queueAnnouncement(item, at: effect) }
     }
 
-    private func announcement(at t: Nanoseconds) -> Announcement? {
+    private func announcement(at t: SteadyInstant) -> Announcement? {
         let effect = effectTime(t)
         if pause == nil { refillTypewriterCycle(at: effect) }
         guard let current = announcements.first(where: { $0.start <= effect && effect < $0.end }) else { return nil }

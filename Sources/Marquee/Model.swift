@@ -1,7 +1,25 @@
-/// A reading of the display's steady clock (which never jumps; its origin means nothing), or a
-/// duration, in nanoseconds. All motion is a function of steady time; wall-clock readings are
-/// another type (`WallInstant`, in Daemon), so the two cannot be mixed by accident.
+/// A duration in nanoseconds: how far apart two readings of one clock are.
 public typealias Nanoseconds = Int64
+
+/// A reading of the display's steady clock, which never jumps and whose origin means nothing:
+/// all motion, effects and frame deadlines are functions of it. Wall-clock readings are another
+/// type (`WallInstant`, in Daemon); the two meet only through a duration, so the compiler keeps
+/// motion off the wall clock.
+public struct SteadyInstant: Sendable, Hashable, Comparable {
+    /// Nanoseconds since the clock's origin.
+    public var sinceOrigin: Nanoseconds
+
+    public init(sinceOrigin: Nanoseconds) {
+        self.sinceOrigin = sinceOrigin
+    }
+
+    public static func < (a: SteadyInstant, b: SteadyInstant) -> Bool { a.sinceOrigin < b.sinceOrigin }
+    /// How far apart two readings are.
+    public static func - (a: SteadyInstant, b: SteadyInstant) -> Nanoseconds { a.sinceOrigin - b.sinceOrigin }
+    public static func + (a: SteadyInstant, duration: Nanoseconds) -> SteadyInstant { SteadyInstant(sinceOrigin: a.sinceOrigin + duration) }
+    public static func - (a: SteadyInstant, duration: Nanoseconds) -> SteadyInstant { SteadyInstant(sinceOrigin: a.sinceOrigin - duration) }
+    public static func += (a: inout SteadyInstant, duration: Nanoseconds) { a = a + duration }
+}
 
 /// How a message is shown.
 public enum MessageEffect: String, Hashable, Sendable, CaseIterable {

@@ -11,14 +11,14 @@ import Testing
 /// A clock the test moves by hand: `advance` moves both times, `stepWall` only the wall
 /// clock (as NTP or `date -s` would).
 final class ManualClock: DisplayClock {
-    private let times: Mutex<(wall: WallInstant, steady: Nanoseconds)>
+    private let times: Mutex<(wall: WallInstant, steady: SteadyInstant)>
 
-    init(wall: Instant, steady: Nanoseconds = 5_000_000_000_000) {
+    init(wall: Instant, steady: SteadyInstant = SteadyInstant(sinceOrigin: 5_000_000_000_000)) {
         times = Mutex((WallInstant(wall), steady))
     }
 
     func wallTime() -> WallInstant { times.withLock { $0.wall } }
-    func steadyTime() -> Nanoseconds { times.withLock { $0.steady } }
+    func steadyTime() -> SteadyInstant { times.withLock { $0.steady } }
 
     func advance(by nanoseconds: Nanoseconds) {
         times.withLock { $0 = ($0.wall + nanoseconds, $0.steady + nanoseconds) }
@@ -34,7 +34,7 @@ final class ManualClock: DisplayClock {
 /// go away (`isGone`).
 final class RecordingScreen: TickerScreen {
     struct Shown {
-        var steady: Nanoseconds
+        var steady: SteadyInstant
         var line: String
         var fullRepaint: Bool
         var isMoving: Bool
@@ -83,7 +83,7 @@ final class RecordingScreen: TickerScreen {
     func showOrientation(_ text: String?) { orientation = text }
 
     /// Every shade it was given, and when (steady time).
-    private(set) var shades: [(steady: Nanoseconds, shade: Double)] = []
+    private(set) var shades: [(steady: SteadyInstant, shade: Double)] = []
 
     func setShade(_ shade: Double) {
         shades.append((clock.steadyTime(), shade))
@@ -106,7 +106,7 @@ final class RecordingScreen: TickerScreen {
         if change == .resized { mustRepaint = true }
     }
 
-    func noticeChanges(at now: Nanoseconds) throws(ScreenReplaced) {
+    func noticeChanges(at now: SteadyInstant) throws(ScreenReplaced) {
         if isGone { throw ScreenReplaced(description: "the recording screen is gone") }
     }
 
@@ -116,7 +116,7 @@ final class RecordingScreen: TickerScreen {
     }
 
     /// The frames it was asked to make ready, and when (steady time).
-    private(set) var prepared: [(steady: Nanoseconds, frame: Frame)] = []
+    private(set) var prepared: [(steady: SteadyInstant, frame: Frame)] = []
     /// The frames shown, whole.
     private(set) var frames: [Frame] = []
 
@@ -125,7 +125,7 @@ final class RecordingScreen: TickerScreen {
     /// vertical blank); nil: at its deadline.
     var presentationDelay: Nanoseconds?
 
-    func presentationTime(ofFrameDueAt due: Nanoseconds, now: Nanoseconds) -> Nanoseconds {
+    func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant {
         presentationDelay.map { now + $0 } ?? due
     }
     /// What it says of its glyph cache (nil: none, as a terminal).
@@ -200,8 +200,8 @@ final class DisplayLoopKit {
     /// The screen drawn on now (the first, or the last one given to `replaceScreen`).
     private(set) var current: RecordingScreen
     /// What the loop told systemd, and the steady time of the turn that told it.
-    private(set) var notifications: [(steady: Nanoseconds, message: String)] = []
-    private var deadline: Nanoseconds?
+    private(set) var notifications: [(steady: SteadyInstant, message: String)] = []
+    private var deadline: SteadyInstant?
     /// How the last turn ended, when it did not wait: finished, or the screen gone.
     private(set) var ending: DisplayLoop.Turn?
 

@@ -368,7 +368,7 @@ import Testing
     @Test func theScreenDimsAtNightAndBrightensInTheMorning() async throws {
         let kit = try await DisplayLoopKit(at: "2026-11-23T21:50:00+01:00", orientation: OrientationSettings())
         let start = kit.clock.steadyTime()
-        func minutes(_ steady: Nanoseconds) -> Double { Double(steady - start) / 60e9 }
+        func minutes(_ steady: SteadyInstant) -> Double { Double(steady - start) / 60e9 }
         await kit.advance(seconds: 30 * 60)
         // The screen is told of each change: nothing before 22:00, then sixteen steps.
         let dimming = kit.screen.shades

@@ -1,10 +1,12 @@
+import Marquee
+import TestSupport
 import Testing
 
 @testable import Daemon
 
 /// Framebuffer frames fall on a fixed grid of the refresh period.
 @Suite struct FrameGridTests {
-    let origin: Int64 = 1_000_000_000
+    let origin: SteadyInstant = 1_000_000_000
     let period: Int64 = 16_666_667
 
     @Test func theNextTickIsOnTheGrid() {

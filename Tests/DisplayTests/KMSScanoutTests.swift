@@ -1,4 +1,5 @@
 import Marquee
+import TestSupport
 import Testing
 
 @testable import Display
@@ -13,13 +14,13 @@ import Testing
 final class ScriptedCard: PageFlipper {
     static let period: Nanoseconds = 16_666_667
     /// The next vertical blank.
-    var nextVblank: Nanoseconds = 1_000_000_000
+    var nextVblank = SteadyInstant(sinceOrigin: 1_000_000_000)
     /// The buffer on the glass, and every one shown in order (mode sets and flips).
     private(set) var shownBuffer: Int?
     private(set) var modeSets = 0
     private(set) var flips = 0
     /// A flip queued: its buffer and the vertical blank it lands on.
-    private var queued: (buffer: Int, landsAt: Nanoseconds)?
+    private var queued: (buffer: Int, landsAt: SteadyInstant)?
     /// The next flip lands this many vertical blanks late (the program was late for them).
     var nextFlipLate = 0
     /// The next flip fails with this errno.
@@ -47,7 +48,7 @@ final class ScriptedCard: PageFlipper {
         nextFlipLate = 0
     }
 
-    func waitForFlip(timeout: Nanoseconds) -> Nanoseconds? {
+    func waitForFlip(timeout: Nanoseconds) -> SteadyInstant? {
         guard let flip = queued else { return nil }
         queued = nil
         shownBuffer = flip.buffer
@@ -127,7 +128,7 @@ final class KMSRig {
     @Test func framesAreComputedForTheVerticalBlankTheyAreSeenFrom() {
         let rig = KMSRig()
         let (scanout, card) = (rig.scanout, rig.card)
-        let start: Nanoseconds = 990_000_000
+        let start: SteadyInstant = 990_000_000
         #expect(scanout.presentationTime(ofFrameDueAt: start, now: start) == start + ScriptedCard.period)
         rig.show(band: 1)
         #expect(card.modeSets == 1 && card.flips == 0)
@@ -135,16 +136,17 @@ final class KMSRig {
         #expect(card.flips == 1)
         // The flip lands on the card's next vertical blank (1 s); the next frame is for the one after.
         let next = scanout.presentationTime(ofFrameDueAt: start, now: start + 1_000_000)
-        #expect(next == 1_000_000_000 + ScriptedCard.period)
+        let firstVblank: SteadyInstant = 1_000_000_000
+        #expect(next == firstVblank + ScriptedCard.period)
         #expect(scanout.timeline.presented == 1 && scanout.timeline.missed == 0)
         // Asked 10 ms after a vertical blank, there is room to make the next one.
         rig.show(band: 3)
-        let later = scanout.presentationTime(ofFrameDueAt: 0, now: 1_000_000_000 + ScriptedCard.period + 10_000_000)
-        #expect(later == 1_000_000_000 + 2 * ScriptedCard.period)
+        let later = scanout.presentationTime(ofFrameDueAt: 0, now: firstVblank + ScriptedCard.period + 10_000_000)
+        #expect(later == firstVblank + 2 * ScriptedCard.period)
         // Woken after the next grid point has passed, the frame is for the one after: never earlier.
         rig.show(band: 4)
-        let woken = 1_000_000_000 + 3 * ScriptedCard.period + 15_500_000
-        #expect(scanout.presentationTime(ofFrameDueAt: 0, now: woken) == 1_000_000_000 + 5 * ScriptedCard.period)
+        let woken = firstVblank + 3 * ScriptedCard.period + 15_500_000
+        #expect(scanout.presentationTime(ofFrameDueAt: 0, now: woken) == firstVblank + 5 * ScriptedCard.period)
     }
 
     /// A flip that lands a vertical blank late is counted as missed (the glass showed the frame
@@ -197,7 +199,7 @@ final class KMSRig {
     /// changed only in the frame before is copied into the buffer drawn now too.
     @Test func aBufferGetsWhatChangedSinceItWasLastShown() {
         let rig = KMSRig()
-        var now: Nanoseconds = 990_000_000
+        var now: SteadyInstant = 990_000_000
         for (band, box) in [(1, 1), (2, 7), (3, 7), (4, 7), (5, 9)] as [(UInt32, UInt32)] {
             _ = rig.scanout.presentationTime(ofFrameDueAt: now, now: now)
             rig.show(band: band, box: box)
@@ -226,7 +228,7 @@ final class KMSRig {
         for screen in [flipped, reference] { screen.showOrientation("Monday morning · 23 November 2026") }
         let (first, second) = (controller(flipped), controller(reference))
         for step in 0..<90 {
-            let t = Nanoseconds(step) * ScriptedCard.period
+            let t = SteadyInstant(sinceOrigin: Nanoseconds(step) * ScriptedCard.period)
             let seen = flipped.presentationTime(ofFrameDueAt: t, now: t)
             flipped.show(first.frame(at: seen, width: flipped.bandWidth, includingPartialGlyphs: true), fullRepaint: step == 0)
             reference.show(second.frame(at: seen, width: reference.bandWidth, includingPartialGlyphs: true), fullRepaint: step == 0)

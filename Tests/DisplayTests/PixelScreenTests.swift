@@ -8,7 +8,7 @@ import Testing
 /// padded beyond the visible width): what lands in its pixels.
 @Suite struct PixelScreenTests {
     static let second: Nanoseconds = 1_000_000_000
-    static let t0: Nanoseconds = 1_800_000_000 * second
+    static let t0 = SteadyInstant(sinceOrigin: 1_800_000_000 * second)
     static let width = 640, height = 360
     /// Padding bytes carry this value; nothing may ever write them.
     static let padding: UInt8 = 0xA5
@@ -39,7 +39,7 @@ import Testing
         return (screen, controller)
     }
 
-    static func show(_ screen: PixelScreen, _ controller: MarqueeController, at t: Nanoseconds, full: Bool = false) {
+    static func show(_ screen: PixelScreen, _ controller: MarqueeController, at t: SteadyInstant, full: Bool = false) {
         screen.show(controller.frame(at: t, width: screen.bandWidth, includingPartialGlyphs: true), fullRepaint: full)
     }
 
@@ -266,7 +266,7 @@ import Testing
         controller.announcementBox = screen.announcementBox
         controller.update(messages: [MarqueeMessage(text: text, effect: .typewriter)], at: Self.t0, width: screen.bandWidth)
         /// The letters' pixels in the box (its frame is a darker grey).
-        func letters(at t: Nanoseconds) -> (pixels: [(x: Int, y: Int)], typed: Int, of: Int) {
+        func letters(at t: SteadyInstant) -> (pixels: [(x: Int, y: Int)], typed: Int, of: Int) {
             let frame = controller.frame(at: t, width: screen.bandWidth, includingPartialGlyphs: true)
             screen.show(frame, fullRepaint: true)
             let surface = framebuffer.surface

@@ -7,7 +7,7 @@ import Testing
 /// The terminal renderer against a pipe: what it writes, byte for byte.
 @Suite struct TerminalScreenTests {
     let second: Nanoseconds = 1_000_000_000
-    let t0: Nanoseconds = 1_800_000_000 * 1_000_000_000
+    let t0 = SteadyInstant(sinceOrigin: 1_800_000_000 * 1_000_000_000)
 
     /// A screen (24×80: a pipe has no size) whose output is collected.
     func screen(depth: ColourDepth = .palette256, synchronized: Bool = false) -> (TerminalScreen, Pipe) {

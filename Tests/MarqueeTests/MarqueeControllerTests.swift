@@ -5,7 +5,7 @@ import Testing
 @testable import Marquee
 
 let second: Nanoseconds = 1_000_000_000
-let t0: Nanoseconds = 1_800_000_000 * second
+let t0 = SteadyInstant(sinceOrigin: 1_800_000_000 * second)
 
 /// The band as a string of `width` cells ("·" marks the right half of a wide glyph).
 func row(_ frame: Frame, width: Int) -> [Character] {
@@ -308,7 +308,7 @@ struct FixedPages: AnnouncementBox {
         marquee.announcementBox = FixedPages(size: 10)
         let text = "Leave now for the dentist"  // 25 glyphs: pages of 10, 10 and 5
         marquee.update(messages: [MarqueeMessage(text: text, effect: .typewriter)], at: t0, width: 40)
-        func shown(_ t: Nanoseconds) -> (String, Int, Bool)? {
+        func shown(_ t: SteadyInstant) -> (String, Int, Bool)? {
             marquee.frame(at: t, width: 40).announcement.map { (String($0.glyphs.map(\.character)), $0.visibleCount, $0.arrowBob != nil) }
         }
         // Each page: 30 ms a letter, then at least 3 s of reading.
@@ -327,7 +327,7 @@ struct FixedPages: AnnouncementBox {
         let marquee = controller(speed: 5)
         marquee.announcementBox = FixedPages(size: 10)
         marquee.update(messages: [MarqueeMessage(text: "Leave now for the dentist", effect: .typewriter)], at: t0, width: 40)
-        func shown(_ t: Nanoseconds) throws -> Announcement { try #require(marquee.frame(at: t, width: 40).announcement) }
+        func shown(_ t: SteadyInstant) throws -> Announcement { try #require(marquee.frame(at: t, width: 40).announcement) }
         // The first page ends at 3.3 s.
         #expect(try shown(t0 + 2 * second).opacity == 1 && shown(t0 + 2 * second).isPaged)
         let fading = try (0..<6).map { try shown(t0 + 2_700_000_000 + Nanoseconds($0) * 100_000_000).opacity }

@@ -165,7 +165,7 @@ final class DisplayState: Sendable {
         var pageFlips: PageFlipFigures?
         var subscriptions: [SubscriptionStatus] = []
         /// Steady times of the last frames drawn, oldest first overwritten.
-        var frameTimes = [Nanoseconds](repeating: .min, count: 256)
+        var frameTimes = [SteadyInstant](repeating: SteadyInstant(sinceOrigin: .min), count: 256)
         var framesDrawn = 0
         /// Lateness of the last frames drawn at a frame deadline (not woken early by an event).
         var lateness = [Nanoseconds](repeating: 0, count: 512)
@@ -179,7 +179,7 @@ final class DisplayState: Sendable {
 
     private let shared = Mutex(Shared())
     private let clock: any DisplayClock
-    private let started: Nanoseconds
+    private let started: SteadyInstant
 
     init(clock: any DisplayClock) {
         self.clock = clock
@@ -195,7 +195,7 @@ final class DisplayState: Sendable {
         shared.withLock { $0.subscriptions }
     }
 
-    func frameDrawn(at steady: Nanoseconds, lateness: Nanoseconds?, moving: Bool, glyphCache: GlyphCacheFigures?,
+    func frameDrawn(at steady: SteadyInstant, lateness: Nanoseconds?, moving: Bool, glyphCache: GlyphCacheFigures?,
                     pageFlips: PageFlipFigures? = nil) {
         shared.withLock { state in
             state.glyphCache = glyphCache
@@ -259,7 +259,7 @@ final class DisplayState: Sendable {
 
     /// How long an encoded status reply is reused while nothing shown changes.
     static let replyReuse: Nanoseconds = 100_000_000
-    private let encoded = Mutex<(version: Int, at: Nanoseconds, bytes: [UInt8])?>(nil)
+    private let encoded = Mutex<(version: Int, at: SteadyInstant, bytes: [UInt8])?>(nil)
 }
 
 /// Where the control socket is unless told otherwise: in the service's runtime folder

@@ -8,8 +8,8 @@ import Support
 
 /// A reading of the display's wall clock, in nanoseconds since the epoch: what the schedule
 /// is asked about, set by NTP or by hand, so it can jump. Steady time, on which motion and
-/// frame deadlines run, is plain `Nanoseconds` (the marquee and the screens know no other);
-/// the two meet only through a duration (`wall − wall`), so the compiler keeps them apart.
+/// frame deadlines run, is a `SteadyInstant` (the marquee and the screens know no other); the
+/// two meet only through a duration (`validUntil − wall`), so the compiler keeps them apart.
 public struct WallInstant: Sendable, Hashable, Comparable {
     public var sinceEpoch: Nanoseconds
 
@@ -41,7 +41,7 @@ protocol DisplayClock: Sendable {
     /// The display's wall-clock time.
     func wallTime() -> WallInstant
     /// A time that never jumps (its origin means nothing).
-    func steadyTime() -> Nanoseconds
+    func steadyTime() -> SteadyInstant
 }
 
 /// The machine's clocks: CLOCK_REALTIME (shifted to a chosen start for a preview with
@@ -55,7 +55,7 @@ struct SystemClock: DisplayClock {
     }
 
     func wallTime() -> WallInstant { Self.realTime() + offset }
-    func steadyTime() -> Nanoseconds { readClock(CLOCK_MONOTONIC) }
+    func steadyTime() -> SteadyInstant { SteadyInstant(sinceOrigin: readClock(CLOCK_MONOTONIC)) }
 
     private static func realTime() -> WallInstant { WallInstant(sinceEpoch: readClock(CLOCK_REALTIME)) }
 }

@@ -14,7 +14,7 @@ final class DisplayLoop {
     /// What a turn decided.
     enum Turn: Equatable {
         /// Wake at this steady time, or at the next event (nil: only at the next event).
-        case wait(until: Nanoseconds?)
+        case wait(until: SteadyInstant?)
         /// The screen's device went away (a DRM driver replaced the firmware framebuffer): a
         /// new screen is to be opened and given to `replaceScreen`.
         case screenGone
@@ -48,10 +48,10 @@ final class DisplayLoop {
     /// Reloads asked of the schedule and not yet reported done.
     private var reloadsInFlight = 0
     /// Both clocks at the last turn: the wall clock moving otherwise than the steady one was set.
-    private var lastTurn: (wall: WallInstant, steady: Nanoseconds)
-    private var frameDeadline: Nanoseconds?
-    private var frameGridOrigin: Nanoseconds?
-    private var lastPing: Nanoseconds
+    private var lastTurn: (wall: WallInstant, steady: SteadyInstant)
+    private var frameDeadline: SteadyInstant?
+    private var frameGridOrigin: SteadyInstant?
+    private var lastPing: SteadyInstant
     private var ready = false
     /// How far the screen is dimmed now, in `shadeSteps`.
     private var shadeStep = 0
@@ -209,7 +209,7 @@ final class DisplayLoop {
     var isAwaitingSchedule: Bool { awaitingSchedule || reloadsInFlight > 0 }
 
     /// Reacts to one event; the exit status when it stops the run.
-    private func handle(_ event: DisplayEvent, steady: Nanoseconds, wall: WallInstant) -> Int32? {
+    private func handle(_ event: DisplayEvent, steady: SteadyInstant, wall: WallInstant) -> Int32? {
         switch event {
         case .stop:
             log?.log(.notice, "stopping")
@@ -309,7 +309,7 @@ final class DisplayLoop {
 
     /// Dims the screen as the night goes on and brightens it in the morning, a step at a time,
     /// and slows or stills the text for the night, as the settings say.
-    private func followTheNight(steady: Nanoseconds, wall: WallInstant) {
+    private func followTheNight(steady: SteadyInstant, wall: WallInstant) {
         let policy = NightPolicy(settings)
         let step = policy.shadeStep(snapshot.partOfDay, at: wall)
         if step != shadeStep {
@@ -368,7 +368,7 @@ final class DisplayLoop {
 
     /// Reads the settings and the feeds again (off this thread; the answers come as events),
     /// and asks for the subscriptions.
-    private func reload(at steady: Nanoseconds) {
+    private func reload(at steady: SteadyInstant) {
         if let reloadSettings { schedule.readSettings(reloadSettings) }
         reloadsInFlight += 1
         schedule.reload()
@@ -399,7 +399,7 @@ final class DisplayLoop {
     /// draws the frame of the deadline: the one made ready, and motion as even as the grid. A
     /// screen that knows when the frame will be seen (KMS: the vertical blank of its flip) has
     /// it computed for that instant.
-    private func drawFrame(at steady: Nanoseconds) -> Bool {
+    private func drawFrame(at steady: SteadyInstant) -> Bool {
         var lateness: Nanoseconds?
         if let due = frameDeadline, steady >= due { lateness = steady - due }
         frameDeadline = nil
@@ -422,7 +422,7 @@ final class DisplayLoop {
     }
 
     /// Tells systemd's watchdog the display is alive.
-    private func pingWatchdog(at steady: Nanoseconds) {
+    private func pingWatchdog(at steady: SteadyInstant) {
         guard watchdogInterval != nil else { return }
         systemd.send("WATCHDOG=1")
         lastPing = steady
@@ -431,12 +431,12 @@ final class DisplayLoop {
     /// The steady time of the first thing due: the next frame that looks different, the next
     /// change of messages (unless an answer is awaited: it wakes the loop), the watchdog, the
     /// screen's next check.
-    private func nextDeadline(steady: Nanoseconds, wall: WallInstant) -> Nanoseconds? {
-        var deadline: Nanoseconds? = awaitingSchedule ? nil : steady + max(0, validUntil - wall)
-        func consider(_ candidate: Nanoseconds) { deadline = min(deadline ?? candidate, candidate) }
+    private func nextDeadline(steady: SteadyInstant, wall: WallInstant) -> SteadyInstant? {
+        var deadline: SteadyInstant? = awaitingSchedule ? nil : steady + max(0, validUntil - wall)
+        func consider(_ candidate: SteadyInstant) { deadline = min(deadline ?? candidate, candidate) }
         if screen.isShowing, var next = controller.nextFrameChange(after: steady, effectStep: screen.effectStep) {
             if let period = screen.framePeriod { next = max(next, nextFrame(after: steady, period: period)) }
-            if next < deadline ?? .max { frameDeadline = next }
+            if deadline.map({ next < $0 }) ?? true { frameDeadline = next }
             consider(next)
         }
         if let watchdogInterval { consider(lastPing + watchdogInterval) }
@@ -450,7 +450,7 @@ final class DisplayLoop {
     /// The first tick of the display's frame grid after `now` (frames of a framebuffer fall on
     /// a fixed grid of its refresh period, so a late frame never shifts the ones after it). The
     /// grid starts at the first frame.
-    func nextFrame(after now: Nanoseconds, period: Nanoseconds) -> Nanoseconds {
+    func nextFrame(after now: SteadyInstant, period: Nanoseconds) -> SteadyInstant {
         guard let origin = frameGridOrigin else {
             frameGridOrigin = now
             return now + period
@@ -459,7 +459,7 @@ final class DisplayLoop {
     }
 
     /// The first instant `origin + k·period` after `now` (`now` not before `origin`).
-    static func nextTick(after now: Nanoseconds, grid origin: Nanoseconds, period: Nanoseconds) -> Nanoseconds {
+    static func nextTick(after now: SteadyInstant, grid origin: SteadyInstant, period: Nanoseconds) -> SteadyInstant {
         now + period - (now - origin) % period
     }
 

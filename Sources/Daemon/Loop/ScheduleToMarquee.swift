@@ -38,7 +38,7 @@ extension MessageEffect {
 extension MarqueeController {
     /// Shows what the schedule says from `t` on: the one step from schedule to marquee, taken
     /// by the display loop and by `snapshot`.
-    public func show(_ snapshot: ScheduleSnapshot, settings: DisplaySettings, at t: Nanoseconds, width: Int) {
+    public func show(_ snapshot: ScheduleSnapshot, settings: DisplaySettings, at t: SteadyInstant, width: Int) {
         update(messages: snapshot.marqueeMessages(idleTemplate: settings.idleText, textColour: settings.textColour),
                at: t, width: width)
     }

@@ -10,7 +10,7 @@ public func showSnapshot(
     of schedule: Schedule, settings: DisplaySettings, on screen: any TickerScreen, displayStartedAt start: WallInstant,
     at instant: WallInstant
 ) async throws -> Frame {
-    func steady(_ wall: WallInstant) -> Nanoseconds { wall.sinceEpoch }
+    func steady(_ wall: WallInstant) -> SteadyInstant { SteadyInstant(sinceOrigin: wall.sinceEpoch) }
     let controller = MarqueeController(metrics: screen.metrics, configuration: settings.marquee, origin: steady(start))
     controller.announcementBox = screen.announcementBox
     let policy = NightPolicy(settings)
