@@ -178,12 +178,13 @@ extension icaltimetype {
 }
 
 extension String {
-    /// Without the characters of `set` at either end.
+    /// Without the characters of `set` at either end. Compared as Unicode scalars: in `"\r\n"`
+    /// as Characters, CR LF is one, and a lone `\n` would stay.
     public func trimmingCharacters(in set: String) -> String {
-        let characters = Set(set)
-        var slice = Substring(self)
-        while let first = slice.first, characters.contains(first) { slice.removeFirst() }
-        while let last = slice.last, characters.contains(last) { slice.removeLast() }
+        let scalars = Set(set.unicodeScalars)
+        var slice = Substring(self).unicodeScalars
+        while let first = slice.first, scalars.contains(first) { slice.removeFirst() }
+        while let last = slice.last, scalars.contains(last) { slice.removeLast() }
         return String(slice)
     }
 }

@@ -567,6 +567,14 @@ struct SubscriptionAddressTests {
         #expect(nextcloud.shown.hasSuffix("?export") && !nextcloud.shown.contains("s3cret") && !nextcloud.shown.contains("carer"))
     }
 
+    /// An address pasted with the line's end (a lone LF, or CR LF) is the address.
+    @Test("The end of a pasted line is trimmed")
+    func pastedLineEnds() throws {
+        for pasted in ["https://example.org/feed.ics\n", " https://example.org/feed.ics\r\n", "\thttps://example.org/feed.ics\r"] {
+            #expect(SubscriptionAddress(pasted)?.url == "https://example.org/feed.ics", "\(pasted.debugDescription)")
+        }
+    }
+
     /// Real providers' private addresses and the forms secrets hide in: whatever is shown keeps
     /// none of the secret, parsed or not.
     @Test("Secrets never show, whatever their shape", arguments: [
