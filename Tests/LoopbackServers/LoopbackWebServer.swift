@@ -33,17 +33,7 @@ public final class LoopbackWebServer {
         let base = folder
         root = base + "/www"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        try Self.openssl(base, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=marquee test CA",
-                                "-keyout", "ca.key", "-out", "ca.crt"])
-        try Self.openssl(base, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=nobody's CA",
-                                "-keyout", "other.key", "-out", "other.crt"])
-        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: base + "/san.ext", atomically: true, encoding: .utf8)
-        try Self.openssl(base, ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
-                                "-keyout", "server.key", "-out", "server.csr"])
-        try Self.openssl(base, ["x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-                                "-days", "2", "-extfile", "san.ext", "-out", "server.crt"])
-        try Self.openssl(base, ["x509", "-req", "-in", "server.csr", "-CA", "other.crt", "-CAkey", "other.key",
-                                "-CAcreateserial", "-days", "2", "-extfile", "san.ext", "-out", "untrusted.crt"])
+        try makeTestCertificates(in: base)
         certificateAuthorities = base + "/ca.crt"
         let ports = try freePorts(3)
         (port, untrustedPort, plainPort) = (ports[0], ports[1], ports[2])
@@ -123,23 +113,41 @@ public final class LoopbackWebServer {
     public func serve(_ name: String, _ text: String) throws {
         try Data(text.utf8).write(to: URL(fileURLWithPath: root + "/" + name))
     }
+}
 
-    public struct ServerError: Error, CustomStringConvertible {
-        public var description: String
-    }
+/// Why a test server could not be set up.
+public struct ServerError: Error, CustomStringConvertible {
+    public var description: String
+}
 
-    private static func openssl(_ folder: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ServerError(description: "openssl \(arguments.joined(separator: " ")) failed")
-        }
+/// Makes, in `folder`, a certificate authority of the test's (`ca.crt`), one nobody trusts
+/// (`other.crt`), and a key (`server.key`) with a certificate for 127.0.0.1 and localhost from
+/// each (`server.crt`, `untrusted.crt`).
+func makeTestCertificates(in folder: String) throws {
+    try openssl(folder, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=marquee test CA",
+                         "-keyout", "ca.key", "-out", "ca.crt"])
+    try openssl(folder, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=nobody's CA",
+                         "-keyout", "other.key", "-out", "other.crt"])
+    try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: folder + "/san.ext", atomically: true, encoding: .utf8)
+    try openssl(folder, ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+                         "-keyout", "server.key", "-out", "server.csr"])
+    try openssl(folder, ["x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+                         "-days", "2", "-extfile", "san.ext", "-out", "server.crt"])
+    try openssl(folder, ["x509", "-req", "-in", "server.csr", "-CA", "other.crt", "-CAkey", "other.key",
+                         "-CAcreateserial", "-days", "2", "-extfile", "san.ext", "-out", "untrusted.crt"])
+}
+
+private func openssl(_ folder: String, _ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: folder)
+    process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw ServerError(description: "openssl \(arguments.joined(separator: " ")) failed")
     }
 }
 
@@ -182,7 +190,7 @@ private func bindLoopback(_ socket: Int32, port: Int) throws -> Int {
 }
 
 /// Whether something accepts connections on a loopback port.
-private func accepts(_ port: Int) -> Bool {
+func accepts(_ port: Int) -> Bool {
     let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(probe) }
     var address = sockaddr_in()
