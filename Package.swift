@@ -27,7 +27,8 @@ let package = Package(
         .target(name: "Display", dependencies: ["Support", "Marquee", "CLinux", "CFreeType", "CZlib", "CHarfBuzz", "CFriBidi", "CDRM", "CICU"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(name: "CCurl"),
-        .target(name: "Daemon", dependencies: ["Support", "Schedule", "Marquee", "Display", "CLinux", "CCurl"]),
+        .target(name: "CMosquitto"),
+        .target(name: "Daemon", dependencies: ["Support", "Schedule", "Marquee", "Display", "CLinux", "CCurl", "CMosquitto"]),
         // The `marquee` command (its folder differs from Marquee's by more than case).
         .executableTarget(
             name: "MarqueeCLI",

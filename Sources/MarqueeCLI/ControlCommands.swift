@@ -100,6 +100,10 @@ struct StatusCommand: ParsableCommand {
         if let flips = status.pageFlips {
             say("page flips: \(flips.shown) frames shown, \(flips.missedVblanks) vertical blanks missed")
         }
+        if let mqtt = status.mqtt {
+            let state = mqtt.connected ? "connected since \(mqtt.connectedSince ?? "?")" : "not connected"
+            say("mqtt: \(state) to \(mqtt.broker)" + (mqtt.lastError.map { "; last error: \($0)" } ?? ""))
+        }
         say("next change: \(status.nextChange ?? "none")")
         say("feeds:")
         for feed in status.feeds {

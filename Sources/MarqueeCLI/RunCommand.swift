@@ -33,6 +33,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The status and control socket (default: \(ControlSocket.systemPath) if its folder is writable, else $XDG_RUNTIME_DIR/marquee.sock, else /tmp/marquee-UID/marquee.sock).")
     var socket: String?
 
+    @Option(name: .long, help: "Show the box on an MQTT broker (mqtt://broker.lan, mqtts://user@broker.lan:8883); the configuration's mqtt_* keys apply.")
+    var mqtt: String?
+
     func validate() throws {
         if let at { _ = try parseDisplayTime(at, option: "--at") }
     }
@@ -63,7 +66,7 @@ struct RunCommand: AsyncParsableCommand {
         // A reload reads the file again and applies what it can; a broken file keeps the
         // settings in use. A key given on the command line is the command line's.
         var givenHere: Set<String> = feedOptions.feeds.isEmpty ? [] : ["feeds", "subscriptions"]
-        for (value, key) in [(output?.rawValue, "output"), (device, "device"), (socket, "socket"), (stateDir, "state_dir")]
+        for (value, key) in [(output?.rawValue, "output"), (device, "device"), (socket, "socket"), (stateDir, "state_dir"), (mqtt, "mqtt")]
         where value != nil {
             givenHere.insert(key)
         }
@@ -103,6 +106,13 @@ struct RunCommand: AsyncParsableCommand {
             // A preview (--at) leaves the backlight as it is.
             backlightFolder: at == nil ? "/sys/class/backlight" : nil, stateDirectory: stateDirectory)
         configuration.checkConfiguration = checkConfiguration
+        configuration.version = marqueeVersion
+        do {
+            configuration.mqtt = try file.mqttSettings(address: mqtt, hostname: hostName())
+        } catch {
+            standardError("marquee run: \(error)")
+            throw ExitCode(1)
+        }
         let status = await runDisplay(configuration, log: log)
         if status != 0 { throw ExitCode(status) }
     }
@@ -116,6 +126,13 @@ struct RunCommand: AsyncParsableCommand {
             configuration: file, at: at, reportProblems: false, lastGoodDirectory: stateDirectory,
             subscriptionFolder: subscriptionFolder, fetchNow: false, load: false)
     }
+}
+
+/// The machine's host name ("kitchen"), which names the box on a broker unless told.
+func hostName() -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count) == 0 else { return "marquee" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 /// The process environment as a dictionary.

@@ -481,3 +481,50 @@ struct TerminalTests {
         #expect(state == ["subscriptions"], "\(state)")
     }
 }
+
+/// The display as a carer sees it from afar: `marquee run` in tmux, configured for a real broker
+/// (mosquitto on loopback, with a password), and mosquitto_sub as Home Assistant.
+@Suite(.serialized, .tags(.live),
+       .tier(.live, needs: [.program("/usr/bin/tmux"), .program("/usr/sbin/mosquitto"), .program("/usr/bin/mosquitto_sub")]))
+struct BrokerTerminalTests {
+    let terminal = TerminalTests()
+
+    /// What the broker says the box shows is what the screen shows; a pause sent over MQTT
+    /// stills the band and the state says so; killed without a goodbye (a box unplugged), the
+    /// broker says it is offline through its last will.
+    @Test func theBrokerSeesWhatTheScreenShowsAndTheBoxGoingAway() throws {
+        let broker = try LoopbackBroker()
+        let topic = "marquee/e2e-\(UUID().uuidString.prefix(8).lowercased())"
+        try withTemporaryFolder { folder in
+            let configuration = folder.path + "/marquee.toml"
+            try """
+                mqtt = "mqtt://\(broker.user)@127.0.0.1:\(broker.port)"
+                mqtt_password_file = "\(broker.passwordFile)"
+                mqtt_topic = "\(topic)"
+
+                """.write(toFile: configuration, atomically: true, encoding: .utf8)
+            let line = "It's night-time right now. You should be in bed."
+            try terminal.start(at: "2026-11-22 03:00", extra: "--config \(configuration)") {
+                $0.count > 12 && $0[12].trimmingCharacters(in: .whitespaces) == line
+            }
+            defer { _ = try? terminal.tmux("kill-server") }
+            func state() throws -> [String: Any]? {
+                guard let text = try broker.retained(topic + "/state") else { return nil }
+                return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+            }
+            #expect(try waitUntil { try broker.retained(topic + "/availability") == "online" })
+            #expect(try waitUntil { try state()?["showing"] as? [String] == [line] })
+            #expect(try terminal.screen()[12].trimmingCharacters(in: .whitespaces) == line)
+            #expect(try state()?["partOfDay"] as? String == "night")
+
+            try broker.publish(topic + "/paused/set", "ON")
+            #expect(try waitUntil { try state()?["paused"] as? Bool == true })
+            #expect(try terminal.screen()[12].trimmingCharacters(in: .whitespaces) == line)
+
+            let shell = try #require(Int32(try terminal.tmux("display", "-t", "t", "-p", "#{pane_pid}")
+                .trimmingCharacters(in: .whitespacesAndNewlines)))
+            kill(try #require(TerminalTests.child(of: shell)), SIGKILL)
+            #expect(try waitUntil(within: .seconds(10)) { try broker.retained(topic + "/availability") == "offline" })
+        }
+    }
+}

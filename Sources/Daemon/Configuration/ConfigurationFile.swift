@@ -58,6 +58,23 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var nightMotion: NightSettings.Motion?
     /// The backlight's level at night, as a percentage of the day's.
     public var nightBacklight: Int?
+    /// The carers' MQTT broker (`mqtts://user@broker.lan:8883`) and the keys beside it.
+    public var mqtt: String?
+    public var mqttPasswordFile: String?
+    public var mqttCertificateAuthorities: String?
+    public var mqttTopic: String?
+    public var mqttDiscovery: Bool?
+    /// The box's name in Home Assistant (the host name otherwise).
+    public var mqttName: String?
+
+    /// The MQTT settings (nil: no broker), `address` given on the command line taking the
+    /// file's place.
+    public func mqttSettings(address: String? = nil, hostname: String) throws(MQTTSettingsError) -> MQTTSettings? {
+        guard let address = address ?? mqtt else { return nil }
+        return try MQTTSettings(
+            address: address, passwordFile: mqttPasswordFile, certificateAuthorities: mqttCertificateAuthorities,
+            topic: mqttTopic, discovery: mqttDiscovery ?? true, name: mqttName, hostname: hostname)
+    }
 
     /// The keys changed since `earlier` that a reload cannot apply, each taking effect after a
     /// restart: where the display draws, the socket, the state folder, the feeds watched and
@@ -69,6 +86,10 @@ public struct ConfigurationFile: Sendable, Hashable {
             ("device", device != earlier.device), ("connector", connector != earlier.connector),
             ("mode", mode != earlier.mode), ("socket", socket != earlier.socket),
             ("socket_group", socketGroup != earlier.socketGroup), ("state_dir", stateDirectory != earlier.stateDirectory),
+            ("mqtt", mqtt != earlier.mqtt), ("mqtt_password_file", mqttPasswordFile != earlier.mqttPasswordFile),
+            ("mqtt_ca_file", mqttCertificateAuthorities != earlier.mqttCertificateAuthorities),
+            ("mqtt_topic", mqttTopic != earlier.mqttTopic), ("mqtt_discovery", mqttDiscovery != earlier.mqttDiscovery),
+            ("mqtt_name", mqttName != earlier.mqttName),
         ]
         return keys.filter(\.changed).map(\.key)
     }
@@ -286,6 +307,26 @@ public struct ConfigurationFile: Sendable, Hashable {
             partStarts[PartOfDay(rawValue: key)!] = parts[0] * 60 + parts[1]
         case "default_event_minutes":
             defaultEventMinutes = try whole(1...1440, "a whole number of minutes from 1 to 1440")
+        case "mqtt":
+            let address = try string()
+            do throws(MQTTSettingsError) {
+                _ = try MQTTSettings(address: address, hostname: "marquee")
+            } catch {
+                throw TOMLError(error.description)
+            }
+            mqtt = address
+        case "mqtt_password_file": mqttPasswordFile = try string()
+        case "mqtt_ca_file": mqttCertificateAuthorities = try string()
+        case "mqtt_topic":
+            let topic = try string()
+            do throws(MQTTSettingsError) {
+                try MQTTSettings.check(topic: topic)
+            } catch {
+                throw TOMLError(error.description)
+            }
+            mqttTopic = topic
+        case "mqtt_discovery": mqttDiscovery = try boolean()
+        case "mqtt_name": mqttName = try string()
         default:
             throw TOMLError("unknown key (see examples/marquee.toml for every setting)")
         }

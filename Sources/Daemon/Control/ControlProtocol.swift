@@ -92,6 +92,8 @@ public struct StatusReport: Codable, Sendable, Hashable {
     public var pageFlips: PageFlipFigures?
     /// How late frames were drawn after their deadline, over the last frames (milliseconds).
     var frameLateness: Lateness?
+    /// The connection to the carers' MQTT broker (nil: none configured).
+    public var mqtt: MQTTStatus?
     public var uptimeSeconds: Int
 
     public struct Lateness: Codable, Sendable, Hashable {
@@ -164,6 +166,7 @@ final class DisplayState: Sendable {
         var glyphCache: GlyphCacheFigures?
         var pageFlips: PageFlipFigures?
         var subscriptions: [SubscriptionStatus] = []
+        var mqtt: MQTTStatus?
         /// Steady times of the last frames drawn, oldest first overwritten.
         var frameTimes = [SteadyInstant](repeating: SteadyInstant(sinceOrigin: .min), count: 256)
         var framesDrawn = 0
@@ -188,6 +191,11 @@ final class DisplayState: Sendable {
 
     func update(_ change: (inout Shared) -> Void) {
         shared.withLock { change(&$0) }
+    }
+
+    /// The part of the day the schedule last said (`night`), in English: a word for machines.
+    var partOfDay: String? {
+        shared.withLock { $0.snapshot?.partOfDay?.part.rawValue }
     }
 
     /// The subscriptions as last told.
@@ -229,6 +237,7 @@ final class DisplayState: Sendable {
         report.glyphCache = state.glyphCache
         report.pageFlips = state.pageFlips
         report.subscriptions = state.subscriptions
+        report.mqtt = state.mqtt
         let recent = state.frameTimes.filter { $0 > steady - Self.frameRateWindow && $0 <= steady }.count
         report.framesPerSecond = (Double(recent) / (Double(Self.frameRateWindow) / 1e9) * 10).rounded() / 10
         let recorded = state.lateness.prefix(min(state.latenessCount, state.lateness.count)).sorted()

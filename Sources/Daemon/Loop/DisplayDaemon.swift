@@ -44,6 +44,10 @@ public struct DaemonConfiguration: Sendable {
     public var backlightFolder: String?
     /// A folder of marquee's own that outlives a restart (for the day's backlight level).
     public var stateDirectory: String?
+    /// The carers' MQTT broker (nil: none).
+    public var mqtt: MQTTSettings?
+    /// marquee's version, as told to the broker.
+    public var version = ""
 
     public init(
         schedule: Schedule, settings: DisplaySettings, reloadSettings: (@Sendable () -> ReloadedSettings?)?,
@@ -120,6 +124,9 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
         }
     }
     defer { fetching?.cancel() }
+    let mqtt = configuration.mqtt.map {
+        MQTTService(settings: $0, version: configuration.version, state: state, mailbox: mailbox, log: log)
+    }
     sources.start("notice the clock being set",
                   otherwise: "after an NTP step or `date -s` the messages follow at their next change, not at once") {
         try ClockChangeWatcher { mailbox.post(.clockStepped) }
@@ -148,6 +155,7 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
         }
     }
     sources.stopAll()
+    await mqtt?.stop()
     withExtendedLifetime(server) {}
     return status
 }

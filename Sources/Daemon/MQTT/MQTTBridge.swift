@@ -1,0 +1,311 @@
+import Schedule
+import Support
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The box on the carers' broker: its availability (with a last will), what it shows as one
+/// retained JSON document published when it changes, the commands it obeys (pause, resume,
+/// refresh the calendars) answered on a result topic, and Home Assistant's discovery of it as
+/// one device. Runs on the MQTT connection's thread; it reads the display's state and posts
+/// commands to the loop's mailbox, so the display never waits on it.
+final class MQTTBridge: Sendable {
+    /// The box's topics under its base topic.
+    struct Topics: Sendable, Hashable {
+        let base: String
+        var availability: String { base + "/availability" }
+        var state: String { base + "/state" }
+        var pausedCommand: String { base + "/paused/set" }
+        var refreshCommand: String { base + "/refresh/press" }
+        var result: String { base + "/result" }
+    }
+
+    let topics: Topics
+    private let settings: MQTTSettings
+    private let version: String
+    private let state: DisplayState
+    private let mailbox: EventMailbox
+    private let log: EventLog
+    private let published = Mutex<[UInt8]?>(nil)
+    private let commands = Mutex(CommandBudget())
+
+    init(settings: MQTTSettings, version: String, state: DisplayState, mailbox: EventMailbox, log: EventLog) {
+        self.settings = settings
+        topics = Topics(base: settings.topic)
+        self.version = version
+        self.state = state
+        self.mailbox = mailbox
+        self.log = log
+    }
+
+    /// What the connection does with this bridge.
+    var session: MQTTConnection.Session {
+        MQTTConnection.Session(
+            connected: { [self] in connected($0) },
+            received: { [self] in received($0, topic: $1, payload: $2) },
+            tick: { [self] in publishStateIfChanged($0) },
+            statusChanged: { [self] status in
+                state.update { $0.mqtt = status }
+                if status.connected {
+                    log.log(.notice, "MQTT: connected to \(status.broker) as \(topics.base)")
+                } else if let error = status.lastError {
+                    log.log(.warning, "MQTT: \(error)")
+                }
+            })
+    }
+
+    /// `offline`, left with the broker as the last will and said on a clean stop.
+    static let offline = "offline"
+
+    // MARK: - On the connection's thread
+
+    private func connected(_ connection: MQTTConnection) {
+        connection.publish(topics.availability, "online", retain: true)
+        for (topic, config) in discoveryConfigs() {
+            connection.publish(topic, settings.discovery ? config : [], retain: true)
+        }
+        connection.subscribe(topics.pausedCommand)
+        connection.subscribe(topics.refreshCommand)
+        published.withLock { $0 = nil }
+        publishStateIfChanged(connection)
+    }
+
+    private func publishStateIfChanged(_ connection: MQTTConnection) {
+        let document = stateDocument()
+        guard published.withLock({ $0 != document }) else { return }
+        if connection.publish(topics.state, document, retain: true) { published.withLock { $0 = document } }
+    }
+
+    private func received(_ connection: MQTTConnection, topic: String, payload: [UInt8]) {
+        let outcome = obey(topic: topic, payload: payload)
+        var result: [String: String] = ["topic": topic, "ok": outcome.error == nil ? "true" : "false"]
+        if let error = outcome.error {
+            result["error"] = error
+            if outcome.sayInJournal { log.log(.warning, "MQTT: \(topic): \(error)") }
+        } else {
+            result["command"] = outcome.command
+        }
+        connection.publish(topics.result, Self.encode(result), retain: false)
+    }
+
+    /// Carries out one command, or says why not.
+    private func obey(topic: String, payload: [UInt8]) -> (command: String?, error: String?, sayInJournal: Bool) {
+        switch commands.withLock({ $0.spend(at: ContinuousClock.now) }) {
+        case .refused(let firstTime): return (nil, "too many commands (more than \(CommandBudget.size) in \(CommandBudget.window)); ignored", firstTime)
+        case .allowed: break
+        }
+        guard payload.count <= 64 else { return (nil, "a command is a word (ON, OFF, PRESS), not \(payload.count) bytes", true) }
+        guard let word = String(validating: payload, as: UTF8.self) else { return (nil, "the command is not UTF-8 text", true) }
+        let command = word.trimmingCharacters(in: " \t\r\n").uppercased()
+        switch topic {
+        case topics.pausedCommand:
+            switch command {
+            case "ON", "PAUSE":
+                mailbox.post(.control(.pause))
+                return ("pause", nil, false)
+            case "OFF", "RESUME":
+                mailbox.post(.control(.resume))
+                return ("resume", nil, false)
+            default:
+                return (nil, "\(topics.pausedCommand) takes ON or OFF", true)
+            }
+        case topics.refreshCommand:
+            mailbox.post(.control(.reload))
+            return ("refresh", nil, false)
+        default:
+            return (nil, "not a command topic", true)
+        }
+    }
+
+    // MARK: - What is published
+
+    /// What the box shows and how it is, the same facts as `marquee status`: the texts on
+    /// screen, the orientation line, paused, the part of the day, the output, the problems,
+    /// each subscription's last success, the version. Keys sorted, so a change of nothing
+    /// publishes nothing.
+    func stateDocument() -> [UInt8] {
+        let report = state.report
+        let problems = report.feeds.flatMap { feed in feed.problems.map { "\(feed.path): \($0)" } }
+            + report.subscriptions.compactMap { subscription in subscription.error.map { "\(subscription.address): \($0)" } }
+        let document = StateDocument(
+            showing: report.showing, showingText: Self.truncated(report.showing.joined(separator: " • "), to: 255),
+            orientation: report.orientation, paused: report.paused, partOfDay: state.partOfDay, output: report.output,
+            problems: problems,
+            subscriptions: report.subscriptions.map { .init(address: $0.address, lastSuccess: $0.lastSuccess, error: $0.error) },
+            version: version)
+        return Self.encode(document)
+    }
+
+    struct StateDocument: Codable, Sendable, Hashable {
+        struct Subscription: Codable, Sendable, Hashable {
+            var address: String
+            var lastSuccess: String?
+            var error: String?
+        }
+
+        var showing: [String]
+        /// The texts joined, at most 255 characters (a Home Assistant state's limit).
+        var showingText: String
+        var orientation: String?
+        var paused: Bool
+        var partOfDay: String?
+        var output: String
+        var problems: [String]
+        var subscriptions: [Subscription]
+        var version: String
+    }
+
+    /// Home Assistant's discovery configurations, by topic (`homeassistant/<component>/<node>/<object>/config`).
+    func discoveryConfigs() -> [(topic: String, config: [UInt8])] {
+        let node = MQTTSettings.topicWord(topics.base)
+        let device = DiscoveryConfig.Device(identifiers: [node], name: settings.name, manufacturer: "marquee",
+                                            model: "marquee calendar ticker", sw_version: version)
+        func entity(_ component: String, _ object: String, _ name: String, configure: (inout DiscoveryConfig) -> Void)
+            -> (String, [UInt8]) {
+            var config = DiscoveryConfig(
+                name: name, unique_id: "\(node)_\(object)", object_id: "\(node)_\(object)",
+                availability_topic: topics.availability, device: device)
+            configure(&config)
+            return ("homeassistant/\(component)/\(node)/\(object)/config", Self.encode(config))
+        }
+        return [
+            entity("switch", "paused", "Paused") {
+                $0.state_topic = topics.state
+                $0.value_template = "{{ 'ON' if value_json.paused else 'OFF' }}"
+                $0.command_topic = topics.pausedCommand
+                $0.icon = "mdi:pause-circle-outline"
+            },
+            entity("sensor", "showing", "Showing") {
+                $0.state_topic = topics.state
+                $0.value_template = "{{ value_json.showingText }}"
+                $0.json_attributes_topic = topics.state
+                $0.json_attributes_template = "{{ {'messages': value_json.showing} | tojson }}"
+                $0.icon = "mdi:message-text-outline"
+            },
+            entity("sensor", "orientation", "Orientation") {
+                $0.state_topic = topics.state
+                $0.value_template = "{{ value_json.orientation or '' }}"
+                $0.icon = "mdi:calendar-today"
+            },
+            entity("sensor", "part_of_day", "Part of day") {
+                $0.state_topic = topics.state
+                $0.value_template = "{{ value_json.partOfDay or '' }}"
+                $0.icon = "mdi:weather-sunset"
+            },
+            entity("binary_sensor", "problem", "Problem") {
+                $0.state_topic = topics.state
+                $0.value_template = "{{ 'ON' if value_json.problems else 'OFF' }}"
+                $0.device_class = "problem"
+                $0.json_attributes_topic = topics.state
+                $0.json_attributes_template = "{{ {'problems': value_json.problems} | tojson }}"
+            },
+            entity("button", "refresh", "Refresh calendars") {
+                $0.command_topic = topics.refreshCommand
+                $0.payload_press = "PRESS"
+                $0.icon = "mdi:calendar-refresh"
+            },
+        ]
+    }
+
+    /// One entity's discovery payload: Home Assistant's documented keys, spelled as it spells them.
+    struct DiscoveryConfig: Codable, Sendable, Hashable {
+        struct Device: Codable, Sendable, Hashable {
+            var identifiers: [String]
+            var name: String
+            var manufacturer: String
+            var model: String
+            var sw_version: String
+        }
+
+        var name: String
+        var unique_id: String
+        var object_id: String
+        var availability_topic: String
+        var device: Device
+        var state_topic: String?
+        var value_template: String?
+        var command_topic: String?
+        var payload_press: String?
+        var json_attributes_topic: String?
+        var json_attributes_template: String?
+        var device_class: String?
+        var icon: String?
+    }
+
+    static func encode(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array((try? encoder.encode(value)) ?? Data())
+    }
+
+    /// At most `limit` characters, the last of them `…` when cut.
+    static func truncated(_ text: String, to limit: Int) -> String {
+        text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
+    }
+}
+
+/// At most `size` commands in any `window`: a flood is refused, and said once while it lasts.
+struct CommandBudget {
+    static let size = 20
+    static let window = Duration.seconds(10)
+    private var recent: [ContinuousClock.Instant] = []
+    private var refusing = false
+
+    enum Outcome: Equatable { case allowed, refused(firstTime: Bool) }
+
+    mutating func spend(at now: ContinuousClock.Instant) -> Outcome {
+        recent.removeAll { now - $0 >= Self.window }
+        guard recent.count < Self.size else {
+            defer { refusing = true }
+            return .refused(firstTime: !refusing)
+        }
+        refusing = false
+        recent.append(now)
+        return .allowed
+    }
+}
+
+/// Keeps the box on the carers' broker from the display's start to its end: reads the password
+/// (a file it cannot read is said in the journal and the status; the display runs on without
+/// MQTT), then runs the connection on a thread of its own. `stop` says `offline` and waits for
+/// the connection to end.
+final class MQTTService: Sendable {
+    private let connection: MQTTConnection?
+    private let running: Task<Void, Never>?
+
+    init(settings: MQTTSettings, version: String, state: DisplayState, mailbox: EventMailbox, log: EventLog) {
+        let bridge = MQTTBridge(settings: settings, version: version, state: state, mailbox: mailbox, log: log)
+        var password: String?
+        if let path = settings.passwordFile {
+            switch readFile(path, limit: 4096) {
+            case .success(let bytes):
+                password = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: "\r\n")
+            case .failure(let problem):
+                let error = "the MQTT password file \(path): \(problem.message); not connecting to \(settings.broker)"
+                log.tell(.error, error)
+                state.update { $0.mqtt = MQTTStatus(broker: settings.broker, connected: false, lastError: error) }
+                connection = nil
+                running = nil
+                return
+            }
+        }
+        let connection = MQTTConnection(
+            settings: settings, password: password, clientID: "marquee-" + MQTTSettings.topicWord(settings.topic),
+            will: (bridge.topics.availability, MQTTBridge.offline), session: bridge.session)
+        self.connection = connection
+        running = Task {
+            _ = await onThread(named: "marquee-mqtt") {
+                connection.run { $0.publish(bridge.topics.availability, MQTTBridge.offline, retain: true) }
+            }
+        }
+    }
+
+    func stop() async {
+        connection?.stop()
+        await running?.value
+    }
+}

@@ -1,0 +1,96 @@
+/// Where the box meets the carers' broker, from `mqtt = "mqtts://user@broker.lan:8883"` and the
+/// keys beside it. The password is never in the main file: it is read from its own file when
+/// the display starts (systemd's `LoadCredential=`), and never logged.
+public struct MQTTSettings: Sendable, Hashable {
+    public var host: String
+    public var port: Int
+    /// `mqtts://`: TLS, the broker's certificate checked against the system's authorities (or
+    /// `certificateAuthorities`) and its name.
+    public var usesTLS: Bool
+    public var user: String?
+    /// The file the password is read from (nil: none is sent).
+    public var passwordFile: String?
+    public var certificateAuthorities: String?
+    /// Every topic of this box starts with it: `marquee/kitchen`.
+    public var topic: String
+    /// Whether Home Assistant is told of the box's entities (prefix `homeassistant`); when off,
+    /// the entities an earlier run announced are removed.
+    public var discovery: Bool
+    /// The box's name in Home Assistant and its unique id's base.
+    public var name: String
+
+    /// The broker as it may be shown: `mqtts://user@broker.lan:8883`.
+    public var broker: String {
+        (usesTLS ? "mqtts://" : "mqtt://") + (user.map { $0 + "@" } ?? "") + host + ":\(port)"
+    }
+
+    /// Parses the address; `topic` nil means `marquee/<hostname>`. Throws why it cannot be used.
+    public init(address: String, passwordFile: String? = nil, certificateAuthorities: String? = nil, topic: String? = nil,
+                discovery: Bool = true, name: String? = nil, hostname: String) throws(MQTTSettingsError) {
+        let text = address.trimmingCharacters(in: " \t")
+        guard let schemeEnd = text.firstRange(of: "://") else {
+            throw MQTTSettingsError("\(text) is not a broker address; write mqtt://broker.lan or mqtts://user@broker.lan:8883")
+        }
+        switch text[..<schemeEnd.lowerBound].lowercased() {
+        case "mqtt": usesTLS = false
+        case "mqtts": usesTLS = true
+        default: throw MQTTSettingsError("a broker address starts with mqtt:// or mqtts://, not \(text[..<schemeEnd.upperBound])")
+        }
+        var authority = text[schemeEnd.upperBound...]
+        if authority.last == "/" { authority = authority.dropLast() }
+        guard !authority.contains("/"), !authority.contains(where: \.isWhitespace) else {
+            throw MQTTSettingsError("a broker address names only the broker: mqtts://user@broker.lan:8883 (the topic is mqtt_topic)")
+        }
+        if let at = authority.lastIndex(of: "@") {
+            let credentials = authority[..<at]
+            guard !credentials.contains(":") else {
+                throw MQTTSettingsError("the broker address holds a password; put it in mqtt_password_file instead")
+            }
+            user = String(credentials)
+            authority = authority[authority.index(after: at)...]
+        }
+        if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
+            guard let number = Int(authority[authority.index(after: colon)...]), (1...65535).contains(number) else {
+                throw MQTTSettingsError("the broker's port must be a number from 1 to 65535")
+            }
+            port = number
+            authority = authority[..<colon]
+        } else {
+            port = usesTLS ? 8883 : 1883
+        }
+        host = String(authority.trimmingPrefix("[").prefix { $0 != "]" })
+        guard !host.isEmpty else { throw MQTTSettingsError("the broker address names no broker") }
+        self.passwordFile = passwordFile
+        self.certificateAuthorities = certificateAuthorities
+        let hostLabel = hostname.split(separator: ".").first.map(String.init) ?? "marquee"
+        self.topic = topic ?? "marquee/" + Self.topicWord(hostLabel)
+        try Self.check(topic: self.topic)
+        self.discovery = discovery
+        self.name = name ?? hostLabel
+    }
+
+    /// Refuses a base topic that would reach other boxes' topics or none: wildcards, an empty
+    /// level, `$` (the broker's own), a leading or trailing `/`.
+    public static func check(topic: String) throws(MQTTSettingsError) {
+        guard !topic.isEmpty, topic.utf8.count <= 200 else { throw MQTTSettingsError("mqtt_topic must be 1 to 200 bytes long") }
+        guard !topic.contains("+"), !topic.contains("#") else {
+            throw MQTTSettingsError("mqtt_topic \(topic) holds a wildcard (+ or #); name one box: marquee/kitchen")
+        }
+        guard !topic.hasPrefix("$"), !topic.split(separator: "/", omittingEmptySubsequences: false).contains(where: \.isEmpty),
+              !topic.contains(where: { $0.unicodeScalars.contains { $0.value < 0x20 } }) else {
+            throw MQTTSettingsError("mqtt_topic \(topic) is not a topic of its own: levels joined by /, none empty, not starting with $")
+        }
+    }
+
+    /// A host name as a topic level and an id: letters, digits, `-` and `_`.
+    static func topicWord(_ text: String) -> String {
+        let word = String(text.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") ? $0 : "_" })
+        return word.isEmpty ? "marquee" : word
+    }
+}
+
+/// Why the MQTT settings cannot be used.
+public struct MQTTSettingsError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import LoopbackServers
+import Marquee
+import Schedule
+import TestSupport
+import Testing
+
+@testable import Daemon
+
+/// The box on a real broker (Debian's mosquitto on loopback, with a password and TLS from the
+/// test's own authority), looked at with mosquitto_sub as a carer's Home Assistant would.
+@Suite(.tier(.live, needs: [.program("/usr/sbin/mosquitto"), .program("/usr/bin/mosquitto_sub")]))
+struct MQTTTests {
+    let broker: LoopbackBroker
+    let clock = ManualClock(wall: instant("2026-11-23T21:50:00+01:00"))
+    let mailbox = EventMailbox()
+    let log = EventLog(environment: [:], descriptor: open("/dev/null", O_WRONLY | O_CLOEXEC))
+    let state: DisplayState
+    /// Each test's own base topic: the broker's retained messages never leak between tests.
+    let topic = "marquee/test-\(UUID().uuidString.prefix(8).lowercased())"
+
+    init() throws {
+        broker = try LoopbackBroker()
+        state = DisplayState(clock: clock)
+        state.update {
+            $0.showing = ["Bins out tonight", "Johnny's birthday"]
+            $0.output = "recording screen 40x1"
+        }
+    }
+
+    func settings(_ address: String? = nil, password: String? = nil, discovery: Bool = true) throws -> MQTTSettings {
+        try MQTTSettings(
+            address: address ?? "mqtts://\(broker.user)@127.0.0.1:\(broker.tlsPort)", passwordFile: password ?? broker.passwordFile,
+            certificateAuthorities: broker.certificateAuthorities, topic: topic, discovery: discovery, name: "Kitchen",
+            hostname: "kitchen")
+    }
+
+    func service(_ settings: MQTTSettings) -> MQTTService {
+        MQTTService(settings: settings, version: "9.9.9", state: state, mailbox: mailbox, log: log)
+    }
+
+    func json(_ text: String?) throws -> [String: Any] {
+        let text = try #require(text)
+        return try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    /// Over TLS with a password: `online` retained, the state as one retained document that
+    /// follows a change, Home Assistant's discovery configs; `offline` on a
+    /// clean stop; the status says the connection.
+    @Test func theBoxAppearsOnTheBrokerWithItsStateAndEntities() async throws {
+        let mqtt = service(try settings())
+        #expect(try await eventually { try broker.retained(topic + "/availability") == "online" }, "\(String(describing: state.report.mqtt))")
+        let document = try json(try broker.retained(topic + "/state"))
+        #expect(document["showing"] as? [String] == ["Bins out tonight", "Johnny's birthday"])
+        #expect(document["showingText"] as? String == "Bins out tonight • Johnny's birthday")
+        #expect(document["paused"] as? Bool == false)
+        #expect(document["version"] as? String == "9.9.9")
+        #expect(document["output"] as? String == "recording screen 40x1")
+        #expect(state.report.mqtt?.connected == true)
+        #expect(state.report.mqtt?.broker == "mqtts://carer@127.0.0.1:\(broker.tlsPort)")
+
+        state.update { $0.showing = ["It's night-time"]; $0.paused = true }
+        #expect(try await eventually {
+            let changed = try json(try broker.retained(topic + "/state"))
+            return changed["showing"] as? [String] == ["It's night-time"] && changed["paused"] as? Bool == true
+        })
+
+        let node = MQTTSettings.topicWord(topic)
+        let paused = try json(try broker.retained("homeassistant/switch/\(node)/paused/config"))
+        #expect(paused["command_topic"] as? String == topic + "/paused/set")
+        #expect(paused["state_topic"] as? String == topic + "/state")
+        #expect(paused["availability_topic"] as? String == topic + "/availability")
+        #expect(paused["unique_id"] as? String == node + "_paused")
+        let device = try #require(paused["device"] as? [String: Any])
+        #expect(device["name"] as? String == "Kitchen" && device["identifiers"] as? [String] == [node])
+        let problem = try json(try broker.retained("homeassistant/binary_sensor/\(node)/problem/config"))
+        #expect(problem["device_class"] as? String == "problem")
+        #expect(try broker.retained("homeassistant/button/\(node)/refresh/config") != nil)
+        #expect(try broker.retained("homeassistant/sensor/\(node)/showing/config") != nil)
+
+        await mqtt.stop()
+        #expect(try broker.retained(topic + "/availability") == "offline")
+    }
+
+    /// Commands from the broker reach the display's mailbox as the socket's do; one it does not
+    /// know is answered on the result topic and changes nothing.
+    @Test func commandsReachTheDisplay() async throws {
+        let mqtt = service(try settings())
+        defer { Task { await mqtt.stop() } }
+        #expect(try await eventually { try broker.retained(topic + "/availability") == "online" })
+        var seen: [DisplayEvent] = []
+        func received(_ wanted: ControlRequest.Kind) async -> Bool {
+            await eventually(within: .seconds(10)) {
+                seen += mailbox.take()
+                return seen.contains { if case .control(wanted) = $0 { true } else { false } }
+            }
+        }
+        try broker.publish(topic + "/paused/set", "ON")
+        #expect(await received(.pause))
+        try broker.publish(topic + "/paused/set", "OFF")
+        #expect(await received(.resume))
+        try broker.publish(topic + "/refresh/press", "PRESS")
+        #expect(await received(.reload))
+        seen = []
+        try broker.publish(topic + "/paused/set", "sometimes")
+        try broker.publish(topic + "/refresh/press", "PRESS")
+        #expect(await received(.reload))
+        #expect(!seen.contains { if case .control(.pause) = $0 { true } else { false } })
+    }
+
+    /// A wrong password and a certificate nobody trusts are said in the status, and the box
+    /// keeps trying; nothing is published.
+    @Test func refusalsAreSaid() async throws {
+        let folder = try TemporaryFolder()
+        let wrong = folder.path + "/wrong"
+        try "not the password\n".write(toFile: wrong, atomically: true, encoding: .utf8)
+        let refused = service(try settings(password: wrong))
+        #expect(try await eventually(within: .seconds(10)) { state.report.mqtt?.lastError?.contains("not authorised") == true })
+        await refused.stop()
+        let untrusted = service(try settings("mqtts://\(broker.user)@127.0.0.1:\(broker.untrustedPort)"))
+        #expect(try await eventually(within: .seconds(10)) { state.report.mqtt?.lastError?.contains("TLS") == true })
+        await untrusted.stop()
+        #expect(try broker.retained(topic + "/availability") == nil)
+        let unreadable = service(try settings(password: folder.path + "/missing"))
+        #expect(state.report.mqtt?.lastError?.contains("password file \(folder.path)/missing") == true)
+        await unreadable.stop()
+    }
+
+    /// A broker that goes away and comes back: the box notices, reconnects and says `online`
+    /// and its state again (the broker kept nothing: no persistence).
+    @Test func theBoxReconnectsWhenTheBrokerComesBack() async throws {
+        let mqtt = service(try settings())
+        defer { Task { await mqtt.stop() } }
+        #expect(try await eventually { try broker.retained(topic + "/availability") == "online" })
+        broker.stop()
+        #expect(try await eventually(within: .seconds(90)) { state.report.mqtt?.connected == false })
+        try broker.start()
+        #expect(try await eventually(within: .seconds(30)) { try broker.retained(topic + "/availability") == "online" })
+        #expect(try json(try broker.retained(topic + "/state"))["showing"] as? [String] == ["Bins out tonight", "Johnny's birthday"])
+        #expect(state.report.mqtt?.connected == true)
+    }
+
+    /// A server that accepts the connection and never answers is given up on and said.
+    @Test func aBrokerThatNeverAnswersIsGivenUpOn() async throws {
+        let silent = try SilentServer()
+        let mqtt = service(try settings("mqtt://127.0.0.1:\(silent.port)"))
+        #expect(try await eventually(within: .seconds(20)) { state.report.mqtt?.lastError?.contains("did not answer") == true })
+        await mqtt.stop()
+    }
+
+    /// Without discovery, the entities an earlier run announced are removed.
+    @Test func turningDiscoveryOffRemovesTheEntities() async throws {
+        let node = MQTTSettings.topicWord(topic)
+        let first = service(try settings())
+        #expect(try await eventually { try broker.retained("homeassistant/switch/\(node)/paused/config") != nil })
+        await first.stop()
+        let second = service(try settings(discovery: false))
+        #expect(try await eventually { try broker.retained("homeassistant/switch/\(node)/paused/config") == nil })
+        await second.stop()
+    }
+}
+
+/// The MQTT settings as a carer writes them.
+@Suite struct MQTTSettingsTests {
+    @Test func addressesAndTopics() throws {
+        let plain = try MQTTSettings(address: "mqtt://broker.lan", hostname: "kitchen.home.lan")
+        #expect(plain.port == 1883 && !plain.usesTLS && plain.user == nil && plain.topic == "marquee/kitchen")
+        #expect(plain.name == "kitchen")
+        let secure = try MQTTSettings(address: "mqtts://carer@broker.lan:8884", topic: "care/flat-3", hostname: "x")
+        #expect(secure.port == 8884 && secure.usesTLS && secure.user == "carer" && secure.broker == "mqtts://carer@broker.lan:8884")
+        #expect(try MQTTSettings(address: "mqtts://broker.lan", hostname: "x").port == 8883)
+        for (address, reason) in [
+            ("https://broker.lan", "mqtt://"), ("mqtt://carer:secret@broker.lan", "mqtt_password_file"),
+            ("mqtt://broker.lan/marquee", "mqtt_topic"), ("mqtt://broker.lan:99999", "port"), ("broker.lan", "not a broker address"),
+        ] {
+            #expect(throws: MQTTSettingsError.self, "\(address)") { try MQTTSettings(address: address, hostname: "x") }
+            do {
+                _ = try MQTTSettings(address: address, hostname: "x")
+            } catch {
+                #expect(error.description.contains(reason), "\(address): \(error)")
+            }
+        }
+        for topic in ["marquee/#", "marquee/+/x", "", "/marquee", "marquee/", "$SYS/x", "a//b"] {
+            #expect(throws: MQTTSettingsError.self, "\(topic)") { try MQTTSettings.check(topic: topic) }
+        }
+    }
+
+    /// In the configuration file, a topic with a wildcard or a password in the address is
+    /// refused at start with its line.
+    @Test func theConfigurationRefusesWhatCannotBeUsed() throws {
+        let file = try ConfigurationFile.parse("mqtt = \"mqtts://carer@broker.lan\"\nmqtt_topic = \"marquee/kitchen\"\n", path: "m.toml")
+        #expect(try file.mqttSettings(hostname: "x")?.topic == "marquee/kitchen")
+        do {
+            _ = try ConfigurationFile.parse("mqtt = \"mqtt://broker.lan\"\nmqtt_topic = \"marquee/#\"\n", path: "m.toml")
+            Issue.record("a wildcard topic was accepted")
+        } catch {
+            #expect(error.line == 2 && error.description.contains("wildcard"))
+        }
+        #expect(throws: ConfigurationError.self) { try ConfigurationFile.parse("mqtt = \"mqtt://u:p@b\"\n", path: "m.toml") }
+    }
+
+    /// Waits double from a second to a minute, each cut by up to half at random.
+    @Test func backoffDoublesWithJitter() {
+        #expect(MQTTConnection.backoff(failures: 1, unit: 1) == 1)
+        #expect(MQTTConnection.backoff(failures: 1, unit: 0) == 0.5)
+        #expect(MQTTConnection.backoff(failures: 4, unit: 1) == 8)
+        #expect(MQTTConnection.backoff(failures: 30, unit: 1) == 60)
+        #expect(MQTTConnection.backoff(failures: 30, unit: 0) == 30)
+    }
+
+    /// A flood of commands is refused after twenty in ten seconds, said once while it lasts.
+    @Test func aFloodOfCommandsIsRefused() {
+        var budget = CommandBudget()
+        let start = ContinuousClock.now
+        for index in 0..<20 { #expect(budget.spend(at: start + .milliseconds(index)) == .allowed) }
+        #expect(budget.spend(at: start + .milliseconds(30)) == .refused(firstTime: true))
+        #expect(budget.spend(at: start + .milliseconds(40)) == .refused(firstTime: false))
+        #expect(budget.spend(at: start + .seconds(11)) == .allowed)
+    }
+}
