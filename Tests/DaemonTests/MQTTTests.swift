@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackServers
+import Display
 import Marquee
 import Schedule
 import TestSupport
@@ -145,6 +146,36 @@ struct MQTTTests {
         let silent = try SilentServer()
         let mqtt = service(try settings("mqtt://127.0.0.1:\(silent.port)"))
         #expect(try await eventually(within: .seconds(20)) { state.report.mqtt?.lastError?.contains("did not answer") == true })
+        await mqtt.stop()
+    }
+
+    /// The screen as a PNG picture (640x360), retained for Home Assistant's image entity, drawn
+    /// by the snapshot's renderer from the schedule; a pause draws it again.
+    @Test func theScreenIsPublishedAsAPicture() async throws {
+        let feeds = try feedFolder(["night.ics": calendar([event(
+            "UID:night@test", "DTSTART;TZID=Europe/Berlin:20261101T210000", "DTEND;TZID=Europe/Berlin:20261101T230000",
+            "RRULE:FREQ=DAILY", "SUMMARY:It's night-time right now. You should be in bed, the nurse comes at eight.")])])
+        let schedule = try await Schedule(displayZone: "Europe/Berlin")
+        await schedule.load([feeds], around: clock.wallTime().instant)
+        let picture = ScreenPicture(schedule: schedule, settings: DisplaySettings(marquee: MarqueeConfiguration()),
+                                    style: FramebufferStyle(), displayStartedAt: clock.wallTime())
+        let mqtt = MQTTService(settings: try settings(), version: "9.9.9", state: state, mailbox: mailbox, log: log,
+                               picture: picture, clock: clock)
+        let node = MQTTSettings.topicWord(topic)
+        #expect(try await eventually { try broker.retainedBytes(topic + "/screen") != nil })
+        let png = try #require(try broker.retainedBytes(topic + "/screen"))
+        #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        func size(_ png: [UInt8]) -> (Int, Int) {
+            func word(_ at: Int) -> Int { png[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+            return (word(16), word(20))
+        }
+        #expect(size(png) == (640, 360))
+        let image = try json(try broker.retained("homeassistant/image/\(node)/screen/config"))
+        #expect(image["image_topic"] as? String == topic + "/screen" && image["content_type"] as? String == "image/png")
+
+        // The line is too long to stand: paused, it stands as whole words instead.
+        state.update { $0.paused = true }
+        #expect(try await eventually { try broker.retainedBytes(topic + "/screen").map { $0 != png } ?? false })
         await mqtt.stop()
     }
 

@@ -94,6 +94,13 @@ public final class LoopbackBroker {
         return output.isEmpty ? nil : String(output.dropLast(output.hasSuffix("\n") ? 1 : 0))
     }
 
+    /// The bytes retained on `topic` now, as published (nil: none came within half a second).
+    public func retainedBytes(_ topic: String) throws -> [UInt8]? {
+        let output = try Self.runForBytes("/usr/bin/mosquitto_sub", credentials + ["-t", topic, "-C", "1", "-N", "--retained-only"],
+                                          for: .milliseconds(500))
+        return output.isEmpty ? nil : output
+    }
+
     /// Publishes `payload` on `topic`.
     public func publish(_ topic: String, _ payload: String, retain: Bool = false) throws {
         try Self.run("/usr/bin/mosquitto_pub", credentials + ["-t", topic, "-m", payload] + (retain ? ["-r"] : []),
@@ -107,6 +114,11 @@ public final class LoopbackBroker {
     /// still running at the limit is killed (for `mustEnd`, that is a failure).
     @discardableResult
     private static func run(_ program: String, _ arguments: [String], for limit: Duration, mustEnd: Bool = false) throws -> String {
+        String(decoding: try runForBytes(program, arguments, for: limit, mustEnd: mustEnd), as: UTF8.self)
+    }
+
+    private static func runForBytes(_ program: String, _ arguments: [String], for limit: Duration, mustEnd: Bool = false) throws
+        -> [UInt8] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
@@ -123,6 +135,6 @@ public final class LoopbackBroker {
         guard !mustEnd || (ended && process.terminationStatus == 0) else {
             throw ServerError(description: "\(program) \(arguments.joined(separator: " ")) failed")
         }
-        return String(decoding: data, as: UTF8.self)
+        return Array(data)
     }
 }

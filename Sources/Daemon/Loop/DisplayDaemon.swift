@@ -125,7 +125,10 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     }
     defer { fetching?.cancel() }
     let mqtt = configuration.mqtt.map {
-        MQTTService(settings: $0, version: configuration.version, state: state, mailbox: mailbox, log: log)
+        MQTTService(settings: $0, version: configuration.version, state: state, mailbox: mailbox, log: log,
+                    picture: ScreenPicture(schedule: configuration.schedule, settings: configuration.settings,
+                                           style: configuration.style, displayStartedAt: wall),
+                    clock: clock)
     }
     sources.start("notice the clock being set",
                   otherwise: "after an NTP step or `date -s` the messages follow at their next change, not at once") {

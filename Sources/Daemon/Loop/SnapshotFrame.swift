@@ -5,10 +5,11 @@ import Schedule
 /// What a display that started at `start` shows at `instant`, drawn on `screen`: the same
 /// schedule → marquee → screen path the render loop takes, with the marquee told of every
 /// change of messages in between, as the loop would have told it. Its steady clock is taken
-/// to have kept pace with the wall clock (no one set the clock in between).
+/// to have kept pace with the wall clock (no one set the clock in between). `paused`: motion
+/// was stopped by a carer, so the band shows the messages standing still, as the display does.
 public func showSnapshot(
     of schedule: Schedule, settings: DisplaySettings, on screen: any TickerScreen, displayStartedAt start: WallInstant,
-    at instant: WallInstant
+    at instant: WallInstant, paused: Bool = false
 ) async throws -> Frame {
     func steady(_ wall: WallInstant) -> SteadyInstant { SteadyInstant(sinceOrigin: wall.sinceEpoch) }
     let controller = MarqueeController(metrics: screen.metrics, configuration: settings.marquee, origin: steady(start))
@@ -31,6 +32,7 @@ public func showSnapshot(
         guard next <= instant, next > now else { break }
         now = next
     }
+    if paused { controller.pause(at: steady(instant)) }
     let frame = controller.frame(at: steady(instant), width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs)
     try screen.show(frame)
     return frame

@@ -22,6 +22,8 @@ final class MQTTBridge: Sendable {
         var pausedCommand: String { base + "/paused/set" }
         var refreshCommand: String { base + "/refresh/press" }
         var result: String { base + "/result" }
+        /// The screen as a PNG picture, retained.
+        var screen: String { base + "/screen" }
     }
 
     let topics: Topics
@@ -31,6 +33,8 @@ final class MQTTBridge: Sendable {
     private let mailbox: EventMailbox
     private let log: EventLog
     private let published = Mutex<[UInt8]?>(nil)
+    /// The latest picture of the screen, and whether it still has to be published.
+    private let picture = Mutex<(bytes: [UInt8], isNew: Bool)?>(nil)
     private let commands = Mutex(CommandBudget())
 
     init(settings: MQTTSettings, version: String, state: DisplayState, mailbox: EventMailbox, log: EventLog) {
@@ -47,7 +51,7 @@ final class MQTTBridge: Sendable {
         MQTTConnection.Session(
             connected: { [self] in connected($0) },
             received: { [self] in received($0, topic: $1, payload: $2) },
-            tick: { [self] in publishStateIfChanged($0) },
+            tick: { [self] in publishChanges($0) },
             statusChanged: { [self] status in
                 state.update { $0.mqtt = status }
                 if status.connected {
@@ -71,13 +75,24 @@ final class MQTTBridge: Sendable {
         connection.subscribe(topics.pausedCommand)
         connection.subscribe(topics.refreshCommand)
         published.withLock { $0 = nil }
-        publishStateIfChanged(connection)
+        picture.withLock { $0?.isNew = true }
+        publishChanges(connection)
     }
 
-    private func publishStateIfChanged(_ connection: MQTTConnection) {
+    /// A new picture of the screen, published at the connection's next turn.
+    func offer(picture bytes: [UInt8]) {
+        picture.withLock { $0 = (bytes, true) }
+    }
+
+    private func publishChanges(_ connection: MQTTConnection) {
         let document = stateDocument()
-        guard published.withLock({ $0 != document }) else { return }
-        if connection.publish(topics.state, document, retain: true) { published.withLock { $0 = document } }
+        if published.withLock({ $0 != document }), connection.publish(topics.state, document, retain: true) {
+            published.withLock { $0 = document }
+        }
+        if let new = picture.withLock({ $0?.isNew == true ? $0?.bytes : nil }),
+           connection.publish(topics.screen, new, retain: true) {
+            picture.withLock { if $0?.bytes == new { $0?.isNew = false } }
+        }
     }
 
     private func received(_ connection: MQTTConnection, topic: String, payload: [UInt8]) {
@@ -203,6 +218,10 @@ final class MQTTBridge: Sendable {
                 $0.json_attributes_topic = topics.state
                 $0.json_attributes_template = "{{ {'problems': value_json.problems} | tojson }}"
             },
+            entity("image", "screen", "Screen") {
+                $0.image_topic = topics.screen
+                $0.content_type = "image/png"
+            },
             entity("button", "refresh", "Refresh calendars") {
                 $0.command_topic = topics.refreshCommand
                 $0.payload_press = "PRESS"
@@ -233,6 +252,8 @@ final class MQTTBridge: Sendable {
         var json_attributes_topic: String?
         var json_attributes_template: String?
         var device_class: String?
+        var image_topic: String?
+        var content_type: String?
         var icon: String?
     }
 
@@ -276,8 +297,11 @@ struct CommandBudget {
 final class MQTTService: Sendable {
     private let connection: MQTTConnection?
     private let running: Task<Void, Never>?
+    private let drawing: Task<Void, Never>?
 
-    init(settings: MQTTSettings, version: String, state: DisplayState, mailbox: EventMailbox, log: EventLog) {
+    /// - Parameter picture: draws the screen for the broker (nil: no picture).
+    init(settings: MQTTSettings, version: String, state: DisplayState, mailbox: EventMailbox, log: EventLog,
+         picture: ScreenPicture? = nil, clock: any DisplayClock = SystemClock()) {
         let bridge = MQTTBridge(settings: settings, version: version, state: state, mailbox: mailbox, log: log)
         var password: String?
         if let path = settings.passwordFile {
@@ -290,6 +314,7 @@ final class MQTTService: Sendable {
                 state.update { $0.mqtt = MQTTStatus(broker: settings.broker, connected: false, lastError: error) }
                 connection = nil
                 running = nil
+                drawing = nil
                 return
             }
         }
@@ -302,10 +327,24 @@ final class MQTTService: Sendable {
                 connection.run { $0.publish(bridge.topics.availability, MQTTBridge.offline, retain: true) }
             }
         }
+        drawing = picture.map { picture in
+            Task {
+                while !Task.isCancelled {
+                    let report = state.report
+                    if let bytes = await picture.pictureIfDue(
+                        showing: report.showing, paused: report.paused, moving: report.moving, at: clock.wallTime()) {
+                        bridge.offer(picture: bytes)
+                    }
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+        }
     }
 
     func stop() async {
+        drawing?.cancel()
         connection?.stop()
         await running?.value
+        await drawing?.value
     }
 }

@@ -1,0 +1,49 @@
+import Display
+import Marquee
+import Schedule
+
+/// The screen as a picture for the carers' broker: what the display shows now, drawn by the
+/// renderer of `marquee snapshot` on a screen of its own (640x360, the display's font and text
+/// size), as PNG. Drawn when the messages or the pause change, and at most every 30 s while the
+/// text moves; never on the render thread.
+actor ScreenPicture {
+    static let width = 640
+    static let height = 360
+    /// While the text moves, a new picture at most this often.
+    static let movingInterval: Duration = .seconds(30)
+
+    private let schedule: Schedule
+    private let settings: DisplaySettings
+    private let style: FramebufferStyle
+    private let displayStartedAt: WallInstant
+    private var last: (showing: [String], paused: Bool, at: ContinuousClock.Instant)?
+
+    init(schedule: Schedule, settings: DisplaySettings, style: FramebufferStyle, displayStartedAt: WallInstant) {
+        self.schedule = schedule
+        self.settings = settings
+        self.style = style
+        self.displayStartedAt = displayStartedAt
+    }
+
+    /// A new picture if one is due (nil: the last still holds).
+    func pictureIfDue(showing: [String], paused: Bool, moving: Bool, at wall: WallInstant,
+                      now: ContinuousClock.Instant = .now) async -> [UInt8]? {
+        if let last, last.showing == showing, last.paused == paused,
+           !moving || now - last.at < Self.movingInterval { return nil }
+        guard let picture = try? await draw(at: wall, paused: paused) else { return nil }
+        last = (showing, paused, now)
+        return picture
+    }
+
+    /// How far back the picture's display is taken to have started: the changes of messages
+    /// replayed stay few however long the box has run.
+    static let replayed: Nanoseconds = 600_000_000_000
+
+    private func draw(at wall: WallInstant, paused: Bool) async throws -> [UInt8] {
+        let framebuffer = Framebuffer(width: Self.width, height: Self.height)
+        let screen = try PixelScreen(scanout: framebuffer, style: style)
+        _ = try await showSnapshot(of: schedule, settings: settings, on: screen,
+                                   displayStartedAt: max(displayStartedAt, wall - Self.replayed), at: wall, paused: paused)
+        return PNGImage.encode(framebuffer.surface)
+    }
+}
