@@ -109,6 +109,31 @@ struct MQTTTests {
         #expect(!seen.contains { if case .control(.pause) = $0 { true } else { false } })
     }
 
+    /// Every command is answered on the result topic; what cannot be carried out says why and
+    /// changes nothing: a word it does not know, bytes that are not UTF-8, 10 MB of text, a
+    /// message sent now without a state folder to keep it in, a flood.
+    @Test func everyCommandIsAnswered() async throws {
+        let mqtt = service(try settings())
+        defer { Task { await mqtt.stop() } }
+        #expect(try await eventually { try broker.retained(topic + "/availability") == "online" })
+        let results = try broker.listen(topic + "/result")
+        try broker.publish(topic + "/paused/set", "ON")
+        try broker.publish(topic + "/paused/set", "sometimes")
+        try broker.publish(topic + "/paused/set", bytes: [0x4F, 0xFF, 0x4E])
+        try broker.publish(topic + "/say/set", bytes: [UInt8](repeating: 0x41, count: 10_000_000))
+        try broker.publish(topic + "/say/set", "Taxi at 11")
+        #expect(try await eventually { results.lines.count >= 5 })
+        let answers = try results.lines.prefix(5).map { line in try json(String(line.split(separator: " ", maxSplits: 1)[1])) }
+        #expect(answers[0]["ok"] as? String == "true" && answers[0]["command"] as? String == "pause")
+        #expect((answers[1]["error"] as? String)?.contains("takes ON or OFF") == true)
+        #expect((answers[2]["error"] as? String)?.contains("not UTF-8") == true)
+        #expect((answers[3]["error"] as? String)?.contains("at most 280 characters") == true)
+        #expect((answers[4]["error"] as? String)?.contains("state folder") == true)
+        #expect(answers.dropFirst().allSatisfy { $0["ok"] as? String == "false" })
+        for _ in 0..<CommandBudget.size { try broker.publish(topic + "/refresh/press", "PRESS") }
+        #expect(try await eventually { results.lines.contains { $0.contains("too many commands") } })
+    }
+
     /// A wrong password and a certificate nobody trusts are said in the status, and the box
     /// keeps trying; nothing is published.
     @Test func refusalsAreSaid() async throws {
@@ -247,5 +272,47 @@ struct MQTTTests {
         #expect(budget.spend(at: start + .milliseconds(30)) == .refused(firstTime: true))
         #expect(budget.spend(at: start + .milliseconds(40)) == .refused(firstTime: false))
         #expect(budget.spend(at: start + .seconds(11)) == .allowed)
+    }
+}
+
+/// A message a carer sends now: refused with a reason when it cannot be shown, else a calendar
+/// file the feed reader reads back to the very text.
+@Suite struct SaidNowTests {
+    @Test func whatIsRefusedAndWhy() throws {
+        func refusal(_ payload: [UInt8]) -> String? {
+            if case .failure(let error) = SaidNow.request(from: payload) { return error.description }
+            return nil
+        }
+        #expect(refusal([UInt8](repeating: 0x41, count: 10_000_000))?.contains("at most 280 characters") == true)
+        #expect(refusal([0x48, 0xFF, 0xFE])?.contains("not UTF-8") == true)
+        #expect(refusal(Array(String(repeating: "x", count: 281).utf8))?.contains("not 281") == true)
+        #expect(refusal(Array("Hello\u{1B}[2J".utf8))?.contains("control characters") == true)
+        #expect(refusal(Array("   ".utf8))?.contains("empty") == true)
+        #expect(refusal(Array(#"{"text": "Hi", "colour": "blurple"}"#.utf8))?.contains("not a colour") == true)
+        #expect(refusal(Array(#"{"text": "Hi", "minutes": 0}"#.utf8))?.contains("minutes") == true)
+        #expect(refusal(Array(#"{"words": "Hi"}"#.utf8))?.contains("not a message") == true)
+        #expect(try SaidNow.request(from: Array(##"{"text": " Hi ", "minutes": 5, "colour": "#f80"}"##.utf8)).get()
+            == SaidNow.Request(text: "Hi", minutes: 5, colour: "#f80"))
+        #expect(try SaidNow.request(from: Array("Taxi at 11".utf8)).get() == SaidNow.Request(text: "Taxi at 11"))
+    }
+
+    /// Text with everything RFC 5545 escapes, long enough to be folded inside multi-byte
+    /// characters, is read back by the real schedule as it was sent, active from now for its
+    /// minutes and first in priority.
+    @Test func theFileReadsBackToTheText() async throws {
+        let text = "Dad; the taxi is late, sorry \\ I'll be there at 11 — 🚕🚕🚕 Ünïcödé ümläüts ñ and 中文 text to fold the line past 75 octets"
+        let now = instant("2026-11-23T10:00:00+01:00")
+        let start = Instant(secondsSinceEpoch: now.secondsSinceEpoch)
+        let file = SaidNow.calendar(SaidNow.Request(text: text, minutes: 30, colour: "orange"), from: start,
+                                    to: Instant(secondsSinceEpoch: start.secondsSinceEpoch + 1800))
+        #expect(file.split(separator: "\r\n").allSatisfy { $0.utf8.count <= 75 })
+        let feeds = try feedFolder([SaidNow.fileName: file])
+        let schedule = try await Schedule(displayZone: "Europe/Berlin")
+        let statuses = await schedule.load([feeds], around: now)
+        #expect(statuses.allSatisfy { $0.problems.isEmpty }, "\(statuses)")
+        let shown = await schedule.snapshot(at: Instant(secondsSinceEpoch: now.secondsSinceEpoch + 60)).messages
+        #expect(shown.map(\.text) == [text])
+        #expect(shown.first?.color == RGBColor(css: "orange"))
+        #expect(await schedule.snapshot(at: Instant(secondsSinceEpoch: now.secondsSinceEpoch + 1801)).messages.isEmpty)
     }
 }

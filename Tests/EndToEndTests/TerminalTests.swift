@@ -489,9 +489,10 @@ struct TerminalTests {
 struct BrokerTerminalTests {
     let terminal = TerminalTests()
 
-    /// What the broker says the box shows is what the screen shows; a pause sent over MQTT
-    /// stills the band and the state says so; killed without a goodbye (a box unplugged), the
-    /// broker says it is offline through its last will.
+    /// What the broker says the box shows is what the screen shows; a message sent now joins
+    /// the band and the state, and leaves both when cleared; a pause sent over MQTT stills the
+    /// band and the state says so; killed without a goodbye (a box unplugged), the broker says
+    /// it is offline through its last will.
     @Test func theBrokerSeesWhatTheScreenShowsAndTheBoxGoingAway() throws {
         let broker = try LoopbackBroker()
         let topic = "marquee/e2e-\(UUID().uuidString.prefix(8).lowercased())"
@@ -504,7 +505,7 @@ struct BrokerTerminalTests {
 
                 """.write(toFile: configuration, atomically: true, encoding: .utf8)
             let line = "It's night-time right now. You should be in bed."
-            try terminal.start(at: "2026-11-22 03:00", extra: "--config \(configuration)") {
+            try terminal.start(at: "2026-11-22 03:00", extra: "--config \(configuration) --state-dir \(folder.path)/state") {
                 $0.count > 12 && $0[12].trimmingCharacters(in: .whitespaces) == line
             }
             defer { _ = try? terminal.tmux("kill-server") }
@@ -516,6 +517,14 @@ struct BrokerTerminalTests {
             #expect(try waitUntil { try state()?["showing"] as? [String] == [line] })
             #expect(try terminal.screen()[12].trimmingCharacters(in: .whitespaces) == line)
             #expect(try state()?["partOfDay"] as? String == "night")
+
+            let said = "The taxi is late; I'll be there at 11."
+            try broker.publish(topic + "/say/set", said)
+            #expect(try waitUntil { try state()?["showing"] as? [String] == [said, line] })
+            #expect(try waitUntil { try terminal.screen()[12].contains("taxi is late") })
+            try broker.publish(topic + "/say/clear", "PRESS")
+            #expect(try waitUntil { try state()?["showing"] as? [String] == [line] })
+            #expect(try waitUntil { try terminal.screen()[12].trimmingCharacters(in: .whitespaces) == line })
 
             try broker.publish(topic + "/paused/set", "ON")
             #expect(try waitUntil { try state()?["paused"] as? Bool == true })

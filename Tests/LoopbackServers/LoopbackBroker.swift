@@ -107,6 +107,56 @@ public final class LoopbackBroker {
                      for: .seconds(10), mustEnd: true)
     }
 
+    /// Publishes `payload`'s bytes as they are (invalid UTF-8, megabytes) on `topic`.
+    public func publish(_ topic: String, bytes payload: [UInt8]) throws {
+        let file = folder + "/payload-\(UUID().uuidString)"
+        try Data(payload).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try Self.run("/usr/bin/mosquitto_pub", credentials + ["-t", topic, "-f", file], for: .seconds(30), mustEnd: true)
+    }
+
+    /// Listens to `pattern` from now on, as `topic payload` lines, until the value goes away.
+    public func listen(_ pattern: String) throws -> Listener {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
+        process.arguments = credentials + ["-t", pattern, "-v"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        return Listener(process: process, output: output)
+    }
+
+    /// A mosquitto_sub that runs while the value lives.
+    public final class Listener {
+        private let process: Process
+        private let output: Pipe
+        private var received = Data()
+
+        init(process: Process, output: Pipe) {
+            self.process = process
+            self.output = output
+            let flags = fcntl(output.fileHandleForReading.fileDescriptor, F_GETFL)
+            _ = fcntl(output.fileHandleForReading.fileDescriptor, F_SETFL, flags | O_NONBLOCK)
+        }
+
+        deinit {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+
+        /// Every line received so far.
+        public var lines: [String] {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = read(output.fileHandleForReading.fileDescriptor, &chunk, chunk.count)
+                guard count > 0 else { break }
+                received.append(contentsOf: chunk[0..<count])
+            }
+            return String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+    }
+
     private var credentials: [String] { ["-h", "127.0.0.1", "-p", String(port), "-u", user, "-P", password] }
 
     /// Runs a client for at most `limit` and returns what it printed. The clients' own timeouts

@@ -109,6 +109,14 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             + "\(ControlSocket.userFolder(in: "/tmp")) can be used; `marquee status` cannot reach this display")
     }
     if server != nil, let path = configuration.socket { log.log(.notice, "status socket: \(path)") }
+    // Messages sent now over MQTT are a feed of their own in the state folder.
+    let said = configuration.mqtt == nil ? nil : configuration.stateDirectory.map { SaidNow(folder: $0 + "/said") }
+    let configuration = said.map { said in
+        _ = mkdir(said.folder, 0o750)
+        var withSaid = configuration
+        withSaid.feedPaths.append(said.folder)
+        return withSaid
+    } ?? configuration
     let wall = clock.wallTime()
     let (first, loading) = await startReading(configuration, at: wall.instant, mailbox: mailbox, log: log)
     let sources = EventSources(log: log)
@@ -125,7 +133,7 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     }
     defer { fetching?.cancel() }
     let mqtt = configuration.mqtt.map {
-        MQTTService(settings: $0, version: configuration.version, state: state, mailbox: mailbox, log: log,
+        MQTTService(settings: $0, version: configuration.version, state: state, mailbox: mailbox, log: log, said: said,
                     picture: ScreenPicture(schedule: configuration.schedule, settings: configuration.settings,
                                            style: configuration.style, displayStartedAt: wall),
                     clock: clock)

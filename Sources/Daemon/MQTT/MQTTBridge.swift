@@ -21,6 +21,9 @@ final class MQTTBridge: Sendable {
         var state: String { base + "/state" }
         var pausedCommand: String { base + "/paused/set" }
         var refreshCommand: String { base + "/refresh/press" }
+        /// A message sent now, and taking it off.
+        var sayCommand: String { base + "/say/set" }
+        var clearCommand: String { base + "/say/clear" }
         var result: String { base + "/result" }
         /// The screen as a PNG picture, retained.
         var screen: String { base + "/screen" }
@@ -32,12 +35,18 @@ final class MQTTBridge: Sendable {
     private let state: DisplayState
     private let mailbox: EventMailbox
     private let log: EventLog
+    /// Where messages sent now are kept (nil: no state folder, so none is taken).
+    private let said: SaidNow?
+    private let clock: any DisplayClock
     private let published = Mutex<[UInt8]?>(nil)
     /// The latest picture of the screen, and whether it still has to be published.
     private let picture = Mutex<(bytes: [UInt8], isNew: Bool)?>(nil)
     private let commands = Mutex(CommandBudget())
 
-    init(settings: MQTTSettings, version: String, state: DisplayState, mailbox: EventMailbox, log: EventLog) {
+    init(settings: MQTTSettings, version: String, state: DisplayState, mailbox: EventMailbox, log: EventLog,
+         said: SaidNow? = nil, clock: any DisplayClock = SystemClock()) {
+        self.said = said
+        self.clock = clock
         self.settings = settings
         topics = Topics(base: settings.topic)
         self.version = version
@@ -74,6 +83,8 @@ final class MQTTBridge: Sendable {
         }
         connection.subscribe(topics.pausedCommand)
         connection.subscribe(topics.refreshCommand)
+        connection.subscribe(topics.sayCommand)
+        connection.subscribe(topics.clearCommand)
         published.withLock { $0 = nil }
         picture.withLock { $0?.isNew = true }
         publishChanges(connection)
@@ -112,6 +123,24 @@ final class MQTTBridge: Sendable {
         switch commands.withLock({ $0.spend(at: ContinuousClock.now) }) {
         case .refused(let firstTime): return (nil, "too many commands (more than \(CommandBudget.size) in \(CommandBudget.window)); ignored", firstTime)
         case .allowed: break
+        }
+        switch topic {
+        case topics.sayCommand:
+            switch SaidNow.request(from: payload) {
+            case .failure(let refusal): return (nil, refusal.description, true)
+            case .success(let request):
+                guard let said else { return (nil, "a message sent now needs a state folder (state_dir) to be kept in", true) }
+                if let problem = said.say(request, at: clock.wallTime().instant) { return (nil, problem, true) }
+                log.log(.notice, "MQTT: showing a message sent now for \(request.minutes ?? SaidNow.defaultMinutes) minutes")
+                mailbox.post(.feedsChanged)
+                return ("say", nil, false)
+            }
+        case topics.clearCommand:
+            said?.clear()
+            mailbox.post(.feedsChanged)
+            return ("clear", nil, false)
+        default:
+            break
         }
         guard payload.count <= 64 else { return (nil, "a command is a word (ON, OFF, PRESS), not \(payload.count) bytes", true) }
         guard let word = String(validating: payload, as: UTF8.self) else { return (nil, "the command is not UTF-8 text", true) }
@@ -222,6 +251,16 @@ final class MQTTBridge: Sendable {
                 $0.image_topic = topics.screen
                 $0.content_type = "image/png"
             },
+            entity("text", "say", "Say now") {
+                $0.command_topic = topics.sayCommand
+                $0.max = 255
+                $0.icon = "mdi:message-alert-outline"
+            },
+            entity("button", "clear", "Clear message") {
+                $0.command_topic = topics.clearCommand
+                $0.payload_press = "PRESS"
+                $0.icon = "mdi:message-off-outline"
+            },
             entity("button", "refresh", "Refresh calendars") {
                 $0.command_topic = topics.refreshCommand
                 $0.payload_press = "PRESS"
@@ -253,6 +292,8 @@ final class MQTTBridge: Sendable {
         var json_attributes_template: String?
         var device_class: String?
         var image_topic: String?
+        /// A text entity's longest text (Home Assistant's limit is 255).
+        var max: Int?
         var content_type: String?
         var icon: String?
     }
@@ -301,8 +342,9 @@ final class MQTTService: Sendable {
 
     /// - Parameter picture: draws the screen for the broker (nil: no picture).
     init(settings: MQTTSettings, version: String, state: DisplayState, mailbox: EventMailbox, log: EventLog,
-         picture: ScreenPicture? = nil, clock: any DisplayClock = SystemClock()) {
-        let bridge = MQTTBridge(settings: settings, version: version, state: state, mailbox: mailbox, log: log)
+         said: SaidNow? = nil, picture: ScreenPicture? = nil, clock: any DisplayClock = SystemClock()) {
+        let bridge = MQTTBridge(settings: settings, version: version, state: state, mailbox: mailbox, log: log,
+                                said: said, clock: clock)
         var password: String?
         if let path = settings.passwordFile {
             switch readFile(path, limit: 4096) {

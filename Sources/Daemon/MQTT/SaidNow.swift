@@ -1,0 +1,136 @@
+import Schedule
+import Support
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A message a carer sends now ("The taxi is late, Dad — I'll be there at 11"): written as a
+/// calendar file of its own in the state folder's `said` folder, which the display reads as
+/// one of its feeds. So the text is read, escaped and limited as any calendar's (in the feed
+/// reader), shows at once (the folder is watched), and outlives a restart until it ends.
+struct SaidNow: Sendable {
+    /// `<state_dir>/said`.
+    let folder: String
+
+    static let fileName = "said-now.ics"
+    /// The longest message, in characters.
+    static let longestText = 280
+    static let defaultMinutes = 60
+
+    /// What a carer sends: plain text, or `{"text": "…", "minutes": 30, "colour": "orange"}`.
+    struct Request: Decodable, Sendable, Hashable {
+        var text: String
+        var minutes: Int?
+        var colour: String?
+    }
+
+    /// The request in a command's payload, or why it is refused.
+    static func request(from payload: [UInt8]) -> Result<Request, SaidNowError> {
+        guard payload.count <= 4096 else {
+            return .failure(SaidNowError("a message is at most \(longestText) characters, not \(payload.count) bytes"))
+        }
+        guard let text = String(validating: payload, as: UTF8.self) else {
+            return .failure(SaidNowError("the message is not UTF-8 text"))
+        }
+        let request: Request
+        if text.first == "{" {
+            do {
+                request = try JSONDecoder().decode(Request.self, from: Data(payload))
+            } catch {
+                return .failure(SaidNowError(#"not a message: send text, or {"text": "…", "minutes": 30, "colour": "orange"}"#))
+            }
+        } else {
+            request = Request(text: text)
+        }
+        let words = request.text.trimmingCharacters(in: " \t\r\n")
+        guard !words.isEmpty else { return .failure(SaidNowError("the message is empty (to clear it, use the clear topic)")) }
+        guard words.count <= longestText else {
+            return .failure(SaidNowError("a message is at most \(longestText) characters, not \(words.count)"))
+        }
+        guard !words.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\r" && $0 != "\t" }) else {
+            return .failure(SaidNowError("the message holds control characters"))
+        }
+        if let minutes = request.minutes, !(1...1440).contains(minutes) {
+            return .failure(SaidNowError("minutes must be from 1 to 1440"))
+        }
+        if let colour = request.colour, RGBColor(css: colour) == nil {
+            return .failure(SaidNowError("\(colour) is not a colour (a CSS name or #rrggbb)"))
+        }
+        return .success(Request(text: words, minutes: request.minutes, colour: request.colour))
+    }
+
+    /// Shows `request` from `now` for its minutes (replacing the one before); why not, if it failed.
+    func say(_ request: Request, at now: Instant) -> String? {
+        let end = Instant(secondsSinceEpoch: now.secondsSinceEpoch + Int64(request.minutes ?? Self.defaultMinutes) * 60)
+        let file = Self.calendar(request, from: now, to: end)
+        return writeFileAtomically(Array(file.utf8), to: folder + "/" + Self.fileName).map { "cannot keep the message: \($0)" }
+    }
+
+    /// Takes the message off the screen.
+    func clear() {
+        unlink(folder + "/" + Self.fileName)
+    }
+
+    /// One event from `start` to `end`, first in priority, its text escaped and its lines
+    /// folded as RFC 5545 asks.
+    static func calendar(_ request: Request, from start: Instant, to end: Instant) -> String {
+        var lines = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//marquee//said now//EN", "BEGIN:VEVENT", "UID:said-now@marquee",
+            "DTSTAMP:" + utc(start), "DTSTART:" + utc(start), "DTEND:" + utc(end), "PRIORITY:1",
+            "SUMMARY:" + escaped(request.text),
+        ]
+        if let colour = request.colour { lines.append("COLOR:" + colour.trimmingCharacters(in: " \t")) }
+        lines += ["END:VEVENT", "END:VCALENDAR"]
+        return lines.map(folded).joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// RFC 5545 TEXT: backslash, semicolon and comma escaped, a line break as `\n`.
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": result += "\\\\"
+            case ";": result += "\\;"
+            case ",": result += "\\,"
+            case "\n": result += "\\n"
+            case "\r": continue
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// Lines of at most 75 octets, continued with a space, never inside a character.
+    static func folded(_ line: String) -> String {
+        var result = ""
+        var octets = 0
+        for character in line {
+            let size = String(character).utf8.count
+            if octets + size > 75 {
+                result += "\r\n "
+                octets = 1
+            }
+            result.append(character)
+            octets += size
+        }
+        return result
+    }
+
+    /// `20261126T070000Z`: RFC 3339 in UTC without its separators.
+    private static func utc(_ instant: Instant) -> String {
+        String(CivilDateTime(secondsAsUTC: instant.secondsSinceEpoch).rfc3339(utcOffset: 0).prefix(19).filter { $0 != "-" && $0 != ":" })
+            + "Z"
+    }
+}
+
+/// Why a message sent now is refused.
+struct SaidNowError: Error, Sendable, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
