@@ -141,7 +141,8 @@ struct MQTTTests {
         let wrong = folder.path + "/wrong"
         try "not the password\n".write(toFile: wrong, atomically: true, encoding: .utf8)
         let refused = service(try settings(password: wrong))
-        #expect(try await eventually(within: .seconds(10)) { state.report.mqtt?.lastError?.contains("not authorised") == true })
+        #expect(try await eventually(within: .seconds(10)) { state.report.mqtt?.lastError?.contains("not authorised") == true },
+                "\(String(describing: state.report.mqtt))")
         await refused.stop()
         let untrusted = service(try settings("mqtts://\(broker.user)@127.0.0.1:\(broker.untrustedPort)"))
         #expect(try await eventually(within: .seconds(10)) { state.report.mqtt?.lastError?.contains("TLS") == true })

@@ -175,6 +175,8 @@ final class DisplayState: Sendable {
         var latenessCount = 0
         /// Counts changes of what is shown or whether it moves (not frames).
         var version = 0
+        /// Counts every change of the state but frames (what is shown, subscriptions, MQTT…).
+        var changes = 0
     }
 
     /// Frames per second are counted over this window.
@@ -190,7 +192,16 @@ final class DisplayState: Sendable {
     }
 
     func update(_ change: (inout Shared) -> Void) {
-        shared.withLock { change(&$0) }
+        shared.withLock {
+            change(&$0)
+            $0.changes += 1
+        }
+    }
+
+    /// A number that changes whenever anything but the frames does: a reader that saw it
+    /// before knows whether to look again.
+    var changes: Int {
+        shared.withLock { $0.changes }
     }
 
     /// The part of the day the schedule last said (`night`), in English: a word for machines.
@@ -211,6 +222,7 @@ final class DisplayState: Sendable {
             if state.moving != moving {
                 state.moving = moving
                 state.version += 1
+                state.changes += 1
             }
             state.frameTimes[state.framesDrawn % state.frameTimes.count] = steady
             state.framesDrawn += 1

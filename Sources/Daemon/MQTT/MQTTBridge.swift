@@ -38,7 +38,8 @@ final class MQTTBridge: Sendable {
     /// Where messages sent now are kept (nil: no state folder, so none is taken).
     private let said: SaidNow?
     private let clock: any DisplayClock
-    private let published = Mutex<[UInt8]?>(nil)
+    /// The state document last published, and the state's change count it was made at.
+    private let published = Mutex<(changes: Int, document: [UInt8])?>(nil)
     /// The latest picture of the screen, and whether it still has to be published.
     private let picture = Mutex<(bytes: [UInt8], isNew: Bool)?>(nil)
     private let commands = Mutex(CommandBudget())
@@ -96,9 +97,12 @@ final class MQTTBridge: Sendable {
     }
 
     private func publishChanges(_ connection: MQTTConnection) {
-        let document = stateDocument()
-        if published.withLock({ $0 != document }), connection.publish(topics.state, document, retain: true) {
-            published.withLock { $0 = document }
+        let changes = state.changes
+        if published.withLock({ $0?.changes != changes }) {
+            let document = stateDocument()
+            if published.withLock({ $0?.document == document }) || connection.publish(topics.state, document, retain: true) {
+                published.withLock { $0 = (changes, document) }
+            }
         }
         if let new = picture.withLock({ $0?.isNew == true ? $0?.bytes : nil }),
            connection.publish(topics.screen, new, retain: true) {
@@ -337,7 +341,7 @@ struct CommandBudget {
 /// the connection to end.
 final class MQTTService: Sendable {
     private let connection: MQTTConnection?
-    private let running: Task<Void, Never>?
+    private let running: RunningThread?
     private let drawing: Task<Void, Never>?
 
     /// - Parameter picture: draws the screen for the broker (nil: no picture).
@@ -364,18 +368,24 @@ final class MQTTService: Sendable {
             settings: settings, password: password, clientID: "marquee-" + MQTTSettings.topicWord(settings.topic),
             will: (bridge.topics.availability, MQTTBridge.offline), session: bridge.session)
         self.connection = connection
-        running = Task {
-            _ = await onThread(named: "marquee-mqtt") {
-                connection.run { $0.publish(bridge.topics.availability, MQTTBridge.offline, retain: true) }
-            }
+        running = runningThread(named: "marquee-mqtt") {
+            connection.run { $0.publish(bridge.topics.availability, MQTTBridge.offline, retain: true) }
         }
         drawing = picture.map { picture in
             Task {
+                var seen: Int?
+                var looked = ContinuousClock.now
                 while !Task.isCancelled {
-                    let report = state.report
-                    if let bytes = await picture.pictureIfDue(
-                        showing: report.showing, paused: report.paused, moving: report.moving, at: clock.wallTime()) {
-                        bridge.offer(picture: bytes)
+                    // Looked at when the state changed, and now and then for a line that moves.
+                    let changes = state.changes
+                    if changes != seen || ContinuousClock.now - looked >= ScreenPicture.movingInterval {
+                        seen = changes
+                        looked = ContinuousClock.now
+                        let report = state.report
+                        if let bytes = await picture.pictureIfDue(
+                            showing: report.showing, paused: report.paused, moving: report.moving, at: clock.wallTime()) {
+                            bridge.offer(picture: bytes)
+                        }
                     }
                     try? await Task.sleep(for: .seconds(1))
                 }
@@ -386,7 +396,7 @@ final class MQTTService: Sendable {
     func stop() async {
         drawing?.cancel()
         connection?.stop()
-        await running?.value
+        await running?.ended()
         await drawing?.value
     }
 }
