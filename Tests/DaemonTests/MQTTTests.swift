@@ -124,12 +124,12 @@ struct MQTTTests {
         try broker.publish(topic + "/say/set", "Taxi at 11")
         #expect(try await eventually { results.lines.count >= 5 })
         let answers = try results.lines.prefix(5).map { line in try json(String(line.split(separator: " ", maxSplits: 1)[1])) }
-        #expect(answers[0]["ok"] as? String == "true" && answers[0]["command"] as? String == "pause")
+        #expect(answers[0]["ok"] as? Bool == true && answers[0]["command"] as? String == "pause")
         #expect((answers[1]["error"] as? String)?.contains("takes ON or OFF") == true)
         #expect((answers[2]["error"] as? String)?.contains("not UTF-8") == true)
         #expect((answers[3]["error"] as? String)?.contains("at most 280 characters") == true)
         #expect((answers[4]["error"] as? String)?.contains("state folder") == true)
-        #expect(answers.dropFirst().allSatisfy { $0["ok"] as? String == "false" })
+        #expect(answers.dropFirst().allSatisfy { $0["ok"] as? Bool == false })
         for _ in 0..<CommandBudget.size { try broker.publish(topic + "/refresh/press", "PRESS") }
         #expect(try await eventually { results.lines.contains { $0.contains("too many commands") } })
     }
@@ -202,6 +202,28 @@ struct MQTTTests {
         // The line is too long to stand: paused, it stands as whole words instead.
         state.update { $0.paused = true }
         #expect(try await eventually { try broker.retainedBytes(topic + "/screen").map { $0 != png } ?? false })
+        await mqtt.stop()
+    }
+
+    /// Each calendar subscription gets a "last updated" timestamp sensor once the box knows of
+    /// it, and loses it when it goes.
+    @Test func eachCalendarHasALastUpdatedSensor() async throws {
+        let mqtt = service(try settings())
+        let node = MQTTSettings.topicWord(topic)
+        #expect(try await eventually { try broker.retained(topic + "/availability") == "online" })
+        #expect(try broker.retained("homeassistant/sensor/\(node)/calendar_1_updated/config") == nil)
+        state.update {
+            $0.subscriptions = [SubscriptionStatus(address: "https://cloud.example.org/…a1b2/family.ics",
+                                                   lastSuccess: "2026-11-23T21:45:00+01:00")]
+        }
+        #expect(try await eventually { try broker.retained("homeassistant/sensor/\(node)/calendar_1_updated/config") != nil })
+        let sensor = try json(try broker.retained("homeassistant/sensor/\(node)/calendar_1_updated/config"))
+        #expect(sensor["device_class"] as? String == "timestamp" && sensor["state_topic"] as? String == topic + "/state")
+        let document = try json(try broker.retained(topic + "/state"))
+        let listed = try #require(document["subscriptions"] as? [[String: Any]])
+        #expect(listed.first?["lastSuccess"] as? String == "2026-11-23T21:45:00+01:00")
+        state.update { $0.subscriptions = [] }
+        #expect(try await eventually { try broker.retained("homeassistant/sensor/\(node)/calendar_1_updated/config") == nil })
         await mqtt.stop()
     }
 

@@ -40,6 +40,8 @@ final class MQTTBridge: Sendable {
     private let clock: any DisplayClock
     /// The state document last published, and the state's change count it was made at.
     private let published = Mutex<(changes: Int, document: [UInt8])?>(nil)
+    /// How many calendars' sensors Home Assistant was told of (nil: not connected yet).
+    private let announcedSubscriptions = Mutex<Int?>(nil)
     /// The latest picture of the screen, and whether it still has to be published.
     private let picture = Mutex<(bytes: [UInt8], isNew: Bool)?>(nil)
     private let commands = Mutex(CommandBudget())
@@ -79,9 +81,11 @@ final class MQTTBridge: Sendable {
 
     private func connected(_ connection: MQTTConnection) {
         connection.publish(topics.availability, "online", retain: true)
-        for (topic, config) in discoveryConfigs() {
+        let subscriptions = state.subscriptions.count
+        for (topic, config) in discoveryConfigs(subscriptions: subscriptions) {
             connection.publish(topic, settings.discovery ? config : [], retain: true)
         }
+        announcedSubscriptions.withLock { $0 = subscriptions }
         connection.subscribe(topics.pausedCommand)
         connection.subscribe(topics.refreshCommand)
         connection.subscribe(topics.sayCommand)
@@ -98,6 +102,16 @@ final class MQTTBridge: Sendable {
 
     private func publishChanges(_ connection: MQTTConnection) {
         let changes = state.changes
+        let subscriptions = state.subscriptions.count
+        if settings.discovery, let announced = announcedSubscriptions.withLock({ $0 }), announced != subscriptions {
+            // Calendars became known (or went): their "last updated" sensors come and go.
+            let all = discoveryConfigs(subscriptions: max(announced, subscriptions))
+            for index in min(announced, subscriptions)..<max(announced, subscriptions) {
+                let (topic, config) = all[all.count - max(announced, subscriptions) + index]
+                connection.publish(topic, index < subscriptions ? config : [], retain: true)
+            }
+            announcedSubscriptions.withLock { $0 = subscriptions }
+        }
         if published.withLock({ $0?.changes != changes }) {
             let document = stateDocument()
             if published.withLock({ $0?.document == document }) || connection.publish(topics.state, document, retain: true) {
@@ -112,14 +126,17 @@ final class MQTTBridge: Sendable {
 
     private func received(_ connection: MQTTConnection, topic: String, payload: [UInt8]) {
         let outcome = obey(topic: topic, payload: payload)
-        var result: [String: String] = ["topic": topic, "ok": outcome.error == nil ? "true" : "false"]
-        if let error = outcome.error {
-            result["error"] = error
-            if outcome.sayInJournal { log.log(.warning, "MQTT: \(topic): \(error)") }
-        } else {
-            result["command"] = outcome.command
-        }
+        if let error = outcome.error, outcome.sayInJournal { log.log(.warning, "MQTT: \(topic): \(error)") }
+        let result = CommandResult(topic: topic, ok: outcome.error == nil, command: outcome.command, error: outcome.error)
         connection.publish(topics.result, Self.encode(result), retain: false)
+    }
+
+    /// The answer to a command, on the result topic.
+    struct CommandResult: Codable, Sendable, Hashable {
+        var topic: String
+        var ok: Bool
+        var command: String?
+        var error: String?
     }
 
     /// Carries out one command, or says why not.
@@ -207,8 +224,9 @@ final class MQTTBridge: Sendable {
         var version: String
     }
 
-    /// Home Assistant's discovery configurations, by topic (`homeassistant/<component>/<node>/<object>/config`).
-    func discoveryConfigs() -> [(topic: String, config: [UInt8])] {
+    /// Home Assistant's discovery configurations, by topic (`homeassistant/<component>/<node>/<object>/config`):
+    /// the box's entities, then one "last updated" sensor for each of `subscriptions` calendars.
+    func discoveryConfigs(subscriptions: Int) -> [(topic: String, config: [UInt8])] {
         let node = MQTTSettings.topicWord(topics.base)
         let device = DiscoveryConfig.Device(identifiers: [node], name: settings.name, manufacturer: "marquee",
                                             model: "marquee calendar ticker", sw_version: version)
@@ -270,7 +288,18 @@ final class MQTTBridge: Sendable {
                 $0.payload_press = "PRESS"
                 $0.icon = "mdi:calendar-refresh"
             },
-        ]
+        ] + (0..<subscriptions).map { index in
+            entity("sensor", "calendar_\(index + 1)_updated", "Calendar \(index + 1) updated") {
+                $0.state_topic = topics.state
+                $0.device_class = "timestamp"
+                $0.value_template = "{{ value_json.subscriptions[\(index)].lastSuccess or None "
+                    + "if value_json.subscriptions | length > \(index) else None }}"
+                $0.json_attributes_topic = topics.state
+                $0.json_attributes_template = "{{ value_json.subscriptions[\(index)] | tojson "
+                    + "if value_json.subscriptions | length > \(index) else '{}' }}"
+                $0.icon = "mdi:calendar-sync"
+            }
+        }
     }
 
     /// One entity's discovery payload: Home Assistant's documented keys, spelled as it spells them.

@@ -102,7 +102,7 @@ final class MQTTConnection: @unchecked Sendable {
         record(error: status.lastError, connected: false)
     }
 
-    /// Ends `run` within a quarter of a second.
+    /// Ends `run` within a tenth of a second.
     func stop() {
         stopping.store(true, ordering: .relaxed)
     }
@@ -173,7 +173,7 @@ final class MQTTConnection: @unchecked Sendable {
         var since: Int64?
         var lost: Int32 = MOSQ_ERR_SUCCESS.rawValue
         while !stopping.load(ordering: .relaxed) {
-            lost = mq_mosquitto_loop(client, 250, 1)
+            lost = mq_mosquitto_loop(client, 100, 1)
             if let refusal {
                 record(error: "\(settings.broker) refused the connection: \(refusal)", connected: false)
                 _ = mq_mosquitto_disconnect(client)
