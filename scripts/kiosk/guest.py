@@ -6,7 +6,7 @@ import base64, glob, json, os, shutil, socket, struct, subprocess, sys, tempfile
 from screenshots import read_png
 
 ROOTFS_PACKAGES = ("systemd,systemd-sysv,udev,kmod,dbus,kbd,procps,libical3,libfreetype6,libharfbuzz0b,libfribidi0,libdrm2,"
-                   "zlib1g,libcurl4,ca-certificates,fonts-dejavu-core,fonts-noto-color-emoji,fonts-noto-core,fonts-noto-cjk,tzdata")
+                   "zlib1g,libcurl4,libmosquitto1,ca-certificates,fonts-dejavu-core,fonts-noto-color-emoji,fonts-noto-core,fonts-noto-cjk,tzdata")
 AGENT_PORT = "org.marquee.agent"
 
 
