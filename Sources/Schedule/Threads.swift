@@ -19,7 +19,8 @@ public func onThread<Result: Sendable>(
 }
 
 /// Starts `body` on a new thread at once (not when a task gets its turn: the cooperative
-/// threads may all be busy); `ended` returns once it has. nil when no thread can be started.
+/// threads may all be busy); `ended(within:)` waits for its end. nil when no thread can be
+/// started.
 public func runningThread(named name: String, _ body: @escaping @Sendable () -> Void) -> RunningThread? {
     let thread = RunningThread()
     guard startThread(named: name, nice: nil, {
@@ -31,26 +32,38 @@ public func runningThread(named name: String, _ body: @escaping @Sendable () -> 
 
 /// A thread started by `runningThread`, to wait for.
 public final class RunningThread: Sendable {
-    private let state = Mutex<(done: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+    private struct State {
+        var done = false
+        var waiting: [Int: CheckedContinuation<Bool, Never>] = [:]
+        var nextWaiter = 0
+    }
 
-    /// Returns once the thread's body has returned.
-    public func ended() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = state.withLock { state in
-                if !state.done { state.waiting.append(continuation) }
-                return state.done
+    private let state = Mutex(State())
+
+    /// Whether the thread's body returned within `limit` (waiting no longer than that).
+    public func ended(within limit: Duration) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let waiter = state.withLock { state -> Int? in
+                guard !state.done else { return nil }
+                state.nextWaiter += 1
+                state.waiting[state.nextWaiter] = continuation
+                return state.nextWaiter
             }
-            if done { continuation.resume() }
+            guard let waiter else { return continuation.resume(returning: true) }
+            Task {
+                try? await Task.sleep(for: limit)
+                state.withLock { $0.waiting.removeValue(forKey: waiter) }?.resume(returning: false)
+            }
         }
     }
 
     fileprivate func finish() {
         let waiting = state.withLock { state in
             state.done = true
-            defer { state.waiting = [] }
-            return state.waiting
+            defer { state.waiting = [:] }
+            return state.waiting.values
         }
-        for continuation in waiting { continuation.resume() }
+        for continuation in waiting { continuation.resume(returning: true) }
     }
 }
 

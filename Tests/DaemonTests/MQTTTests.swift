@@ -122,7 +122,7 @@ struct MQTTTests {
         try broker.publish(topic + "/paused/set", bytes: [0x4F, 0xFF, 0x4E])
         try broker.publish(topic + "/say/set", bytes: [UInt8](repeating: 0x41, count: 10_000_000))
         try broker.publish(topic + "/say/set", "Taxi at 11")
-        #expect(try await eventually { results.lines.count >= 5 })
+        #expect(await eventually { results.lines.count >= 5 })
         let answers = try results.lines.prefix(5).map { line in try json(String(line.split(separator: " ", maxSplits: 1)[1])) }
         #expect(answers[0]["ok"] as? Bool == true && answers[0]["command"] as? String == "pause")
         #expect((answers[1]["error"] as? String)?.contains("takes ON or OFF") == true)
@@ -131,7 +131,7 @@ struct MQTTTests {
         #expect((answers[4]["error"] as? String)?.contains("state folder") == true)
         #expect(answers.dropFirst().allSatisfy { $0["ok"] as? Bool == false })
         for _ in 0..<CommandBudget.size { try broker.publish(topic + "/refresh/press", "PRESS") }
-        #expect(try await eventually { results.lines.contains { $0.contains("too many commands") } })
+        #expect(await eventually { results.lines.contains { $0.contains("too many commands") } })
     }
 
     /// A wrong password and a certificate nobody trusts are said in the status, and the box
@@ -141,11 +141,11 @@ struct MQTTTests {
         let wrong = folder.path + "/wrong"
         try "not the password\n".write(toFile: wrong, atomically: true, encoding: .utf8)
         let refused = service(try settings(password: wrong))
-        #expect(try await eventually(within: .seconds(10)) { state.report.mqtt?.lastError?.contains("not authorised") == true },
+        #expect(await eventually(within: .seconds(10)) { state.report.mqtt?.lastError?.contains("not authorised") == true },
                 "\(String(describing: state.report.mqtt))")
         await refused.stop()
         let untrusted = service(try settings("mqtts://\(broker.user)@127.0.0.1:\(broker.untrustedPort)"))
-        #expect(try await eventually(within: .seconds(10)) { state.report.mqtt?.lastError?.contains("TLS") == true })
+        #expect(await eventually(within: .seconds(10)) { state.report.mqtt?.lastError?.contains("TLS") == true })
         await untrusted.stop()
         #expect(try broker.retained(topic + "/availability") == nil)
         let unreadable = service(try settings(password: folder.path + "/missing"))
@@ -160,7 +160,7 @@ struct MQTTTests {
         defer { Task { await mqtt.stop() } }
         #expect(try await eventually { try broker.retained(topic + "/availability") == "online" })
         broker.stop()
-        #expect(try await eventually(within: .seconds(90)) { state.report.mqtt?.connected == false })
+        #expect(await eventually(within: .seconds(90)) { state.report.mqtt?.connected == false })
         try broker.start()
         #expect(try await eventually(within: .seconds(30)) { try broker.retained(topic + "/availability") == "online" })
         #expect(try json(try broker.retained(topic + "/state"))["showing"] as? [String] == ["Bins out tonight", "Johnny's birthday"])
@@ -171,7 +171,7 @@ struct MQTTTests {
     @Test func aBrokerThatNeverAnswersIsGivenUpOn() async throws {
         let silent = try SilentServer()
         let mqtt = service(try settings("mqtt://127.0.0.1:\(silent.port)"))
-        #expect(try await eventually(within: .seconds(20)) { state.report.mqtt?.lastError?.contains("did not answer") == true })
+        #expect(await eventually(within: .seconds(20)) { state.report.mqtt?.lastError?.contains("did not answer") == true })
         await mqtt.stop()
     }
 

@@ -422,10 +422,14 @@ final class MQTTService: Sendable {
         }
     }
 
+    /// Says `offline` and lets go of the broker, waiting at most `goodbyeWait`: a connection
+    /// still being made (an address that does not answer, a name being looked up) does not
+    /// hold up the display's end. A picture being drawn is abandoned.
     func stop() async {
         drawing?.cancel()
         connection?.stop()
-        await running?.ended()
-        await drawing?.value
+        _ = await running?.ended(within: Self.goodbyeWait)
     }
+
+    static let goodbyeWait: Duration = .seconds(2)
 }
