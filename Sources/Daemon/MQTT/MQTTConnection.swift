@@ -62,11 +62,11 @@ final class MQTTConnection: @unchecked Sendable {
     var status: MQTTStatus { shared.withLock { $0 } }
 
     /// Connects and stays connected until `stop`; returns then, after saying `offline` (a box
-    /// stopped on purpose is not left to its will).
+    /// stopped on purpose is not left to its will) — or at once when libmosquitto cannot be
+    /// used, having said why in the status.
     func run(finally goodbye: (MQTTConnection) -> Void) {
         if let problem = mq_mosquitto_load() {
             record(error: String(cString: problem), connected: false)
-            while !stopping.load(ordering: .relaxed) { usleep(100_000) }
             return
         }
         guard let client = mq_mosquitto_new(clientID, true, Unmanaged.passUnretained(self).toOpaque()) else {
@@ -82,7 +82,6 @@ final class MQTTConnection: @unchecked Sendable {
             try configure(client)
         } catch {
             record(error: error.description, connected: false)
-            while !stopping.load(ordering: .relaxed) { usleep(100_000) }
             return
         }
         var failures = 0
@@ -99,7 +98,7 @@ final class MQTTConnection: @unchecked Sendable {
             failures = lasted >= 60 ? 1 : failures + 1
             wait(seconds: Self.backoff(failures: failures, unit: Double.random(in: 0...1)))
         }
-        record(error: status.lastError, connected: false)
+        record(error: nil, connected: false)
     }
 
     /// Ends `run` within a tenth of a second.
@@ -166,7 +165,7 @@ final class MQTTConnection: @unchecked Sendable {
         refusal = nil
         let code = mq_mosquitto_connect(client, settings.host, Int32(settings.port), Self.keepAliveSeconds)
         guard code == MOSQ_ERR_SUCCESS.rawValue else {
-            record(error: "cannot connect to \(settings.broker): \(Self.describe(code, tls: settings.usesTLS))", connected: false)
+            record(error: "cannot connect to \(settings.broker): \(Self.describe(code))", connected: false)
             return 0
         }
         let started = monotonicSeconds()
@@ -195,7 +194,7 @@ final class MQTTConnection: @unchecked Sendable {
             }
         }
         guard !stopping.load(ordering: .relaxed) else { return since.map { monotonicSeconds() - $0 } ?? 0 }
-        record(error: "lost the connection to \(settings.broker): \(Self.describe(lost, tls: settings.usesTLS))", connected: false)
+        record(error: "lost the connection to \(settings.broker): \(Self.describe(lost))", connected: false)
         _ = mq_mosquitto_disconnect(client)
         return since.map { monotonicSeconds() - $0 } ?? 0
     }
@@ -226,14 +225,14 @@ final class MQTTConnection: @unchecked Sendable {
     }
 
     private func wait(seconds: Double) {
-        let end = monotonicSeconds() * 1000 + Int64(seconds * 1000)
-        while !stopping.load(ordering: .relaxed), monotonicSeconds() * 1000 < end { usleep(100_000) }
+        let end = readClock(CLOCK_MONOTONIC) + Int64(seconds * 1e9)
+        while !stopping.load(ordering: .relaxed), readClock(CLOCK_MONOTONIC) < end { usleep(100_000) }
     }
 
     private func monotonicSeconds() -> Int64 { readClock(CLOCK_MONOTONIC) / 1_000_000_000 }
 
     /// libmosquitto's error in words; a failed TLS handshake says what usually causes it.
-    static func describe(_ code: Int32, tls: Bool = false) -> String {
+    static func describe(_ code: Int32) -> String {
         switch code {
         case MOSQ_ERR_ERRNO.rawValue: String(cString: strerror(errno))
         case MOSQ_ERR_TLS.rawValue: "the TLS handshake failed (the broker's certificate is not trusted, or not for this name)"
