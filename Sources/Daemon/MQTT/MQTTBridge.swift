@@ -82,7 +82,7 @@ final class MQTTBridge: Sendable {
     private func connected(_ connection: MQTTConnection) {
         connection.publish(topics.availability, "online", retain: true)
         let subscriptions = state.subscriptions.count
-        for (topic, config) in discoveryConfigs(subscriptions: subscriptions) {
+        for (topic, config) in boxEntities() + (0..<subscriptions).map(calendarEntity) {
             connection.publish(topic, settings.discovery ? config : [], retain: true)
         }
         announcedSubscriptions.withLock { $0 = subscriptions }
@@ -105,9 +105,8 @@ final class MQTTBridge: Sendable {
         let subscriptions = state.subscriptions.count
         if settings.discovery, let announced = announcedSubscriptions.withLock({ $0 }), announced != subscriptions {
             // Calendars became known (or went): their "last updated" sensors come and go.
-            let all = discoveryConfigs(subscriptions: max(announced, subscriptions))
             for index in min(announced, subscriptions)..<max(announced, subscriptions) {
-                let (topic, config) = all[all.count - max(announced, subscriptions) + index]
+                let (topic, config) = calendarEntity(index)
                 connection.publish(topic, index < subscriptions ? config : [], retain: true)
             }
             announcedSubscriptions.withLock { $0 = subscriptions }
@@ -224,21 +223,23 @@ final class MQTTBridge: Sendable {
         var version: String
     }
 
-    /// Home Assistant's discovery configurations, by topic (`homeassistant/<component>/<node>/<object>/config`):
-    /// the box's entities, then one "last updated" sensor for each of `subscriptions` calendars.
-    func discoveryConfigs(subscriptions: Int) -> [(topic: String, config: [UInt8])] {
+    /// One entity's discovery configuration and its topic
+    /// (`homeassistant/<component>/<node>/<object>/config`), all of them one device.
+    private func entity(_ component: String, _ object: String, _ name: String, configure: (inout DiscoveryConfig) -> Void)
+        -> (topic: String, config: [UInt8]) {
         let node = MQTTSettings.topicWord(topics.base)
         let device = DiscoveryConfig.Device(identifiers: [node], name: settings.name, manufacturer: "marquee",
                                             model: "marquee calendar ticker", sw_version: version)
-        func entity(_ component: String, _ object: String, _ name: String, configure: (inout DiscoveryConfig) -> Void)
-            -> (String, [UInt8]) {
-            var config = DiscoveryConfig(
-                name: name, unique_id: "\(node)_\(object)", object_id: "\(node)_\(object)",
-                availability_topic: topics.availability, device: device)
-            configure(&config)
-            return ("homeassistant/\(component)/\(node)/\(object)/config", Self.encode(config))
-        }
-        return [
+        var config = DiscoveryConfig(
+            name: name, unique_id: "\(node)_\(object)", object_id: "\(node)_\(object)",
+            availability_topic: topics.availability, device: device)
+        configure(&config)
+        return ("homeassistant/\(component)/\(node)/\(object)/config", Self.encode(config))
+    }
+
+    /// Home Assistant's discovery configurations of the box's own entities.
+    func boxEntities() -> [(topic: String, config: [UInt8])] {
+        [
             entity("switch", "paused", "Paused") {
                 $0.state_topic = topics.state
                 $0.value_template = "{{ 'ON' if value_json.paused else 'OFF' }}"
@@ -288,17 +289,20 @@ final class MQTTBridge: Sendable {
                 $0.payload_press = "PRESS"
                 $0.icon = "mdi:calendar-refresh"
             },
-        ] + (0..<subscriptions).map { index in
-            entity("sensor", "calendar_\(index + 1)_updated", "Calendar \(index + 1) updated") {
-                $0.state_topic = topics.state
-                $0.device_class = "timestamp"
-                $0.value_template = "{{ value_json.subscriptions[\(index)].lastSuccess or None "
-                    + "if value_json.subscriptions | length > \(index) else None }}"
-                $0.json_attributes_topic = topics.state
-                $0.json_attributes_template = "{{ value_json.subscriptions[\(index)] | tojson "
-                    + "if value_json.subscriptions | length > \(index) else '{}' }}"
-                $0.icon = "mdi:calendar-sync"
-            }
+        ]
+    }
+
+    /// The "last updated" sensor of the calendar subscription at `index`.
+    func calendarEntity(_ index: Int) -> (topic: String, config: [UInt8]) {
+        entity("sensor", "calendar_\(index + 1)_updated", "Calendar \(index + 1) updated") {
+            $0.state_topic = topics.state
+            $0.device_class = "timestamp"
+            $0.value_template = "{{ value_json.subscriptions[\(index)].lastSuccess or None "
+                + "if value_json.subscriptions | length > \(index) else None }}"
+            $0.json_attributes_topic = topics.state
+            $0.json_attributes_template = "{{ value_json.subscriptions[\(index)] | tojson "
+                + "if value_json.subscriptions | length > \(index) else '{}' }}"
+            $0.icon = "mdi:calendar-sync"
         }
     }
 
