@@ -406,19 +406,10 @@ final class MQTTService: Sendable {
         }
         drawing = picture.map { picture in
             Task {
-                var seen: Int?
-                var looked = ContinuousClock.now
                 while !Task.isCancelled {
-                    // Looked at when the state changed, and now and then for a line that moves.
-                    let changes = state.changes
-                    if changes != seen || ContinuousClock.now - looked >= ScreenPicture.movingInterval {
-                        seen = changes
-                        looked = ContinuousClock.now
-                        let report = state.report
-                        if let bytes = await picture.pictureIfDue(
-                            showing: report.showing, paused: report.paused, moving: report.moving, at: clock.wallTime()) {
-                            bridge.offer(picture: bytes)
-                        }
+                    if let bytes = await picture.pictureIfDue(changes: state.changes, at: clock.wallTime(),
+                                                              report: { state.report }) {
+                        bridge.offer(picture: bytes)
                     }
                     try? await Task.sleep(for: .seconds(1))
                 }

@@ -16,7 +16,18 @@ actor ScreenPicture {
     private let settings: DisplaySettings
     private let style: FramebufferStyle
     private let displayStartedAt: WallInstant
-    private var last: (showing: [String], paused: Bool, at: ContinuousClock.Instant)?
+    /// What the display showed when the state was last looked at, and at which change count.
+    private struct Look: Equatable {
+        var changes: Int
+        var showing: [String]
+        var paused: Bool
+        var moving: Bool
+    }
+
+    private var looked: Look?
+    /// What the last picture shows, and when it was drawn (or failed to be: tried again only
+    /// when it would be due anyway).
+    private var drawn: (look: Look, at: ContinuousClock.Instant)?
 
     init(schedule: Schedule, settings: DisplaySettings, style: FramebufferStyle, displayStartedAt: WallInstant) {
         self.schedule = schedule
@@ -25,14 +36,20 @@ actor ScreenPicture {
         self.displayStartedAt = displayStartedAt
     }
 
-    /// A new picture if one is due (nil: the last still holds).
-    func pictureIfDue(showing: [String], paused: Bool, moving: Bool, at wall: WallInstant,
-                      now: ContinuousClock.Instant = .now) async -> [UInt8]? {
-        if let last, last.showing == showing, last.paused == paused,
-           !moving || now - last.at < Self.movingInterval { return nil }
-        guard let picture = try? await draw(at: wall, paused: paused) else { return nil }
-        last = (showing, paused, now)
-        return picture
+    /// A new picture if one is due (nil: the last still holds): the messages or the pause
+    /// changed, or the text moves and the last picture is `movingInterval` old. The state's
+    /// `report` is read only when its change count moved (a change of motion moves it too).
+    func pictureIfDue(changes: Int, at wall: WallInstant, now: ContinuousClock.Instant = .now,
+                      report: @Sendable () -> StatusReport) async -> [UInt8]? {
+        if looked?.changes != changes {
+            let shown = report()
+            looked = Look(changes: changes, showing: shown.showing, paused: shown.paused, moving: shown.moving)
+        }
+        guard let look = looked else { return nil }
+        if let drawn, drawn.look.showing == look.showing, drawn.look.paused == look.paused,
+           !look.moving || now - drawn.at < Self.movingInterval { return nil }
+        drawn = (look, now)
+        return try? await draw(at: wall, paused: look.paused)
     }
 
     /// How far back the picture's display is taken to have started: the changes of messages
