@@ -16,7 +16,7 @@ public struct MQTTSettings: Sendable, Hashable {
     /// Whether Home Assistant is told of the box's entities (prefix `homeassistant`); when off,
     /// the entities an earlier run announced are removed.
     public var discovery: Bool
-    /// The box's name in Home Assistant and its unique id's base.
+    /// The box's name in Home Assistant (its entities' unique ids come from the topic).
     public var name: String
 
     /// The broker as it may be shown: `mqtts://user@broker.lan:8883`.
