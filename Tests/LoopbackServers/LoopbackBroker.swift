@@ -29,7 +29,7 @@ public final class LoopbackBroker {
         certificateAuthorities = folder + "/ca.crt"
         passwordFile = folder + "/password"
         try (password + "\n").write(toFile: passwordFile, atomically: true, encoding: .utf8)
-        try Self.run("/usr/bin/mosquitto_passwd", ["-b", "-c", folder + "/passwords", user, password], for: .seconds(10), mustEnd: true)
+        try Self.run("/usr/bin/mosquitto_passwd", ["-b", "-c", folder + "/passwords", user, password])
         let ports = try freePorts(3)
         (port, tlsPort, untrustedPort) = (ports[0], ports[1], ports[2])
         let configuration = """
@@ -87,24 +87,72 @@ public final class LoopbackBroker {
     /// The broker's log.
     public var log: String { (try? String(contentsOfFile: folder + "/broker.log", encoding: .utf8)) ?? "" }
 
-    /// The message retained on `topic` now (nil: none came within half a second).
+    /// The message retained on `topic` now (nil: none).
     public func retained(_ topic: String) throws -> String? {
-        let output = try Self.run("/usr/bin/mosquitto_sub", credentials + ["-t", topic, "-C", "1", "--retained-only"],
-                                  for: .milliseconds(500))
-        return output.isEmpty ? nil : String(output.dropLast(output.hasSuffix("\n") ? 1 : 0))
+        try retainedBytes(topic).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// The bytes retained on `topic` now, as published (nil: none came within half a second).
+    /// The bytes retained on `topic` now, as published (nil: none). A retained message comes
+    /// right after the broker acknowledges the subscription; none within `afterSubscribing` of
+    /// it means there is none. However long the client takes to connect (a loaded machine),
+    /// the answer is the broker's, not a guess: a broker that never acknowledges is an error.
     public func retainedBytes(_ topic: String) throws -> [UInt8]? {
-        let output = try Self.runForBytes("/usr/bin/mosquitto_sub", credentials + ["-t", topic, "-C", "1", "-N", "--retained-only"],
-                                          for: .milliseconds(500))
-        return output.isEmpty ? nil : output
+        let process = Process()
+        // Unbuffered: the acknowledgement is read while the client still waits.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
+        process.arguments = ["-o0", "/usr/bin/mosquitto_sub"] + credentials + ["-t", topic, "-C", "1", "-N", "--retained-only", "-d"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        defer {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        var printed: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        func drain() {
+            while case let count = read(descriptor, &chunk, chunk.count), count > 0 { printed += chunk[0..<count] }
+        }
+        let giveUp = ContinuousClock.now + Self.clientLimit
+        var subscribedAt: ContinuousClock.Instant?
+        while process.isRunning {
+            drain()
+            let now = ContinuousClock.now
+            if subscribedAt == nil, printed.firstRange(of: Array("received SUBACK".utf8)) != nil { subscribedAt = now }
+            if let subscribedAt, now - subscribedAt > Self.afterSubscribing { break }
+            if subscribedAt == nil, now > giveUp {
+                throw ServerError(description: "mosquitto_sub \(topic): the broker did not acknowledge within \(Self.clientLimit)")
+            }
+            usleep(5_000)
+        }
+        drain()
+        return Self.payload(inDebugOutput: printed)
+    }
+
+    /// How long a retained message may take after the subscription's acknowledgement.
+    static let afterSubscribing: Duration = .seconds(1)
+    /// How long a client may take to connect and do its work (a loaded machine is slow) before
+    /// the broker is taken to be broken.
+    static let clientLimit: Duration = .seconds(60)
+
+    /// The payload of the message in mosquitto_sub's `-d -N` output: the line
+    /// `… received PUBLISH (d0, q0, r1, m0, 'topic', ... (N bytes))`, then the N bytes.
+    static func payload(inDebugOutput printed: [UInt8]) -> [UInt8]? {
+        guard let publish = printed.firstRange(of: Array("received PUBLISH (".utf8)),
+              let lineEnd = printed[publish.upperBound...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        let line = String(decoding: printed[publish.upperBound..<lineEnd], as: UTF8.self)
+        guard line.hasSuffix(" bytes))"), let open = line.lastIndex(of: "("),
+              let count = Int(line[line.index(after: open)...].dropLast(" bytes))".count)),
+              lineEnd + 1 + count <= printed.count else { return nil }
+        return Array(printed[(lineEnd + 1)..<(lineEnd + 1 + count)])
     }
 
     /// Publishes `payload` on `topic`.
     public func publish(_ topic: String, _ payload: String, retain: Bool = false) throws {
-        try Self.run("/usr/bin/mosquitto_pub", credentials + ["-t", topic, "-m", payload] + (retain ? ["-r"] : []),
-                     for: .seconds(10), mustEnd: true)
+        try Self.run("/usr/bin/mosquitto_pub", credentials + ["-t", topic, "-m", payload] + (retain ? ["-r"] : []))
     }
 
     /// Publishes `payload`'s bytes as they are (invalid UTF-8, megabytes) on `topic`.
@@ -112,7 +160,7 @@ public final class LoopbackBroker {
         let file = folder + "/payload-\(UUID().uuidString)"
         try Data(payload).write(to: URL(fileURLWithPath: file))
         defer { try? FileManager.default.removeItem(atPath: file) }
-        try Self.run("/usr/bin/mosquitto_pub", credentials + ["-t", topic, "-f", file], for: .seconds(30), mustEnd: true)
+        try Self.run("/usr/bin/mosquitto_pub", credentials + ["-t", topic, "-f", file])
     }
 
     /// Listens to `pattern` from now on, as `topic payload` lines, until the value goes away.
@@ -159,32 +207,23 @@ public final class LoopbackBroker {
 
     private var credentials: [String] { ["-h", "127.0.0.1", "-p", String(port), "-u", user, "-P", password] }
 
-    /// Runs a client for at most `limit` and returns what it printed. The clients' own timeouts
-    /// (`-W`) need SIGALRM, which a process started from a test's thread has blocked: a client
-    /// still running at the limit is killed (for `mustEnd`, that is a failure).
-    @discardableResult
-    private static func run(_ program: String, _ arguments: [String], for limit: Duration, mustEnd: Bool = false) throws -> String {
-        String(decoding: try runForBytes(program, arguments, for: limit, mustEnd: mustEnd), as: UTF8.self)
-    }
-
-    private static func runForBytes(_ program: String, _ arguments: [String], for limit: Duration, mustEnd: Bool = false) throws
-        -> [UInt8] {
+    /// Runs a client that must end within `clientLimit`; one still running then is killed and
+    /// is a failure. (The clients' own timeouts, `-W`, need SIGALRM, which a process started
+    /// from a test's thread has blocked.)
+    private static func run(_ program: String, _ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
-        let end = ContinuousClock.now + limit
+        let end = ContinuousClock.now + clientLimit
         while process.isRunning, ContinuousClock.now < end { usleep(5_000) }
         let ended = !process.isRunning
         if !ended { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        guard !mustEnd || (ended && process.terminationStatus == 0) else {
+        guard ended && process.terminationStatus == 0 else {
             throw ServerError(description: "\(program) \(arguments.joined(separator: " ")) failed")
         }
-        return Array(data)
     }
 }
