@@ -339,3 +339,36 @@ struct MQTTTests {
         #expect(await schedule.snapshot(at: Instant(secondsSinceEpoch: now.secondsSinceEpoch + 1801)).messages.isEmpty)
     }
 }
+
+/// When the picture for the broker is drawn: on a change of what is shown or of the pause,
+/// every `movingInterval` while the text moves, and after a failure only when that interval
+/// has passed — on a clock the test moves.
+@Suite struct ScreenPictureTests {
+    @Test func drawnWhenDueAndTriedAgainAfterAFailure() async throws {
+        let clock = ManualClock(wall: instant("2026-11-23T21:50:00+01:00"))
+        let state = DisplayState(clock: clock)
+        state.update { $0.showing = ["Bins out tonight"] }
+        let folder = try TemporaryFolder()
+        var style = FramebufferStyle()
+        style.fontPaths = [folder.path + "/font.ttf"]
+        let picture = ScreenPicture(schedule: try await Schedule(displayZone: "Europe/Berlin"),
+                                    settings: DisplaySettings(marquee: MarqueeConfiguration()), style: style,
+                                    displayStartedAt: clock.wallTime())
+        let start = ContinuousClock.now
+        func look(after seconds: Int) async -> [UInt8]? {
+            await picture.pictureIfDue(changes: state.changes, at: clock.wallTime(), now: start + .seconds(seconds),
+                                       report: { state.report })
+        }
+        #expect(await look(after: 0) == nil, "no font: no picture")
+        try FileManager.default.copyItem(atPath: FontStack.defaultPaths[0], toPath: folder.path + "/font.ttf")
+        #expect(await look(after: 1) == nil, "a failure is not tried again at every look")
+        #expect(await look(after: 31) != nil, "but once the interval has passed")
+        #expect(await look(after: 32) == nil, "nothing changed")
+        state.update { $0.paused = true }
+        #expect(await look(after: 33) != nil, "the pause changed")
+        state.update { $0.paused = false; $0.moving = true }
+        #expect(await look(after: 34) != nil)
+        #expect(await look(after: 63) == nil, "moving, but the last picture is younger than the interval")
+        #expect(await look(after: 64) != nil)
+    }
+}

@@ -25,9 +25,11 @@ actor ScreenPicture {
     }
 
     private var looked: Look?
-    /// What the last picture shows, and when it was drawn (or failed to be: tried again only
-    /// when it would be due anyway).
+    /// What the last picture shows, and when it was drawn.
     private var drawn: (look: Look, at: ContinuousClock.Instant)?
+    /// When drawing last failed (a font file gone): tried again `movingInterval` later, not at
+    /// every look.
+    private var failed: ContinuousClock.Instant?
 
     init(schedule: Schedule, settings: DisplaySettings, style: FramebufferStyle, displayStartedAt: WallInstant) {
         self.schedule = schedule
@@ -48,8 +50,15 @@ actor ScreenPicture {
         guard let look = looked else { return nil }
         if let drawn, drawn.look.showing == look.showing, drawn.look.paused == look.paused,
            !look.moving || now - drawn.at < Self.movingInterval { return nil }
-        drawn = (look, now)
-        return try? await draw(at: wall, paused: look.paused)
+        if let failed, now - failed < Self.movingInterval { return nil }
+        do {
+            let picture = try await draw(at: wall, paused: look.paused)
+            (drawn, failed) = ((look, now), nil)
+            return picture
+        } catch {
+            failed = now
+            return nil
+        }
     }
 
     /// How far back the picture's display is taken to have started: the changes of messages
