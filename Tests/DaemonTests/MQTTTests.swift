@@ -123,6 +123,7 @@ struct MQTTTests {
         try broker.publish(topic + "/say/set", bytes: [UInt8](repeating: 0x41, count: 10_000_000))
         try broker.publish(topic + "/say/set", "Taxi at 11")
         #expect(await eventually { results.lines.count >= 5 })
+        try #require(results.lines.count >= 5, "\(results.lines)")
         let answers = try results.lines.prefix(5).map { line in try json(String(line.split(separator: " ", maxSplits: 1)[1])) }
         #expect(answers[0]["ok"] as? Bool == true && answers[0]["command"] as? String == "pause")
         #expect((answers[1]["error"] as? String)?.contains("takes ON or OFF") == true)

@@ -95,41 +95,16 @@ public final class LoopbackBroker {
     /// The bytes retained on `topic` now, as published (nil: none). A retained message comes
     /// right after the broker acknowledges the subscription; none within `afterSubscribing` of
     /// it means there is none. However long the client takes to connect (a loaded machine),
-    /// the answer is the broker's, not a guess: a broker that never acknowledges is an error.
+    /// the answer is the broker's, not a guess.
     public func retainedBytes(_ topic: String) throws -> [UInt8]? {
-        let process = Process()
-        // Unbuffered: the acknowledgement is read while the client still waits.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
-        process.arguments = ["-o0", "/usr/bin/mosquitto_sub"] + credentials + ["-t", topic, "-C", "1", "-N", "--retained-only", "-d"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
-        defer {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
-        let descriptor = output.fileHandleForReading.fileDescriptor
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        var printed: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        func drain() {
-            while case let count = read(descriptor, &chunk, chunk.count), count > 0 { printed += chunk[0..<count] }
-        }
-        let giveUp = ContinuousClock.now + Self.clientLimit
-        var subscribedAt: ContinuousClock.Instant?
-        while process.isRunning {
-            drain()
-            let now = ContinuousClock.now
-            if subscribedAt == nil, printed.firstRange(of: Array("received SUBACK".utf8)) != nil { subscribedAt = now }
-            if let subscribedAt, now - subscribedAt > Self.afterSubscribing { break }
-            if subscribedAt == nil, now > giveUp {
-                throw ServerError(description: "mosquitto_sub \(topic): the broker did not acknowledge within \(Self.clientLimit)")
-            }
+        let subscriber = try Subscriber(credentials + ["-t", topic, "-C", "1", "-N", "--retained-only"])
+        let subscribed = try subscriber.waitForAcknowledgement()
+        while subscriber.isRunning, ContinuousClock.now - subscribed < Self.afterSubscribing {
+            subscriber.read()
             usleep(5_000)
         }
-        drain()
-        return Self.payload(inDebugOutput: printed)
+        subscriber.read()
+        return Self.payload(inDebugOutput: subscriber.printed)
     }
 
     /// How long a retained message may take after the subscription's acknowledgement.
@@ -163,45 +138,74 @@ public final class LoopbackBroker {
         try Self.run("/usr/bin/mosquitto_pub", credentials + ["-t", topic, "-f", file])
     }
 
-    /// Listens to `pattern` from now on, as `topic payload` lines, until the value goes away.
+    /// Listens to `pattern` from the broker's acknowledgement on (nothing published after
+    /// this returns is missed), as `topic payload` lines, until the value goes away.
     public func listen(_ pattern: String) throws -> Listener {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
-        process.arguments = credentials + ["-t", pattern, "-v"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
-        return Listener(process: process, output: output)
+        let subscriber = try Subscriber(credentials + ["-t", pattern, "-v"])
+        _ = try subscriber.waitForAcknowledgement()
+        return Listener(subscriber: subscriber)
     }
 
     /// A mosquitto_sub that runs while the value lives.
     public final class Listener {
-        private let process: Process
-        private let output: Pipe
-        private var received = Data()
+        private let subscriber: Subscriber
 
-        init(process: Process, output: Pipe) {
-            self.process = process
-            self.output = output
-            let flags = fcntl(output.fileHandleForReading.fileDescriptor, F_GETFL)
-            _ = fcntl(output.fileHandleForReading.fileDescriptor, F_SETFL, flags | O_NONBLOCK)
+        init(subscriber: Subscriber) {
+            self.subscriber = subscriber
+        }
+
+        /// Every message received so far, as `topic payload`.
+        public var lines: [String] {
+            subscriber.read()
+            return String(decoding: subscriber.printed, as: UTF8.self).split(separator: "\n")
+                .filter { !$0.hasPrefix("Client ") && !$0.hasPrefix("Subscribed (mid") }.map(String.init)
+        }
+    }
+
+    /// A mosquitto_sub of the tests, unbuffered and with its debug lines (`-d`): the broker's
+    /// acknowledgement of the subscription is seen while the client still runs. Killed with
+    /// the value.
+    final class Subscriber {
+        private let process = Process()
+        private let output = Pipe()
+        private var descriptor: Int32 { output.fileHandleForReading.fileDescriptor }
+        /// All it printed so far (after `read`).
+        private(set) var printed: [UInt8] = []
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
+            process.arguments = ["-o0", "/usr/bin/mosquitto_sub", "-d"] + arguments
+            process.standardOutput = output
+            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+            try process.run()
         }
 
         deinit {
-            kill(process.processIdentifier, SIGKILL)
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
 
-        /// Every line received so far.
-        public var lines: [String] {
+        var isRunning: Bool { process.isRunning }
+
+        /// Takes in what the client printed since the last read.
+        func read() {
             var chunk = [UInt8](repeating: 0, count: 65536)
+            while case let count = Glibc.read(descriptor, &chunk, chunk.count), count > 0 { printed += chunk[0..<count] }
+        }
+
+        /// When the broker acknowledged the subscription; a broker that does not within
+        /// `clientLimit` is taken to be broken.
+        func waitForAcknowledgement() throws -> ContinuousClock.Instant {
+            let giveUp = ContinuousClock.now + LoopbackBroker.clientLimit
             while true {
-                let count = read(output.fileHandleForReading.fileDescriptor, &chunk, chunk.count)
-                guard count > 0 else { break }
-                received.append(contentsOf: chunk[0..<count])
+                read()
+                if printed.firstRange(of: Array("received SUBACK".utf8)) != nil { return .now }
+                guard process.isRunning, ContinuousClock.now < giveUp else {
+                    throw ServerError(description: "mosquitto_sub \(process.arguments ?? []): no acknowledgement from the broker")
+                }
+                usleep(5_000)
             }
-            return String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
         }
     }
 

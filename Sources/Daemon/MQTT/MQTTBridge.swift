@@ -80,16 +80,18 @@ final class MQTTBridge: Sendable {
     // MARK: - On the connection's thread
 
     private func connected(_ connection: MQTTConnection) {
+        // Commands first: once `online` is seen, a command sent is heard (the broker takes a
+        // connection's packets in order).
+        connection.subscribe(topics.pausedCommand)
+        connection.subscribe(topics.refreshCommand)
+        connection.subscribe(topics.sayCommand)
+        connection.subscribe(topics.clearCommand)
         connection.publish(topics.availability, "online", retain: true)
         let subscriptions = state.subscriptions.count
         for (topic, config) in boxEntities() + (0..<subscriptions).map(calendarEntity) {
             connection.publish(topic, settings.discovery ? config : [], retain: true)
         }
         announcedSubscriptions.withLock { $0 = subscriptions }
-        connection.subscribe(topics.pausedCommand)
-        connection.subscribe(topics.refreshCommand)
-        connection.subscribe(topics.sayCommand)
-        connection.subscribe(topics.clearCommand)
         published.withLock { $0 = nil }
         picture.withLock { $0?.isNew = true }
         publishChanges(connection)
