@@ -373,3 +373,39 @@ struct MQTTTests {
         #expect(await look(after: 64) != nil)
     }
 }
+
+/// The problems in the broker's state document are what `marquee check` says, each once and
+/// with its place: errors make the *Problem*, warnings stand apart, a folder of broken files
+/// gives a short list and how many more.
+@Suite(.temporaryFolders) struct StateDocumentTests {
+    @Test func errorsAndWarningsEachOnceWithTheirPlace() async throws {
+        let clock = ManualClock(wall: instant("2026-11-23T21:50:00+01:00"))
+        var files = ["mars.ics": calendar(event("UID:r@test", "DTSTART;TZID=Mars/Olympus_Mons:20261123T100000", "SUMMARY:Rover"))]
+        // Each says twice that it is cut short: its calendar and its event are never closed.
+        for index in 1...12 { files["broken-\(index).ics"] = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:bro" }
+        let feeds = try feedFolder(files)
+        let schedule = try await Schedule(displayZone: "Europe/Berlin")
+        await schedule.load([feeds], around: clock.wallTime().instant)
+        let snapshot = await schedule.snapshot(at: clock.wallTime().instant)
+        let state = DisplayState(clock: clock)
+        state.update {
+            $0.snapshot = snapshot
+            $0.subscriptions = [SubscriptionStatus(address: "https://cloud.example.org/…a1b2/family.ics", error: "HTTP 404")]
+        }
+        let settings = try MQTTSettings(address: "mqtt://127.0.0.1", passwordFile: nil, certificateAuthorities: nil,
+                                        topic: "marquee/kitchen", discovery: true, name: "Kitchen", hostname: "kitchen")
+        let bridge = MQTTBridge(settings: settings, version: "9.9.9", state: state, mailbox: EventMailbox(),
+                                log: EventLog(environment: [:], descriptor: open("/dev/null", O_WRONLY | O_CLOEXEC)), clock: clock)
+        let document = try JSONDecoder().decode(MQTTBridge.StateDocument.self, from: Data(bridge.stateDocument()))
+
+        #expect(document.problems.count == MQTTBridge.listedProblems + 1)
+        #expect(document.problems.prefix(MQTTBridge.listedProblems).allSatisfy {
+            $0.hasPrefix(feeds + "/broken-") && $0.contains(": error: ") && $0.components(separatedBy: feeds).count == 2
+        }, "\(document.problems)")
+        #expect(document.problems.last == "5 more problems; `marquee check` lists them all")
+        #expect(document.warnings.count == 1)
+        #expect(document.warnings.first?.hasPrefix(feeds + "/mars.ics:") == true)
+        #expect(document.warnings.first?.contains(": warning: ") == true && document.warnings.first?.contains("Mars/Olympus_Mons") == true)
+        #expect(state.errors(atMost: 30).last == "https://cloud.example.org/…a1b2/family.ics: error: HTTP 404")
+    }
+}

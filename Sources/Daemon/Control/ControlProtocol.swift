@@ -214,6 +214,28 @@ final class DisplayState: Sendable {
         shared.withLock { $0.subscriptions }
     }
 
+    /// The errors of the feeds and the subscriptions, one line each in `marquee check`'s form
+    /// (`feeds/family.ics:12: error: …`), at most `count` and then how many more: what the
+    /// screen shows when it shows problems, and the broker's *Problem*.
+    func errors(atMost count: Int) -> [String] {
+        let (feeds, subscriptions) = shared.withLock { ($0.snapshot?.feeds ?? [], $0.subscriptions) }
+        return Self.atMost(count, feeds.flatMap(\.problems).filter { $0.severity == .error }.map(\.description)
+            + subscriptions.compactMap { status in status.error.map { "\(status.address): error: \($0)" } })
+    }
+
+    /// The feeds' warnings (something ignored or repaired, the rest of the file used), in the
+    /// same form and as many.
+    func warnings(atMost count: Int) -> [String] {
+        let feeds = shared.withLock { $0.snapshot?.feeds ?? [] }
+        return Self.atMost(count, feeds.flatMap(\.problems).filter { $0.severity == .warning }.map(\.description))
+    }
+
+    private static func atMost(_ count: Int, _ lines: [String]) -> [String] {
+        guard lines.count > count else { return lines }
+        let more = lines.count - count
+        return lines.prefix(count) + ["\(more) more \(more == 1 ? "problem" : "problems"); `marquee check` lists them all"]
+    }
+
     func frameDrawn(at steady: SteadyInstant, lateness: Nanoseconds?, moving: Bool, glyphCache: GlyphCacheFigures?,
                     pageFlips: PageFlipFigures? = nil) {
         shared.withLock { state in

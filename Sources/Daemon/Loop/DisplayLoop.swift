@@ -359,11 +359,7 @@ final class DisplayLoop {
     /// a line, at most three, then how many more there are.
     private func showProblems() {
         guard showsProblems else { return }
-        let errors = snapshot.feeds.flatMap(\.problems).filter { $0.severity == .error }.map(\.description)
-            + state.subscriptions.compactMap { status in status.error.map { "\(status.address): error: \($0)" } }
-        var lines = errors.prefix(3).map { "marquee: \($0)" }
-        if errors.count > 3 { lines.append("marquee: \(errors.count - 3) more problems; `marquee check` lists them all") }
-        screen.showProblems(lines)
+        screen.showProblems(state.errors(atMost: 3).map { "marquee: \($0)" })
     }
 
     /// Reads the settings and the feeds again (off this thread; the answers come as events),

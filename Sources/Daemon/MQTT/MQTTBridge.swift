@@ -195,16 +195,18 @@ final class MQTTBridge: Sendable {
     /// publishes nothing.
     func stateDocument() -> [UInt8] {
         let report = state.report
-        let problems = report.feeds.flatMap { feed in feed.problems.map { "\(feed.path): \($0)" } }
-            + report.subscriptions.compactMap { subscription in subscription.error.map { "\(subscription.address): \($0)" } }
         let document = StateDocument(
             showing: report.showing, showingText: Self.truncated(report.showing.joined(separator: " • "), to: 255),
             orientation: report.orientation, paused: report.paused, partOfDay: state.partOfDay, output: report.output,
-            problems: problems,
+            problems: state.errors(atMost: Self.listedProblems), warnings: state.warnings(atMost: Self.listedProblems),
             subscriptions: report.subscriptions.map { .init(address: $0.address, lastSuccess: $0.lastSuccess, error: $0.error) },
             version: version)
         return Self.encode(document)
     }
+
+    /// How many errors and how many warnings the state lists (then how many more): the
+    /// document stays small whatever a folder holds.
+    static let listedProblems = 20
 
     struct StateDocument: Codable, Sendable, Hashable {
         struct Subscription: Codable, Sendable, Hashable {
@@ -220,7 +222,11 @@ final class MQTTBridge: Sendable {
         var paused: Bool
         var partOfDay: String?
         var output: String
+        /// The feeds' and subscriptions' errors, one line each: what keeps a file or a
+        /// calendar from being used, what the screen shows when it shows problems.
         var problems: [String]
+        /// The feeds' warnings: something ignored or repaired, the rest used.
+        var warnings: [String]
         var subscriptions: [Subscription]
         var version: String
     }
@@ -270,7 +276,7 @@ final class MQTTBridge: Sendable {
                 $0.value_template = "{{ 'ON' if value_json.problems else 'OFF' }}"
                 $0.device_class = "problem"
                 $0.json_attributes_topic = topics.state
-                $0.json_attributes_template = "{{ {'problems': value_json.problems} | tojson }}"
+                $0.json_attributes_template = "{{ {'problems': value_json.problems, 'warnings': value_json.warnings} | tojson }}"
             },
             entity("image", "screen", "Screen") {
                 $0.image_topic = topics.screen
