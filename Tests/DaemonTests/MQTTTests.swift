@@ -189,7 +189,8 @@ struct MQTTTests {
         let mqtt = MQTTService(settings: try settings(), version: "9.9.9", state: state, mailbox: mailbox, log: log,
                                picture: picture, clock: clock)
         let node = MQTTSettings.topicWord(topic)
-        #expect(try await eventually { try broker.retainedBytes(topic + "/screen") != nil })
+        // The picture asks the schedule: `scheduleWaitLimit`.
+        #expect(try await eventually(within: scheduleWaitLimit) { try broker.retainedBytes(topic + "/screen") != nil })
         let png = try #require(try broker.retainedBytes(topic + "/screen"))
         #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         func size(_ png: [UInt8]) -> (Int, Int) {
@@ -202,7 +203,9 @@ struct MQTTTests {
 
         // The line is too long to stand: paused, it stands as whole words instead.
         state.update { $0.paused = true }
-        #expect(try await eventually { try broker.retainedBytes(topic + "/screen").map { $0 != png } ?? false })
+        #expect(try await eventually(within: scheduleWaitLimit) {
+            try broker.retainedBytes(topic + "/screen").map { $0 != png } ?? false
+        })
         await mqtt.stop()
     }
 

@@ -433,11 +433,9 @@ private struct FetchingLoop {
         }
     }
 
-    /// Whether `condition` comes to hold. The loop asks the schedule, which shares libical's
-    /// actor with every test in the process, and some hold it for a minute at a time
-    /// (FeedReaderTests wait for helper processes on it): the limit is longer than usual.
+    /// Whether `condition` comes to hold. The loop asks the schedule: `scheduleWaitLimit`.
     func eventually(_ condition: () async throws -> Bool) async rethrows -> Bool {
-        try await TestSupport.eventually(within: .seconds(300), condition)
+        try await TestSupport.eventually(within: scheduleWaitLimit, condition)
     }
 
     /// Lets `seconds` pass and returns once the loop waits again.

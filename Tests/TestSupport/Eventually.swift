@@ -14,6 +14,11 @@ public func eventually(
     }
 }
 
+/// The limit for a condition that waits on a `Schedule`: it runs on libical's one actor, which
+/// every test in the process shares, and some hold it for a minute at a time (FeedReaderTests
+/// wait for helper processes on it; a loaded machine runs the hostile files slowly).
+public let scheduleWaitLimit: Duration = .seconds(300)
+
 /// `eventually` for a test that is not async: the thread sleeps between looks.
 public func waitUntil(within limit: Duration = .seconds(30), _ condition: () throws -> Bool) rethrows -> Bool {
     let end = ContinuousClock.now + limit
