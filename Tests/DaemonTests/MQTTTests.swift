@@ -375,6 +375,27 @@ struct MQTTTests {
         #expect(await look(after: 63) == nil, "moving, but the last picture is younger than the interval")
         #expect(await look(after: 64) != nil)
     }
+
+    /// A carer's reload changes what the screen says when nothing is scheduled, and the text
+    /// size: the picture follows at the next look, though nothing shown changed.
+    @Test func aReloadsSettingsAreDrawnAtTheNextLook() async throws {
+        let clock = ManualClock(wall: instant("2026-11-23T21:50:00+01:00"))
+        let state = DisplayState(clock: clock)
+        let picture = ScreenPicture(schedule: try await Schedule(displayZone: "Europe/Berlin"),
+                                    settings: DisplaySettings(marquee: MarqueeConfiguration()), style: FramebufferStyle(),
+                                    displayStartedAt: clock.wallTime())
+        func look() async -> [UInt8]? {
+            await picture.pictureIfDue(changes: state.changes, at: clock.wallTime(), report: { state.report })
+        }
+        let first = try #require(await look())
+        #expect(await look() == nil)
+        var larger = FramebufferStyle()
+        larger.textHeight = 1.0 / 5
+        await picture.use(DisplaySettings(marquee: MarqueeConfiguration(), idleText: "Nothing today"), style: larger)
+        let second = try #require(await look())
+        #expect(second != first)
+        #expect(await look() == nil)
+    }
 }
 
 /// The problems in the broker's state document are what `marquee check` says, each once and

@@ -491,8 +491,8 @@ struct BrokerTerminalTests {
 
     /// What the broker says the box shows is what the screen shows; a message sent now joins
     /// the band and the state, and leaves both when cleared; a pause sent over MQTT stills the
-    /// band and the state says so; killed without a goodbye (a box unplugged), the broker says
-    /// it is offline through its last will.
+    /// band and the state says so; a reload's text size reaches the screen's picture; killed
+    /// without a goodbye (a box unplugged), the broker says it is offline through its last will.
     @Test func theBrokerSeesWhatTheScreenShowsAndTheBoxGoingAway() throws {
         let broker = try LoopbackBroker()
         let topic = "marquee/e2e-\(UUID().uuidString.prefix(8).lowercased())"
@@ -526,9 +526,21 @@ struct BrokerTerminalTests {
             #expect(try waitUntil { try state()?["showing"] as? [String] == [line] })
             #expect(try waitUntil { try terminal.screen()[12].trimmingCharacters(in: .whitespaces) == line })
 
+            #expect(try waitUntil { try broker.retainedBytes(topic + "/screen") != nil })
+            let moving = try #require(try broker.retainedBytes(topic + "/screen"))
             try broker.publish(topic + "/paused/set", "ON")
             #expect(try waitUntil { try state()?["paused"] as? Bool == true })
             #expect(try terminal.screen()[12].trimmingCharacters(in: .whitespaces) == line)
+            // Paused, the picture stands still, drawn once more.
+            #expect(try waitUntil { try broker.retainedBytes(topic + "/screen").map { $0 != moving } ?? false })
+            let paused = try #require(try broker.retainedBytes(topic + "/screen"))
+
+            // A larger text, and the carer presses Refresh in Home Assistant (a reload): the
+            // picture is drawn again in it.
+            try (try String(contentsOfFile: configuration, encoding: .utf8) + "text_height = 0.25\n")
+                .write(toFile: configuration, atomically: true, encoding: .utf8)
+            try broker.publish(topic + "/refresh/press", "PRESS")
+            #expect(try waitUntil { try broker.retainedBytes(topic + "/screen").map { $0 != paused } ?? false })
 
             let shell = try #require(Int32(try terminal.tmux("display", "-t", "t", "-p", "#{pane_pid}")
                 .trimmingCharacters(in: .whitespacesAndNewlines)))

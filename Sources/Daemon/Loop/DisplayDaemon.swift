@@ -132,11 +132,21 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
         }
     }
     defer { fetching?.cancel() }
+    let picture = configuration.mqtt.map { _ in
+        ScreenPicture(schedule: configuration.schedule, settings: configuration.settings, style: configuration.style,
+                      displayStartedAt: wall)
+    }
     let mqtt = configuration.mqtt.map {
         MQTTService(settings: $0, version: configuration.version, state: state, mailbox: mailbox, log: log, said: said,
-                    picture: ScreenPicture(schedule: configuration.schedule, settings: configuration.settings,
-                                           style: configuration.style, displayStartedAt: wall),
-                    clock: clock)
+                    picture: picture, clock: clock)
+    }
+    // What a reload reads reaches the picture too.
+    let reloadSettings = configuration.reloadSettings.map { read in
+        { @Sendable () -> ReloadedSettings? in
+            let reloaded = read()
+            if let reloaded, let picture { Task { await picture.use(reloaded.display, style: reloaded.style) } }
+            return reloaded
+        }
     }
     sources.start("notice the clock being set",
                   otherwise: "after an NTP step or `date -s` the messages follow at their next change, not at once") {
@@ -158,7 +168,7 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
         let loop = DisplayLoop(
             clock: clock, screen: screen, schedule: schedule, snapshot: first, settings: configuration.settings,
             state: state, environment: configuration.environment, log: log,
-            reloadSettings: configuration.reloadSettings, showsProblems: !log.isEnabled,
+            reloadSettings: reloadSettings, showsProblems: !log.isEnabled,
             backlight: findBacklight(configuration, log: log))
         return loop.run(mailbox: mailbox) {
             waitForDevices(configuration.device.map { [$0] } ?? ["/dev/fb0"] + drmCardPaths())

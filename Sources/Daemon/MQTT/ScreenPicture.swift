@@ -4,8 +4,8 @@ import Schedule
 
 /// The screen as a picture for the carers' broker: what the display shows now, drawn by the
 /// renderer of `marquee snapshot` on a screen of its own (640x360, the display's font and text
-/// size), as PNG. Drawn when the messages or the pause change, and at most every 30 s while the
-/// text moves; never on the render thread.
+/// size, as a reload left them), as PNG. Drawn when the messages, the pause or the settings
+/// change, and at most every 30 s while the text moves; never on the render thread.
 actor ScreenPicture {
     static let width = 640
     static let height = 360
@@ -13,8 +13,8 @@ actor ScreenPicture {
     static let movingInterval: Duration = .seconds(30)
 
     private let schedule: Schedule
-    private let settings: DisplaySettings
-    private let style: FramebufferStyle
+    private var settings: DisplaySettings
+    private var style: FramebufferStyle
     private let displayStartedAt: WallInstant
     /// What the display showed when the state was last looked at, and at which change count.
     private struct Look: Equatable {
@@ -36,6 +36,14 @@ actor ScreenPicture {
         self.settings = settings
         self.style = style
         self.displayStartedAt = displayStartedAt
+    }
+
+    /// Draws with what a carer's reload read from now on (a nil style keeps the one it has):
+    /// a new picture at the next look.
+    func use(_ settings: DisplaySettings, style: FramebufferStyle?) {
+        self.settings = settings
+        if let style { self.style = style }
+        (drawn, failed) = (nil, nil)
     }
 
     /// A new picture if one is due (nil: the last still holds): the messages or the pause
