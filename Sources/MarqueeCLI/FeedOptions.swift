@@ -115,7 +115,7 @@ struct FeedOptions: ParsableArguments {
             subscriptionFolder: nil, fetchNow: true)
         if reportProblems {
             for status in await feeds.subscriptions?.statuses() ?? [] {
-                if let error = status.error { standardError("\(status.address): error: \(error)") }
+                if let line = status.errorLine { standardError(line) }
             }
         }
         if requireFeeds, !feeds.allRead { throw ExitCode(1) }

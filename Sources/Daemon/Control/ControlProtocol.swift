@@ -220,7 +220,7 @@ final class DisplayState: Sendable {
     func errors(atMost count: Int) -> [String] {
         let (feeds, subscriptions) = shared.withLock { ($0.snapshot?.feeds ?? [], $0.subscriptions) }
         return Self.atMost(count, feeds.flatMap(\.problems).filter { $0.severity == .error }.map(\.description)
-            + subscriptions.compactMap { status in status.error.map { "\(status.address): error: \($0)" } })
+            + subscriptions.compactMap(\.errorLine))
     }
 
     /// The feeds' warnings (something ignored or repaired, the rest of the file used), in the

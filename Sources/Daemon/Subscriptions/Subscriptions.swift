@@ -290,6 +290,12 @@ public struct SubscriptionStatus: Codable, Sendable, Hashable {
     public var error: String?
     /// The events in the calendar in effect.
     public var events: Int?
+
+    /// The last attempt's error as `marquee check` writes a feed's (`address: error: …`); nil
+    /// after a good one.
+    public var errorLine: String? {
+        error.map { "\(address): error: \($0)" }
+    }
 }
 
 /// When a subscription is asked for again: every interval after an answer (longer if the
