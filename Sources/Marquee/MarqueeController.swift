@@ -195,19 +195,24 @@ public final class MarqueeController {
             reconsider(at: t)
         }
         if let paused = pause, configuration.effectForAll != .typewriter {
-            return Frame(glyphs: stillPage(at: t, pausedAt: paused.at), announcement: announcement(at: t),
-                         position: position(at: t, of: motion), isMoving: false)
+            let (glyphs, owners) = stillPage(at: t, pausedAt: paused.at)
+            var inView: [String] = []
+            for owner in owners where inView.last != items[owner].message.text { inView.append(items[owner].message.text) }
+            return Frame(glyphs: glyphs, announcement: announcement(at: t), position: position(at: t, of: motion),
+                         isMoving: false, textsInView: inView)
         }
         let x = position(at: t, of: settle(at: t))
         let left = Int(x.rounded(.down))
         tape.lay(upTo: left + width + 1, items: items, separator: separator)
         tape.prune(before: left - width)
         var glyphs: [FrameGlyph] = []
+        var inView: [String] = []
         let effectSeconds = Double(effectTime(t) - origin) / 1e9
         let strength = effectStrength(at: t)
         if configuration.effectForAll != .typewriter {
             for piece in tape.pieces where piece.end > left && piece.start < left + width {
                 guard let item = piece.item else { continue }
+                let shownBefore = glyphs.count
                 for (index, glyph) in item.glyphs.enumerated() {
                     let gx = piece.start + glyph.offset - left
                     let visible = includingPartialGlyphs
@@ -221,9 +226,11 @@ public final class MarqueeController {
                     }
                     glyphs.append(frameGlyph)
                 }
+                if !piece.isSeparator, glyphs.count > shownBefore { inView.append(item.message.text) }
             }
         }
-        return Frame(glyphs: glyphs, announcement: announcement(at: t), position: x, isMoving: isMoving(at: t))
+        return Frame(glyphs: glyphs, announcement: announcement(at: t), position: x, isMoving: isMoving(at: t),
+                     textsInView: inView)
     }
 
     /// The next instant after `t` at which the frame can look different: the whole-unit
@@ -266,23 +273,24 @@ public final class MarqueeController {
 
     // MARK: - Standing still
 
-    /// The messages active now, once, joined by the separator (each glyph with its colour),
-    /// laid from 0.
-    private var stillLine: (glyphs: [LaidGlyph], colours: [Colour?]) {
-        var glyphs: [LaidGlyph] = [], colours: [Colour?] = []
+    /// The messages active now, once, joined by the separator (each glyph with its colour and
+    /// the index of its message; nil for the separator), laid from 0.
+    private var stillLine: (glyphs: [LaidGlyph], colours: [Colour?], owners: [Int?]) {
+        var glyphs: [LaidGlyph] = [], colours: [Colour?] = [], owners: [Int?] = []
         var x = 0
         for (index, item) in items.enumerated() {
-            for (piece, colour) in (index > 0 ? [(separator, Colour?.none)] : []) + [(item, item.message.colour)] {
+            for (piece, owner) in (index > 0 ? [(separator, Int?.none)] : []) + [(item, index)] {
                 for glyph in piece.glyphs {
                     var laid = glyph
                     laid.offset += x
                     glyphs.append(laid)
-                    colours.append(colour)
+                    colours.append(owner == nil ? nil : item.message.colour)
+                    owners.append(owner)
                 }
                 x += piece.width
             }
         }
-        return (glyphs, colours)
+        return (glyphs, colours, owners)
     }
 
     /// The line's pages at the window's width: one, centred, when it fits; else as many as
@@ -313,21 +321,23 @@ public final class MarqueeController {
         return (0, began)
     }
 
-    /// The band while motion stands still: the page of whole words due at `t`, centred.
-    private func stillPage(at t: SteadyInstant, pausedAt: SteadyInstant) -> [FrameGlyph] {
+    /// The band while motion stands still: the page of whole words due at `t`, centred, and
+    /// the index of the message each of its letters belongs to (separators left out).
+    private func stillPage(at t: SteadyInstant, pausedAt: SteadyInstant) -> (glyphs: [FrameGlyph], owners: [Int]) {
         let pages = stillPages()
-        guard let (index, _) = stillPageIndex(at: t, pausedAt: pausedAt, pages: pages) else { return [] }
-        let (line, colours) = stillLine
+        guard let (index, _) = stillPageIndex(at: t, pausedAt: pausedAt, pages: pages) else { return ([], []) }
+        let (line, colours, owners) = stillLine
         let range = pages[index].range
         let shown = line[range]
         let start = shown.first?.offset ?? 0
         let pageWidth = (shown.last.map { $0.offset + $0.advance } ?? start) - start
         let left = (width - pageWidth) / 2
-        return range.map { position in
+        let glyphs = range.map { position in
             let glyph = line[position]
             return FrameGlyph(character: glyph.character, form: glyph.form, x: left + glyph.offset - start, advance: glyph.advance,
                               colour: colours[position], lift: 0, tilt: 0, scale: 1, hueShift: 0)
         }
+        return (glyphs, owners[range].compactMap { $0 })
     }
 
     /// When the next page of a still line is due after `t` (nil: the line fits on one).

@@ -145,6 +145,8 @@ public struct Frame: Sendable {
     /// The tape position of the window's left edge, in display units (fractional).
     public var position: Double
     public var isMoving: Bool
+    /// The texts of the messages with a letter in the window, in the order they stand.
+    public var textsInView: [String] = []
 }
 
 /// One visible glyph of the band.

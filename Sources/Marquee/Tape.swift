@@ -49,14 +49,15 @@ struct Tape {
         source = .cycle(next: next)
     }
 
-    /// From the next seam on, the tape shows the arrivals not laid yet and `arrivals` (indices
-    /// into the new messages), then repeats the messages from the one after the last arrival, or
-    /// from the first: a message that just became active comes next, not after a loop through
-    /// the others.
+    /// From the next seam on, the tape shows `arrivals` (indices into the new messages, in
+    /// display order), then the arrivals of earlier changes not laid yet, then repeats the
+    /// messages from the one after the last arrival, or from the first: a message that just
+    /// became active comes next, not after a loop through the others nor behind a long queue
+    /// of messages that arrived before it.
     mutating func continueCycle(items: [TapeItem], arrivals: [Int] = []) {
         let waiting = self.arrivals.compactMap { waiting in items.firstIndex { $0.message.text == waiting.message.text } }
         var order: [Int] = []
-        for index in waiting + arrivals where !order.contains(index) { order.append(index) }
+        for index in arrivals + waiting where !order.contains(index) { order.append(index) }
         self.arrivals = order.map { items[$0] }
         source = .cycle(next: order.last.map { ($0 + 1) % items.count } ?? 0)
         needsSeparator = endsWithMessage

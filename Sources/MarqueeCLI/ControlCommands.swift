@@ -86,7 +86,7 @@ struct StatusCommand: ParsableCommand {
             for text in status.showing { say("  \(text)  (nothing scheduled)") }
         }
         for message in status.messages {
-            say("  \(message.text)")
+            say("  \(message.text)  (\(status.onScreen.contains(message.text) ? "on screen now" : "next on the band"))")
             say("      \(message.kind) until \(message.end) · \(message.source)")
         }
         if let more = status.messagesNotListed { say("  … and \(more) more active messages") }

@@ -184,6 +184,31 @@ import Testing
         #expect(!report.moving)
     }
 
+    /// The status says which messages have a letter on the screen now and which are only
+    /// next on the band, and follows the motion and a pause: two messages each wider than the
+    /// screen, one of a's and one of b's, so the screen's line tells which is in view.
+    @Test func theStatusSaysWhatIsOnScreenNow() async throws {
+        let a = Array(repeating: "aaaa", count: 12).joined(separator: " ")
+        let b = Array(repeating: "bbbb", count: 12).joined(separator: " ")
+        let feed = calendar(Self.event("a", a, start: "20261101T080000", end: "20261101T200000", rule: "FREQ=DAILY"),
+                                Self.event("b", b, start: "20261101T080000", end: "20261101T200000", rule: "FREQ=DAILY"))
+        let kit = try await DisplayLoopKit(files: ["d.ics": feed], at: "2026-11-23T10:00:00+01:00")
+        var seen: Set<[String]> = []
+        for _ in 0..<40 {
+            await kit.advance(seconds: 0.5)
+            let report = kit.state.report
+            #expect(Set(report.showing) == [a, b])
+            #expect(report.onScreen.contains(a) == kit.screen.line.contains("a"), "\(report.onScreen) for \(kit.screen.line)")
+            #expect(report.onScreen.contains(b) == kit.screen.line.contains("b"), "\(report.onScreen) for \(kit.screen.line)")
+            seen.insert(report.onScreen)
+        }
+        #expect(seen.count >= 3, "\(seen)")
+        await kit.post(.control(.pause))
+        await kit.advance(seconds: 1)
+        #expect(!kit.state.report.onScreen.isEmpty)
+        #expect(kit.state.report.onScreen.allSatisfy { kit.screen.line.contains($0.prefix(1)) })
+    }
+
     /// SIGINT/SIGTERM end the run; SIGHUP too outside systemd (the terminal went away).
     @Test(arguments: [DisplayEvent.stop(signal: 15), .hangUp])
     func signalsEndTheRun(event: DisplayEvent) async throws {

@@ -107,17 +107,46 @@ let words = ["It's night-time", "Good morning!", "🎂 Johnny turns 7", "漢字�
         var after = before
         after.insert("Leave now", at: 3)
         marquee.update(messages: after.map { MarqueeMessage(text: $0) }, at: change, width: 40)
-        // A second arrival before the first is laid: both come, in turn.
+        // A second arrival before the first is laid: the newest comes first, then the one before.
         after.insert("Bins out", at: 1)
         marquee.update(messages: after.map { MarqueeMessage(text: $0) }, at: change + second / 2, width: 40)
         let frames = (0..<300).map { tenth in text(marquee.frame(at: change + Nanoseconds(tenth) * second / 10, width: 40), width: 40) }
-        let first = frames.firstIndex { $0.contains("Leave") }
+        let first = frames.firstIndex { $0.contains("Bins") }
         // At most the rest of the message at the right edge and one separator (3 cells) first.
-        #expect(first.map { $0 <= 39 } == true, "Leave now first shown after \(first.map { Double($0) / 10 } ?? -1) s")
-        #expect(frames.contains { $0.contains("Leave now • Bins out") })
+        #expect(first.map { $0 <= 39 } == true, "Bins out first shown after \(first.map { Double($0) / 10 } ?? -1) s")
+        #expect(frames.contains { $0.contains("Bins out • Leave now") })
         // Then the cycle goes on from the message after the last arrival, not from an arrival again.
-        let following = frames.firstIndex { $0.hasSuffix("Bins out • M") }
-        #expect(following != nil && frames[following! + 20].contains("Message 2"), "\(frames[(following ?? 0) + 20])")
+        let following = frames.firstIndex { $0.hasSuffix("Leave now • M") }
+        #expect(following != nil && frames[following! + 20].contains("Message 4"), "\(frames[(following ?? 0) + 20])")
+    }
+
+    /// Thirty messages arrive at once on a moving line, and a minute later one more: it comes
+    /// at the first seam beyond the right edge, not behind the thirty still waiting to be laid
+    /// (it waited for all of them: 124–127 s at 100 columns). The frame names the messages in
+    /// view, so the status can tell "on screen" from "on the band".
+    @Test func aNewMessageDoesNotWaitForALongTape() {
+        let width = 100
+        let marquee = controller(speed: 8)
+        marquee.update(messages: messages(String(repeating: "Good morning and welcome ", count: 5)), at: t0, width: width)
+        let thirty = (1...30).map { "Message number \($0) of thirty, with words" }
+        marquee.update(messages: thirty.map { MarqueeMessage(text: $0) }, at: t0 + second, width: width)
+        let change = t0 + 61 * second
+        marquee.update(messages: (["Leave for the dentist"] + thirty).map { MarqueeMessage(text: $0) }, at: change, width: width)
+        let frames = (0..<600).map { tenth in marquee.frame(at: change + Nanoseconds(tenth) * second / 10, width: width) }
+        let first = frames.firstIndex { text($0, width: width).contains("Leave") }
+        // Bound: the longest message and a separator pass the right edge (42 + 3 cells at 8/s).
+        #expect(first.map { $0 <= 57 } == true, "first shown after \(first.map { Double($0) / 10 } ?? -1) s")
+        #expect(frames[first ?? 0].textsInView.contains("Leave for the dentist"))
+        #expect(!frames[0].textsInView.contains("Leave for the dentist") && !frames[0].textsInView.isEmpty)
+        #expect(frames.allSatisfy { frame in
+            !text(frame, width: width).contains("Leave") || frame.textsInView.contains("Leave for the dentist")
+        })
+        // Ended, it leaves within the same bound: what is laid passes, nothing more.
+        let ended = change + 60 * second
+        marquee.update(messages: thirty.map { MarqueeMessage(text: $0) }, at: ended, width: width)
+        let after = (0..<600).map { tenth in marquee.frame(at: ended + Nanoseconds(tenth) * second / 10, width: width) }
+        let last = after.lastIndex { $0.textsInView.contains("Leave for the dentist") }
+        #expect((last ?? 0) <= (width + 45) * 10 / 8, "still shown \(Double(last ?? 0) / 10) s after it ended")
     }
 
     /// What fits stands still, centred; no motion at all.

@@ -69,6 +69,8 @@ public struct StatusReport: Codable, Sendable, Hashable {
     var updatedAt: String
     /// The texts on the tape, in display order (the date when nothing is scheduled).
     public var showing: [String]
+    /// Those of them with a letter on the screen now; the others are next on the band.
+    public var onScreen: [String]
     /// The orientation line below the band ("Monday morning · 23 November 2026"), if shown.
     public var orientation: String?
     /// The first `listedMessages` active messages in display order; `messagesNotListed` says
@@ -106,6 +108,7 @@ public struct StatusReport: Codable, Sendable, Hashable {
     public init(updatedAt: String, output: String) {
         self.updatedAt = updatedAt
         showing = []
+        onScreen = []
         messages = []
         nextChange = nil
         feeds = []
@@ -160,6 +163,8 @@ final class DisplayState: Sendable {
     struct Shared {
         var snapshot: ScheduleSnapshot?
         var showing: [String] = []
+        /// The texts with a letter in the band's window at the last frame.
+        var inView: [String] = []
         var output = ""
         var paused = false
         var moving = false
@@ -236,11 +241,17 @@ final class DisplayState: Sendable {
         return lines.prefix(count) + ["\(more) more \(more == 1 ? "problem" : "problems"); `marquee check` lists them all"]
     }
 
-    func frameDrawn(at steady: SteadyInstant, lateness: Nanoseconds?, moving: Bool, glyphCache: GlyphCacheFigures?,
-                    pageFlips: PageFlipFigures? = nil) {
+    /// A frame's figures. What is in view changes every few seconds on a moving band: the
+    /// status follows it at once, the broker only with the next change of what is shown.
+    func frameDrawn(at steady: SteadyInstant, lateness: Nanoseconds?, moving: Bool, inView: [String],
+                    glyphCache: GlyphCacheFigures?, pageFlips: PageFlipFigures? = nil) {
         shared.withLock { state in
             state.glyphCache = glyphCache
             state.pageFlips = pageFlips
+            if state.inView != inView {
+                state.inView = inView
+                state.version += 1
+            }
             if state.moving != moving {
                 state.moving = moving
                 state.version += 1
@@ -266,6 +277,7 @@ final class DisplayState: Sendable {
             report.updatedAt = ZonedTime(instant: wall.instant, utcOffset: snapshot.utcOffset).rfc3339
         }
         report.showing = Array(state.showing.prefix(StatusReport.listedMessages))
+        report.onScreen = state.inView.filter(state.showing.contains)
         report.paused = state.paused
         report.moving = state.moving
         report.glyphCache = state.glyphCache

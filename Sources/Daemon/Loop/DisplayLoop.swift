@@ -407,8 +407,8 @@ final class DisplayLoop {
         } catch {
             return false
         }
-        state.frameDrawn(at: steady, lateness: lateness, moving: frame.isMoving, glyphCache: screen.glyphCache,
-                         pageFlips: screen.pageFlips)
+        state.frameDrawn(at: steady, lateness: lateness, moving: frame.isMoving, inView: frame.textsInView,
+                         glyphCache: screen.glyphCache, pageFlips: screen.pageFlips)
         if !ready {
             ready = systemd.send("READY=1")
             systemd.send("STATUS=" + Self.summary(snapshot))
