@@ -3,6 +3,7 @@
 // family calendar, a plan of counted repeats) at 10k and 50k events, in this process and
 // through the helper process as marquee reads. Run in release, with marquee built beside it:
 //   swift build -c release && swift run -c release schedule-benchmark
+// `schedule-benchmark hung` measures instead a folder in which some files hang libical.
 import CLibical
 import Foundation
 import Schedule
@@ -300,4 +301,62 @@ func runEveryMinute(in folder: URL) async throws {
     print(String(format: "peak memory at the end: %.1f MB", peakMemoryMB()))
 }
 
-try await run()
+/// Folders of small files of which some hang libical (a shim preloaded into `marquee read-feed`
+/// spins on the processor for a file holding X-TEST-HANG, until the reader is stopped at its
+/// deadline): how long until every other file is in effect, and until the load ends.
+func runHungFiles() async throws {
+    let marquee = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("marquee").path
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-hung-benchmark")
+    try? FileManager.default.removeItem(at: folder)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let shim = folder.appendingPathComponent("hang-libical.so").path
+    let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Tests/EndToEndTests/Fixtures/hang-libical.c").standardized.path
+    let compiler = Process()
+    compiler.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
+    compiler.arguments = ["-shared", "-fPIC", "-O2", "-o", shim, source, "-ldl"]
+    try compiler.run()
+    compiler.waitUntilExit()
+    precondition(compiler.terminationStatus == 0, "cannot build \(source)")
+    let limits = ScheduleLimits()
+    print(String(format: "folders with files that hang libical (deadline %.0f s a file):", limits.maximumSecondsPerFile))
+    for (hung, total) in [(1, 30), (50, 200)] {
+        let feeds = folder.appendingPathComponent("feeds-\(hung)-\(total)")
+        try FileManager.default.createDirectory(at: feeds, withIntermediateDirectories: true)
+        for index in 0..<total {
+            let hangs = index % (total / hung) == total / hung / 2
+            let text = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//marquee//benchmark//EN", "BEGIN:VEVENT",
+                        "UID:file-\(index)", "DTSTART:20261122T100000Z", "DURATION:PT4H", "SUMMARY:File \(index)"]
+                + (hangs ? ["X-TEST-HANG:1"] : []) + ["END:VEVENT", "END:VCALENDAR"]
+            try Data((text.joined(separator: "\r\n") + "\r\n").utf8)
+                .write(to: feeds.appendingPathComponent(String(format: "f%03d.ics", index)))
+        }
+        let reader = FeedReader.helper(executable: "/bin/sh", arguments: [
+            "-c", "LD_PRELOAD=\"$1\" exec \"$0\" read-feed", marquee, shim])
+        let schedule = try await Schedule(displayZone: "UTC", limits: limits, reader: reader)
+        let noon = await schedule.instant(of: TimeArgument("2026-11-22 12:00")!)
+        let start = ContinuousClock.now
+        let loading = Task { await schedule.load([feeds.path], around: noon) }
+        var goodShown: Duration?
+        while goodShown == nil {
+            if await schedule.messages(at: noon).count == total - hung { goodShown = ContinuousClock.now - start }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let statuses = await loading.value
+        let all = ContinuousClock.now - start
+        let stopped = statuses.filter { $0.problems.contains { $0.message.hasPrefix("reading the file took longer") } }.count
+        let shown = await schedule.messages(at: noon).count
+        precondition(shown == total - hung && stopped == hung, "unexpected load: \(shown) shown, \(stopped) stopped")
+        func seconds(_ duration: Duration) -> Double { Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18 }
+        print(String(format: "  %3d hung of %3d: every good file in effect after %.2f s; load ended after %.1f s "
+            + "(%d stopped at the deadline)", hung, total, seconds(goodShown!), seconds(all), stopped))
+    }
+}
+
+if CommandLine.arguments.dropFirst().first == "hung" {
+    try await runHungFiles()
+} else {
+    try await run()
+}

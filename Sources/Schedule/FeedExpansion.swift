@@ -146,6 +146,28 @@ enum WireBatch {
         }
         return reader.isAtEnd ? items : nil
     }
+
+    /// One answer as the helper sends it the moment it is ready: its length, then its bytes.
+    static func frame(_ item: [UInt8]) -> [UInt8] {
+        var writer = WireWriter()
+        writer.data(item)
+        return writer.bytes
+    }
+
+    /// The whole frames at the start of `bytes` (an answer still arriving is left for later)
+    /// and how many bytes they take; nil when a length is impossible (garbage).
+    static func completeFrames(_ bytes: ArraySlice<UInt8>, longest: Int) -> (items: [ArraySlice<UInt8>], length: Int)? {
+        var items: [ArraySlice<UInt8>] = []
+        var offset = bytes.startIndex
+        while bytes.endIndex - offset >= 8 {
+            var reader = WireReader(bytes[offset..<offset + 8])
+            guard let length = reader.count(atMost: longest) else { return nil }
+            guard bytes.endIndex - offset - 8 >= length else { break }
+            items.append(bytes[offset + 8..<offset + 8 + length])
+            offset += 8 + length
+        }
+        return (items, offset - bytes.startIndex)
+    }
 }
 
 extension ExpansionRequest {

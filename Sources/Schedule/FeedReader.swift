@@ -26,18 +26,24 @@ public enum FeedReader: Sendable {
 }
 
 extension FeedReader {
-    /// The expansion of one request, with libical's actor left free while a helper runs (its
-    /// wait is on a thread of its own); in this process it runs on the actor.
-    func expandBeside(_ request: ExpansionRequest, limits: ScheduleLimits) async -> FeedExpansion {
+    /// The expansions of the requests, with libical's actor left free while helpers run (their
+    /// wait is on a thread of its own); in this process they run on the actor. `progress` is
+    /// handed, from that thread, the expansions that finished while others are still read.
+    func expandBeside(
+        _ requests: [ExpansionRequest], limits: ScheduleLimits,
+        progress: (@Sendable ([(index: Int, expansion: FeedExpansion)]) -> Void)? = nil
+    ) async -> [FeedExpansion] {
         switch self {
         case .inProcess:
-            return await expandInProcess(request)
+            return await expand(requests, limits: limits)
         case .helper(let executable, let arguments):
-            let expansions = await onThread(named: "marquee-inspect") {
-                HelperRun.expand([request], executable: executable, arguments: arguments, limits: limits)
+            let expansions = await onThread(named: "marquee-read") {
+                HelperRun.expand(requests, executable: executable, arguments: arguments, limits: limits, progress: progress)
             }
-            return expansions?.first ?? FeedExpansion(problems: [FeedProblem(
-                severity: .error, path: request.path, line: nil, message: "no thread to read the calendar on")])
+            return expansions ?? requests.map { request in
+                FeedExpansion(problems: [FeedProblem(
+                    severity: .error, path: request.path, line: nil, message: "no thread to read the calendar on")])
+            }
         }
     }
 }
@@ -64,9 +70,9 @@ extension FeedReader {
 }
 
 /// The helper's side: reads a batch of requests (one file, or several small ones) from
-/// standard input, bounds its own memory and CPU time, writes their expansions to standard
-/// output and ends the process. Freeing libical's trees and the records first would cost a
-/// fifth of the whole read for nothing.
+/// standard input, bounds its own memory and CPU time, writes each expansion to standard
+/// output as it finishes it and ends the process. Freeing libical's trees and the records
+/// first would cost a fifth of the whole read for nothing.
 public func serveFeedReading() async -> Never {
     var input: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -87,14 +93,11 @@ public func serveFeedReading() async -> Never {
     var cpu = rlimit(rlim_cur: seconds, rlim_max: seconds + 1)
     setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
     var files: [CalendarFile?] = []
-    var answers: [[UInt8]] = []
     for request in requests {
         let (expansion, file) = await parsedAndExpanded(request)
         files.append(file)
-        answers.append(expansion.encoded())
-    }
-    let output = WireBatch.encoded(answers)
-    withExtendedLifetime(files) { () -> Never in
+        // Each answer as soon as it is ready: a later file that hangs costs only itself.
+        let output = WireBatch.frame(expansion.encoded())
         var offset = 0
         while offset < output.count {
             let written = output[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
@@ -102,33 +105,48 @@ public func serveFeedReading() async -> Never {
             if written <= 0 { exit(1) }
             offset += written
         }
-        exit(0)
     }
+    withExtendedLifetime(files) { exit(0) }
 }
 
 /// Helper processes for requests, a few at a time, each with its deadline. Small files go to
 /// a helper together (starting a process costs more than reading a small file: a folder of
-/// 20,000 one-event files, as vdirsyncer writes a CalDAV calendar, would start 20,000); if
-/// such a helper fails, each of its files is read again by a helper of its own, so one file's
-/// crash or hang still costs that file only.
+/// 20,000 one-event files, as vdirsyncer writes a CalDAV calendar, would start 20,000). A
+/// helper answers each file as it finishes it, so a file that hangs or crashes libical costs
+/// that file only: the files answered before it stand, a helper that has answered nothing for
+/// `splitAfter` hands the files after the one it reads to a helper of their own, and a file
+/// whose helper crashed while others were read with it is read again alone.
 enum HelperRun {
     private final class Child {
-        /// The requests it reads, by index.
+        /// The requests it was given, by index, in the order it reads them.
         let indices: [Int]
         let pid: pid_t
         let socket: Int32
         let request: [UInt8]
         var written = 0
         var answer: [UInt8] = []
-        let deadline: Int64
+        /// How many of `indices` it has answered, and how many are still its to answer (the
+        /// rest were handed to another helper).
+        var answered = 0
+        var assigned: Int
+        /// When it last answered (or started), and when it is stopped unless it answers again.
+        var lastProgress: Int64
+        var deadline: Int64
+        /// It sent something that is not an answer: nothing more it sends is read.
+        var isGarbled = false
 
-        init(indices: [Int], pid: pid_t, socket: Int32, request: [UInt8], deadline: Int64) {
+        init(indices: [Int], pid: pid_t, socket: Int32, request: [UInt8], now: Int64, deadline: Int64) {
             self.indices = indices
             self.pid = pid
             self.socket = socket
             self.request = request
+            assigned = indices.count
+            lastProgress = now
             self.deadline = deadline
         }
+
+        var isSplit: Bool { assigned < indices.count }
+        var unanswered: ArraySlice<Int> { indices[answered..<assigned] }
     }
 
     /// Longer answers are refused (a budget's worth of activations is a few MB).
@@ -139,25 +157,56 @@ enum HelperRun {
     static let batchFiles = 128
     static let batchBytes = 1 << 20
 
+    /// A helper that has answered nothing for this long gives the files after the one it
+    /// reads to a new helper (and keeps only that one, at the lowest priority).
+    static let splitAfter: Int64 = 500_000_000
+    /// How often the files read so far are handed on while others are still being read.
+    static let progressInterval: Int64 = 200_000_000
+
+    /// The expansions of `requests`, in their order; `progress`, when given, is handed the
+    /// expansions (by index) that finished since it was last called, at most every
+    /// `progressInterval`, while others are still being read.
     static func expand(
-        _ requests: [ExpansionRequest], executable: String, arguments: [String], limits: ScheduleLimits
+        _ requests: [ExpansionRequest], executable: String, arguments: [String], limits: ScheduleLimits,
+        progress: (([(index: Int, expansion: FeedExpansion)]) -> Void)? = nil
     ) -> [FeedExpansion] {
         var results = [FeedExpansion?](repeating: nil, count: requests.count)
         var pending = Array(batches(requests).reversed())
         var running: [Child] = []
+        var arrived: [(index: Int, expansion: FeedExpansion)] = []
+        var handedOn = readClock(CLOCK_MONOTONIC)
         let parallel = max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        let deadlineNanoseconds = Int64(limits.maximumSecondsPerFile * 1e9)
+        let perFile = Int64(limits.maximumSecondsPerFile * 1e9)
+        func finish(_ index: Int, _ expansion: FeedExpansion) {
+            guard results[index] == nil else { return }
+            results[index] = expansion
+            if progress != nil { arrived.append((index, expansion)) }
+        }
+        /// A helper that ended without answering all of its files: the one it was reading is
+        /// read again alone if it shared the helper (the others may have used up its memory),
+        /// else it gets `why`; the rest go to a new helper.
+        func fail(_ child: Child, _ why: @autoclosure () -> String) {
+            let unanswered = Array(child.unanswered)
+            guard let reading = unanswered.first else { return }
+            if child.indices.count == 1 {
+                finish(reading, failure(requests[reading], why()))
+            } else {
+                pending.append([reading])
+            }
+            if unanswered.count > 1 { pending.append(Array(unanswered.dropFirst())) }
+        }
         while !pending.isEmpty || !running.isEmpty {
-            while running.count < parallel, let batch = pending.popLast() {
+            while running.count(where: { !$0.isSplit }) < parallel, let batch = pending.popLast() {
                 switch start(executable, arguments) {
                 case .success(let (pid, socket)):
                     let request = WireBatch.encoded(batch.map { requests[$0].encoded() })
-                    running.append(Child(indices: batch, pid: pid, socket: socket, request: request,
-                                         deadline: readClock(CLOCK_MONOTONIC) + deadlineNanoseconds))
+                    let now = readClock(CLOCK_MONOTONIC)
+                    running.append(Child(indices: batch, pid: pid, socket: socket, request: request, now: now,
+                                         deadline: now + perFile))
                 case .failure(let error):
                     for index in batch {
-                        results[index] = failure(requests[index], "cannot start marquee's feed reader \(executable): "
-                            + String(cString: strerror(error.code)))
+                        finish(index, failure(requests[index], "cannot start marquee's feed reader \(executable): "
+                            + String(cString: strerror(error.code))))
                     }
                 }
             }
@@ -165,37 +214,74 @@ enum HelperRun {
                 pollfd(fd: $0.socket, events: Int16(POLLIN) | ($0.written < $0.request.count ? Int16(POLLOUT) : 0),
                        revents: 0)
             }
-            let now = readClock(CLOCK_MONOTONIC)
-            let wait = running.map(\.deadline).min().map { max(0, ($0 - now) / 1_000_000) } ?? 0
-            let ready = poll(&fds, nfds_t(fds.count), Int32(min(wait + 1, 1_000)))
+            var wakeAt = running.map(\.deadline).min() ?? Int64.max
+            for child in running where !child.isSplit && child.unanswered.count > 1 {
+                wakeAt = min(wakeAt, child.lastProgress + splitAfter)
+            }
+            if !arrived.isEmpty { wakeAt = min(wakeAt, handedOn + progressInterval) }
+            let before = readClock(CLOCK_MONOTONIC)
+            let wait = wakeAt == Int64.max ? 1_000 : min(1_000, max(0, (wakeAt - before) / 1_000_000) + 1)
+            let ready = poll(&fds, nfds_t(fds.count), Int32(wait))
             if ready < 0, errno != EINTR { break }
-            var finished: [Int] = []
+            var done: [Int] = []
             for (position, child) in running.enumerated() {
                 let events = fds[position].revents
                 if events & Int16(POLLOUT) != 0 { send(child) }
-                var outcome: [FeedExpansion]?
+                var ended = false
                 if events & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
-                    outcome = receive(child, requests: child.indices.map { requests[$0] })
-                }
-                if outcome == nil, readClock(CLOCK_MONOTONIC) >= child.deadline {
-                    kill(child.pid, SIGKILL)
-                    _ = reap(child.pid)
-                    let seconds = limits.maximumSecondsPerFile
-                    outcome = child.indices.map {
-                        failure(requests[$0], "reading the file took longer than \(formatSeconds(seconds)); stopped")
+                    switch receive(child) {
+                    case .more: break
+                    case .ended: ended = true
+                    case .tooLong:
+                        kill(child.pid, SIGKILL)
+                        _ = reap(child.pid)
+                        for index in child.unanswered {
+                            finish(index, failure(requests[index], "the file yields too many messages to hand over"))
+                        }
+                        done.append(position)
+                        continue
                     }
                 }
-                guard let outcome else { continue }
-                close(child.socket)
-                finished.append(position)
-                if child.indices.count > 1, outcome.contains(where: \.readerGaveUp) {
-                    // One of them failed the helper: each is read again on its own.
-                    pending += child.indices.map { [$0] }
-                } else {
-                    for (index, expansion) in zip(child.indices, outcome) { results[index] = expansion }
+                let now = readClock(CLOCK_MONOTONIC)
+                for expansion in answers(of: child) {
+                    finish(child.indices[child.answered], expansion)
+                    child.answered += 1
+                    child.lastProgress = now
+                    child.deadline = now + perFile
+                }
+                if child.unanswered.isEmpty {
+                    // All it was asked: a helper that was split would read on, so it is stopped.
+                    if !ended { kill(child.pid, SIGKILL) }
+                    _ = reap(child.pid)
+                    done.append(position)
+                } else if ended {
+                    let status = reap(child.pid)
+                    fail(child, describe(status, memoryLimit: limits.maximumReaderBytes))
+                    done.append(position)
+                } else if now >= child.deadline {
+                    kill(child.pid, SIGKILL)
+                    _ = reap(child.pid)
+                    let reading = child.unanswered.first!
+                    finish(reading, failure(requests[reading], "reading the file took longer than "
+                        + "\(formatSeconds(limits.maximumSecondsPerFile)); stopped"))
+                    if child.unanswered.count > 1 { pending.append(Array(child.unanswered.dropFirst())) }
+                    done.append(position)
+                } else if !child.isSplit, child.unanswered.count > 1, now - child.lastProgress >= splitAfter {
+                    pending.append(Array(child.unanswered.dropFirst()))
+                    child.assigned = child.answered + 1
+                    setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(child.pid), 19)
                 }
             }
-            for position in finished.reversed() { running.remove(at: position) }
+            for position in done.reversed() {
+                close(running[position].socket)
+                running.remove(at: position)
+            }
+            let now = readClock(CLOCK_MONOTONIC)
+            if let progress, !arrived.isEmpty, now - handedOn >= progressInterval, !(pending.isEmpty && running.isEmpty) {
+                progress(arrived)
+                arrived = []
+                handedOn = now
+            }
         }
         for child in running {
             kill(child.pid, SIGKILL)
@@ -237,30 +323,50 @@ enum HelperRun {
         }
     }
 
-    /// Reads what is there; at the end of the answer, the expansions or why there are none.
-    private static func receive(_ child: Child, requests: [ExpansionRequest]) -> [FeedExpansion]? {
+    private enum Received {
+        /// More may come.
+        case more
+        /// The helper closed its end.
+        case ended
+        /// Its answers pass `maximumAnswerBytes`.
+        case tooLong
+    }
+
+    /// Reads what is there.
+    private static func receive(_ child: Child) -> Received {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(child.socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if count > 0 {
-                child.answer.append(contentsOf: chunk[0..<count])
-                if child.answer.count > maximumAnswerBytes {
-                    kill(child.pid, SIGKILL)
-                    _ = reap(child.pid)
-                    return requests.map { failure($0, "the file yields too many messages to hand over") }
-                }
+                if !child.isGarbled { child.answer.append(contentsOf: chunk[0..<count]) }
+                if child.answer.count > maximumAnswerBytes { return .tooLong }
                 continue
             }
             if count < 0, errno == EINTR { continue }
-            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return nil }
-            break
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return .more }
+            return .ended
         }
-        let status = reap(child.pid)
-        if status == 0, let items = WireBatch.decoded(child.answer), items.count == requests.count {
-            let expansions = items.compactMap(FeedExpansion.init(decoding:))
-            if expansions.count == requests.count { return expansions }
+    }
+
+    /// The answers that arrived whole since the last look, at most as many as it still owes;
+    /// something that is not an answer makes it garbled.
+    private static func answers(of child: Child) -> [FeedExpansion] {
+        guard !child.isGarbled, !child.answer.isEmpty else { return [] }
+        guard let (frames, length) = WireBatch.completeFrames(child.answer[...], longest: maximumAnswerBytes) else {
+            child.isGarbled = true
+            child.answer = []
+            return []
         }
-        return requests.map { failure($0, describe(status, memoryLimit: $0.limits.maximumReaderBytes)) }
+        var expansions: [FeedExpansion] = []
+        for frame in frames.prefix(child.unanswered.count) {
+            guard let expansion = FeedExpansion(decoding: frame) else {
+                child.isGarbled = true
+                break
+            }
+            expansions.append(expansion)
+        }
+        child.answer.removeFirst(child.isGarbled ? child.answer.count : length)
+        return expansions
     }
 
     private static func describe(_ status: Int32, memoryLimit: Int) -> String {

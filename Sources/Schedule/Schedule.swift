@@ -49,10 +49,28 @@ public final class Schedule: Sendable {
     ///   `check` looks a year ahead, and reads each file once for it).
     /// - Parameter fetched: calendars fetched from an address, read from their copies on disk
     ///   (or as held in memory) and named by their address (one with neither is left out).
+    /// - Parameter progress: called each time files read so far were put in effect while
+    ///   others are still being read (a file that hangs libical holds up only itself).
+    ///
+    /// The files are read beside the schedule's actor: the messages of now, an agenda or a
+    /// snapshot are answered meanwhile from what is in effect.
     @discardableResult public func load(
-        _ paths: [String], fetched: [FetchedFeed] = [], around instant: Instant? = nil, ahead: Int64? = nil
+        _ paths: [String], fetched: [FetchedFeed] = [], around instant: Instant? = nil, ahead: Int64? = nil,
+        progress: (@Sendable () -> Void)? = nil
     ) async -> [FeedStatus] {
-        await state.load(paths, fetched: fetched, around: instant, ahead: ahead)
+        let (generation, requests) = await state.beginLoad(paths, fetched: fetched, around: instant, ahead: ahead)
+        guard !requests.isEmpty else { return await state.finishLoad([], generation: generation) }
+        let (reader, limits) = (state.reader, state.limits)
+        let (arrivals, arriving) = AsyncStream.makeStream(of: [(index: Int, expansion: FeedExpansion)].self)
+        let reading = Task {
+            let expansions = await reader.expandBeside(requests, limits: limits) { arriving.yield($0) }
+            arriving.finish()
+            return expansions
+        }
+        for await arrived in arrivals where await state.takeArrived(arrived, generation: generation) {
+            progress?()
+        }
+        return await state.finishLoad(await reading.value, generation: generation)
     }
 
     /// What a calendar's bytes would give, without putting them in effect: how many events,
@@ -64,7 +82,7 @@ public final class Schedule: Sendable {
     public func inspect(_ bytes: [UInt8], name: String) async -> FeedInspection {
         await inspections.enter()
         let (request, reader, limits) = await state.inspection(of: bytes, name: name)
-        let expansion = await reader.expandBeside(request, limits: limits)
+        let expansion = await reader.expandBeside([request], limits: limits)[0]
         await inspections.leave()
         return FeedInspection(eventCount: expansion.eventCount, problems: expansion.problems,
                               refreshSeconds: expansion.refreshSeconds)
@@ -77,8 +95,9 @@ public final class Schedule: Sendable {
     }
 
     /// Loads the same files and folders again.
-    @discardableResult public func reload() async -> [FeedStatus] {
-        await state.reload()
+    @discardableResult public func reload(progress: (@Sendable () -> Void)? = nil) async -> [FeedStatus] {
+        let (paths, fetched) = await (state.sources, state.fetchedSources)
+        return await load(paths, fetched: fetched, progress: progress)
     }
 
     /// The zone the display shows times in; floating times and all-day dates are read in it.
@@ -89,13 +108,13 @@ public final class Schedule: Sendable {
     /// Shows times in another zone from now on (the system's zone changed): every file is
     /// read again, since floating times and all-day dates depend on the zone.
     public func setDisplayZone(_ name: String) async throws {
-        try await state.setDisplayZone(name)
+        if try await state.setDisplayZone(name) { await reload() }
     }
 
     /// Counts and writes times as `settings` say from now on (a carer's reload); a new zone
     /// or default length of an event reads every file again.
     public func apply(_ settings: ScheduleSettings) async throws {
-        try await state.apply(settings)
+        if try await state.apply(settings) { await reload() }
     }
 
     /// Every feed file and its state, including problems found while expanding recurrences.

@@ -32,6 +32,29 @@ import Support
     var orientation: OrientationSettings?
     /// Dates and times written out already: ICU is asked once for each.
     var written: [WrittenKey: String] = [:]
+    /// The load whose changed files are being read, if one is; a load that begins later
+    /// overtakes it, and what it reads then is dropped.
+    private var reading: LoadInProgress?
+    private var loads = 0
+
+    /// What a load found before its changed files are read, and what became of them so far.
+    private struct LoadInProgress {
+        var generation: Int
+        var files: [String]
+        /// Files shown before from a folder that cannot be listed now.
+        var kept: [String]
+        /// The problems of folders that cannot be listed.
+        var statuses: [FeedStatus]
+        var someSourceUnreadable: Bool
+        var systemPaths: [String: [UInt8]]
+        var contents: [String: Result<[UInt8], FileReadError>]
+        /// What each file gave: its version in effect for those unchanged (or put in effect as
+        /// they arrived), the new reading for the others.
+        var attemptByFile: [String: FeedExpansion]
+        var unchanged: Set<String>
+        /// The files to read, in the order of the requests.
+        var changed: [(String, [UInt8])]
+    }
 
     struct WrittenKey: Hashable {
         enum Kind: Hashable { case clock, date, dayAndMonth, fullDate, dayAndPart(PartOfDay) }
@@ -86,11 +109,23 @@ import Support
 
     /// Loads (or reloads) feed files and folders: a folder contributes its `*.ics` files
     /// (hidden ones, such as editors' temporary files, are skipped). Returns each file's state.
+    /// The files are read here, holding the actor; `Schedule.load` reads them beside it.
     /// - Parameter around: where the first queries will be (saves expanding twice).
     /// - Parameter ahead: how far after it they reach, in seconds (a day by default).
     @discardableResult func load(
         _ paths: [String], fetched: [FetchedFeed] = [], around instant: Instant? = nil, ahead: Int64? = nil
     ) -> [FeedStatus] {
+        let (generation, requests) = beginLoad(paths, fetched: fetched, around: instant, ahead: ahead)
+        return finishLoad(requests.isEmpty ? [] : reader.expand(requests, limits: limits), generation: generation)
+    }
+
+    /// The first part of a load: lists the folders and reads the files; a file whose bytes
+    /// are those in effect keeps its expansion (a reload after one file changed starts one
+    /// reader, not one per file). Returns the load's number and the requests that read the
+    /// changed files, whose expansions `takeArrived` (as they come) and `finishLoad` take.
+    func beginLoad(
+        _ paths: [String], fetched: [FetchedFeed] = [], around instant: Instant? = nil, ahead: Int64? = nil
+    ) -> (generation: Int, requests: [ExpansionRequest]) {
         if let instant { focus = instant.secondsSinceEpoch }
         sources = paths
         fetchedSources = fetched
@@ -143,8 +178,6 @@ import Support
                 message: "not read: the feed files together pass \(megabytes(limits.maximumTotalBytes)), "
                     + "the most marquee reads at once; move some calendars out of the folder"))
         }
-        // A file whose bytes are those in effect keeps its expansion: a reload after one file
-        // changed starts one reader, not one per file.
         var attemptByFile: [String: FeedExpansion] = [:]
         var unchanged: Set<String> = []
         var changed: [(String, [UInt8])] = []
@@ -157,10 +190,47 @@ import Support
                 changed.append((file, bytes))
             }
         }
+        loads += 1
+        reading = LoadInProgress(
+            generation: loads, files: files, kept: kept, statuses: statuses, someSourceUnreadable: someSourceUnreadable,
+            systemPaths: systemPaths, contents: contents, attemptByFile: attemptByFile, unchanged: unchanged, changed: changed)
         // Queries up to `ahead` ask for the next change after them too, which looks a horizon further.
         let horizon = Int64(ScheduleIndex.horizonWindows + 1) * ScheduleIndex.windowSeconds
         let span = min(Self.longestSpan, ahead.map { $0 + horizon } ?? Self.loadedSpan)
-        for ((file, _), attempt) in zip(changed, expand(changed, span: span)) {
+        return (loads, requests(changed, span: span))
+    }
+
+    /// Changed files of load `generation` read so far (by their request's index): each that
+    /// reads well is in effect at once, so one slow or hung file does not hold up the others.
+    /// True when the messages may have changed.
+    func takeArrived(_ arrived: [(index: Int, expansion: FeedExpansion)], generation: Int) -> Bool {
+        guard var load = reading, load.generation == generation else { return false }
+        var tookSome = false
+        for (index, expansion) in arrived where !expansion.hasErrors && index < load.changed.count {
+            let (file, bytes) = load.changed[index]
+            guard !load.unchanged.contains(file) else { continue }
+            takeNewVersion(bytes, of: file, expansion: expansion, systemPath: load.systemPaths[file])
+            load.attemptByFile[file] = inEffect[file]?.expansion
+            load.unchanged.insert(file)
+            tookSome = true
+        }
+        guard tookSome else { return false }
+        reading = load
+        order = (load.files + load.kept).filter { inEffect[$0] != nil }
+        rebuildIndex()
+        return true
+    }
+
+    /// The end of load `generation`, with the expansions of its requests: each file's version
+    /// is chosen (the new one, the one shown, a last good copy) and its state returned. A
+    /// load overtaken by a later one changes nothing and returns the states as they are.
+    func finishLoad(_ expansions: [FeedExpansion], generation: Int) -> [FeedStatus] {
+        guard let load = reading, load.generation == generation else { return statuses }
+        reading = nil
+        let (files, kept, contents, systemPaths, unchanged) = (load.files, load.kept, load.contents, load.systemPaths, load.unchanged)
+        var statuses = load.statuses
+        var attemptByFile = load.attemptByFile
+        for ((file, _), attempt) in zip(load.changed, expansions) where !unchanged.contains(file) {
             attemptByFile[file] = attempt
         }
         var needCopies: [LastGoodCopy] = []
@@ -184,18 +254,7 @@ import Support
                 case .keepsItsVersion:
                     break
                 case .takesTheNewVersion:
-                    // Kept in memory only where no file on disk holds it (no copy is kept, or
-                    // the copy could not be written): the last good copy, a subscription's copy.
-                    var source = FeedSource.memory(bytes)
-                    var saveProblem: FeedProblem?
-                    if let copy = lastGoodCopy(of: file) {
-                        saveProblem = saveCopy(bytes, of: file, to: copy)
-                        if saveProblem == nil { source = .disk(Array(copy.utf8), FeedFingerprint(bytes)) }
-                    } else if fetchedNames.contains(file), let path = systemPaths[file] {
-                        source = .disk(path, FeedFingerprint(bytes))
-                    }
-                    inEffect[file] = FeedInEffect(source: source, expansion: attempt, isGood: true)
-                    if let saveProblem { inEffect[file]?.expansion.problems.append(saveProblem) }
+                    takeNewVersion(bytes, of: file, expansion: attempt, systemPath: systemPaths[file])
                 case .keepsWhatIsShown:
                     break
                 case .takesTheLastGoodCopy:
@@ -219,7 +278,7 @@ import Support
         let seen = Set(files + kept)
         inEffect = inEffect.filter { seen.contains($0.key) }
         order = (files + kept).filter { inEffect[$0] != nil }
-        if let lastGoodDirectory, !someSourceUnreadable {
+        if let lastGoodDirectory, !load.someSourceUnreadable {
             forgetCopies(in: lastGoodDirectory, keeping: seen.subtracting(fetchedNames))
         }
         self.statuses = statuses
@@ -227,9 +286,26 @@ import Support
         return statuses
     }
 
+    /// Puts `bytes`, which read well, in effect for `file`, and keeps them as its last good
+    /// copy. Kept in memory only where no file on disk holds them (no copy is kept, or the copy
+    /// could not be written): the last good copy, a subscription's copy.
+    private func takeNewVersion(_ bytes: [UInt8], of file: String, expansion: FeedExpansion, systemPath: [UInt8]?) {
+        var source = FeedSource.memory(bytes)
+        var saveProblem: FeedProblem?
+        if let copy = lastGoodCopy(of: file) {
+            saveProblem = saveCopy(bytes, of: file, to: copy)
+            if saveProblem == nil { source = .disk(Array(copy.utf8), FeedFingerprint(bytes)) }
+        } else if fetchedNames.contains(file), let path = systemPath {
+            source = .disk(path, FeedFingerprint(bytes))
+        }
+        inEffect[file] = FeedInEffect(source: source, expansion: expansion, isGood: true)
+        if let saveProblem { inEffect[file]?.expansion.problems.append(saveProblem) }
+    }
+
     /// Shows times in another zone from now on (the system's zone changed): a new zone has every
     /// file read again, since floating times and all-day dates depend on it.
-    func setDisplayZone(_ name: String) throws {
+    /// True when the files must be read again (`Schedule` does it beside the actor).
+    func setDisplayZone(_ name: String) throws -> Bool {
         try apply(ScheduleSettings(displayZone: name, words: words, orientation: orientation,
                                    defaultEventDuration: defaultDuration))
     }
@@ -237,7 +313,8 @@ import Support
     /// How times are counted and written from now on. A new zone or default length of an
     /// event has every file read again (floating times, all-day dates and events without an end
     /// depend on them); a new language or orientation line changes only what is written.
-    func apply(_ settings: ScheduleSettings) throws {
+    /// True when the files must be read again (`Schedule` does it beside the actor).
+    func apply(_ settings: ScheduleSettings) throws -> Bool {
         guard let zone = SystemZones.zone(named: settings.displayZone) else {
             throw Schedule.ConfigurationError.unknownTimeZone(settings.displayZone)
         }
@@ -246,12 +323,12 @@ import Support
             orientation = settings.orientation
             written = [:]
         }
-        guard settings.displayZone != displayZoneName || settings.defaultEventDuration != defaultDuration else { return }
+        guard settings.displayZone != displayZoneName || settings.defaultEventDuration != defaultDuration else { return false }
         displayZoneName = settings.displayZone
         displayZone = zone
         defaultDuration = settings.defaultEventDuration
         inEffect = [:]
-        reload()
+        return true
     }
 
     /// The fetched calendars the next reload reads.

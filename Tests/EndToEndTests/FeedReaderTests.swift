@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -122,6 +123,48 @@ import Testing
             #expect(statuses.filter { $0.state != .loaded }.map(\.path) == [folder + "/bad.ics"])
             #expect(schedule.messages(at: instant(Self.at)).count == 41)
         }
+    }
+
+    /// One of thirty small files hangs libical (a shim preloaded into the reader): the other
+    /// twenty-nine are in effect while it is still being read, and the schedule answers
+    /// meanwhile. They waited for it: a batch waited for its slowest file, then every file
+    /// of it was read again alone (with a last good copy of each, the display showed only the
+    /// date for 31 s). The shim holds the file until the test releases it, so no deadline or
+    /// timing decides the outcome.
+    @Test nonisolated func aHungFileHoldsUpOnlyItself() async throws {
+        let temporary = try TemporaryFolder()
+        let folder = temporary.url.appendingPathComponent("feeds")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for index in 0..<30 {
+            let extra = index == 7 ? ["X-TEST-HANG:1"] : []
+            try Data(TestSupport.calendar(event(["UID:f\(index)", "DTSTART:20260701T100000Z", "SUMMARY:File \(index)"] + extra)).utf8)
+                .write(to: folder.appendingPathComponent(String(format: "f%02d.ics", index)))
+        }
+        let shim = temporary.url.appendingPathComponent("hang-libical.so").path
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/hang-libical.c")
+        let compiler = Process()
+        compiler.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
+        compiler.arguments = ["-shared", "-fPIC", "-O2", "-o", shim, source.path, "-ldl"]
+        try compiler.run()
+        compiler.waitUntilExit()
+        #expect(compiler.terminationStatus == 0)
+        let release = temporary.url.appendingPathComponent("release").path
+        let reader = FeedReader.helper(executable: "/bin/sh", arguments: [
+            "-c", "MARQUEE_TEST_RELEASE=\"$1\" LD_PRELOAD=\"$2\" exec \"$0\" read-feed", CommandLineTests.binary, release, shim])
+        var limits = ScheduleLimits()
+        limits.maximumSecondsPerFile = 3600
+        let schedule = try await Schedule(displayZone: "UTC", limits: limits, reader: reader)
+        let progressed = Mutex(0)
+        let at = instant("2026-07-01T10:30:00Z")
+        let loading = Task { await schedule.load([folder.path], around: at) { progressed.withLock { $0 += 1 } } }
+        let othersShown = await eventually(within: scheduleWaitLimit) { await schedule.messages(at: at).count == 29 }
+        #expect(othersShown)
+        #expect(!(await schedule.messages(at: at)).map(\.text).contains("File 7"))
+        #expect(progressed.withLock { $0 } >= 1)
+        #expect(FileManager.default.createFile(atPath: release, contents: nil))
+        let statuses = await loading.value
+        #expect(statuses.count == 30 && statuses.allSatisfy { $0.state == .loaded }, "\(statuses)")
+        #expect(await schedule.messages(at: at).count == 30)
     }
 
     /// A load told how far its queries reach reads each file once for them (`check` looks a

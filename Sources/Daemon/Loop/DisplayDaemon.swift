@@ -195,7 +195,7 @@ private func startReading(
     let beforeReading = await schedule.snapshot(at: now)
     let loading = Task {
         let statuses = await schedule.load(configuration.feedPaths, fetched: await configuration.subscriptions?.fetched() ?? [],
-                                           around: now)
+                                           around: now) { mailbox.post(.feedsPartlyRead) }
         log.feeds(statuses)
     }
     // Whichever comes first, the end of the reading or of the wait (the reading goes on).

@@ -256,7 +256,7 @@ final class DisplayLoop {
         case .feedsReloaded:
             reloadsInFlight = max(0, reloadsInFlight - 1)
             requestMessages(at: wall)
-        case .clockStepped:
+        case .clockStepped, .feedsPartlyRead:
             requestMessages(at: wall)
         case .subscriptionsChanged:
             showProblems()

@@ -14,6 +14,8 @@ enum DisplayEvent: Sendable {
     case feedsChanged
     /// A reload of the feeds finished: the messages may differ.
     case feedsReloaded
+    /// Some of the files a reload reads are in effect, others are still being read.
+    case feedsPartlyRead
     /// The configuration file was read again for a reload (nil: it cannot be used; the
     /// settings in use stay).
     case settingsRead(ReloadedSettings?)

@@ -36,10 +36,11 @@ final class ScheduleService: Sendable {
         }
     }
 
-    /// Reads the feeds again, logs what became of them, then posts `.feedsReloaded`.
+    /// Reads the feeds again, logs what became of them, then posts `.feedsReloaded`; while a
+    /// file is slow to read, those read already are posted as `.feedsPartlyRead`.
     func reload() {
         Task { [schedule, mailbox, log] in
-            let statuses = await schedule.reload()
+            let statuses = await schedule.reload { mailbox.post(.feedsPartlyRead) }
             log?.feeds(statuses)
             mailbox.post(.feedsReloaded)
         }
