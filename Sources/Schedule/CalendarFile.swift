@@ -497,13 +497,21 @@ public struct ScheduleLimits: Sendable, Hashable {
         }
     }
 
+    /// Properties that marquee does not show or use: one left empty loses nothing.
+    static let emptyIsNothing: Set<String> = [
+        "DESCRIPTION", "LOCATION", "COMMENT", "CATEGORIES", "CONTACT", "RESOURCES", "URL", "CLASS", "STATUS", "TRANSP",
+        "ORGANIZER", "ATTENDEE", "GEO", "ATTACH", "RELATED-TO",
+    ]
+
     /// An `X-LIC-ERROR` property: libical removed or could not read something. A warning:
     /// what it complains about is often allowed (empty text, IANA properties, RFC 7986
     /// values), and the rest of the event is still read.
     private func reportLibicalError(_ property: OpaquePointer, source: SourceText, componentLine: Int?) {
         let message = swiftString(icalproperty_get_xlicerror(property)) ?? "libical reported an error"
-        var line = componentLine
         let words = message.split(separator: " ")
+        // Google writes an empty DESCRIPTION and LOCATION on every event: nothing is lost.
+        if message.hasPrefix("No value for "), words.count > 3, Self.emptyIsNothing.contains(String(words[3])) { return }
+        var line = componentLine
         if let index = words.firstIndex(where: { $0.hasPrefix("property") }), index > 0,
             let found = source.line(ofProperty: String(words[index - 1]), from: componentLine ?? 1)
         {

@@ -30,6 +30,23 @@ import Testing
         }
     }
 
+    /// Google writes an empty DESCRIPTION and LOCATION on every event: forty events said
+    /// "80 warning(s)" of libical's raw text, burying real problems in check, the status, the
+    /// journal and MQTT. An empty property marquee does not use is not worth a word; an empty
+    /// one it uses (RRULE, SUMMARY) still is.
+    @Test func emptyPropertiesAsGoogleWritesThemAreNoProblem() throws {
+        let events = (0..<40).map { index in
+            event(["UID:g\(index)", "DTSTART:20261124T\(String(format: "%02d", index % 24))0000Z", "DURATION:PT1H",
+                   "SUMMARY:Event \(index)", "DESCRIPTION:", "LOCATION:", "CLASS:PUBLIC", "STATUS:CONFIRMED", "TRANSP:OPAQUE"])
+        }
+        let schedule = try schedule(calendar(events + [event(["UID:e", "DTSTART:20261124T080000Z", "SUMMARY:", "RRULE:"])]),
+                                    zone: "UTC")
+        let status = try #require(schedule.feeds.first)
+        #expect(status.state == .loaded && status.eventCount == 40)
+        #expect(status.problems.map(\.message).allSatisfy { $0.contains("SUMMARY") || $0.contains("RRULE") }, "\(status.problems)")
+        #expect(status.problems.count == 3, "\(status.problems)")
+    }
+
     /// A birthday whose year is not known — Apple's `X-APPLE-OMIT-YEAR` (the year written is a
     /// stand-in), a yearly all-day date before 1900 — has no age: `{age}` is left out with its
     /// ordinal ending ("she turns 423" before), and the file says so once. A known year counts.
