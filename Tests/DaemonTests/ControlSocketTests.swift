@@ -43,5 +43,14 @@ import Testing
         #expect(ControlSocket.pathForAsking(environment: [:], system: system, temporary: root.path) == own + "/marquee.sock")
         chmod(own, 0o777)
         #expect(ControlSocket.pathForListening(environment: [:], system: system, temporary: root.path) == nil)
+        // Asking trusts it no more than listening: a socket planted in a folder another user
+        // can write to, or made by another user, is not asked (its status would be theirs).
+        #expect(ControlSocket.pathForAsking(environment: [:], system: system, temporary: root.path) == system)
+        chmod(own, 0o700)
+        #expect(ControlSocket.pathForAsking(environment: [:], system: system, temporary: root.path) == own + "/marquee.sock")
+        if getuid() == 0 {
+            #expect(chown(own, 65534, 65534) == 0)
+            #expect(ControlSocket.pathForAsking(environment: [:], system: system, temporary: root.path) == system)
+        }
     }
 }

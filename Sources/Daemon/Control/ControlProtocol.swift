@@ -348,18 +348,28 @@ public enum ControlSocket {
             let folder = splitPath(path).folder
             guard folder == own else { return access(folder, W_OK) == 0 }
             _ = mkdir(own, 0o700)
-            var info = stat()
-            return lstat(folder, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR && info.st_uid == getuid()
-                && info.st_mode & 0o077 == 0
+            return isPrivate(folder)
         }
     }
 
-    /// For `status`, `pause` and `resume`: the first candidate that exists, else the first.
+    /// For `status`, `pause` and `resume`: the first candidate that exists, else the first. The
+    /// folder under `/tmp` is asked only if it passes the same checks as for listening: a socket
+    /// another user planted there would show a false status and take the user's pause.
     public static func pathForAsking(
         environment: [String: String], system: String = systemPath, temporary: String = "/tmp"
     ) -> String {
+        let own = userFolder(in: temporary)
         let candidates = candidates(environment: environment, system: system, temporary: temporary)
         var info = stat()
-        return candidates.first { lstat($0, &info) == 0 } ?? candidates[0]
+        return candidates.first { path in
+            lstat(path, &info) == 0 && (splitPath(path).folder != own || isPrivate(own))
+        } ?? candidates[0]
+    }
+
+    /// A folder (not a link to one) of this user's alone: nobody else may put a socket in it.
+    private static func isPrivate(_ folder: String) -> Bool {
+        var info = stat()
+        return lstat(folder, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR && info.st_uid == getuid()
+            && info.st_mode & 0o077 == 0
     }
 }
