@@ -73,7 +73,7 @@ struct CheckCommand: AsyncParsableCommand {
             }
         }
         if json {
-            for report in reports { say(try jsonLine(report)) }
+            for report in reports { print(try jsonLine(report)) }
         } else {
             for report in reports { tell(report) }
             if let note = missing.note { say(note) }

@@ -127,16 +127,37 @@ func isUnfinishedWrite(_ name: String) -> Bool {
 }
 
 /// The entries of a folder, or nil (with `errno` set) if it cannot be listed: each name as
-/// shown (invalid UTF-8 as U+FFFD) and as the system spells it.
+/// shown (`shownName`) and as the system spells it.
 public func directoryEntries(_ path: String) -> [(name: String, bytes: [UInt8])]? {
     guard let directory = opendir(path) else { return nil }
     defer { closedir(directory) }
     var entries: [(name: String, bytes: [UInt8])] = []
     while let entry = readdir(directory) {
         let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-        entries.append((String(decoding: bytes, as: UTF8.self), bytes))
+        entries.append((shownName(bytes), bytes))
     }
     return entries
+}
+
+/// A file name as text: its UTF-8, and each byte that is not UTF-8 as `\xHH` (a Latin-1
+/// `M\xFCller.ics`), so two names that differ only there stay two names (as U+FFFD they were one).
+public func shownName(_ bytes: [UInt8]) -> String {
+    var parser = Unicode.UTF8.ForwardParser()
+    var iterator = bytes.makeIterator()
+    var offset = 0
+    var name = ""
+    while true {
+        switch parser.parseScalar(from: &iterator) {
+        case .valid(let encoded):
+            name.unicodeScalars.append(Unicode.UTF8.decode(encoded))
+            offset += encoded.count
+        case .error(let length):
+            for byte in bytes[offset..<offset + length] { name += "\\x" + String(byte, radix: 16, uppercase: true) }
+            offset += length
+        case .emptyInput:
+            return name
+        }
+    }
 }
 
 /// A path's folder and last component: `/dev/fb0` → (`/dev`, `fb0`), `/etc` → (`/`, `etc`),

@@ -226,6 +226,45 @@ import Testing
         }
     }
 
+    /// Every `--json` line is JSON whatever a file's name or text holds (DEL and C1 controls
+    /// were printed as Swift's `\u{7F}`), raw controls never reach the terminal, and two names
+    /// that are not UTF-8 and differ only there stay two files (as U+FFFD they were one).
+    @Test func jsonOutputIsJSONForAnyBytes() throws {
+        try withTemporaryFolder { temporary in
+            let folder = temporary.url.path
+            let hostile = "Pay \u{7F}\u{9B}31m\u{1B}[2J \u{85}now"
+            func write(_ name: [UInt8], _ summary: String) throws {
+                let text = calendar(event("UID:\(name.count)-\(name.last ?? 0)", "DTSTART:20261126T090000Z", "DURATION:PT2H",
+                                          "SUMMARY:\(summary)"))
+                let path = Array(folder.utf8) + Array("/".utf8) + name
+                let descriptor = (path + [0]).withUnsafeBufferPointer { pointer in
+                    pointer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY | O_TRUNC, 0o644) }
+                }
+                #expect(descriptor >= 0)
+                _ = Array(text.utf8).withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+                close(descriptor)
+            }
+            try write(Array("del\u{7F}\u{9B}.ics".utf8), hostile)
+            try write([0x61, 0xFF] + Array(".ics".utf8), "Latin one")
+            try write([0x61, 0xFE] + Array(".ics".utf8), "Latin two")
+            for arguments in [["check", "--json", folder], ["messages", "--json", "--feeds", folder, "--at", "2026-11-26T10:00:00Z"]] {
+                let run = try Self.marquee(arguments)
+                #expect(!run.output.unicodeScalars.contains { $0.value < 0x0A || (0x0B..<0x20).contains($0.value) || (0x7F...0x9F).contains($0.value) })
+                let objects = try run.output.split(separator: "\n").map {
+                    try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "\($0)")
+                }
+                #expect(objects.count == 3, "\(arguments[0]): \(run.output)")
+                if arguments[0] == "check" {
+                    let paths = objects.compactMap { $0["path"] as? String }
+                    #expect(Set(paths).count == 3 && paths.contains("\(folder)/a\\xFF.ics") && paths.contains("\(folder)/a\\xFE.ics"), "\(paths)")
+                    #expect(paths.contains("\(folder)/del\u{7F}\u{9B}.ics"))
+                } else {
+                    #expect(Set(objects.compactMap { $0["text"] as? String }).count == 3)
+                }
+            }
+        }
+    }
+
     /// A feed folder that does not exist is an error for the commands that read it.
     @Test(arguments: ["messages", "agenda", "check"])
     func aMissingFeedFolderExitsOne(command: String) throws {
