@@ -129,11 +129,16 @@ enum HelperRun {
         /// rest were handed to another helper).
         var answered = 0
         var assigned: Int
-        /// When it last answered (or started), and when it is stopped unless it answers again.
+        /// When it last answered (or started), the processor time it had used by then, and
+        /// when it is stopped unless it answers again.
         var lastProgress: Int64
+        var processorAtProgress: Int64 = 0
         var deadline: Int64
         /// It sent something that is not an answer: nothing more it sends is read.
         var isGarbled = false
+        /// It has computed on one file for `splitAfter`, or waited `blockedAfter`: it keeps only
+        /// that file and no longer counts among the helpers running side by side.
+        var isSlow = false
 
         init(indices: [Int], pid: pid_t, socket: Int32, request: [UInt8], now: Int64, deadline: Int64) {
             self.indices = indices
@@ -145,7 +150,6 @@ enum HelperRun {
             self.deadline = deadline
         }
 
-        var isSplit: Bool { assigned < indices.count }
         var unanswered: ArraySlice<Int> { indices[answered..<assigned] }
     }
 
@@ -157,9 +161,13 @@ enum HelperRun {
     static let batchFiles = 128
     static let batchBytes = 1 << 20
 
-    /// A helper that has answered nothing for this long gives the files after the one it
-    /// reads to a new helper (and keeps only that one, at the lowest priority).
-    static let splitAfter: Int64 = 500_000_000
+    /// A helper that has computed this long on one file (its processor time, so a helper that
+    /// only waits for the processor on a busy machine is not taken for a hung one) gives the
+    /// files after it to new helpers and keeps only that one, at the lowest priority; it no
+    /// longer holds one of the places of helpers running side by side.
+    static let splitAfter: Int64 = 250_000_000
+    /// The same for a helper that answered nothing for this long without computing (blocked).
+    static let blockedAfter: Int64 = 2_000_000_000
     /// How often the files read so far are handed on while others are still being read.
     static let progressInterval: Int64 = 200_000_000
 
@@ -196,7 +204,7 @@ enum HelperRun {
             if unanswered.count > 1 { pending.append(Array(unanswered.dropFirst())) }
         }
         while !pending.isEmpty || !running.isEmpty {
-            while running.count(where: { !$0.isSplit }) < parallel, let batch = pending.popLast() {
+            while running.count(where: { !$0.isSlow }) < parallel, let batch = pending.popLast() {
                 switch start(executable, arguments) {
                 case .success(let (pid, socket)):
                     let request = WireBatch.encoded(batch.map { requests[$0].encoded() })
@@ -214,12 +222,13 @@ enum HelperRun {
                 pollfd(fd: $0.socket, events: Int16(POLLIN) | ($0.written < $0.request.count ? Int16(POLLOUT) : 0),
                        revents: 0)
             }
+            let before = readClock(CLOCK_MONOTONIC)
             var wakeAt = running.map(\.deadline).min() ?? Int64.max
-            for child in running where !child.isSplit && child.unanswered.count > 1 {
-                wakeAt = min(wakeAt, child.lastProgress + splitAfter)
+            for child in running where !child.isSlow {
+                // Looked at again every 50 ms once it could be slow.
+                wakeAt = min(wakeAt, max(child.lastProgress + splitAfter, before + 50_000_000))
             }
             if !arrived.isEmpty { wakeAt = min(wakeAt, handedOn + progressInterval) }
-            let before = readClock(CLOCK_MONOTONIC)
             let wait = wakeAt == Int64.max ? 1_000 : min(1_000, max(0, (wakeAt - before) / 1_000_000) + 1)
             let ready = poll(&fds, nfds_t(fds.count), Int32(wait))
             if ready < 0, errno != EINTR { break }
@@ -243,12 +252,14 @@ enum HelperRun {
                     }
                 }
                 let now = readClock(CLOCK_MONOTONIC)
-                for expansion in answers(of: child) {
+                let answered = answers(of: child)
+                for expansion in answered {
                     finish(child.indices[child.answered], expansion)
                     child.answered += 1
                     child.lastProgress = now
                     child.deadline = now + perFile
                 }
+                if !answered.isEmpty, !child.unanswered.isEmpty { child.processorAtProgress = processorTime(of: child.pid) }
                 if child.unanswered.isEmpty {
                     // All it was asked: a helper that was split would read on, so it is stopped.
                     if !ended { kill(child.pid, SIGKILL) }
@@ -266,10 +277,19 @@ enum HelperRun {
                         + "\(formatSeconds(limits.maximumSecondsPerFile)); stopped"))
                     if child.unanswered.count > 1 { pending.append(Array(child.unanswered.dropFirst())) }
                     done.append(position)
-                } else if !child.isSplit, child.unanswered.count > 1, now - child.lastProgress >= splitAfter {
-                    pending.append(Array(child.unanswered.dropFirst()))
+                } else if !child.isSlow, now - child.lastProgress >= splitAfter {
+                    let computing = processorTime(of: child.pid) - child.processorAtProgress >= splitAfter
+                    guard computing || now - child.lastProgress >= blockedAfter else { continue }
+                    // The rest in two halves: when the machine is only slow, or several files
+                    // hang, it is read by helpers side by side, not by a chain of one at a time.
+                    let rest = Array(child.unanswered.dropFirst())
+                    let half = (rest.count + 1) / 2
+                    pending.append(Array(rest.suffix(rest.count - half)))
+                    pending.append(Array(rest.prefix(half)))
+                    pending.removeAll { $0.isEmpty }
                     child.assigned = child.answered + 1
-                    setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(child.pid), 19)
+                    child.isSlow = true
+                    if computing { lowerPriority(of: child.pid) }
                 }
             }
             for position in done.reversed() {
@@ -321,6 +341,29 @@ enum HelperRun {
             child.written = child.request.count
             shutdown(child.socket, Int32(SHUT_WR))
         }
+    }
+
+    /// Gives every thread of a process the lowest priority (a priority is a thread's on Linux:
+    /// libical runs on a thread of the helper's, not on its first one).
+    private static func lowerPriority(of pid: pid_t) {
+        for thread in directoryEntries("/proc/\(pid)/task") ?? [] {
+            guard let id = id_t(thread.name) else { continue }
+            setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id, 19)
+        }
+    }
+
+    /// The processor time a process has used, in nanoseconds (user and system time from
+    /// `/proc/PID/stat`, in clock ticks; 0 when it cannot be read).
+    private static func processorTime(of pid: pid_t) -> Int64 {
+        guard case .success(let bytes) = readFile("/proc/\(pid)/stat", limit: 4096),
+            let end = bytes.lastIndex(of: UInt8(ascii: ")"))
+        else { return 0 }
+        // After the name: the state, then fields 4 to 13, then user and system time (14, 15).
+        let fields = bytes[(end + 1)...].split(separator: UInt8(ascii: " "))
+        guard fields.count > 12, let user = Int64(String(decoding: fields[11], as: UTF8.self)),
+            let system = Int64(String(decoding: fields[12], as: UTF8.self))
+        else { return 0 }
+        return (user + system) * 1_000_000_000 / Int64(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     private enum Received {
