@@ -91,6 +91,7 @@ struct StatusCommand: ParsableCommand {
         }
         if let more = status.messagesNotListed { say("  … and \(more) more active messages") }
         if let orientation = status.orientation { say("orientation: \(orientation)") }
+        for problem in status.boxProblems { say("problem: \(problem)") }
         if let cache = status.glyphCache {
             func tenths(_ value: Double) -> Double { (value * 10).rounded() / 10 }
             let found = cache.lookups == 0 ? 1 : Double(cache.found) / Double(cache.lookups)

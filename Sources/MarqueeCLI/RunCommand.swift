@@ -50,13 +50,16 @@ struct RunCommand: AsyncParsableCommand {
         }
         let environment = environment()
         let log = EventLog(environment: environment)
-        let stateDirectory = stateDir ?? file.stateDirectory
-        if let stateDirectory {
+        var stateDirectory = stateDir ?? file.stateDirectory
+        var boxProblems: [String] = []
+        if let folder = stateDirectory {
             do {
-                try prepareStateFolder(stateDirectory)
+                try prepareStateFolder(folder)
             } catch {
-                standardError("marquee: \(error)")
-                throw ExitCode(1)
+                // A kiosk with a read-only root still shows everything, for this run.
+                boxProblems.append("\(error); nothing is kept across a restart (last good copies, subscriptions' "
+                    + "calendars, messages sent now)")
+                stateDirectory = nil
             }
         }
         // Subscriptions' copies outlive a restart in the state folder; without one they are
@@ -106,6 +109,7 @@ struct RunCommand: AsyncParsableCommand {
             // A preview (--at) leaves the backlight as it is.
             backlightFolder: at == nil ? "/sys/class/backlight" : nil, stateDirectory: stateDirectory)
         configuration.checkConfiguration = checkConfiguration
+        configuration.boxProblems = boxProblems
         configuration.version = marqueeVersion
         do {
             configuration.mqtt = try file.mqttSettings(address: mqtt, hostname: hostName())

@@ -30,13 +30,6 @@ func originalPath(ofCopy name: String) -> String? {
     return escapedFileName(path) == name ? path : nil
 }
 
-/// Writes a last good copy atomically; a failure is a warning.
-func saveCopy(_ bytes: [UInt8], of file: String, to destination: String) -> FeedProblem? {
-    writeFileAtomically(bytes, to: destination).map { reason in
-        FeedProblem(severity: .warning, path: file, line: nil, message: "cannot keep a last good copy in \(destination): \(reason)")
-    }
-}
-
 /// Removes the last good copies of files that are no longer feeds (deleted from the folder).
 func forgetCopies(in directory: String, keeping paths: Set<String>) {
     removeUnfinishedWrites(in: directory)

@@ -36,6 +36,10 @@ import Support
     /// overtakes it, and what it reads then is dropped.
     private var reading: LoadInProgress?
     private var loads = 0
+    /// When last good copies that could not be written were last tried again.
+    private var copiesLastTried: Int64?
+    /// How often they are tried again (a full disk may be emptied without any reload).
+    static let copyRetrySeconds: Int64 = 600
 
     /// What a load found before its changed files are read, and what became of them so far.
     private struct LoadInProgress {
@@ -71,6 +75,9 @@ import Support
         /// False once the reader gave up on these bytes (a hang or crash): they are not
         /// expanded again until the file is reloaded.
         var isExpandable = true
+        /// Why its last good copy could not be written (a full or read-only disk): said with
+        /// the file's problems until a later try succeeds.
+        var copyProblem: FeedProblem?
     }
 
     /// How far a load expands: the first query's day. Later times are expanded when a query
@@ -184,6 +191,7 @@ import Support
         for file in files {
             guard case .success(let bytes)? = contents[file] else { continue }
             if let current = inEffect[file], current.source.holds(bytes) {
+                if current.copyProblem != nil { keepCopy(of: file, bytes: bytes) }
                 attemptByFile[file] = current.expansion
                 unchanged.insert(file)
             } else {
@@ -272,6 +280,7 @@ import Support
                 continue
             }
             if let damage = damagedCopies[file] { problems.append(damage) }
+            if let copyProblem = inEffect[file]?.copyProblem, !problems.contains(copyProblem) { problems.append(copyProblem) }
             statuses.append(FeedStatus(path: file, state: state, problems: problems,
                                        eventCount: inEffect[file]?.expansion.eventCount ?? 0))
         }
@@ -290,16 +299,34 @@ import Support
     /// copy. Kept in memory only where no file on disk holds them (no copy is kept, or the copy
     /// could not be written): the last good copy, a subscription's copy.
     private func takeNewVersion(_ bytes: [UInt8], of file: String, expansion: FeedExpansion, systemPath: [UInt8]?) {
-        var source = FeedSource.memory(bytes)
-        var saveProblem: FeedProblem?
-        if let copy = lastGoodCopy(of: file) {
-            saveProblem = saveCopy(bytes, of: file, to: copy)
-            if saveProblem == nil { source = .disk(Array(copy.utf8), FeedFingerprint(bytes)) }
-        } else if fetchedNames.contains(file), let path = systemPath {
-            source = .disk(path, FeedFingerprint(bytes))
+        let source = fetchedNames.contains(file) ? systemPath.map { FeedSource.disk($0, FeedFingerprint(bytes)) } : nil
+        inEffect[file] = FeedInEffect(source: source ?? .memory(bytes), expansion: expansion, isGood: true)
+        keepCopy(of: file, bytes: bytes)
+    }
+
+    /// Writes the last good copy of `file`, in effect with `bytes`, if copies are kept: then
+    /// the copy holds the version (not memory); else why not is said with the file's problems.
+    private func keepCopy(of file: String, bytes: [UInt8]) {
+        guard let copy = lastGoodCopy(of: file), let lastGoodDirectory else { return }
+        if let reason = writeFileAtomically(bytes, to: copy) {
+            inEffect[file]?.copyProblem = FeedProblem(
+                severity: .warning, path: file, line: nil,
+                message: "cannot keep a last good copy in \(lastGoodDirectory): \(reason); tried again every "
+                    + "\(Self.copyRetrySeconds / 60) minutes and at every reload")
+        } else {
+            inEffect[file]?.source = .disk(Array(copy.utf8), FeedFingerprint(bytes))
+            inEffect[file]?.copyProblem = nil
         }
-        inEffect[file] = FeedInEffect(source: source, expansion: expansion, isGood: true)
-        if let saveProblem { inEffect[file]?.expansion.problems.append(saveProblem) }
+    }
+
+    /// Tries again to write the last good copies that could not be written, at most every
+    /// `copyRetrySeconds` of the queries' time.
+    private func retryCopies(at instant: Int64) {
+        guard instant >= (copiesLastTried ?? .min) + Self.copyRetrySeconds else { return }
+        copiesLastTried = instant
+        for (file, feed) in inEffect where feed.copyProblem != nil {
+            if let bytes = feed.source.bytes(limit: limits.maximumFileBytes) { keepCopy(of: file, bytes: bytes) }
+        }
     }
 
     /// Shows times in another zone from now on (the system's zone changed): a new zone has every
@@ -351,8 +378,8 @@ import Support
     var feeds: [FeedStatus] {
         statuses.map { status in
             var status = status
-            if status.state == .loaded, let expansion = inEffect[status.path]?.expansion {
-                status.problems = expansion.problems
+            if status.state == .loaded, let feed = inEffect[status.path] {
+                status.problems = feed.expansion.problems + (feed.copyProblem.map { [$0] } ?? [])
             } else if status.state == .failed(keptLastGood: true), let expansion = inEffect[status.path]?.expansion {
                 // What became of the version shown in its place.
                 status.problems += expansion.problems.filter { !status.problems.contains($0) }
@@ -434,6 +461,7 @@ import Support
     /// Expands again, from `instant` on, every file whose expansion does not reach from
     /// `instant` to `through`; an expansion cut short by its budget only needs `instant`.
     func cover(_ instant: Int64, through: Int64) {
+        retryCopies(at: instant)
         let stale = order.filter { file in
             guard let feed = inEffect[file], feed.isExpandable else { return false }
             let coverage = feed.expansion.coverage

@@ -436,6 +436,64 @@ struct TerminalTests {
         #expect(try showing() == ["Lunch with Anna"])
     }
 
+    /// A kiosk with a read-only root (overlayfs) or a full disk: the box starts and shows
+    /// everything. A state folder that cannot be written is said on the screen's problem rows
+    /// and in the status (the box exited 1 and showed nothing); a last good copy that does not
+    /// fit is said with its file, and made once there is room (it was silent).
+    @Test func aReadOnlyOrFullStateFolderNeverStopsTheBox() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-disk-\(UUID().uuidString.prefix(8))")
+        let feeds = folder.appendingPathComponent("feeds")
+        let readOnly = folder.appendingPathComponent("read-only")
+        let full = folder.appendingPathComponent("full")
+        for path in [feeds, readOnly, full] { try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true) }
+        #expect(try CommandLineTests.run("/bin/mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", readOnly.path).status == 0)
+        #expect(try CommandLineTests.run("/bin/mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", full.path).status == 0)
+        defer {
+            _ = try? tmux("kill-server")
+            for mounted in [readOnly, full] { _ = try? CommandLineTests.run("/bin/umount", "-l", mounted.path) }
+            Self.removeWhenFree(folder)
+        }
+        // 100 KB: one message all day, and notes the screen does not show.
+        let notes = (0..<400).map { index in
+            event("UID:n\(index)", "DTSTART:20200101T000000Z", "DURATION:PT1H", "SUMMARY:Note \(index)",
+                  "DESCRIPTION:" + String(repeating: "A long note that nobody reads on the screen. ", count: 5))
+        }
+        let big = calendar([event("UID:b", "DTSTART;VALUE=DATE:20200101", "RRULE:FREQ=DAILY", "SUMMARY:Big calendar")] + notes)
+        #expect(big.utf8.count > 100_000)
+        try Data(big.utf8).write(to: feeds.appendingPathComponent("big.ics"))
+        let socket = folder.appendingPathComponent("m.sock").path
+        func status() throws -> [String: Any] {
+            let run = try CommandLineTests.marquee("status", "--json", "--socket", socket)
+            return (try? JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]) ?? [:]
+        }
+        func problems() throws -> [String] {
+            (try status()["feeds"] as? [[String: Any]])?.first?["problems"] as? [String] ?? []
+        }
+        try start(at: nil, feeds: feeds.path, socket: socket, extra: "--state-dir \(readOnly.path)") {
+            $0.contains { $0.contains("Big calendar") }
+        }
+        #expect(try waitUntil { try status()["showing"] as? [String] == ["Big calendar"] })
+        let said = try status()["boxProblems"] as? [String] ?? []
+        #expect(said.count == 1 && said[0].contains("Read-only file system") && said[0].contains("nothing is kept across a restart"),
+                "\(said)")
+        #expect(try waitUntil { try screen().joined().contains("cannot write in the state folder") })
+        try tmux("kill-server")
+        #expect(try waitUntil { try CommandLineTests.marquee("status", "--socket", socket).status == 1 })
+
+        try start(at: nil, feeds: feeds.path, socket: socket, extra: "--state-dir \(full.path)") {
+            $0.contains { $0.contains("Big calendar") }
+        }
+        #expect(try waitUntil { try problems().contains { $0.contains("cannot keep a last good copy in \(full.path): No space left") } })
+        #expect(try status()["boxProblems"] as? [String] == [])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: full.path).filter { $0.hasSuffix(".last-good") }.isEmpty)
+        // Room again: the next reload (another file arrives) makes the copy, and the warning goes.
+        #expect(try CommandLineTests.run("/bin/mount", "-o", "remount,size=1m", full.path).status == 0)
+        try Data(calendar(event("UID:s", "DTSTART:20200101T000000Z", "SUMMARY:Small")).utf8)
+            .write(to: feeds.appendingPathComponent("small.ics"))
+        #expect(try waitUntil { try problems().isEmpty })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: full.path).filter { $0.hasSuffix(".last-good") }.count == 2)
+    }
+
     /// The daemon shows a subscription's calendar once fetched, lists it in the status, and
     /// keeps drawing while another subscription's server hangs.
     @Test func subscriptionsWhileDrawing() throws {

@@ -96,6 +96,8 @@ public struct StatusReport: Codable, Sendable, Hashable {
     var frameLateness: Lateness?
     /// The connection to the carers' MQTT broker (nil: none configured).
     public var mqtt: MQTTStatus?
+    /// What is wrong with the box itself: a state folder that cannot be written.
+    public var boxProblems: [String]
     public var uptimeSeconds: Int
 
     public struct Lateness: Codable, Sendable, Hashable {
@@ -118,6 +120,7 @@ public struct StatusReport: Codable, Sendable, Hashable {
         moving = false
         framesPerSecond = 0
         frameLateness = nil
+        boxProblems = []
         uptimeSeconds = 0
     }
 
@@ -163,6 +166,8 @@ final class DisplayState: Sendable {
     struct Shared {
         var snapshot: ScheduleSnapshot?
         var showing: [String] = []
+        /// What is wrong with the box itself (`DaemonConfiguration.boxProblems`).
+        var boxProblems: [String] = []
         /// The texts with a letter in the band's window at the last frame.
         var inView: [String] = []
         var output = ""
@@ -223,8 +228,8 @@ final class DisplayState: Sendable {
     /// (`feeds/family.ics:12: error: …`), at most `count` and then how many more: what the
     /// screen shows when it shows problems, and the broker's *Problem*.
     func errors(atMost count: Int) -> [String] {
-        let (feeds, subscriptions) = shared.withLock { ($0.snapshot?.feeds ?? [], $0.subscriptions) }
-        return Self.atMost(count, feeds.flatMap(\.problems).filter { $0.severity == .error }.map(\.description)
+        let (box, feeds, subscriptions) = shared.withLock { ($0.boxProblems, $0.snapshot?.feeds ?? [], $0.subscriptions) }
+        return Self.atMost(count, box + feeds.flatMap(\.problems).filter { $0.severity == .error }.map(\.description)
             + subscriptions.compactMap(\.errorLine))
     }
 
@@ -278,6 +283,7 @@ final class DisplayState: Sendable {
         }
         report.showing = Array(state.showing.prefix(StatusReport.listedMessages))
         report.onScreen = state.inView.filter(state.showing.contains)
+        report.boxProblems = state.boxProblems
         report.paused = state.paused
         report.moving = state.moving
         report.glyphCache = state.glyphCache

@@ -44,6 +44,9 @@ public struct DaemonConfiguration: Sendable {
     public var backlightFolder: String?
     /// A folder of marquee's own that outlives a restart (for the day's backlight level).
     public var stateDirectory: String?
+    /// What is wrong with the box itself (a state folder that cannot be written), said in the
+    /// journal, on the problem rows and in the status.
+    public var boxProblems: [String] = []
     /// The carers' MQTT broker (nil: none).
     public var mqtt: MQTTSettings?
     /// marquee's version, as told to the broker.
@@ -89,6 +92,8 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     let mailbox = EventMailbox()
     let clock = SystemClock(startingAt: configuration.start)
     let state = DisplayState(clock: clock)
+    state.update { $0.boxProblems = configuration.boxProblems }
+    for problem in configuration.boxProblems { log.tell(.warning, problem) }
     let schedule = ScheduleService(
         schedule: configuration.schedule, mailbox: mailbox, log: log, systemZoneFolder: configuration.systemZoneFolder,
         subscriptions: configuration.subscriptions)
