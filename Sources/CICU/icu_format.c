@@ -3,6 +3,7 @@
 #include <unicode/udatpg.h>
 #include <unicode/ubrk.h>
 #include <unicode/uloc.h>
+#include <unicode/unum.h>
 #include <unicode/ustring.h>
 #include <string.h>
 
@@ -63,4 +64,13 @@ int32_t mq_icu_languages(char *out, int32_t capacity) {
         out[written++] = '\n';
     }
     return written;
+}
+
+int32_t mq_icu_ordinal(const char *locale, int32_t value, uint16_t *out, int32_t capacity) {
+    UErrorCode status = U_ZERO_ERROR;
+    UNumberFormat *format = unum_open(UNUM_ORDINAL, NULL, 0, locale, NULL, &status);
+    if (U_FAILURE(status)) return -1;
+    int32_t written = unum_format(format, value, (UChar *)out, capacity, NULL, &status);
+    unum_close(format);
+    return U_FAILURE(status) ? -1 : written;
 }

@@ -162,6 +162,23 @@ public struct CalendarWords: Sendable, Hashable {
         "be": [.morning: "{day}, раніца", .afternoon: "{day}, дзень", .evening: "{day}, вечар", .night: "{day}, ноч"],
     ]
 
+    /// `value` as an ordinal number in the language ("81st"; German "81.").
+    func ordinal(_ value: Int) -> String {
+        var output = [UInt16](repeating: 0, count: 64)
+        let count = output.withUnsafeMutableBufferPointer { output in
+            mq_icu_ordinal(locale, Int32(clamping: value), output.baseAddress, Int32(output.count))
+        }
+        guard count > 0 else { return String(value) }
+        return String(decoding: output[0..<Int(min(count, 64))], as: UTF16.self)
+    }
+
+    /// What stands between the parts of the orientation line: a middle dot, except where the
+    /// digits have a zero that looks like one (Arabic-Indic "٠", Persian "۰"): a dash (the
+    /// Arabic comma already stands inside the day's part).
+    var separator: String {
+        ["ar", "fa", "ur", "ps", "ckb"].contains(locale.split(separator: "_").first.map(String.init) ?? locale) ? " – " : " · "
+    }
+
     /// The civil date (and seconds into it) formatted by ICU for the best pattern for `skeleton`.
     private func format(_ date: CivilDate, skeleton: String, secondsIntoDay: Int = 0) -> String {
         let instant = (Double(date.daysSinceEpoch) * 86_400 + Double(secondsIntoDay)) * 1000

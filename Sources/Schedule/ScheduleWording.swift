@@ -24,11 +24,12 @@ extension ScheduleState {
     {
         let minute = wall.hour * 60 + wall.minute
         let day = CivilDateTime(date: wall.date)
-        var text = write(.dayAndPart(part), day) + " · " + write(.date, day)
+        let separator = words.separator
+        var text = write(.dayAndPart(part), day) + separator + write(.date, day)
         var next = settings.parts.nextStart(after: minute).map { CivilDateTime(date: wall.date, hour: $0 / 60, minute: $0 % 60) }
         if settings.showsTime {
             let shown = CivilDateTime(date: wall.date, hour: wall.hour, minute: wall.minute)
-            text += " · " + write(.clock, shown)
+            text += separator + write(.clock, shown)
             let nextMinute = shown.adding(seconds: 60)
             next = nextMinute.date == wall.date ? min(next ?? nextMinute, nextMinute) : next
         }
@@ -41,7 +42,7 @@ extension ScheduleState {
         let template = index.feeds[entry.feed].templates[activation.template]
         let zone = displayZone
         let known = activation.age != EventActivation.unknownAge
-        let text = fillPlaceholders(known ? template.text : withoutAge(template.text)) { name in
+        let text = fillPlaceholders(known ? withOrdinalAge(template.text, activation.age) : withoutAge(template.text)) { name in
             switch name {
             case "age": String(activation.age)
             case "start": write(.clock, zone.zoned(activation.occurrenceStart).wallClock)
@@ -73,6 +74,30 @@ func fillPlaceholders(_ template: String, _ value: (String) -> String?) -> Strin
         rest = rest[rest.index(after: close)...]
     }
     return result + rest
+}
+
+extension ScheduleState {
+    /// A message's text with `{age}` and an ordinal ending written onto it ("{age}th",
+    /// "{age}e") as the ordinal of `age` in the display's language: "Happy {age}th birthday"
+    /// reads "Happy 81st birthday" (it read "81th"); a `{age}` without an ending stays for
+    /// the number.
+    func withOrdinalAge(_ text: String, _ age: Int) -> String {
+        guard text.contains("{age}") else { return text }
+        var result = ""
+        var rest = Substring(text)
+        while let range = rest.firstRange(of: "{age}") {
+            result += rest[..<range.lowerBound]
+            rest = rest[range.upperBound...]
+            let ending = rest.prefix { $0.isLetter }
+            if (1...2).contains(ending.count) {
+                result += words.ordinal(age)
+                rest = rest.dropFirst(ending.count)
+            } else {
+                result += "{age}"
+            }
+        }
+        return result + rest
+    }
 }
 
 /// A message's text with `{age}` left out, for a birthday whose year is not known: with an

@@ -55,7 +55,7 @@ import Testing
         ("nl", "Maandagochtend · 23 november 2026"), ("pl", "Poniedziałek rano · 23 listopada 2026"),
         ("pt", "Segunda-feira de manhã · 23 de novembro de 2026"), ("sv", "Måndagsmorgon · 23 november 2026"),
         ("ja", "月曜日の朝 · 2026年11月23日"), ("cs", "Pondělí dopoledne · 23. listopadu 2026"),
-        ("zh", "星期一 上午 · 2026年11月23日"), ("ar", "الاثنين، صباحًا · ٢٣ نوفمبر ٢٠٢٦"),
+        ("zh", "星期一 上午 · 2026年11月23日"), ("ar", "الاثنين، صباحًا – ٢٣ نوفمبر ٢٠٢٦"),
         ("hi", "सोमवार, सुबह · 23 नवंबर 2026"), ("ko", "월요일 오전 · 2026년 11월 23일"),
         ("he", "יום שני, בבוקר · 23 בנובמבר 2026"),
         // The part of the day named on its own (CLDR's are genitive in Russian and Ukrainian).
@@ -105,6 +105,37 @@ import Testing
             "SUMMARY:Zahnarzt um {start} am {date}"))])])
         #expect(schedule.texts(at: "2026-03-03T09:45:00+01:00") == ["Zahnarzt um 09:30 am Dienstag, 3. März"])
         #expect(schedule.snapshot(at: instant("2026-03-03T09:45:00+01:00")).idleText == "Dienstag, 3. März 2026")
+    }
+
+    /// `{age}` with an ordinal ending reads as the ordinal in the display's language ("Happy
+    /// {age}th birthday" read "Happy 81th birthday"); `{age}` alone stays the number.
+    @Test(arguments: [
+        ("en", "Happy {age}th birthday!", [1926: "Happy 100th birthday!", 1945: "Happy 81st birthday!", 1944: "Happy 82nd birthday!",
+                                          1943: "Happy 83rd birthday!", 2015: "Happy 11th birthday!", 2014: "Happy 12th birthday!",
+                                          2013: "Happy 13th birthday!", 2005: "Happy 21st birthday!"]),
+        ("en", "Johnny turns {age} today", [1945: "Johnny turns 81 today"]),
+        ("de", "Alles Gute zum {age}. Geburtstag", [1945: "Alles Gute zum 81. Geburtstag"]),
+        ("de", "Happy {age}th birthday", [1945: "Happy 81. birthday"]),
+        ("fr", "Joyeux {age}e anniversaire", [1945: "Joyeux 81e anniversaire"]),
+    ])
+    func ordinalAges(locale: String, summary: String, shown: [Int: String]) throws {
+        for (year, text) in shown {
+            let schedule = try ScheduleState(displayZone: "UTC", words: CalendarWords(locale: locale))
+            schedule.load([try feedFolder(["feed.ics": calendar(event(
+                "DTSTART;VALUE=DATE:\(year)0305", "RRULE:FREQ=YEARLY", "SUMMARY:\(summary)"))])])
+            #expect(schedule.texts(at: "2026-03-05T12:00:00Z") == [text])
+        }
+    }
+
+    /// Arabic's orientation line has no middle dot: beside Arabic-Indic digits it reads as a
+    /// zero ("٢٧٠" for 27 ·); a dash cannot be read as a digit.
+    @Test func arabicSeparatorIsNoDigit() throws {
+        let schedule = try ScheduleState(displayZone: "UTC", words: CalendarWords(locale: "ar"),
+                                          orientation: OrientationSettings(showsTime: true))
+        schedule.load([try feedFolder([:])])
+        let line = try #require(schedule.snapshot(at: instant("2026-11-27T10:41:00Z")).orientation)
+        #expect(!line.contains("·"), "\(line)")
+        #expect(line.components(separatedBy: " – ").count == 3, "\(line)")
     }
 
     /// Without the line (turned off) there is none, and it does not wake the display.

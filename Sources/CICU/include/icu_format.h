@@ -19,3 +19,7 @@ int32_t mq_icu_line_breaks(const uint16_t *text, int32_t length, int32_t *out, i
 /* The languages ICU has data for, one line each: the code, a tab, the name in English
    ("de\tGerman\n"), UTF-8; the bytes written into `out` (at most `capacity`), or -1. */
 int32_t mq_icu_languages(char *out, int32_t capacity);
+
+/* `value` as an ordinal number in `locale`'s digits and rules ("81st", "82nd", "11th"; German
+   "81."; French "81e"), UTF-16; the length written into `out`, or -1. */
+int32_t mq_icu_ordinal(const char *locale, int32_t value, uint16_t *out, int32_t capacity);
