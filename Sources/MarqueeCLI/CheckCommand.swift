@@ -47,17 +47,16 @@ struct CheckCommand: AsyncParsableCommand {
             ahead: Self.charactersAhead)
         let schedule = loaded.schedule
         var reports: [Report] = []
-        // A folder with no calendar in it is a carer's mistake to be told of, not a silent "ok".
-        for path in loaded.paths {
-            guard let entries = directoryEntries(path) else { continue }
-            let names = entries.map(\.name).filter { !$0.hasPrefix(".") }
-            guard !names.contains(where: isFeedFileName) else { continue }
-            let near = names.filter { name in [".ical", ".ifb", ".icalendar", ".vcs"].contains { name.lowercased().hasSuffix($0) } }
+        let feeds = await schedule.feeds
+        // A folder with no calendar in it is a carer's mistake to be told of, not a silent "ok"
+        // (the schedule says it of the first when there is no calendar at all).
+        for path in loaded.paths where !feeds.contains(where: { $0.path == path }) {
+            guard let entries = directoryEntries(path), !entries.contains(where: { isFeedFileName($0.name) }) else { continue }
+            let problem = noCalendarsProblem(in: path)
             reports.append(Report(path: path, state: "unusable", events: 0, problems: [Report.Problem(
-                severity: "error", line: nil, message: "no calendar files (*.ics) in it"
-                    + (near.isEmpty ? "" : "; \(near.prefix(3).joined(separator: ", ")) would be read if named *.ics"))]))
+                severity: problem.severity.rawValue, line: nil, message: problem.message)]))
         }
-        for feed in await schedule.feeds {
+        for feed in feeds {
             reports.append(Report(
                 path: feed.path, state: feed.state == .loaded ? "ok" : "unusable", events: feed.eventCount,
                 problems: feed.problems.map { Report.Problem(severity: $0.severity.rawValue, line: $0.line, message: $0.message) }))

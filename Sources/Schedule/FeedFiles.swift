@@ -57,6 +57,15 @@ func feedFiles(in path: String) -> Result<[FeedFile], FeedProblem> {
         .map { FeedFile(path: folder + $0.name, systemPath: Array(folder.utf8) + $0.bytes) })
 }
 
+/// What is said of a feed folder with no calendar in it: a carer's mistake to be told of, with
+/// the files that would be read if named `*.ics`.
+public func noCalendarsProblem(in folder: String) -> FeedProblem {
+    let names = (directoryEntries(folder) ?? []).map(\.name).filter { !$0.hasPrefix(".") }
+    let near = names.filter { name in [".ical", ".ifb", ".icalendar", ".vcs"].contains { name.lowercased().hasSuffix($0) } }
+    return FeedProblem(severity: .error, path: folder, line: nil, message: "no calendar files (*.ics) in it"
+        + (near.isEmpty ? "" : "; \(near.prefix(3).joined(separator: ", ")) would be read if named *.ics"))
+}
+
 /// A feed file: its path as shown, and as the system spells it (they differ where a name is
 /// not UTF-8, as a Latin-1 `Müller.ics` copied from an old machine).
 struct FeedFile {

@@ -144,6 +144,7 @@ import Support
         // changed) stays: that is not "every file was deleted".
         var kept: [String] = []
         var someSourceUnreadable = false
+        var emptyFolders: [String] = []
         for path in paths {
             switch feedFiles(in: path) {
             case .failure(let problem):
@@ -160,11 +161,17 @@ import Support
                                eventCount: inEffect[file]?.expansion.eventCount ?? 0)
                 }
             case .success(let found):
+                if found.isEmpty { emptyFolders.append(path) }
                 for file in found where systemPaths[file.path] == nil {
                     files.append(file.path)
                     systemPaths[file.path] = file.systemPath
                 }
             }
+        }
+        // No calendar anywhere: the first folder says so (the screen shows only the date).
+        if files.isEmpty, fetched.isEmpty, let folder = emptyFolders.first {
+            statuses.append(FeedStatus(path: folder, state: .failed(keptLastGood: false),
+                                       problems: [noCalendarsProblem(in: folder)], eventCount: 0))
         }
         var contents: [String: Result<[UInt8], FileReadError>] = [:]
         for feed in fetched where systemPaths[feed.name] == nil && contents[feed.name] == nil {

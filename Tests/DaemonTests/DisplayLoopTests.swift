@@ -125,7 +125,7 @@ import Testing
     /// A subscription that cannot be fetched is shown on the problem rows like a feed file's
     /// error, until it is fetched again.
     @Test func aSubscriptionsErrorIsShownUntilMended() async throws {
-        let kit = try await DisplayLoopKit(at: "2026-11-23T10:00:00+01:00", showsProblems: true)
+        let kit = try await DisplayLoopKit(files: ["d.ics": Self.dailyLong], at: "2026-11-23T10:00:00+01:00", showsProblems: true)
         let address = "https://calendar.example.org/…1a2b3c/basic.ics"
         kit.state.update { $0.subscriptions = [SubscriptionStatus(address: address, error: "Could not resolve host")] }
         await kit.post(.subscriptionsChanged)
@@ -333,12 +333,13 @@ import Testing
             reloadSettings: { ReloadedSettings(display: display, schedule: german) })
         #expect(kit.state.report.showing == ["Monday, 23 November 2026"])
         await kit.post(.control(.reload))
-        // In New York it is still Sunday evening.
-        while kit.state.report.showing != ["Sonntag, 22. November 2026"] {
+        // In New York it is still Sunday evening; nothing is scheduled, so the band carries
+        // the orientation line's words (the date once).
+        while kit.state.report.showing != ["Sonntagabend · 22. November 2026 · 21:00"] {
             await kit.mailbox.nextPost()
             await kit.settle()
         }
-        #expect(kit.state.report.orientation == "Sonntagabend · 22. November 2026 · 21:00")
+        #expect(kit.state.report.orientation == nil)
     }
 
     /// A reload with a larger text size draws on a new layout of the same screen, taken over,
@@ -411,7 +412,30 @@ import Testing
         #expect(morning.allSatisfy { minutes($0.steady) >= 9 * 60 + 10 && minutes($0.steady) <= 9 * 60 + 25.01 })
         // The night itself: only the date changing at midnight and the lines of the new parts.
         #expect(kit.screen.shown.count - framesAtNight < 40)
-        #expect(kit.screen.orientation == "Tuesday morning · 24 November 2026")
+        // Nothing scheduled: the band carries the line's words, the date once.
+        #expect(kit.screen.line == "Tuesday morning · 24 November 2026")
+        #expect(kit.screen.orientation == nil)
+    }
+
+    /// Nothing scheduled in an empty folder: the date once (the band showed it and the line
+    /// below again), the band in the line's words, and the folder's emptiness on the problem
+    /// rows and in the status. A message brings the line back below it.
+    @Test func anEmptyFolderShowsTheDateOnceAndSaysWhy() async throws {
+        let kit = try await DisplayLoopKit(at: "2026-11-23T10:00:00+01:00", showsProblems: true,
+                                           orientation: OrientationSettings())
+        await kit.advance(seconds: 1)
+        #expect(kit.screen.line == "Monday morning · 23 November 2026")
+        #expect(kit.screen.orientation == nil)
+        let report = kit.state.report
+        #expect(report.showing == ["Monday morning · 23 November 2026"] && report.orientation == nil)
+        #expect(report.feeds.map(\.problems) == [["\(kit.feeds.path): error: no calendar files (*.ics) in it"]])
+        #expect(kit.screen.problems == ["marquee: \(kit.feeds.path): error: no calendar files (*.ics) in it"])
+        try kit.feeds.write("d.ics", Self.dailyLong)
+        await kit.post(.feedsChanged)
+        await kit.advance(seconds: 1)
+        #expect(kit.screen.orientation == "Monday morning · 23 November 2026")
+        #expect(kit.state.report.orientation == "Monday morning · 23 November 2026")
+        #expect(kit.screen.problems.isEmpty)
     }
 
     /// A screen opened at night (a driver replaced the framebuffer) is as dim as the one before.

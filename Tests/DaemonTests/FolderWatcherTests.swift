@@ -90,7 +90,23 @@ import Testing
         withExtendedLifetime(watcher) {}
     }
 
-    @Test func aMissingParentIsAnError() {
-        #expect(throws: WatchError.self) { try FolderWatcher(folder: "/nonexistent/feeds.d") {} }
+    /// A folder whose parent is missing too (`/etc/marquee` not yet made) is followed down
+    /// as the path is made, one folder at a time or all at once: it was never watched, and its
+    /// calendars showed only after a reload.
+    @Test func aFolderWhoseParentIsMissingIsFollowedDown() async throws {
+        let root = try TemporaryFolder()
+        for (path, made) in [("/a/b/c/feeds.d", ["/a", "/a/b", "/a/b/c", "/a/b/c/feeds.d"]), ("/x/y/feeds.d", ["/x/y/feeds.d"])] {
+            let folder = root.path + path
+            let changes = Mutex(0)
+            let watcher = try FolderWatcher(folder: folder, debounce: .milliseconds(50)) { changes.withLock { $0 += 1 } }
+            for step in made {
+                try FileManager.default.createDirectory(atPath: root.path + step, withIntermediateDirectories: true)
+            }
+            #expect(await eventually { changes.withLock { $0 } >= 1 }, "\(path)")
+            let before = changes.withLock { $0 }
+            try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/a.ics"))
+            #expect(await eventually { changes.withLock { $0 } > before }, "\(path): a file in it")
+            withExtendedLifetime(watcher) {}
+        }
     }
 }

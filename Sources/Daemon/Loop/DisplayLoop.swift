@@ -104,7 +104,7 @@ final class DisplayLoop {
         controller.announcementBox = screen.announcementBox
         controller.lineBreaking = UnicodeLineBreaking()
         controller.show(snapshot, settings: settings, at: steady, width: screen.bandWidth)
-        screen.showOrientation(snapshot.orientation)
+        screen.showOrientation(snapshot.orientationShown(idleTemplate: settings.idleText))
         publishShown()
         showProblems()
         tellMissingCharacters()
@@ -163,7 +163,7 @@ final class DisplayLoop {
         }
         screen = next
         dimForTheNight()
-        next.showOrientation(snapshot.orientation)
+        next.showOrientation(snapshot.orientationShown(idleTemplate: settings.idleText))
         controller.announcementBox = next.announcementBox
         controller.remeasure(with: next.metrics, at: clock.steadyTime(), width: next.bandWidth)
         tellMissingCharacters()
@@ -266,7 +266,7 @@ final class DisplayLoop {
             snapshot = answer
             validUntil = WallInstant(answer.validUntil.instant)
             controller.show(answer, settings: settings, at: steady, width: screen.bandWidth)
-            screen.showOrientation(answer.orientation)
+            screen.showOrientation(answer.orientationShown(idleTemplate: settings.idleText))
             tellMissingCharacters()
             publishShown()
             showProblems()
@@ -292,7 +292,8 @@ final class DisplayLoop {
     /// Tells the status what is shown: the messages, the screen, whether paused. Called when
     /// one of them changes, not for every frame.
     private func publishShown() {
-        let shown = snapshot
+        var shown = snapshot
+        shown.orientation = snapshot.orientationShown(idleTemplate: settings.idleText)
         let showing = snapshot.marqueeMessages(idleTemplate: settings.idleText).map(\.text)
         let output = screen.outputDescription
         let paused = controller.isPaused

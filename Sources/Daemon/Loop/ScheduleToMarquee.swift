@@ -3,10 +3,12 @@ import Schedule
 
 extension ScheduleSnapshot {
     /// The messages for the marquee; the idle text (by default the date) when there are none,
-    /// so the screen is never blank.
+    /// so the screen is never blank. While the orientation line is on, the date in the idle
+    /// text is the line's words ("Friday morning · 27 November 2026") and the line itself
+    /// is not shown below (`orientationShown`): the date once, not twice.
     func marqueeMessages(idleTemplate: String = "{date}", textColour: Colour? = nil) -> [MarqueeMessage] {
         guard !messages.isEmpty else {
-            let idle = idleTemplate.replacing("{date}", with: idleText)
+            let idle = idleTemplate.replacing("{date}", with: orientation ?? idleText)
             return [MarqueeMessage(text: idle.isEmpty ? idleText : idle, colour: textColour)]
         }
         return messages.map { message in
@@ -14,6 +16,14 @@ extension ScheduleSnapshot {
                 text: message.text, colour: message.color.map(Colour.init) ?? textColour,
                 effect: message.effect.map(MessageEffect.init) ?? .scroll)
         }
+    }
+}
+
+extension ScheduleSnapshot {
+    /// The orientation line below the band: none while the band carries its words (nothing
+    /// scheduled, and the idle text writes the date).
+    public func orientationShown(idleTemplate: String) -> String? {
+        messages.isEmpty && idleTemplate.contains("{date}") ? nil : orientation
     }
 }
 

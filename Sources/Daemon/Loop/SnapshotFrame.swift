@@ -26,7 +26,7 @@ public func showSnapshot(
             if policy.stillsText(atNight: night) { controller.pause(at: steady(now)) } else { controller.resume(at: steady(now)) }
         }
         controller.show(current, settings: settings, at: steady(now), width: screen.bandWidth)
-        screen.showOrientation(current.orientation)
+        screen.showOrientation(current.orientationShown(idleTemplate: settings.idleText))
         screen.setShade(NightPolicy.shade(ofStep: policy.shadeStep(current.partOfDay, at: instant)))
         let next = WallInstant(current.validUntil.instant)
         guard next <= instant, next > now else { break }
