@@ -29,8 +29,10 @@ func ask(_ request: ControlRequest, socketPath: String) throws -> ControlReply {
         throw ValidationError("socket path too long: \(socketPath)")
     } catch .cannotConnect(let code) {
         if code == EACCES {
-            standardError("marquee: not allowed to use \(socketPath) (permission denied); "
-                + "its group's members may (socket_group in marquee.toml)")
+            var info = stat()
+            let group = stat(socketPath, &info) == 0 ? getgrgid(info.st_gid).map { String(cString: $0.pointee.gr_name) } : nil
+            standardError("marquee: not allowed to use \(socketPath) (permission denied): it is for root and the members "
+                + "of the group \(group ?? "of the socket") (sudo adduser $USER \(group ?? "GROUP"), then log in again)")
             throw ExitCode(1)
         }
         var info = stat()

@@ -274,15 +274,23 @@ struct TerminalTests {
 
         // Another user may read the status but not control the display (SO_PEERCRED). The
         // binary is copied where `nobody` can run it, wherever this checkout lives.
-        chmod(socket, 0o666)
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.copyItem(atPath: CommandLineTests.binary, toPath: copy)
         defer { try? FileManager.default.removeItem(atPath: copy) }
         chmod(copy, 0o755)
+        // Not in the socket's group: told which group it is for and how to join it.
+        chmod(socket, 0o660)
+        let outsider = try CommandLineTests.run("/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                                                copy, "status", "--socket", socket)
+        #expect(outsider.status == 1)
+        #expect(outsider.errors.contains("it is for root and the members of the group root (sudo adduser $USER root, then log in again)"),
+                "\(outsider.errors)")
+        chmod(socket, 0o666)
         let refused = try CommandLineTests.run("/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
                                                copy, "pause", "--socket", socket)
         #expect(refused.status == 1)
-        #expect(refused.errors.contains("not allowed: pause needs root, marquee's user or group, or the socket's group"))
+        #expect(refused.errors.contains("not allowed: pause is for root, the user root and the members of the group root "
+            + "(sudo adduser $USER root, then log in again)"), "\(refused.errors)")
         let reader = try CommandLineTests.run("/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
                                               copy, "status", "--socket", socket)
         #expect(reader.status == 0)

@@ -122,9 +122,19 @@ final class ControlServer: Sendable {
 /// `SupplementaryGroups=` gives them), not as /etc/group says.
 struct ControlPolicy: Sendable {
     let groups: Set<gid_t>
+    /// Who may, in words, and how to become one of them: for a refusal.
+    let whoMay: String
 
     init(socketGroup: gid_t?) {
-        groups = Set([getegid()] + (socketGroup.map { [$0] } ?? []))
+        let ordered = [getegid()] + (socketGroup.map { [$0] } ?? [])
+        groups = Set(ordered)
+        let names = ordered.reduce(into: [String]()) { names, group in
+            let name = getgrgid(group).map { String(cString: $0.pointee.gr_name) } ?? String(group)
+            if !names.contains(name) { names.append(name) }
+        }
+        let user = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? String(geteuid())
+        whoMay = "root, the user \(user) and the members of the group " + names.joined(separator: " or ")
+            + " (sudo adduser $USER \(names.last ?? user), then log in again)"
     }
 
     func mayControl(uid: uid_t, groups peerGroups: [gid_t]) -> Bool {
@@ -232,7 +242,7 @@ private final class Clients: @unchecked Sendable {
         if request.isControl {
             guard let peer = ControlPolicy.peer(of: client), policy.mayControl(uid: peer.uid, groups: peer.groups) else {
                 return respond(client, ControlReply(
-                    ok: false, error: "not allowed: \(request.type.rawValue) needs root, marquee's user or group, or the socket's group"))
+                    ok: false, error: "not allowed: \(request.type.rawValue) is for \(policy.whoMay)"))
             }
         }
         switch request.type {
