@@ -4,6 +4,10 @@ import Display
 import Schedule
 import Support
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `marquee check`: validates feed files and reports every problem with file and line.
 struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -65,10 +69,27 @@ struct CheckCommand: AsyncParsableCommand {
             reports.append(Report(path: subscription.address, state: "unusable", events: 0, problems: [Report.Problem(
                 severity: "error", line: nil, message: subscription.error ?? "not fetched")]))
         }
-        let missing = await charactersNoFontHas(schedule, from: loaded.instant, style: DisplayOptions.style(configuration))
-        for (source, message) in missing.warnings {
+        let start = loaded.instant
+        let agenda = await schedule.agenda(
+            from: start, to: Instant(secondsSinceEpoch: start.secondsSinceEpoch + Self.charactersAhead), limit: 20_000)
+        let missing = charactersNoFontHas(agenda, style: DisplayOptions.style(configuration))
+        var warnings = missing.warnings
+        // A calendar all in the past reads well and shows nothing: worth a word.
+        if agenda.stop == nil {
+            let shown = Set(agenda.entries.map(\.message.source))
+            for feed in feeds where feed.state == .loaded && feed.eventCount > 0 && !shown.contains(feed.path) {
+                warnings.append((feed.path, "nothing in it shows in the coming year (its events are over)"))
+            }
+        }
+        for (source, message) in warnings {
             if let index = reports.firstIndex(where: { $0.path == source }) {
                 reports[index].problems.append(Report.Problem(severity: "warning", line: nil, message: message))
+            }
+        }
+        for index in reports.indices {
+            if let unreadable = unreadableByTheService(reports[index].path) {
+                reports[index].state = "unusable"
+                reports[index].problems.append(Report.Problem(severity: "error", line: nil, message: unreadable))
             }
         }
         if json {
@@ -93,17 +114,15 @@ struct CheckCommand: AsyncParsableCommand {
         }
     }
 
-    /// The characters in the coming year's messages that the framebuffer has no font for (it
-    /// leaves them out): each once, with the first message it is in, by the file it came from;
-    /// or a note that there is no font to check against.
+    /// The characters in the coming year's messages (`agenda`) that the framebuffer has no font
+    /// for (it leaves them out): each once, with the first message it is in, by the file it came
+    /// from; or a note that there is no font to check against.
     private func charactersNoFontHas(
-        _ schedule: Schedule, from start: Instant, style: FramebufferStyle
-    ) async -> (warnings: [(source: String, message: String)], note: String?) {
+        _ agenda: Agenda, style: FramebufferStyle
+    ) -> (warnings: [(source: String, message: String)], note: String?) {
         guard let fonts = try? FontStack(paths: style.fontPaths, pixelSize: 32) else {
             return ([], "no framebuffer font to check the messages' characters against (\(style.fontPaths.first ?? "none"))")
         }
-        let agenda = await schedule.agenda(from: start, to: Instant(secondsSinceEpoch: start.secondsSinceEpoch + Self.charactersAhead),
-                                           limit: 20_000)
         var seen: Set<String> = []
         var warnings: [(source: String, message: String)] = []
         for entry in agenda.entries where entry.change != .end && seen.insert(entry.message.text).inserted {
@@ -115,6 +134,19 @@ struct CheckCommand: AsyncParsableCommand {
         }
         return (warnings, nil)
     }
+
+    /// Run as root, why the service's user (`marquee`, when it exists) could not read `path`
+    /// (root reads everything, so a 0600 file passed although the service never could); nil
+    /// when it could, or when not run as root.
+    private func unreadableByTheService(_ path: String) -> String? {
+        guard geteuid() == 0, path.hasPrefix("/"), getpwnam(Self.serviceUser) != nil else { return nil }
+        return whyUnreadable(path, byUser: Self.serviceUser).map {
+            "the service's user \(Self.serviceUser) \($0); `sudo chmod a+r` it, or give it to the group \(Self.serviceUser)"
+        }
+    }
+
+    /// The user the installed service runs as (`User=` in marquee.service).
+    static let serviceUser = "marquee"
 
     /// How far ahead the messages' characters are checked, in seconds: a year and a day.
     static let charactersAhead: Int64 = 366 * 86_400

@@ -166,3 +166,32 @@ public func splitPath(_ path: String) -> (folder: String, name: String) {
     guard let slash = path.lastIndex(of: "/") else { return (".", path) }
     return (slash == path.startIndex ? "/" : String(path[..<slash]), String(path[path.index(after: slash)...]))
 }
+
+/// Why `user` could not read `path` (an absolute path) or enter a folder on the way to it,
+/// judged by owners, groups and modes ("cannot read it (mode 600, owner root)"); nil when it
+/// could, or when the user is unknown. For a check run as root, who reads everything.
+public func whyUnreadable(_ path: String, byUser user: String) -> String? {
+    guard let entry = getpwnam(user) else { return nil }
+    let (uid, gid) = (entry.pointee.pw_uid, entry.pointee.pw_gid)
+    var count: Int32 = 256
+    var groups = [gid_t](repeating: 0, count: 256)
+    if getgrouplist(user, gid, &groups, &count) < 0 { count = 0 }
+    let member = Set(groups.prefix(Int(max(0, count))) + [gid])
+    func allows(_ info: stat, _ bits: mode_t) -> Bool {
+        let shift: mode_t = info.st_uid == uid ? 6 : member.contains(info.st_gid) ? 3 : 0
+        return uid == 0 || (info.st_mode >> shift) & bits == bits
+    }
+    func mode(_ info: stat) -> String {
+        let owner = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? String(info.st_uid)
+        return "mode \(String(info.st_mode & 0o7777, radix: 8)), owner \(owner)"
+    }
+    var info = stat()
+    var folder = ""
+    for part in path.split(separator: "/").dropLast() {
+        folder += "/" + part
+        if stat(folder, &info) == 0, !allows(info, 0o1) { return "cannot enter \(folder) (\(mode(info)))" }
+    }
+    guard stat(path, &info) == 0 else { return nil }
+    let needed: mode_t = info.st_mode & S_IFMT == S_IFDIR ? 0o5 : 0o4
+    return allows(info, needed) ? nil : "cannot read it (\(mode(info)))"
+}

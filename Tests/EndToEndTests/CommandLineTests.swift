@@ -265,6 +265,21 @@ import Testing
         }
     }
 
+    /// A calendar whose events are all over reads well and shows nothing: check says so
+    /// (it said "ok"); one with a coming event does not.
+    @Test func checkSaysACalendarShowsNothingInTheComingYear() throws {
+        try withTemporaryFolder { temporary in
+            let folder = temporary.path
+            try temporary.write("past.ics", calendar(event("UID:p", "DTSTART:20200101T100000Z", "SUMMARY:Long ago")))
+            try temporary.write("yearly.ics", calendar(event("UID:y", "DTSTART;VALUE=DATE:20200101", "RRULE:FREQ=YEARLY",
+                                                              "SUMMARY:New year")))
+            let run = try Self.marquee("check", folder)
+            #expect(run.status == 0)
+            #expect(run.output.contains("\(folder)/past.ics: warning: nothing in it shows in the coming year (its events are over)"))
+            #expect(!run.output.contains("yearly.ics: warning"), "\(run.output)")
+        }
+    }
+
     /// A feed folder that does not exist is an error for the commands that read it.
     @Test(arguments: ["messages", "agenda", "check"])
     func aMissingFeedFolderExitsOne(command: String) throws {

@@ -45,4 +45,25 @@ import Testing
         #expect(try String(contentsOfFile: destination, encoding: .utf8) == "the old copy")
         #expect(try Self.entries(folder) == ["feed.ics.last-good"])
     }
+
+    /// What another user can read, judged by owners and modes (`check` run as root asks it
+    /// for the service's user: a 0600 file of root's passed though the service never read it).
+    @Test func whatAnotherUserCannotRead() throws {
+        let folder = "/tmp/marquee-readable-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/feed.ics"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        chmod(folder, 0o755)
+        chmod(file, 0o644)
+        #expect(whyUnreadable(file, byUser: "nobody") == nil)
+        chmod(file, 0o600)
+        let owner = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? ""
+        #expect(whyUnreadable(file, byUser: "nobody") == "cannot read it (mode 600, owner \(owner))")
+        chmod(file, 0o644)
+        chmod(folder, 0o700)
+        #expect(whyUnreadable(file, byUser: "nobody") == "cannot enter \(folder) (mode 700, owner \(owner))")
+        #expect(whyUnreadable(file, byUser: "root") == nil)
+        #expect(whyUnreadable(file, byUser: "no-such-user-here") == nil)
+    }
 }
