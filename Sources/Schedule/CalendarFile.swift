@@ -57,7 +57,15 @@ public struct ScheduleLimits: Sendable, Hashable {
     init(path: String, bytes: [UInt8], displayZone: Zone) {
         self.path = path
         ICalActor.ensureConfigured()
-        parse(SourceText(bytes: bytes), displayZone: displayZone)
+        let readable = SourceText.readable(bytes)
+        if let readable { report(.warning, nil, readable.note) }
+        var source = SourceText(bytes: readable?.bytes ?? bytes)
+        if source.firstInvalidUTF8Line != nil, let text = SourceText.fromWindows1252(source.bytes) {
+            report(.warning, source.firstInvalidUTF8Line, "not UTF-8: read as Windows-1252 (Latin-1), as old Windows and Outlook "
+                + "exports are written; save it as UTF-8 to be sure")
+            source = SourceText(bytes: text)
+        }
+        parse(source, displayZone: displayZone)
         problems.sort { ($0.line ?? 0) < ($1.line ?? 0) }
     }
 
@@ -80,7 +88,7 @@ public struct ScheduleLimits: Sendable, Hashable {
             return
         }
         if let line = source.firstInvalidUTF8Line {
-            report(.warning, line, "invalid UTF-8; the bad bytes are shown as \u{FFFD}")
+            report(.warning, line, "invalid UTF-8; the bad bytes are shown as \u{FFFD} (save the file as UTF-8)")
         }
         for line in source.nulLines.prefix(3) {
             report(.warning, line, "a NUL byte in the line; read as a space")

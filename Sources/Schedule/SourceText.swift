@@ -44,12 +44,36 @@ final class SourceText {
             var last = first
             while last < lineStarts.count, lineStarts[last] - lineStarts[first - 1] < 1 << 16 { last += 1 }
             let end = last < lineStarts.count ? lineStarts[last] : bytes.count
-            if String(validating: bytes[lineStarts[first - 1]..<end], as: UTF8.self) == nil {
-                return (first...last).first { String(validating: bytes[lineRange($0)], as: UTF8.self) == nil }
+            if String(validating: bytes[lineStarts[first - 1]..<end], as: UTF8.self) == nil,
+                let line = (first...last).first(where: { !isValidUnfolded($0) })
+            {
+                return line
             }
             first = last + 1
         }
         return nil
+    }
+
+    /// Whether the content line that physical line `line` belongs to is UTF-8 once unfolded:
+    /// Google folds at 75 octets even inside a character, which libical joins again.
+    private func isValidUnfolded(_ line: Int) -> Bool {
+        guard String(validating: bytes[lineRange(line)], as: UTF8.self) == nil else { return true }
+        func isContinuation(_ line: Int) -> Bool {
+            let range = lineRange(line)
+            return !range.isEmpty && (bytes[range.lowerBound] == 0x20 || bytes[range.lowerBound] == 0x09)
+        }
+        var first = line
+        while first > 1, isContinuation(first) { first -= 1 }
+        var last = line
+        while last < lineStarts.count, isContinuation(last + 1) { last += 1 }
+        var unfolded: [UInt8] = []
+        for part in first...last {
+            var range = lineRange(part)
+            if part > first { range = range.dropFirst() }
+            if range.last.map({ bytes[$0] == 0x0D }) == true { range = range.dropLast() }
+            unfolded += bytes[range]
+        }
+        return String(validating: unfolded, as: UTF8.self) != nil
     }
 
     var lineCount: Int { lineStarts.count }
@@ -218,5 +242,80 @@ final class SourceText {
 
     private func uppercased(_ byte: UInt8) -> UInt8 {
         (byte >= 0x61 && byte <= 0x7A) ? byte - 0x20 : byte
+    }
+}
+
+extension SourceText {
+    /// The text of a file as libical reads it, UTF-8 with line feeds, from what calendar files
+    /// are found in: UTF-16 (with or without a byte-order mark; Outlook's "Unicode"), lines
+    /// ended by CR alone (old Macs), or Windows-1252 / Latin-1 (a file with no UTF-8 character
+    /// in it but bytes that are not UTF-8: "Fr\xFChst\xFCck"). Each is said, so the carer can
+    /// save it as UTF-8; nil when the file is read as it is.
+    static func readable(_ bytes: [UInt8]) -> (bytes: [UInt8], note: String)? {
+        if let (text, name) = fromUTF16(bytes) {
+            return (Array(text.utf8), "the file is \(name), not UTF-8; read as such (save it as UTF-8 to be sure)")
+        }
+        if !bytes.contains(0x0A), bytes.contains(0x0D) {
+            return (bytes.flatMap { $0 == 0x0D ? [0x0D, 0x0A] : [$0] }, "lines end with CR alone (an old Mac's); read as lines")
+        }
+        return nil
+    }
+
+    /// `bytes` as Windows-1252 (Latin-1 with the printer's characters at 0x80–0x9F) when they
+    /// are not UTF-8 and hold no UTF-8 character at all; nil otherwise (a UTF-8 file with a bad
+    /// byte keeps its characters, the bad byte shown as U+FFFD).
+    static func fromWindows1252(_ bytes: [UInt8]) -> [UInt8]? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        loop: while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded) where encoded.count > 1: return nil
+            case .valid, .error: continue
+            case .emptyInput: break loop
+            }
+        }
+        var text = ""
+        text.unicodeScalars.reserveCapacity(bytes.count)
+        for byte in bytes {
+            let value = (0x80...0x9F).contains(byte) ? windows1252[Int(byte) - 0x80] : UInt32(byte)
+            text.unicodeScalars.append(Unicode.Scalar(value) ?? "\u{FFFD}")
+        }
+        return Array(text.utf8)
+    }
+
+    /// Windows-1252's characters at 0x80–0x9F (the five it leaves undefined as U+FFFD).
+    private static let windows1252: [UInt32] = [
+        0x20AC, 0xFFFD, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0xFFFD, 0x017D, 0xFFFD,
+        0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178,
+    ]
+
+    /// The text of a UTF-16 file (by its byte-order mark, or by the zero bytes beside the
+    /// first ASCII letters) and the encoding's name; nil for any other file.
+    private static func fromUTF16(_ bytes: [UInt8]) -> (String, String)? {
+        guard bytes.count >= 2 else { return nil }
+        let bigEndian: Bool
+        var body = bytes[...]
+        if bytes.starts(with: [0xFF, 0xFE]) {
+            bigEndian = false
+            body = bytes.dropFirst(2)
+        } else if bytes.starts(with: [0xFE, 0xFF]) {
+            bigEndian = true
+            body = bytes.dropFirst(2)
+        } else if bytes[0] != 0, bytes[1] == 0 {
+            bigEndian = false
+        } else if bytes[0] == 0, bytes[1] != 0 {
+            bigEndian = true
+        } else {
+            return nil
+        }
+        var units: [UInt16] = []
+        units.reserveCapacity(body.count / 2)
+        var index = body.startIndex
+        while index + 1 < body.endIndex {
+            let (high, low) = bigEndian ? (body[index], body[index + 1]) : (body[index + 1], body[index])
+            units.append(UInt16(high) << 8 | UInt16(low))
+            index += 2
+        }
+        return (String(decoding: units, as: UTF16.self), bigEndian ? "UTF-16 (big-endian)" : "UTF-16")
     }
 }

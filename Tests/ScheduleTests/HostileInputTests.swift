@@ -68,14 +68,42 @@ import Testing
         #expect(schedule.texts(at: Self.at).contains("Complete"))
     }
 
+    /// Bytes that are not UTF-8 in a file that has UTF-8 characters: repaired as U+FFFD, said.
     @Test func invalidUTF8IsRepairedAndReported() throws {
-        var bytes = Array(calendar(event("UID:u", "DTSTART:20260701T100000Z", "SUMMARY:Caf")).utf8)
+        var bytes = Array(calendar(event("UID:u", "DTSTART:20260701T100000Z", "SUMMARY:Caf", "DESCRIPTION:Crème")).utf8)
         bytes.insert(contentsOf: [0xC3, 0x28, 0xFF], at: bytes.firstRange(of: Array("Caf".utf8))!.upperBound)
         let (schedule, status) = try load("latin.ics", bytes)
         #expect(status.state == .loaded)
         #expect(status.problems.first?.line == 7)
         #expect(status.problems.first?.message.contains("invalid UTF-8") == true)
         #expect(schedule.texts(at: Self.at).contains("Caf\u{FFFD}(\u{FFFD}"))
+    }
+
+    /// Files as they come from other systems: Latin-1 / Windows-1252 (it showed "Fr\u{FFFD}hst\u{FFFD}ck"),
+    /// UTF-16 with or without a byte-order mark and lines ended by CR alone (both refused as
+    /// having no BEGIN:VCALENDAR line), and a folded line that splits a UTF-8 character as
+    /// Google folds (falsely warned as invalid UTF-8). Each is read, and the first three said.
+    @Test func encodingsFromOtherSystemsAreRead() throws {
+        let text = calendar(event("UID:e", "DTSTART:20260701T100000Z", "SUMMARY:Frühstück mit Zoë – 5 €"))
+        let latin: [UInt8] = text.unicodeScalars.map { $0.value == 0x2013 ? 0x96 : $0.value == 0x20AC ? 0x80 : UInt8($0.value) }
+        let utf16LE: [UInt8] = [0xFF, 0xFE] + text.utf16.flatMap { unit -> [UInt8] in [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        let utf16BE: [UInt8] = text.utf16.flatMap { unit -> [UInt8] in [UInt8(unit >> 8), UInt8(unit & 0xFF)] }
+        let carriageReturns = Array(text.replacingOccurrences(of: "\r\n", with: "\r").utf8)
+        let files: [(String, [UInt8], String)] = [("latin.ics", latin, "Windows-1252"), ("utf16le.ics", utf16LE, "UTF-16"),
+                                                   ("utf16be.ics", utf16BE, "UTF-16 (big-endian)"), ("mac.ics", carriageReturns, "CR alone")]
+        for (name, bytes, said) in files {
+            let (schedule, status) = try load(name, bytes)
+            #expect(status.state == .loaded, "\(name): \(status.problems)")
+            #expect(schedule.texts(at: Self.at).contains("Frühstück mit Zoë – 5 €"), "\(name)")
+            #expect(status.problems.count == 1 && status.problems[0].message.contains(said), "\(name): \(status.problems)")
+        }
+        // Folded at 75 octets inside "ü" (C3 | BC), CRLF, then the space that continues it.
+        var folded = Array(calendar(event("UID:f", "DTSTART:20260701T100000Z", "SUMMARY:Frühstück")).utf8)
+        let split = try #require(folded.firstRange(of: [0xC3, 0xBC])).lowerBound + 1
+        folded.insert(contentsOf: [0x0D, 0x0A, 0x20], at: split)
+        let (schedule, status) = try load("folded.ics", folded)
+        #expect(status.problems.isEmpty, "\(status.problems)")
+        #expect(schedule.texts(at: Self.at).contains("Frühstück"))
     }
 
     /// The file is checked a run of lines at a time: a bad byte far into a big file, and a
