@@ -1,3 +1,4 @@
+import Support
 import CICU
 
 /// The parts of a day, as dementia day clocks name them ("Now it is Monday morning").
@@ -193,19 +194,4 @@ public struct CalendarWords: Sendable, Hashable {
         guard count > 0 else { return "" }
         return String(decoding: output[0..<Int(min(count, 256))], as: UTF16.self)
     }
-}
-
-/// How many single-character edits turn one text into the other (Levenshtein).
-func editDistance(_ first: String, _ second: String) -> Int {
-    let a = Array(first), b = Array(second)
-    guard !a.isEmpty else { return b.count }
-    var previous = Array(0...b.count)
-    for (i, x) in a.enumerated() {
-        var current = [i + 1] + [Int](repeating: 0, count: b.count)
-        for (j, y) in b.enumerated() {
-            current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
-        }
-        previous = current
-    }
-    return previous[b.count]
 }

@@ -51,7 +51,7 @@ public struct FileReadError: Error {
     public init(errno code: Int32) {
         let reason = String(cString: strerror(code))
         switch code {
-        case ENOENT: message = "cannot read the file: it does not exist (removed while being read?)"
+        case ENOENT: message = "cannot read the file: it does not exist"
         case ELOOP: message = "cannot read the file: too many levels of symbolic links (a symlink loop)"
         default: message = "cannot read the file: \(reason)"
         }

@@ -101,9 +101,27 @@ import Testing
         }
     }
 
+    /// Every key the file takes is among those an unknown key is compared with ("did you
+    /// mean"), and none of them is unknown.
+    @Test func everyKeyIsKnown() {
+        for key in ConfigurationFile.keys {
+            do {
+                _ = try ConfigurationFile.parse("\(key) = 0", path: "m.toml")
+            } catch {
+                #expect(!error.description.contains("unknown key"), "\(key): \(error.description)")
+            }
+        }
+    }
+
     @Test(arguments: [
         ("speed = 20", "m.toml:1: `speed` must be between 1 and 12 characters per second"),
-        ("spede = 5", "m.toml:1: `spede` unknown key (see examples/marquee.toml for every setting)"),
+        ("spede = 5", "m.toml:1: `spede` unknown key; did you mean `speed`? (every setting is described in the commented "
+            + "marquee.toml: /etc/marquee/marquee.toml on a box, examples/marquee.toml in marquee's source)"),
+        ("speeed = 5", "m.toml:1: `speeed` unknown key; did you mean `speed`? (every setting is described in the commented "
+            + "marquee.toml: /etc/marquee/marquee.toml on a box, examples/marquee.toml in marquee's source)"),
+        ("colour_of_text = 5", "m.toml:1: `colour_of_text` unknown key (every setting is described in the commented "
+            + "marquee.toml: /etc/marquee/marquee.toml on a box, examples/marquee.toml in marquee's source)"),
+        ("speed = 1e308", "m.toml:1: `speed` must be between 1 and 12 characters per second"),
         ("speed = \"fast\"", "m.toml:1: `speed` must be a number of characters per second"),
         ("separator = \"open", "m.toml:1: `separator` the string has no closing \""),
         ("[display]", "m.toml:1: tables are not used in marquee.toml; write plain `key = value` lines"),

@@ -422,7 +422,7 @@ import Testing
         let result = readFile(folder + "/gone.ics", limit: ScheduleLimits().maximumFileBytes)
         #expect(throws: FileReadError.self) { try result.get() }
         if case .failure(let error) = result {
-            #expect(error.message == "cannot read the file: it does not exist (removed while being read?)")
+            #expect(error.message == "cannot read the file: it does not exist")
         }
     }
 

@@ -328,9 +328,53 @@ public struct ConfigurationFile: Sendable, Hashable {
         case "mqtt_discovery": mqttDiscovery = try boolean()
         case "mqtt_name": mqttName = try string()
         default:
-            throw TOMLError("unknown key (see examples/marquee.toml for every setting)")
+            let nearest = Self.keys.min { editDistance($0, key) < editDistance($1, key) }
+            let hint = nearest.flatMap { editDistance($0, key) <= 2 ? "; did you mean `\($0)`?" : nil } ?? ""
+            throw TOMLError("unknown key\(hint) (every setting is described in the commented marquee.toml: "
+                + "/etc/marquee/marquee.toml on a box, examples/marquee.toml in marquee's source)")
         }
     }
+
+    /// Every key `set` takes.
+    static let keys = [
+        "feeds",
+        "subscriptions",
+        "refresh_minutes",
+        "output",
+        "connector",
+        "mode",
+        "device",
+        "timezone",
+        "separator",
+        "idle_text",
+        "text_colour",
+        "effect",
+        "socket",
+        "socket_group",
+        "state_dir",
+        "font",
+        "speed",
+        "text_height",
+        "glyph_cache_mb",
+        "language",
+        "orientation",
+        "orientation_time",
+        "clock",
+        "night_dimming",
+        "night_motion",
+        "night_backlight",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "default_event_minutes",
+        "mqtt",
+        "mqtt_password_file",
+        "mqtt_ca_file",
+        "mqtt_topic",
+        "mqtt_discovery",
+        "mqtt_name",
+    ]
 }
 
 /// A problem in the configuration file, with where it is.
@@ -439,7 +483,11 @@ struct TOMLScanner {
             if word == "false" { return .boolean(false) }
             let digits = word.replacing("_", with: "")
             if let integer = Int(digits) { return .integer(integer) }
-            if let float = Double(digits), digits.contains(".") { return .float(float) }
+            if let float = Double(digits), digits.contains(where: { ".eE".contains($0) }), digits.first != "n",
+                digits.first != "i"
+            {
+                return .float(float)
+            }
             throw TOMLError(word.isEmpty ? "the value is missing" : "`\(word)` is not a value marquee understands (quote strings)")
         }
     }
