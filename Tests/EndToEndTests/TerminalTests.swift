@@ -395,7 +395,9 @@ struct TerminalTests {
         let socket = folder.appendingPathComponent("m.sock").path
         try start(at: "2026-11-22 10:00", feeds: feeds.path, socket: socket, extra: "--config \(config.path)")
         defer { _ = try? tmux("kill-server") }
-        #expect(try screen()[12].trimmingCharacters(in: .whitespaces) == "Nothing planned. Sunday, 22 November 2026")
+        // The date once: the band carries the orientation line's words, the line below is left out.
+        #expect(try screen()[12].trimmingCharacters(in: .whitespaces) == "Nothing planned. Sunday morning · 22 November 2026")
+        #expect(try screen()[14].trimmingCharacters(in: .whitespaces).isEmpty)
         try Data("idle_text = \"A quiet day\"\n".utf8).write(to: config)
         #expect(Self.exchange(socket, Array("{\"type\":\"reload\"}\n".utf8)).contains(#""ok":true"#))
         #expect(try waitUntil { try screen()[12].trimmingCharacters(in: .whitespaces) == "A quiet day" })
