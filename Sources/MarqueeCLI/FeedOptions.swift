@@ -154,7 +154,7 @@ struct FeedOptions: ParsableArguments {
             let opened = Subscriptions(
                 addresses: addresses, folder: subscriptionFolder,
                 refreshSeconds: Int64(configuration.refreshMinutes ?? 5) * 60,
-                certificateAuthorities: environment()["SSL_CERT_FILE"],
+                certificateAuthorities: configuration.subscriptionCertificateAuthorities ?? environment()["SSL_CERT_FILE"],
                 inspect: { await schedule.inspect($0, name: $1) }, seed: UInt64(bitPattern: now().secondsSinceEpoch) ^ UInt64(getpid()))
             if fetchNow {
                 await opened.refreshAll(at: now())

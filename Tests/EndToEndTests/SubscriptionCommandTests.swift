@@ -42,6 +42,30 @@ struct SubscriptionCommandTests {
         #expect(left.isEmpty, "\(left)")
     }
 
+    /// A server with a private certificate authority: refused without it, in words a carer can
+    /// act on (libcurl said only "unable to get local issuer certificate"); trusted through
+    /// `subscription_ca_file` in the configuration (before, only through SSL_CERT_FILE).
+    @Test func aPrivateAuthorityIsNamedInTheConfiguration() throws {
+        let server = try LoopbackWebServer()
+        try server.serve("family.ics", Self.daily)
+        try withTemporaryFolder { folder in
+            let config = folder.url.appendingPathComponent("marquee.toml").path
+            try FileManager.default.createDirectory(atPath: folder.path + "/feeds", withIntermediateDirectories: false)
+            try folder.write("feeds/walk.ics", Self.daily)
+            let feeds = "feeds = \"\(folder.path)/feeds\"\n"
+            try Data("\(feeds)subscriptions = [\"\(server.url("family.ics"))\"]\n".utf8).write(to: URL(fileURLWithPath: config))
+            let refused = try CommandLineTests.run(CommandLineTests.binary, ["check", "--config", config])
+            #expect(refused.status == 1)
+            #expect(refused.output.contains("not signed by an authority this box trusts") && refused.output.contains("subscription_ca_file"),
+                    "\(refused.output)")
+            try Data("\(feeds)subscriptions = [\"\(server.url("family.ics"))\"]\nsubscription_ca_file = \"\(server.certificateAuthorities)\"\n".utf8)
+                .write(to: URL(fileURLWithPath: config))
+            let trusted = try CommandLineTests.run(CommandLineTests.binary, ["check", "--config", config])
+            #expect(trusted.status == 0, "\(trusted.output)")
+            #expect(trusted.output.contains("ok, 1 event(s)"), "\(trusted.output)")
+        }
+    }
+
     /// A one-shot command stopped with Ctrl-C while it fetches leaves no calendar on disk: what
     /// it fetches is held in memory only.
     @Test func ctrlCLeavesNothingBehind() throws {

@@ -17,6 +17,9 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var subscriptions: [String] = []
     /// How often a subscription is asked for, in minutes.
     public var refreshMinutes: Int?
+    /// Certificate authorities the subscriptions' servers are checked against, instead of
+    /// the system's (a Nextcloud with a private one).
+    public var subscriptionCertificateAuthorities: String?
     public var output: String?
     public var device: String?
     /// The KMS connector to draw on ("HDMI-A-2") and its mode ("1920x1080@60").
@@ -83,6 +86,7 @@ public struct ConfigurationFile: Sendable, Hashable {
         let keys: [(key: String, changed: Bool)] = [
             ("feeds", feeds != earlier.feeds), ("subscriptions", subscriptions != earlier.subscriptions),
             ("refresh_minutes", refreshMinutes != earlier.refreshMinutes), ("output", output != earlier.output),
+            ("subscription_ca_file", subscriptionCertificateAuthorities != earlier.subscriptionCertificateAuthorities),
             ("device", device != earlier.device), ("connector", connector != earlier.connector),
             ("mode", mode != earlier.mode), ("socket", socket != earlier.socket),
             ("socket_group", socketGroup != earlier.socketGroup), ("state_dir", stateDirectory != earlier.stateDirectory),
@@ -242,6 +246,7 @@ public struct ConfigurationFile: Sendable, Hashable {
             subscriptions = addresses
         case "refresh_minutes":
             refreshMinutes = try whole(1...1440, "a whole number of minutes from 1 to 1440 (the default is 5)")
+        case "subscription_ca_file": subscriptionCertificateAuthorities = try string()
         case "output": output = try oneOf(["auto", "kms", "framebuffer", "terminal"])
         case "connector": connector = try string()
         case "mode": mode = try displayMode()
@@ -340,6 +345,7 @@ public struct ConfigurationFile: Sendable, Hashable {
         "feeds",
         "subscriptions",
         "refresh_minutes",
+        "subscription_ca_file",
         "output",
         "connector",
         "mode",

@@ -99,7 +99,8 @@ struct HTTPFetch: Sendable {
         }
         guard performed == CURLE_OK else {
             let detail = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(Failure(description: detail.isEmpty ? String(cString: mq_curl_easy_strerror(performed)) : detail))
+            let said = detail.isEmpty ? String(cString: mq_curl_easy_strerror(performed)) : detail
+            return .failure(Failure(description: Self.inWords(said)))
         }
         var status = 0
         _ = mq_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -116,6 +117,20 @@ struct HTTPFetch: Sendable {
             status: status, body: sink.bytes, entityTag: header("ETag"), lastModified: header("Last-Modified"),
             contentType: header("Content-Type"), retryAfter: retryAfter > 0 ? Int64(retryAfter) : nil))
     }
+
+    /// libcurl's words for a certificate it does not trust, with what a carer can do about it.
+    static func inWords(_ said: String) -> String {
+        if said.contains("unable to get local issuer certificate") || said.contains("self-signed certificate")
+            || said.contains("self signed certificate")
+        {
+            return said + " (the server's certificate is not signed by an authority this box trusts: if the server has "
+                + "a private one, name its certificate in subscription_ca_file)"
+        }
+        if said.contains("certificate has expired") {
+            return said + " (the server's certificate has expired, or this box's clock is wrong)"
+        }
+        return said
+    }
 }
 
 /// Where libcurl's write callback puts the body.
@@ -125,4 +140,5 @@ private final class BodySink {
     var overflowed = false
 
     init(limit: Int) { self.limit = limit }
+
 }

@@ -46,9 +46,14 @@ func keepFetching(
             let statuses = await subscriptions.statuses(utcOffset: schedule.zoned(now).utcOffset)
             var errorsChanged = false
             for status in statuses where reported[status.address] != status.error {
+                let earlier = reported[status.address]
                 reported[status.address] = status.error
                 errorsChanged = true
-                if let error = status.error { log.log(.warning, "\(status.address): \(error)") }
+                if let error = status.error {
+                    log.log(.warning, "\(status.address): \(error)")
+                } else if let earlier {
+                    log.log(.notice, "\(status.address): fetched again; it was failing (\(earlier))")
+                }
             }
             state.update { $0.subscriptions = statuses }
             if errorsChanged { mailbox.post(.subscriptionsChanged) }
