@@ -83,36 +83,31 @@ extension ScheduleState {
     /// the number.
     func withOrdinalAge(_ text: String, _ age: Int) -> String {
         guard text.contains("{age}") else { return text }
-        var result = ""
-        var rest = Substring(text)
-        while let range = rest.firstRange(of: "{age}") {
-            result += rest[..<range.lowerBound]
-            rest = rest[range.upperBound...]
-            let ending = rest.prefix { $0.isLetter }
-            if (1...2).contains(ending.count) {
-                result += words.ordinal(age)
-                rest = rest.dropFirst(ending.count)
-            } else {
-                result += "{age}"
-            }
-        }
-        return result + rest
+        return replacingAge(in: text) { hasEnding in hasEnding ? words.ordinal(age) : "{age}" }
     }
 }
 
-/// A message's text with `{age}` left out, for a birthday whose year is not known: with an
-/// ordinal ending written onto it ("{age}th", "{age}e") and the space it leaves, so "Happy
-/// {age}th birthday, Anna!" reads "Happy birthday, Anna!".
-func withoutAge(_ text: String) -> String {
+/// `text` with each `{age}`, and the ordinal ending written onto it (one or two letters:
+/// "{age}th", "{age}e"), replaced by what `replacement` gives, told whether it had one.
+func replacingAge(in text: String, _ replacement: (_ hasEnding: Bool) -> String) -> String {
     var result = ""
     var rest = Substring(text)
     while let range = rest.firstRange(of: "{age}") {
         result += rest[..<range.lowerBound]
         rest = rest[range.upperBound...]
         let ending = rest.prefix { $0.isLetter }
-        if ending.count <= 2 { rest = rest.dropFirst(ending.count) }
+        let hasEnding = (1...2).contains(ending.count)
+        if hasEnding { rest = rest.dropFirst(ending.count) }
+        result += replacement(hasEnding)
     }
-    result += rest
+    return result + rest
+}
+
+/// A message's text with `{age}` left out, for a birthday whose year is not known: with an
+/// ordinal ending written onto it ("{age}th", "{age}e") and the space it leaves, so "Happy
+/// {age}th birthday, Anna!" reads "Happy birthday, Anna!".
+func withoutAge(_ text: String) -> String {
+    let result = replacingAge(in: text) { _ in "" }
     var cleaned = ""
     for character in result {
         if character == " ", cleaned.last == " " || cleaned.isEmpty { continue }
