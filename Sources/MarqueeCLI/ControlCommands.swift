@@ -148,7 +148,9 @@ struct ReloadCommand: ParsableCommand {
     @OptionGroup var socketOption: SocketOption
 
     func run() throws {
-        try requireOK(try ask(ControlRequest(type: .reload), socketPath: socketOption.path))
+        let reply = try ask(ControlRequest(type: .reload), socketPath: socketOption.path)
+        try requireOK(reply)
+        if let note = reply.note { say(note) }
     }
 }
 

@@ -88,12 +88,14 @@ struct RunCommand: AsyncParsableCommand {
                 return nil
             }
         }
-        let checkConfiguration: @Sendable () -> String? = { [self] in
+        let checkConfiguration: @Sendable () -> ReloadCheck = { [self, givenHere] in
             do {
-                _ = try displayOptions.settings(try feedOptions.loadConfiguration(), path: feedOptions.configurationPath)
-                return nil
+                let fresh = try feedOptions.loadConfiguration()
+                _ = try displayOptions.settings(fresh, path: feedOptions.configurationPath)
+                return .usable(needingRestart: fresh.keysNeedingARestart(since: file).filter { !givenHere.contains($0) })
             } catch {
-                return "\(error)"
+                log.log(.error, "\(error); a reload was asked for, nothing was reloaded")
+                return .unusable("\(error)")
             }
         }
         let followZone = feedOptions.timezone == nil && file.timezone == nil && environment["TZ"] == nil

@@ -134,15 +134,20 @@ import Testing
     }
 
     /// A reload asked for while the configuration is broken is answered with the error (and not
-    /// done); with a usable one it is done.
+    /// done); with a usable one it is done, and keys that take a restart are said to the asker
+    /// (`marquee reload` said nothing of them).
     @Test func aReloadOfABrokenConfigurationIsAnsweredWithTheError() throws {
-        let broken = Mutex<String?>("/etc/marquee/marquee.toml:3: speed: must be between 1 and 12 characters per second")
-        let running = try ControlServer(path: socketPath, state: state, mailbox: mailbox) { broken.withLock { $0 } }
+        let check = Mutex(ReloadCheck.unusable("/etc/marquee/marquee.toml:3: speed: must be between 1 and 12 characters per second"))
+        let running = try ControlServer(path: socketPath, state: state, mailbox: mailbox) { check.withLock { $0 } }
         let refused = try ask("{\"type\":\"reload\"}\n")
         #expect(refused.contains("\"ok\":false") && refused.contains("marquee.toml:3: speed") && refused.contains("nothing was reloaded"))
         #expect(mailbox.take().isEmpty)
-        broken.withLock { $0 = nil }
-        #expect(try ask("{\"type\":\"reload\"}\n").contains("\"ok\":true"))
+        check.withLock { $0 = .usable(needingRestart: []) }
+        let done = try ask("{\"type\":\"reload\"}\n")
+        #expect(done.contains("\"ok\":true") && !done.contains("note"))
+        check.withLock { $0 = .usable(needingRestart: ["state_dir", "socket"]) }
+        let noted = try ask("{\"type\":\"reload\"}\n")
+        #expect(noted.contains("state_dir, socket changed; they take effect when marquee restarts"), "\(noted)")
         withExtendedLifetime(running) {}
     }
 

@@ -37,12 +37,23 @@ public struct ControlReply: Codable, Sendable {
     public var ok: Bool
     public var error: String?
     public var status: StatusReport?
+    /// What the asker should know of what was done (a reload: the settings that take a restart).
+    public var note: String?
 
-    public init(ok: Bool, error: String? = nil, status: StatusReport? = nil) {
+    public init(ok: Bool, error: String? = nil, status: StatusReport? = nil, note: String? = nil) {
         self.ok = ok
         self.error = error
         self.status = status
+        self.note = note
     }
+}
+
+/// What a reload asked for over the socket would make of the configuration file.
+public enum ReloadCheck: Sendable {
+    /// It cannot be used: why (the reload is not done).
+    case unusable(String)
+    /// It can; these changed keys take a restart.
+    case usable(needingRestart: [String])
 }
 
 /// What `marquee status` shows.

@@ -37,7 +37,7 @@ final class ControlServer: Sendable {
     ///   - checkConfiguration: why the configuration file cannot be used (nil: it can); a reload
     ///     asked for while it is broken is answered with that error and not done.
     init(path: String, group: String? = nil, state: DisplayState, mailbox: EventMailbox,
-         checkConfiguration: (@Sendable () -> String?)? = nil) throws(ControlSocketError) {
+         checkConfiguration: (@Sendable () -> ReloadCheck)? = nil) throws(ControlSocketError) {
         self.path = path
         let (descriptor, groupID) = try Self.bind(path, group: group)
         Self.allowManyConnections()
@@ -174,11 +174,11 @@ private final class Clients: @unchecked Sendable {
     private let policy: ControlPolicy
     private let state: DisplayState
     private let mailbox: EventMailbox
-    private let checkConfiguration: (@Sendable () -> String?)?
+    private let checkConfiguration: (@Sendable () -> ReloadCheck)?
     private var clients: [Int32: Client] = [:]
 
     init(queue: DispatchQueue, policy: ControlPolicy, state: DisplayState, mailbox: EventMailbox,
-         checkConfiguration: (@Sendable () -> String?)?) {
+         checkConfiguration: (@Sendable () -> ReloadCheck)?) {
         self.queue = queue
         self.policy = policy
         self.state = state
@@ -249,11 +249,19 @@ private final class Clients: @unchecked Sendable {
         case .status:
             send(state.statusReply, to: client)
         case .reload:
-            if let problem = checkConfiguration?() {
+            var restartKeys: [String] = []
+            switch checkConfiguration?() {
+            case .unusable(let problem)?:
                 return respond(client, ControlReply(ok: false, error: "\(problem); nothing was reloaded"))
+            case .usable(let keys)?:
+                restartKeys = keys
+            case nil:
+                break
             }
             mailbox.post(.control(request.type))
-            respond(client, ControlReply(ok: true))
+            respond(client, ControlReply(ok: true, note: restartKeys.isEmpty ? nil : restartKeys.joined(separator: ", ")
+                + " changed; \(restartKeys.count == 1 ? "it takes" : "they take") effect when marquee restarts "
+                + "(sudo systemctl restart marquee)"))
         case .pause, .resume:
             mailbox.post(.control(request.type))
             respond(client, ControlReply(ok: true))

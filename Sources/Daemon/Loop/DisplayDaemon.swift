@@ -18,7 +18,7 @@ public struct DaemonConfiguration: Sendable {
     public var reloadSettings: (@Sendable () -> ReloadedSettings?)?
     /// Why the configuration file cannot be used now (nil: it can), for a reload asked over
     /// the socket.
-    public var checkConfiguration: (@Sendable () -> String?)?
+    public var checkConfiguration: (@Sendable () -> ReloadCheck)?
     public var output: OutputChoice.Request
     /// The display device: a DRM card (`/dev/dri/card1`) or a framebuffer (`/dev/fb1`); nil:
     /// the first card with a screen, then `/dev/fb0`.
