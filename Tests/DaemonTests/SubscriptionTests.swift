@@ -510,8 +510,12 @@ struct SubscriptionLoopTests {
         #expect(await loop.eventually { loop.posted().contains("subscriptionsChanged") })
         loop.task.cancel()
         await loop.task.value
-        let warnings = loop.journalLines().filter { $0.contains("no calendar at this address") }
+        let lines = loop.journalLines()
+        let warnings = lines.filter { $0.contains("no calendar at this address") && !$0.contains("fetched again") }
         #expect(warnings.count == 1, "\(warnings)")
+        // Its recovery is said once too (it never was).
+        let recovered = lines.filter { $0.contains("fetched again; it was failing (there is no calendar at this address") }
+        #expect(recovered.count == 1, "\(lines)")
     }
 }
 

@@ -3,12 +3,13 @@ import Schedule
 
 extension ScheduleSnapshot {
     /// The messages for the marquee; the idle text (by default the date) when there are none,
-    /// so the screen is never blank. While the orientation line is on, the date in the idle
-    /// text is the line's words ("Friday morning · 27 November 2026") and the line itself
-    /// is not shown below (`orientationShown`): the date once, not twice.
+    /// so the screen is never blank. When the band carries the orientation line
+    /// (`bandCarriesTheLine`), the date in the idle text is the line's words ("Friday morning ·
+    /// 27 November 2026") and the line itself is not shown below: the date once, not twice.
     func marqueeMessages(idleTemplate: String = "{date}", textColour: Colour? = nil) -> [MarqueeMessage] {
         guard !messages.isEmpty else {
-            let idle = idleTemplate.replacing("{date}", with: orientation ?? idleText)
+            let date = bandCarriesTheLine(idleTemplate: idleTemplate) ? orientation ?? idleText : idleText
+            let idle = idleTemplate.replacing("{date}", with: date)
             return [MarqueeMessage(text: idle.isEmpty ? idleText : idle, colour: textColour)]
         }
         return messages.map { message in
@@ -20,10 +21,16 @@ extension ScheduleSnapshot {
 }
 
 extension ScheduleSnapshot {
-    /// The orientation line below the band: none while the band carries its words (nothing
-    /// scheduled, and the idle text writes the date).
+    /// The orientation line below the band: none while the band carries its words.
     public func orientationShown(idleTemplate: String) -> String? {
-        messages.isEmpty && idleTemplate.contains("{date}") ? nil : orientation
+        bandCarriesTheLine(idleTemplate: idleTemplate) ? nil : orientation
+    }
+
+    /// Whether the band shows the orientation line's words instead of the date: nothing is
+    /// scheduled once the feeds are read (before, at a start, the date and the line stand as
+    /// they always did), and the idle text writes the date.
+    func bandCarriesTheLine(idleTemplate: String) -> Bool {
+        messages.isEmpty && !feeds.isEmpty && orientation != nil && idleTemplate.contains("{date}")
     }
 }
 
