@@ -181,8 +181,9 @@ import Testing
             let broken = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART:20260701T100000Z\r\nDTEND:bogus\r\n"
                 + "SUMMARY:x\r\nEND:VCALENDAR\r\n"
             try Data(broken.utf8).write(to: folder.appendingPathComponent("broken.ics"))
+            // Yearly, so it shows in the coming year whenever the test runs (one warning, not two).
             let warned = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART:20260701T100000Z\r\nDTEND:bogus\r\n"
-                + "SUMMARY:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+                + "RRULE:FREQ=YEARLY\r\nSUMMARY:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
             try Data(warned.utf8).write(to: folder.appendingPathComponent("warned.ics"))
             let bad = try Self.marquee("check", folder.path)
             #expect(bad.status == 1)

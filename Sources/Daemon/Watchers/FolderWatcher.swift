@@ -100,6 +100,8 @@ final class FolderWatcher: Sendable {
                     ancestor = -1
                     return
                 }
+                // There but not watchable (no permission, no watches left): nothing above helps.
+                guard errno == ENOENT || errno == ENOTDIR else { return }
                 let (above, next) = splitPath(missing)
                 guard above != missing else { return }
                 let watch = inotify_add_watch(descriptor, above, UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR))
