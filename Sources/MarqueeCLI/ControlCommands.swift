@@ -1,5 +1,6 @@
 import ArgumentParser
 import Daemon
+import Support
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -30,7 +31,7 @@ func ask(_ request: ControlRequest, socketPath: String) throws -> ControlReply {
     } catch .cannotConnect(let code) {
         if code == EACCES {
             var info = stat()
-            let group = stat(socketPath, &info) == 0 ? getgrgid(info.st_gid).map { String(cString: $0.pointee.gr_name) } : nil
+            let group = stat(socketPath, &info) == 0 ? groupName(info.st_gid) : nil
             standardError("marquee: not allowed to use \(socketPath) (permission denied): it is for root and the members "
                 + "of the group \(group ?? "of the socket") (sudo adduser $USER \(group ?? "GROUP"), then log in again)")
             throw ExitCode(1)

@@ -182,8 +182,7 @@ public func whyUnreadable(_ path: String, byUser user: String) -> String? {
         return uid == 0 || (info.st_mode >> shift) & bits == bits
     }
     func mode(_ info: stat) -> String {
-        let owner = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? String(info.st_uid)
-        return "mode \(String(info.st_mode & 0o7777, radix: 8)), owner \(owner)"
+        "mode \(String(info.st_mode & 0o7777, radix: 8)), owner \(userName(info.st_uid))"
     }
     var info = stat()
     var folder = ""
@@ -194,4 +193,14 @@ public func whyUnreadable(_ path: String, byUser user: String) -> String? {
     guard stat(path, &info) == 0 else { return nil }
     let needed: mode_t = info.st_mode & S_IFMT == S_IFDIR ? 0o5 : 0o4
     return allows(info, needed) ? nil : "cannot read it (\(mode(info)))"
+}
+
+/// A user's name, or its number where the system has no name for it.
+public func userName(_ uid: uid_t) -> String {
+    getpwuid(uid).map { String(cString: $0.pointee.pw_name) } ?? String(uid)
+}
+
+/// A group's name, or its number where the system has no name for it.
+public func groupName(_ gid: gid_t) -> String {
+    getgrgid(gid).map { String(cString: $0.pointee.gr_name) } ?? String(gid)
 }

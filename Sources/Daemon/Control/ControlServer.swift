@@ -1,5 +1,6 @@
 import CLinux
 @preconcurrency import Dispatch
+import Support
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -129,10 +130,10 @@ struct ControlPolicy: Sendable {
         let ordered = [getegid()] + (socketGroup.map { [$0] } ?? [])
         groups = Set(ordered)
         let names = ordered.reduce(into: [String]()) { names, group in
-            let name = getgrgid(group).map { String(cString: $0.pointee.gr_name) } ?? String(group)
+            let name = groupName(group)
             if !names.contains(name) { names.append(name) }
         }
-        let user = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? String(geteuid())
+        let user = userName(geteuid())
         whoMay = "root, the user \(user) and the members of the group " + names.joined(separator: " or ")
             + " (sudo adduser $USER \(names.last ?? user), then log in again)"
     }
