@@ -88,8 +88,8 @@ public func serveFeedReading() async -> Never {
     input = []
     var memory = rlimit(rlim_cur: rlim_t(first.limits.maximumReaderBytes), rlim_max: rlim_t(first.limits.maximumReaderBytes))
     setrlimit(__rlimit_resource_t(RLIMIT_DATA.rawValue), &memory)
-    // The parent kills a helper at its deadline; this ends one whose parent died first.
-    let seconds = rlim_t(first.limits.maximumSecondsPerFile.rounded(.up)) + 1
+    // The parent kills a helper at a file's deadline; this ends one whose parent died first.
+    let seconds = rlim_t(first.limits.maximumSecondsPerFile.rounded(.up)) * rlim_t(requests.count) + 1
     var cpu = rlimit(rlim_cur: seconds, rlim_max: seconds + 1)
     setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
     var files: [CalendarFile?] = []
@@ -168,6 +168,9 @@ enum HelperRun {
     static let splitAfter: Int64 = 250_000_000
     /// The same for a helper that answered nothing for this long without computing (blocked).
     static let blockedAfter: Int64 = 2_000_000_000
+    /// A file's deadline counts the processor time its helper uses; a helper that neither
+    /// computes nor answers is stopped after this many times the deadline on the clock.
+    static let starvedAfter: Int64 = 4
     /// How often the files read so far are handed on while others are still being read.
     static let progressInterval: Int64 = 200_000_000
 
@@ -270,6 +273,15 @@ enum HelperRun {
                     fail(child, describe(status, memoryLimit: limits.maximumReaderBytes))
                     done.append(position)
                 } else if now >= child.deadline {
+                    // The deadline is processor time: a helper at the lowest priority on a busy
+                    // machine waits for a processor, which is not hanging. One that neither
+                    // computes nor answers is stopped at `starvedAfter` times the deadline.
+                    let used = processorTime(of: child.pid) - child.processorAtProgress
+                    let latest = child.lastProgress + starvedAfter * perFile
+                    if used < perFile, now < latest {
+                        child.deadline = min(now + perFile - used, latest)
+                        continue
+                    }
                     kill(child.pid, SIGKILL)
                     _ = reap(child.pid)
                     let reading = child.unanswered.first!

@@ -45,6 +45,37 @@ import Testing
         return (schedule, try #require(statuses.first { $0.path.hasSuffix("/bad.ics") }))
     }
 
+    /// A reader that computes forever is stopped once it has used its deadline in processor time.
+    @Test func readerThatComputesForeverIsStoppedAtItsDeadline() throws {
+        var limits = ScheduleLimits()
+        limits.maximumSecondsPerFile = 0.5
+        try withFeeds(bad: Self.calendar("bad", "Bad", "X-TEST-SPIN:1")) { folder in
+            let clock = ContinuousClock()
+            let started = clock.now
+            let (_, status) = try load(folder, reader: Self.reader(unless: "SPIN", then: "while :; do :; done"),
+                                       limits: limits)
+            #expect(status.problems.map(\.message) == ["reading the file took longer than 0.5 s; stopped"])
+            #expect(clock.now - started < .seconds(10))
+        }
+    }
+
+    /// The deadline is processor time: a reader that waits (as one at the lowest priority waits
+    /// for a processor on a busy machine) longer than the deadline is not taken for a hung one,
+    /// up to four times the deadline.
+    @Test func aReaderThatWaitsIsNotStoppedAtItsDeadline() throws {
+        var limits = ScheduleLimits()
+        limits.maximumSecondsPerFile = 0.5
+        try withFeeds(bad: Self.calendar("bad", "Bad")) { folder in
+            let waiting = FeedReader.helper(executable: "/bin/sh", arguments: [
+                "-c", "sleep 1; exec \"$0\" read-feed", CommandLineTests.binary])
+            let schedule = try ScheduleState(displayZone: "UTC", limits: limits, reader: waiting)
+            let statuses = schedule.load([folder], around: instant(Self.at))
+            #expect(statuses.map(\.state) == [.loaded, .loaded], "\(statuses)")
+            #expect(schedule.messages(at: instant(Self.at)).map(\.text) == ["Bad", "Good"])
+        }
+    }
+
+    /// A reader that neither computes nor answers is stopped at four times its deadline.
     @Test func readerThatHangsIsStoppedAtItsDeadline() throws {
         var limits = ScheduleLimits()
         limits.maximumSecondsPerFile = 0.5
