@@ -425,13 +425,13 @@ public final class PixelScreen: TickerScreen {
         }
     }
 
-    /// How wide the box's text may be, in 1/64 pixel (room kept at the end of a line for the ▶
-    /// and its bob), and how many lines the box holds.
-    private var boxText: (width: Int, lines: Int) {
+    /// How wide the box's text may be, in 1/64 pixel, the room the ▶ and its bob take at the
+    /// end of a page's last line, and how many lines the box holds.
+    private var boxText: (width: Int, arrowRoom: Int, lines: Int) {
         let size = boxFonts.pixelSize, padding = Self.boxPadding(size)
         let arrowRoom = boxFonts.advance(of: "▶") + (size / 3 + size / 4) * FontStack.unitsPerPixel
-        let width = (box.width - 2 * size - 2 * padding) * FontStack.unitsPerPixel - arrowRoom
-        return (width, max(1, (box.height - 2 * padding) / (boxFonts.ascender + boxFonts.descender)))
+        let width = (box.width - 2 * size - 2 * padding) * FontStack.unitsPerPixel
+        return (width, arrowRoom, max(1, (box.height - 2 * padding) / (boxFonts.ascender + boxFonts.descender)))
     }
 
     public func takeMissingCharacters() -> [Character] {
@@ -443,7 +443,7 @@ public final class PixelScreen: TickerScreen {
     public var announcementBox: any AnnouncementBox {
         guard box.height > 0 else { return OnePageBox() }
         let text = boxText
-        return FontBox(fonts: boxFonts, width: text.width, lines: text.lines)
+        return FontBox(fonts: boxFonts, width: text.width, arrowRoom: text.arrowRoom, lines: text.lines)
     }
 
     /// The announcement measured in the box's font and wrapped at words; kept while it is shown.
@@ -478,13 +478,16 @@ public final class PixelScreen: TickerScreen {
     }
 }
 
-/// The framebuffer's announcement box: `lines` lines `width` units wide in its font.
+/// The framebuffer's announcement box: `lines` lines `width` units wide in its font, with
+/// `arrowRoom` for the ▶ after a page that another follows.
 struct FontBox: AnnouncementBox {
     let fonts: FontStack
     let width: Int
+    let arrowRoom: Int
     let lines: Int
 
     func pages(of glyphs: [LaidGlyph]) -> [Range<Int>] {
-        pageRanges(fonts.measured(glyphs), width: width, linesPerPage: lines, breaking: UnicodeLineBreaking())
+        pageRanges(fonts.measured(glyphs), width: width, linesPerPage: lines, breaking: UnicodeLineBreaking(),
+                   endRoom: arrowRoom)
     }
 }

@@ -153,7 +153,7 @@ public final class MarqueeController {
 
     /// Stops all motion (WCAG 2.2.2) until `resume`: the band shows the messages active now as
     /// whole words, standing still (see `stillPage`), and follows every change of them;
-    /// dancing letters rest upright, an announcement being typed shows whole and its ▶ rests,
+    /// dancing letters rest upright, an announcement being typed shows whole and its ▶ (after a page another follows) rests,
     /// and announcements still to come wait (their reading time starts again on resume). A
     /// pause stops motion, never the truth.
     public func pause(at t: SteadyInstant) {
@@ -521,7 +521,7 @@ public final class MarqueeController {
         if pause != nil, effect < current.typingEnd { return nil }
         let typed = min(current.item.glyphs.count, Int((effect - current.start) / configuration.typewriterLetter))
         var bob: Double?
-        if effect >= current.typingEnd {
+        if current.isFollowed, effect >= current.typingEnd {
             let seconds = Double(effect - current.typingEnd) / 1e9
             bob = effectStrength(at: t) * (1 - cos(2 * .pi * 0.5 * seconds)) / 2
         }

@@ -187,7 +187,8 @@ public struct Announcement: Hashable, Sendable {
     public var colour: Colour?
     /// How many glyphs are typed so far (the layout of all of them is fixed from the start).
     public var visibleCount: Int
-    /// The "more" arrow ▶ once typing is done: 0 … 1, how far it has bobbed to the right.
+    /// The "more" arrow ▶ once a page that another follows is typed: 0 … 1, how far it has
+    /// bobbed to the right.
     public var arrowBob: Double?
     /// One page of several: the box keeps the height of a full page for the whole
     /// announcement, so it never shrinks between pages.

@@ -104,14 +104,62 @@ private func wrapFromTheLeft(_ glyphs: [LaidGlyph], width: Int, breaking: any Li
     return lines
 }
 
-/// The pages of a box `linesPerPage` lines high holding `glyphs` wrapped at `width`.
+/// The pages of a box `linesPerPage` lines high holding `glyphs` wrapped at `width`. A page that
+/// another follows ends after a whole word where one fits (not after the hyphen inside
+/// "Müller-Lüdenscheidt"), with `endRoom` left on its last line for the ▶ that says more follows.
 public func pageRanges(
-    _ glyphs: [LaidGlyph], width: Int, linesPerPage: Int, breaking: any LineBreaking = SpaceBreaking()
+    _ glyphs: [LaidGlyph], width: Int, linesPerPage: Int, breaking: any LineBreaking = SpaceBreaking(), endRoom: Int = 0
 ) -> [Range<Int>] {
-    let lines = wrapRanges(glyphs, width: width, breaking: breaking)
-    let perPage = max(1, linesPerPage)
-    return stride(from: 0, to: lines.count, by: perPage).map { first in
-        let page = lines[first..<min(first + perPage, lines.count)]
-        return page.map(\.lowerBound).min()!..<page.map(\.upperBound).max()!
+    guard glyphs.readsRightToLeft else {
+        return pagesFromTheLeft(glyphs, width: width, linesPerPage: linesPerPage, breaking: breaking, endRoom: endRoom)
     }
+    let count = glyphs.count
+    return pagesFromTheLeft(Array(glyphs.reversed()), width: width, linesPerPage: linesPerPage, breaking: breaking,
+                            endRoom: endRoom)
+        .map { (count - $0.upperBound)..<(count - $0.lowerBound) }
+}
+
+private func pagesFromTheLeft(
+    _ glyphs: [LaidGlyph], width: Int, linesPerPage: Int, breaking: any LineBreaking, endRoom: Int
+) -> [Range<Int>] {
+    let perPage = max(1, linesPerPage)
+    let opportunities = breaking.opportunities(glyphs)
+    var pages: [Range<Int>] = []
+    var offset = 0
+    while true {
+        let lines = wrapFromTheLeft(Array(glyphs[offset...]), width: width, breaking: breaking)
+            .map { ($0.lowerBound + offset)..<($0.upperBound + offset) }
+        guard lines.count > perPage else {
+            pages.append(lines.map(\.lowerBound).min()!..<lines.map(\.upperBound).max()!)
+            return pages
+        }
+        let end = followedPageEnd(glyphs, lastLine: lines[perPage - 1], width: width - endRoom, opportunities: opportunities)
+        pages.append(lines[0].lowerBound..<end)
+        offset = end
+        while offset < glyphs.count, glyphs[offset].character == " " { offset += 1 }
+        if offset == glyphs.count { return pages }
+    }
+}
+
+/// Where the last line of a page that another follows ends: at the latest break within `width`
+/// after a whole word, else at the latest break within it, else as many glyphs as fit.
+private func followedPageEnd(_ glyphs: [LaidGlyph], lastLine line: Range<Int>, width: Int, opportunities: [Bool]) -> Int {
+    guard !line.isEmpty else { return line.upperBound }
+    func visibleEnd(_ end: Int) -> Int {
+        var end = end
+        while end > line.lowerBound, glyphs[end - 1].character == " " { end -= 1 }
+        return end
+    }
+    func fits(_ end: Int) -> Bool { glyphs[line.lowerBound..<end].reduce(0) { $0 + $1.advance } <= width }
+    func endsAWord(_ end: Int) -> Bool {
+        end == glyphs.count || glyphs[end].character == " " || !"-‐/\u{AD}".contains(glyphs[end - 1].character)
+    }
+    let breaks = (line.lowerBound + 1...line.upperBound).reversed()
+        .filter { $0 == line.upperBound || opportunities[$0] }
+        .map(visibleEnd)
+        .filter { $0 > line.lowerBound && fits($0) }
+    if let end = breaks.first(where: endsAWord) ?? breaks.first { return end }
+    var end = line.lowerBound + 1
+    while end < line.upperBound, fits(end + 1) { end += 1 }
+    return end
 }

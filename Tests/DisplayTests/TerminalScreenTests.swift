@@ -279,6 +279,22 @@ import Testing
         }
     }
 
+    /// A page that another follows ends after a whole word where one fits — not after the
+    /// hyphen inside a name — and keeps room on its last line for the ▶; the last page, which
+    /// has no ▶, fills the whole line.
+    @Test func aFollowedPageEndsAfterAWholeWordWithRoomForItsArrow() {
+        func pages(_ text: String, width: Int, endRoom: Int = 0) -> [String] {
+            let glyphs = Array(text).enumerated().map { LaidGlyph(character: $1, offset: $0, advance: 1) }
+            return pageRanges(glyphs, width: width, linesPerPage: 1, breaking: UnicodeLineBreaking(), endRoom: endRoom)
+                .map { String(glyphs[$0].map(\.character)) }
+        }
+        #expect(pages("Frau Müller-Lüdenscheidt kommt", width: 14) == ["Frau", "Müller-", "Lüdenscheidt", "kommt"])
+        #expect(pages("Take your evening pills", width: 20, endRoom: 3) == ["Take your evening", "pills"])
+        #expect(pages("Take your evening pills", width: 20, endRoom: 4) == ["Take your", "evening pills"])
+        #expect(pages("aaaa bbbbbbbb", width: 9, endRoom: 3) == ["aaaa", "bbbbbbbb"])
+        #expect(pages("Donaudampfschifffahrt", width: 8, endRoom: 2) == ["Donaud", "ampfsc", "hifffa", "hrt"])
+    }
+
     /// Text written without spaces wraps as Unicode's line breaking says: Chinese between
     /// ideographs (never before its closing punctuation), Thai between the words of ICU's
     /// dictionary, and a word longer than a line (a German compound) anywhere. Every line fits.

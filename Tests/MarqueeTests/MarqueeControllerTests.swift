@@ -282,8 +282,9 @@ let words = ["It's night-time", "Good morning!", "🎂 Johnny turns 7", "漢字�
 }
 
 @Suite struct EffectTests {
-    /// Typewriter: letters appear at 30 ms each at their final place, then the arrow bobs;
-    /// a second announcement waits for the first.
+    /// Typewriter: letters appear at 30 ms each at their final place; a second announcement
+    /// waits for the first. No ▶ after an announcement that is whole on one page: nothing
+    /// more follows.
     @Test func typewriterTypesThenBobsAndQueues() throws {
         let marquee = controller(speed: 5)
         let first = MarqueeMessage(text: "Take your pills", effect: .typewriter)
@@ -295,7 +296,7 @@ let words = ["It's night-time", "Good morning!", "🎂 Johnny turns 7", "漢字�
         #expect(typing.arrowBob == nil)
         let done = try #require(marquee.frame(at: t0 + second, width: 40).announcement)
         #expect(done.visibleCount == 15)
-        #expect(done.arrowBob != nil)
+        #expect(done.arrowBob == nil)
         // 15 letters: 0.45 s typing + max(3 s, 15/5 s) reading; then "Dinner" types.
         let next = try #require(marquee.frame(at: t0 + 3_450_000_000 + 60_000_000, width: 40).announcement)
         #expect(String(next.glyphs.map(\.character)) == "Dinner")
@@ -330,7 +331,8 @@ struct FixedPages: AnnouncementBox {
     }
 }
 
-/// An announcement longer than the box is typed a page at a time, each read before the next.
+/// An announcement longer than the box is typed a page at a time, each read before the next;
+/// the ▶ bobs after each page that another follows, not after the last.
 @Suite struct PagingTests {
     @Test func aLongAnnouncementIsTypedPageByPage() throws {
         let marquee = controller(speed: 5)
@@ -345,7 +347,7 @@ struct FixedPages: AnnouncementBox {
         #expect(shown(t0 + 2 * second)! == ("Leave now ", 10, true))
         #expect(shown(t0 + 3_300_000_000 + 60_000_000)! == ("for the de", 2, false))
         #expect(shown(t0 + 6_600_000_000 + 90_000_000)! == ("ntist", 3, false))
-        #expect(shown(t0 + 6_600_000_000 + 150_000_000 + 2_900_000_000)! == ("ntist", 5, true))
+        #expect(shown(t0 + 6_600_000_000 + 150_000_000 + 2_900_000_000)! == ("ntist", 5, false))
         #expect(shown(t0 + 6_600_000_000 + 150_000_000 + 3_000_000_000) == nil)
     }
 
@@ -398,8 +400,9 @@ struct FixedPages: AnnouncementBox {
         }
     }
 
-    /// Paused while an announcement types: it shows whole and its ▶ rests; the next one waits
-    /// however long the pause lasts, and the first is still read in full after resume.
+    /// Paused while an announcement types: it shows whole (the ▶ of a page that another
+    /// follows at rest); the next one waits however long the pause lasts, and the first is
+    /// still read in full after resume.
     @Test func theBoxKeepsItsTextAndTheQueueWaits() throws {
         let marquee = controller(speed: 5)
         let pills = MarqueeMessage(text: "Take your pills", effect: .typewriter)
@@ -409,8 +412,14 @@ struct FixedPages: AnnouncementBox {
             let shown = try #require(marquee.frame(at: t, width: 40).announcement)
             #expect(String(shown.glyphs.map(\.character)) == "Take your pills")
             #expect(shown.visibleCount == 15)
-            #expect(shown.arrowBob == 0)
+            #expect(shown.arrowBob == nil)
         }
+        let paged = controller(speed: 5)
+        paged.announcementBox = FixedPages(size: 10)
+        paged.update(messages: [pills], at: t0, width: 40)
+        paged.pause(at: t0 + 200_000_000)
+        let firstPage = try #require(paged.frame(at: t0 + 10 * second, width: 40).announcement)
+        #expect(firstPage.visibleCount == 10 && firstPage.arrowBob == 0)
         #expect(marquee.nextFrameChange(after: t0 + second, effectStep: second / 10) == nil)
         let resume = t0 + 60 * second
         marquee.resume(at: resume)
