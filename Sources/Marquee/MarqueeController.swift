@@ -153,8 +153,8 @@ public final class MarqueeController {
 
     /// Stops all motion (WCAG 2.2.2) until `resume`: the band shows the messages active now as
     /// whole words, standing still (see `stillPage`), and follows every change of them;
-    /// dancing letters rest upright, an announcement being typed shows whole and its ▶ (after a page another follows) rests,
-    /// and announcements still to come wait (their reading time starts again on resume). A
+    /// dancing letters rest upright, an announcement being typed shows whole and its ▶ (after
+    /// a page another follows) rests, and announcements still to come wait (their reading time starts again on resume). A
     /// pause stops motion, never the truth.
     public func pause(at t: SteadyInstant) {
         guard pause == nil else { return }
