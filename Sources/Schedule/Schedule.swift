@@ -23,6 +23,8 @@ public final class Schedule: Sendable {
 
     private let state: ScheduleState
     private let inspections = Admission(limit: max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+    /// One expansion for later times at a time: queries that need it wait for it, others do not.
+    private let covers = Admission(limit: 1)
 
     /// - Parameters:
     ///   - displayZone: an IANA zone name, `UTC`, or a Windows zone name.
@@ -71,6 +73,19 @@ public final class Schedule: Sendable {
             progress?()
         }
         return await state.finishLoad(await reading.value, generation: generation)
+    }
+
+    /// Expands the files further for a query from `instant` to `through` when their expansions
+    /// do not reach it, beside the actor: a file read again for tomorrow (or one that hangs
+    /// libical there) never holds up the messages of now.
+    private func cover(_ instant: Int64, through: Int64) async {
+        guard await !state.isCovered(instant, through: through) else { return }
+        await covers.enter()
+        if let plan = await state.planCover(instant, through: through) {
+            let expansions = plan.requests.isEmpty ? [] : await state.reader.expandBeside(plan.requests, limits: state.limits)
+            await state.finishCover(plan, expansions)
+        }
+        await covers.leave()
     }
 
     /// What a calendar's bytes would give, without putting them in effect: how many events,
@@ -124,25 +139,29 @@ public final class Schedule: Sendable {
 
     /// The messages active at `instant`, in display order, each text once.
     public func messages(at instant: Instant) async -> [Message] {
-        await state.messages(at: instant)
+        await cover(instant.secondsSinceEpoch, through: instant.secondsSinceEpoch)
+        return await state.messages(at: instant)
     }
 
     /// The first instant after `instant` at which a message starts or ends, or nil if none
     /// does within about a year and two months.
     public func nextChange(after instant: Instant) async -> Instant? {
-        await state.nextChange(after: instant)
+        await cover(instant.secondsSinceEpoch, through: instant.secondsSinceEpoch)
+        return await state.nextChange(after: instant)
     }
 
     /// The messages at `instant` and until when they hold, computed in one step.
     public func snapshot(at instant: Instant) async -> ScheduleSnapshot {
-        await state.snapshot(at: instant)
+        await cover(instant.secondsSinceEpoch, through: instant.secondsSinceEpoch)
+        return await state.snapshot(at: instant)
     }
 
     /// The messages already active at `from`, then every start and end of a message text up
     /// to `to`, or to where a file's expansion was cut (by its budget or its deadline) or to
     /// `limit` changes.
     public func agenda(from: Instant, to: Instant, limit: Int = 10_000) async -> Agenda {
-        await state.agenda(from: from, to: to, limit: limit)
+        await cover(from.secondsSinceEpoch, through: to.secondsSinceEpoch)
+        return await state.agenda(from: from, to: to, limit: limit)
     }
 
     /// An instant with the display zone's UTC offset at that instant.

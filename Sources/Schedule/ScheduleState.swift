@@ -36,6 +36,8 @@ import Support
     /// overtakes it, and what it reads then is dropped.
     private var reading: LoadInProgress?
     private var loads = 0
+    /// Counts the changes of the files in effect by loads and zones (not by expanding further).
+    private var inEffectChanges = 0
     /// When last good copies that could not be written were last tried again.
     private var copiesLastTried: Int64?
     /// How often they are tried again (a full disk may be emptied without any reload).
@@ -230,6 +232,7 @@ import Support
             tookSome = true
         }
         guard tookSome else { return false }
+        inEffectChanges += 1
         reading = load
         order = (load.files + load.kept).filter { inEffect[$0] != nil }
         rebuildIndex()
@@ -298,6 +301,7 @@ import Support
             forgetCopies(in: lastGoodDirectory, keeping: seen.subtracting(fetchedNames))
         }
         self.statuses = statuses
+        inEffectChanges += 1
         rebuildIndex()
         return statuses
     }
@@ -362,6 +366,7 @@ import Support
         displayZone = zone
         defaultDuration = settings.defaultEventDuration
         inEffect = [:]
+        inEffectChanges += 1
         return true
     }
 
@@ -466,15 +471,38 @@ import Support
     }
 
     /// Expands again, from `instant` on, every file whose expansion does not reach from
-    /// `instant` to `through`; an expansion cut short by its budget only needs `instant`.
+    /// `instant` to `through`, here on the actor (`Schedule` does it beside the actor first).
     func cover(_ instant: Int64, through: Int64) {
-        retryCopies(at: instant)
-        let stale = order.filter { file in
+        if let plan = planCover(instant, through: through) { finishCover(plan, reader.expand(plan.requests, limits: limits)) }
+    }
+
+    /// Whether every file's expansion reaches from `instant` to `through`; an expansion cut short
+    /// by its budget only needs `instant`.
+    func isCovered(_ instant: Int64, through: Int64) -> Bool {
+        staleFiles(instant, through: through).isEmpty
+    }
+
+    private func staleFiles(_ instant: Int64, through: Int64) -> [String] {
+        order.filter { file in
             guard let feed = inEffect[file], feed.isExpandable else { return false }
             let coverage = feed.expansion.coverage
             return !coverage.contains(instant) || (!feed.expansion.isCut && coverage.upperBound < through)
         }
-        guard !stale.isEmpty else { return }
+    }
+
+    /// Files to expand again for later times: planned here, expanded by the reader, put in
+    /// effect by `finishCover` unless the files in effect changed meanwhile.
+    struct CoverPlan: Sendable {
+        let changes: Int
+        let files: [String]
+        let requests: [ExpansionRequest]
+    }
+
+    /// What covering `instant` to `through` takes (nil: nothing).
+    func planCover(_ instant: Int64, through: Int64) -> CoverPlan? {
+        retryCopies(at: instant)
+        let stale = staleFiles(instant, through: through)
+        guard !stale.isEmpty else { return nil }
         focus = instant
         let span = min(Self.longestSpan, max(ScheduleIndex.windowSeconds, through - instant + 1))
         var readable: [(String, [UInt8])] = []
@@ -489,8 +517,14 @@ import Support
                         + "its later messages show after the next reload"))
             }
         }
-        let results = expand(readable, span: span)
-        for ((file, _), expansion) in zip(readable, results) {
+        return CoverPlan(changes: inEffectChanges, files: readable.map(\.0), requests: readable.isEmpty ? [] : requests(readable, span: span))
+    }
+
+    /// Puts a plan's expansions in effect, unless a load or a new zone changed the files in
+    /// effect since it was made (then a later query plans again).
+    func finishCover(_ plan: CoverPlan, _ results: [FeedExpansion]) {
+        guard plan.changes == inEffectChanges else { return }
+        for (file, expansion) in zip(plan.files, results) where inEffect[file] != nil {
             if expansion.readerGaveUp {
                 inEffect[file]!.isExpandable = false
                 inEffect[file]!.expansion.problems += expansion.problems

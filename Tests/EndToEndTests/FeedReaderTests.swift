@@ -171,17 +171,7 @@ import Testing
             try Data(TestSupport.calendar(event(["UID:f\(index)", "DTSTART:20260701T100000Z", "SUMMARY:File \(index)"] + extra)).utf8)
                 .write(to: folder.appendingPathComponent(String(format: "f%02d.ics", index)))
         }
-        let shim = temporary.url.appendingPathComponent("hang-libical.so").path
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/hang-libical.c")
-        let compiler = Process()
-        compiler.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
-        compiler.arguments = ["-shared", "-fPIC", "-O2", "-o", shim, source.path, "-ldl"]
-        try compiler.run()
-        compiler.waitUntilExit()
-        #expect(compiler.terminationStatus == 0)
-        let release = temporary.url.appendingPathComponent("release").path
-        let reader = FeedReader.helper(executable: "/bin/sh", arguments: [
-            "-c", "MARQUEE_TEST_RELEASE=\"$1\" LD_PRELOAD=\"$2\" exec \"$0\" read-feed", CommandLineTests.binary, release, shim])
+        let (reader, release) = try Self.hangingReader(in: temporary)
         var limits = ScheduleLimits()
         limits.maximumSecondsPerFile = 3600
         let schedule = try await Schedule(displayZone: "UTC", limits: limits, reader: reader)
@@ -196,6 +186,57 @@ import Testing
         let statuses = await loading.value
         #expect(statuses.count == 30 && statuses.allSatisfy { $0.state == .loaded }, "\(statuses)")
         #expect(await schedule.messages(at: at).count == 30)
+    }
+
+    /// The real reader with libical hanging on a calendar that holds X-TEST-HANG until the
+    /// file `release` exists (`Fixtures/hang-libical.c`, preloaded).
+    nonisolated static func hangingReader(in temporary: TemporaryFolder) throws -> (reader: FeedReader, release: String) {
+        let shim = temporary.url.appendingPathComponent("hang-libical.so").path
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/hang-libical.c")
+        let compiler = Process()
+        compiler.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
+        compiler.arguments = ["-shared", "-fPIC", "-O2", "-o", shim, source.path, "-ldl"]
+        try compiler.run()
+        compiler.waitUntilExit()
+        #expect(compiler.terminationStatus == 0)
+        let release = temporary.url.appendingPathComponent("release").path
+        let reader = FeedReader.helper(executable: "/bin/sh", arguments: [
+            "-c", "MARQUEE_TEST_RELEASE=\"$1\" LD_PRELOAD=\"$2\" exec \"$0\" read-feed", CommandLineTests.binary, release, shim])
+        return (reader, release)
+    }
+
+    /// A file read again for a later day that hangs libical there holds up only the queries
+    /// about that day: the display's snapshot of now answers meanwhile (it waited on the actor).
+    @Test nonisolated func aFileReadAgainForLaterHoldsUpNoQueryOfNow() async throws {
+        let temporary = try TemporaryFolder()
+        let folder = temporary.url.appendingPathComponent("feeds")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (name, extra) in [("daily", [String]()), ("hangs", ["X-TEST-HANG:1"])] {
+            try Data(TestSupport.calendar(event(["UID:\(name)", "DTSTART:20260701T100000Z", "DTEND:20260701T110000Z",
+                                                 "RRULE:FREQ=DAILY", "SUMMARY:\(name)"] + extra)).utf8)
+                .write(to: folder.appendingPathComponent("\(name).ics"))
+        }
+        let (reader, release) = try Self.hangingReader(in: temporary)
+        #expect(FileManager.default.createFile(atPath: release, contents: nil))
+        var limits = ScheduleLimits()
+        limits.maximumSecondsPerFile = 3600
+        let schedule = try await Schedule(displayZone: "UTC", limits: limits, reader: reader)
+        let at = instant("2026-07-01T10:30:00Z")
+        await schedule.load([folder.path], around: at)
+        #expect(await schedule.messages(at: at).map(\.text) == ["daily", "hangs"])
+        try FileManager.default.removeItem(atPath: release)
+        let later = Task { await schedule.messages(at: instant("2026-08-01T10:30:00Z")) }
+        #expect(await eventually(within: scheduleWaitLimit) { FileManager.default.fileExists(atPath: release + ".waiting") })
+        let answered = Mutex(false)
+        let now = Task {
+            let snapshot = await schedule.snapshot(at: at)
+            answered.withLock { $0 = true }
+            return snapshot.messages.map(\.text)
+        }
+        #expect(await eventually(within: scheduleWaitLimit) { answered.withLock { $0 } })
+        #expect(FileManager.default.createFile(atPath: release, contents: nil))
+        #expect(await now.value == ["daily", "hangs"])
+        #expect(await later.value.map(\.text) == ["daily", "hangs"])
     }
 
     /// A load told how far its queries reach reads each file once for them (`check` looks a
