@@ -10,6 +10,8 @@ import Synchronization
 /// A font that could not be used, or no usable font at all.
 public struct FontError: Error, CustomStringConvertible {
     public var description: String
+    /// The font file it is about, if one.
+    public var path: String?
 }
 
 /// The fonts the framebuffer draws with, in order: the text font first, then fallbacks for
@@ -140,7 +142,7 @@ public final class FontStack: GlyphMetrics {
         var handle: FT_Face?
         guard let file = FontFile.mapped(path),
               FT_New_Memory_Face(library, file.bytes, FT_Long(file.count), 0, &handle) == 0, let handle else {
-            throw FontError(description: "\(path): not a font FreeType can open")
+            throw FontError(description: "\(path): not a font FreeType can open", path: path)
         }
         // A bitmap-only font has no em for FreeType; HarfBuzz measures it in the font's own.
         let unitsPerEm = handle.pointee.units_per_EM > 0 ? Int(handle.pointee.units_per_EM) : Self.unitsPerEm(ofFontAt: path)
@@ -153,7 +155,7 @@ public final class FontStack: GlyphMetrics {
             return Face(handle: handle, path: path, bitmapScale: Double(pixelSize) / max(1, strike), unitsPerEm: unitsPerEm)
         }
         FT_Done_Face(handle)
-        throw FontError(description: "\(path): has no size FreeType can draw")
+        throw FontError(description: "\(path): has no size FreeType can draw", path: path)
     }
 
     /// The design units per em a font's own tables give (HarfBuzz reads them).

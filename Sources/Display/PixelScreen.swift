@@ -165,9 +165,15 @@ public final class PixelScreen: TickerScreen {
         mustRepaint = true
     }
 
+    /// The screen in `style`; a font the carer named that cannot be used is an error (at a
+    /// start the fallbacks stand in, with a warning; on a reload the screen keeps its font).
     public func restyled(_ style: FramebufferStyle) throws -> (any TickerScreen)? {
         guard style != self.style else { return nil }
         let next = try PixelScreen(scanout: scanout, style: style, console: console)
+        if let named = style.fontPaths.first, !FontStack.defaultPaths.contains(named),
+           let problem = next.fonts.unusable.first(where: { $0.path == named }) {
+            throw problem
+        }
         // A generation the scanout has not drawn: every buffer is drawn anew, in the new layout.
         next.generation = generation + 1
         next.notTaken = notTaken

@@ -170,6 +170,34 @@ import Testing
         }
     }
 
+    /// Every mistake of a file is said at once, each on its own line (only the first was), a
+    /// mistake in a line's value or after it costs only that line, and at most
+    /// `mistakesSaid` are said.
+    @Test func everyMistakeIsSaid() {
+        let text = """
+            speeed = 5
+            speed = "fast"
+            text_height = 0.1 0.2
+            timezone = "Europe/Berlin"
+            timezone = "UTC"
+            language = "de"
+            """
+        #expect {
+            try ConfigurationFile.parse(text, path: "m.toml")
+        } throws: { error in
+            (error as? ConfigurationError)?.description.split(separator: "\n").map { String($0.prefix(22)) } == [
+                "m.toml:1: `speeed` unk", "m.toml:2: `speed` must", "m.toml:3: `text_height",
+                "m.toml:5: `timezone` t",
+            ]
+        }
+        let many = String(repeating: "nonsense = 1\n", count: 100)
+        #expect {
+            try ConfigurationFile.parse(many, path: "m.toml")
+        } throws: { error in
+            (error as? ConfigurationError)?.description.split(separator: "\n").count == 20
+        }
+    }
+
     /// A list left open is read in one pass (it was read again for every line: a 40,000-line
     /// file took 22 s), and a mistake is named on its key's line whatever the line breaks.
     @Test func anOpenListIsReadOnce() throws {

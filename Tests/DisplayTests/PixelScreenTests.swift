@@ -1,6 +1,7 @@
 import Foundation
 import Marquee
 import Testing
+import TestSupport
 
 @testable import Display
 
@@ -122,6 +123,24 @@ import Testing
         // Outside the new band's rows (and the orientation line's, empty here) the screen is black.
         let outside = (0..<480).filter { !next.bandRows.contains($0) && !next.lineRows.contains($0) && !next.boxRows.contains($0) }
         #expect(outside.allSatisfy { y in !colours[y].contains { $0.red > 100 } })
+    }
+
+    /// A reload that names a font file that is not a font (corrupt, truncated, garbage) is an
+    /// error naming it, and the screen keeps its font (it was taken silently, the fallbacks
+    /// drawing instead).
+    @Test func aCorruptFontOnReloadIsAnError() throws {
+        try withTemporaryFolder { folder in
+            let corrupt = folder.url.appendingPathComponent("Broken.ttf").path
+            try Data([0, 1, 0, 0] + Array(repeating: UInt8(0x41), count: 300)).write(to: URL(fileURLWithPath: corrupt))
+            let screen = try PixelScreen(scanout: Framebuffer(width: 800, height: 480))
+            var style = screen.style
+            style.fontPaths = [corrupt] + style.fontPaths
+            #expect {
+                try screen.restyled(style)
+            } throws: { error in
+                "\(error)" == "\(corrupt): not a font FreeType can open"
+            }
+        }
     }
 
     /// Every script drawn as it is read: each sample still and centred, as its golden picture

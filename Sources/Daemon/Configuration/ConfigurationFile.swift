@@ -139,50 +139,77 @@ public struct ConfigurationFile: Sendable, Hashable {
         return try parse(text, path: path)
     }
 
-    /// Parses configuration text (`path` names it in errors), in one pass over it.
+    /// How many mistakes of a file are said at once.
+    static let mistakesSaid = 20
+
+    /// Parses configuration text (`path` names it in errors), in one pass over it. Every
+    /// mistake is said (up to `mistakesSaid`): the first one thrown, the others in its `more`.
     public static func parse(_ text: String, path: String) throws(ConfigurationError) -> ConfigurationFile {
         var configuration = ConfigurationFile()
         var seen: Set<String> = []
         var partLines: [PartOfDay: Int] = [:]
         var scanner = TOMLScanner(Substring(text))
-        while true {
+        var mistakes: [ConfigurationError] = []
+        while mistakes.count < mistakesSaid {
             scanner.skipSpaces()
             if scanner.atEnd { break }
             if scanner.takeLineEnd() { continue }
-            let line = scanner.line
-            func fail(_ key: String?, _ message: String) -> ConfigurationError {
-                ConfigurationError(path: path, line: line, key: key, message: message)
-            }
-            if scanner.peek == "[" { throw fail(nil, "tables are not used in marquee.toml; write plain `key = value` lines") }
-            let key = scanner.bareKey()
-            guard !key.isEmpty else { throw fail(nil, "expected `key = value`") }
-            scanner.skipSpaces()
-            guard scanner.take("=") else { throw fail(key, "expected `=` after the key") }
-            scanner.skipSpaces()
-            let value: TOMLValue
-            do {
-                value = try scanner.value()
+            do throws(ConfigurationError) {
+                if let mistake = try readSetting(&scanner, into: &configuration, seen: &seen, partLines: &partLines,
+                                                 path: path) {
+                    mistakes.append(mistake)
+                }
             } catch {
-                throw fail(key, error.message)
-            }
-            scanner.skipSpaces()
-            guard scanner.atEnd || scanner.takeLineEnd() else { throw fail(key, "unexpected text after the value") }
-            // `text_color` is `text_colour` spelled the American way: one key.
-            guard seen.insert(key == "text_color" ? "text_colour" : key).inserted else {
-                throw fail(key, key.hasPrefix("text_colo") ? "the key is set twice (text_colour and text_color are one key)"
-                                                            : "the key is set twice")
-            }
-            if let part = PartOfDay(rawValue: key) { partLines[part] = line }
-            do {
-                try configuration.set(key, value)
-            } catch {
-                throw fail(key, error.message)
+                mistakes.append(error)
+                scanner.skipLine()
             }
         }
-        if let (part, message) = configuration.partsOutOfOrder() {
-            throw ConfigurationError(path: path, line: partLines[part], key: part.rawValue, message: message)
+        if mistakes.isEmpty, let (part, message) = configuration.partsOutOfOrder() {
+            mistakes.append(ConfigurationError(path: path, line: partLines[part], key: part.rawValue, message: message))
+        }
+        if var first = mistakes.first {
+            first.more = Array(mistakes.dropFirst())
+            throw first
         }
         return configuration
+    }
+
+    /// Reads one `key = value` line (or an array over several) into `configuration`: thrown,
+    /// a mistake that stopped the reading of the line; returned, one in a line read whole.
+    private static func readSetting(
+        _ scanner: inout TOMLScanner, into configuration: inout ConfigurationFile, seen: inout Set<String>,
+        partLines: inout [PartOfDay: Int], path: String
+    ) throws(ConfigurationError) -> ConfigurationError? {
+        let line = scanner.line
+        func fail(_ key: String?, _ message: String) -> ConfigurationError {
+            ConfigurationError(path: path, line: line, key: key, message: message)
+        }
+        if scanner.peek == "[" { throw fail(nil, "tables are not used in marquee.toml; write plain `key = value` lines") }
+        let key = scanner.bareKey()
+        guard !key.isEmpty else { throw fail(nil, "expected `key = value`") }
+        scanner.skipSpaces()
+        guard scanner.take("=") else { throw fail(key, "expected `=` after the key") }
+        scanner.skipSpaces()
+        let value: TOMLValue
+        do {
+            value = try scanner.value()
+        } catch {
+            throw fail(key, error.message)
+        }
+        scanner.skipSpaces()
+        guard scanner.atEnd || scanner.takeLineEnd() else { throw fail(key, "unexpected text after the value") }
+        // `text_color` is `text_colour` spelled the American way: one key.
+        guard seen.insert(key == "text_color" ? "text_colour" : key).inserted else {
+            return fail(key, key.hasPrefix("text_colo") ? "the key is set twice (text_colour and text_color are one key)"
+                                                         : "the key is set twice")
+        }
+        if let part = PartOfDay(rawValue: key) { partLines[part] = line }
+        do {
+            try configuration.set(key, value)
+        } catch {
+            return fail(key, error.message)
+        }
+        return nil
     }
 
     /// A part of the day that begins out of order (morning, afternoon, evening, then night
@@ -389,6 +416,8 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public var line: Int?
     public var key: String?
     public var message: String
+    /// The file's further mistakes, in order: a carer mends them all at once.
+    public var more: [ConfigurationError] = []
 
     public init(path: String, line: Int?, key: String?, message: String) {
         self.path = path
@@ -399,7 +428,8 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         let location = line.map { "\(path):\($0)" } ?? path
-        return "\(location): " + (key.map { "`\($0)` " } ?? "") + message
+        return (["\(location): " + (key.map { "`\($0)` " } ?? "") + message] + more.map(\.description))
+            .joined(separator: "\n")
     }
 }
 
@@ -453,6 +483,12 @@ struct TOMLScanner {
         rest.removeFirst()
         line += 1
         return true
+    }
+
+    /// Skips what is left of the line and its line break (after a mistake in it).
+    mutating func skipLine() {
+        rest = rest.drop { !$0.isLineBreak }
+        _ = takeLineEnd()
     }
 
     mutating func take(_ character: Character) -> Bool {
