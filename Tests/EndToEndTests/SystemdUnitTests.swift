@@ -22,5 +22,20 @@ import Testing
         let run = try CommandLineTests.run("/usr/bin/systemd-analyze", "verify", "--man=no", local.path)
         #expect(run.status == 0, "\(run.errors)")
         #expect(!run.errors.contains("marquee.service"), "\(run.errors)")
+        try FileManager.default.removeItem(at: folder)
+    }
+
+    /// The exposure `systemd-analyze security` measures is the one the guide says, the devices
+    /// are a closed list and the unit's user is not in the tty group (which may write to every
+    /// user's terminal).
+    @Test func theGuideSaysTheMeasuredExposure() throws {
+        let unit = CommandLineTests.root.appendingPathComponent("systemd/marquee.service").path
+        let run = try CommandLineTests.run("/usr/bin/systemd-analyze", "security", "--offline=yes", "--no-pager", unit)
+        let measured = try #require(run.output.firstMatch(of: /Overall exposure level for marquee.service: ([0-9.]+)/)?.1)
+        let guide = try String(contentsOf: CommandLineTests.root.appendingPathComponent("docs/guide.md"), encoding: .utf8)
+        #expect(guide.contains("`systemd-analyze security`\nrates it \(measured);"), "measured \(measured)")
+        let text = try String(contentsOfFile: unit, encoding: .utf8)
+        #expect(text.contains("DevicePolicy=closed\n"))
+        #expect(text.contains("SupplementaryGroups=video\n"))
     }
 }
