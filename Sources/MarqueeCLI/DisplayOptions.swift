@@ -7,10 +7,10 @@ import Schedule
 /// How messages are shown, shared by `run` and `snapshot`: command line over configuration
 /// file over defaults.
 struct DisplayOptions: ParsableArguments {
-    @Option(name: .long, help: "Scrolling speed in characters per second (1–12; default 5).")
+    @Option(name: .long, help: "Scrolling speed in characters per second (1 to 12; default 5).")
     var speed: Double?
 
-    @Option(name: .long, help: "What goes between messages (default \" • \").")
+    @Option(name: .long, help: "What goes between messages (default: a bullet with a space on each side).")
     var separator: String?
 
     @Option(name: .long, help: "Show every message this way: scroll, typewriter or dance (default: each its own).")

@@ -9,7 +9,7 @@ import Testing
 /// from one to the other while it runs), through drop-ins, reloads, console switches, a
 /// SIGKILL and a watchdog restart; a stop gives tty1 back to its login prompt. At night, on a
 /// panel with a backlight, the backlight is turned down, not the colours.
-@Suite(.tags(.system), .tier(.system, needs: [.root, .program("/usr/bin/qemu-system-x86_64"), .program("/usr/sbin/debootstrap")]))
+@Suite(.tags(.system), .tier(.system, needs: [.root, .program("/usr/bin/qemu-system-x86_64"), .program("/usr/sbin/debootstrap"), .program("/usr/bin/lintian")]))
 struct KioskSystemTests {
     @Test(.timeLimit(.minutes(45))) func installedPackageDrawsOnTheFramebuffer() async throws {
         let out = NSTemporaryDirectory() + "marquee-kiosk-system-\(UUID().uuidString)"
