@@ -109,6 +109,30 @@ struct MQTTTests {
         #expect(!seen.contains { if case .control(.pause) = $0 { true } else { false } })
     }
 
+    /// A retained command (anyone may publish one; some tools retain by default) is never
+    /// obeyed: it would be again at every connection. It is answered, said in the journal and
+    /// taken off the broker; a command sent while connected is obeyed as ever.
+    @Test func aRetainedCommandIsNotObeyedAndIsTakenOff() async throws {
+        try broker.publish(topic + "/paused/set", "ON", retain: true)
+        try broker.publish(topic + "/refresh/press", "PRESS", retain: true)
+        #expect(try broker.retained(topic + "/paused/set") == "ON")
+        let results = try broker.listen(topic + "/result")
+        let mqtt = service(try settings())
+        defer { Task { await mqtt.stop() } }
+        #expect(try await eventually { try broker.retained(topic + "/availability") == "online" })
+        #expect(await eventually { results.lines.count >= 2 })
+        #expect(results.lines.allSatisfy { $0.contains("a retained command is not obeyed") }, "\(results.lines)")
+        #expect(try await eventually { try broker.retained(topic + "/paused/set") == nil && broker.retained(topic + "/refresh/press") == nil })
+        try broker.publish(topic + "/paused/set", "OFF")
+        var seen: [DisplayEvent] = []
+        #expect(await eventually(within: .seconds(10)) {
+            seen += mailbox.take()
+            return seen.contains { if case .control(.resume) = $0 { true } else { false } }
+        })
+        #expect(!seen.contains { if case .control(.pause) = $0 { true } else { false } })
+        #expect(!seen.contains { if case .control(.reload) = $0 { true } else { false } })
+    }
+
     /// Every command is answered on the result topic; what cannot be carried out says why and
     /// changes nothing: a word it does not know, bytes that are not UTF-8, 10 MB of text, a
     /// message sent now without a state folder to keep it in, a flood.
@@ -263,8 +287,27 @@ struct MQTTTests {
                 #expect(error.description.contains(reason), "\(address): \(error)")
             }
         }
-        for topic in ["marquee/#", "marquee/+/x", "", "/marquee", "marquee/", "$SYS/x", "a//b"] {
+        for topic in ["marquee/#", "marquee/+/x", "", "/marquee", "marquee/", "$SYS/x", "a//b", "marquee/\u{7F}", "marquee/\u{85}x"] {
             #expect(throws: MQTTSettingsError.self, "\(topic)") { try MQTTSettings.check(topic: topic) }
+        }
+    }
+
+    /// A password in an address that does not parse is never said back: not by `check`, `run`,
+    /// the journal or a reload's answer (it was echoed whole).
+    @Test(arguments: ["mqtt:/marquee:hunter2@host", "mqtt//marquee:hunter2@host", "mqtts:u:hunter2@host",
+                      "u:hunter2@host", "mqtt://u:hunter2@host", "ftp://u:hunter2@host", "u:hunter2@mqtt://host"])
+    func aPasswordInAnAddressIsNeverSaid(address: String) throws {
+        #expect(throws: MQTTSettingsError.self) { try MQTTSettings(address: address, hostname: "x") }
+        do {
+            _ = try MQTTSettings(address: address, hostname: "x")
+        } catch {
+            #expect(!error.description.contains("hunter2"), "\(error)")
+        }
+        do {
+            _ = try ConfigurationFile.parse("mqtt = \"\(address)\"\n", path: "m.toml")
+            Issue.record("\(address) was taken")
+        } catch {
+            #expect(!error.description.contains("hunter2"), "\(error)")
         }
     }
 

@@ -62,7 +62,7 @@ final class MQTTBridge: Sendable {
     var session: MQTTConnection.Session {
         MQTTConnection.Session(
             connected: { [self] in connected($0) },
-            received: { [self] in received($0, topic: $1, payload: $2) },
+            received: { [self] in received($0, topic: $1, payload: $2, retained: $3) },
             tick: { [self] in publishChanges($0) },
             statusChanged: { [self] status in
                 state.update { $0.mqtt = status }
@@ -125,7 +125,20 @@ final class MQTTBridge: Sendable {
         }
     }
 
-    private func received(_ connection: MQTTConnection, topic: String, payload: [UInt8]) {
+    private func received(_ connection: MQTTConnection, topic: String, payload: [UInt8], retained: Bool) {
+        // An empty message is no command: it is how a retained one is taken off the broker.
+        guard !payload.isEmpty else { return }
+        if retained {
+            // Kept by the broker, it would be obeyed again at every connection (a cleared
+            // message back with a fresh hour, a pause a carer lifted here): never obeyed, and
+            // taken off the broker.
+            connection.publish(topic, [], retain: true)
+            let error = "a retained command is not obeyed (it would be again at every connection); taken off the broker"
+            log.log(.warning, "MQTT: \(topic): \(error)")
+            connection.publish(topics.result, Self.encode(CommandResult(topic: topic, ok: false, command: nil, error: error)),
+                               retain: false)
+            return
+        }
         let outcome = obey(topic: topic, payload: payload)
         if let error = outcome.error, outcome.sayInJournal { log.log(.warning, "MQTT: \(topic): \(error)") }
         let result = CommandResult(topic: topic, ok: outcome.error == nil, command: outcome.command, error: outcome.error)

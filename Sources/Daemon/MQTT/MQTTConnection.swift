@@ -28,7 +28,9 @@ final class MQTTConnection: @unchecked Sendable {
     /// a few times a second).
     struct Session: Sendable {
         var connected: @Sendable (MQTTConnection) -> Void
-        var received: @Sendable (MQTTConnection, _ topic: String, _ payload: [UInt8]) -> Void
+        /// A message on a subscribed topic; `retained`: kept by the broker and sent again at
+        /// every connection (MQTT's retain flag), not sent just now.
+        var received: @Sendable (MQTTConnection, _ topic: String, _ payload: [UInt8], _ retained: Bool) -> Void
         var tick: @Sendable (MQTTConnection) -> Void
         var statusChanged: @Sendable (MQTTStatus) -> Void
     }
@@ -155,7 +157,7 @@ final class MQTTConnection: @unchecked Sendable {
             guard let message = message?.pointee, let topic = message.topic else { return }
             let payload = message.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(message.payloadlen))) } ?? []
             let connection = Unmanaged<MQTTConnection>.fromOpaque(context!).takeUnretainedValue()
-            connection.session.received(connection, String(cString: topic), payload)
+            connection.session.received(connection, String(cString: topic), payload, message.retain)
         }
     }
 

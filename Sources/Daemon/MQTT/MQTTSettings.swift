@@ -29,12 +29,13 @@ public struct MQTTSettings: Sendable, Hashable {
                 discovery: Bool = true, name: String? = nil, hostname: String) throws(MQTTSettingsError) {
         let text = address.trimmingCharacters(in: " \t")
         guard let schemeEnd = text.firstRange(of: "://") else {
-            throw MQTTSettingsError("\(text) is not a broker address; write mqtt://broker.lan or mqtts://user@broker.lan:8883")
+            throw MQTTSettingsError("\(Self.shown(text)) is not a broker address; write mqtt://broker.lan or "
+                + "mqtts://user@broker.lan:8883")
         }
         switch text[..<schemeEnd.lowerBound].lowercased() {
         case "mqtt": usesTLS = false
         case "mqtts": usesTLS = true
-        default: throw MQTTSettingsError("a broker address starts with mqtt:// or mqtts://, not \(text[..<schemeEnd.upperBound])")
+        default: throw MQTTSettingsError("a broker address starts with mqtt:// or mqtts://, not \(Self.shown(text))")
         }
         var authority = text[schemeEnd.upperBound...]
         if authority.last == "/" { authority = authority.dropLast() }
@@ -69,6 +70,14 @@ public struct MQTTSettings: Sendable, Hashable {
         self.name = name ?? hostLabel
     }
 
+    /// An address as it may be said, parsed or not: whatever stands before its last `@` (a
+    /// user and maybe a password, however mistyped: `mqtt:/user:pw@host`, `u:pw@host`) is `…`.
+    static func shown(_ address: String) -> String {
+        guard let at = address.lastIndex(of: "@") else { return address }
+        let scheme = address.firstRange(of: "://").flatMap { $0.upperBound <= at ? address[..<$0.upperBound] : nil } ?? ""
+        return scheme + "…@" + address[address.index(after: at)...]
+    }
+
     /// Refuses a base topic that would reach other boxes' topics or none: wildcards, an empty
     /// level, `$` (the broker's own), a leading or trailing `/`.
     public static func check(topic: String) throws(MQTTSettingsError) {
@@ -77,8 +86,9 @@ public struct MQTTSettings: Sendable, Hashable {
             throw MQTTSettingsError("mqtt_topic \(topic) holds a wildcard (+ or #); name one box: marquee/kitchen")
         }
         guard !topic.hasPrefix("$"), !topic.split(separator: "/", omittingEmptySubsequences: false).contains(where: \.isEmpty),
-              !topic.contains(where: { $0.unicodeScalars.contains { $0.value < 0x20 } }) else {
-            throw MQTTSettingsError("mqtt_topic \(topic) is not a topic of its own: levels joined by /, none empty, not starting with $")
+              !topic.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+            throw MQTTSettingsError("mqtt_topic \(topic.withControlCharactersEscaped) is not a topic of its own: levels joined "
+                + "by /, none empty, not starting with $, no control characters")
         }
     }
 
