@@ -3,6 +3,7 @@ import Daemon
 import Display
 import Marquee
 import Schedule
+import Support
 
 #if canImport(Glibc)
     import Glibc
@@ -114,7 +115,9 @@ struct RunCommand: AsyncParsableCommand {
         configuration.boxProblems = boxProblems
         configuration.version = marqueeVersion
         do {
-            configuration.mqtt = try file.mqttSettings(address: mqtt, hostname: hostName())
+            let machine = try? readFile("/etc/machine-id", limit: 256).get()
+            configuration.mqtt = try file.mqttSettings(address: mqtt, hostname: hostName(),
+                                                       machineID: machine.map { String(decoding: $0, as: UTF8.self) })
         } catch {
             standardError("marquee run: \(error)")
             throw ExitCode(1)

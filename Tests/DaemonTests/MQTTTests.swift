@@ -29,11 +29,12 @@ struct MQTTTests {
         }
     }
 
-    func settings(_ address: String? = nil, password: String? = nil, discovery: Bool = true) throws -> MQTTSettings {
+    func settings(_ address: String? = nil, password: String? = nil, discovery: Bool = true, commands: Bool = true) throws
+        -> MQTTSettings {
         try MQTTSettings(
             address: address ?? "mqtts://\(broker.user)@127.0.0.1:\(broker.tlsPort)", passwordFile: password ?? broker.passwordFile,
             certificateAuthorities: broker.certificateAuthorities, topic: topic, discovery: discovery, name: "Kitchen",
-            hostname: "kitchen")
+            commands: commands, hostname: "kitchen")
     }
 
     func service(_ settings: MQTTSettings) -> MQTTService {
@@ -66,7 +67,7 @@ struct MQTTTests {
             return changed["showing"] as? [String] == ["It's night-time"] && changed["paused"] as? Bool == true
         })
 
-        let node = MQTTSettings.topicWord(topic)
+        let node = try settings().nodeID
         let paused = try json(try broker.retained("homeassistant/switch/\(node)/paused/config"))
         #expect(paused["command_topic"] as? String == topic + "/paused/set")
         #expect(paused["state_topic"] as? String == topic + "/state")
@@ -131,6 +132,47 @@ struct MQTTTests {
         })
         #expect(!seen.contains { if case .control(.pause) = $0 { true } else { false } })
         #expect(!seen.contains { if case .control(.reload) = $0 { true } else { false } })
+    }
+
+    /// Two boxes given one topic share a client id: the broker lets each in by closing the
+    /// other. The status says so (it read "lost the connection: Success" seven times).
+    @Test func aClientIDInUseIsSaid() async throws {
+        let first = service(try settings())
+        defer { Task { await first.stop() } }
+        #expect(try await eventually { try broker.retained(topic + "/availability") == "online" })
+        let otherState = DisplayState(clock: clock)
+        let second = MQTTService(settings: try settings(), version: "9.9.9", state: otherState, mailbox: EventMailbox(), log: log)
+        defer { Task { await second.stop() } }
+        #expect(await eventually(within: .seconds(20)) {
+            [state, otherState].contains { $0.report.mqtt?.lastError?.contains("another client may be connected as marquee-") == true }
+        }, "\(String(describing: state.report.mqtt)) \(String(describing: otherState.report.mqtt))")
+    }
+
+    /// `mqtt_commands = false`: a box that only reports obeys nothing from the broker (it
+    /// subscribes to no command) and offers Home Assistant no entity that commands it (those an
+    /// earlier run announced are removed); its pause is shown as a binary sensor.
+    @Test func aBoxThatOnlyReportsObeysNothing() async throws {
+        let earlier = service(try settings())
+        let node = try settings().nodeID
+        #expect(try await eventually { try broker.retained("homeassistant/text/\(node)/say/config") != nil })
+        await earlier.stop()
+        let mqtt = service(try settings(commands: false))
+        defer { Task { await mqtt.stop() } }
+        #expect(try await eventually { try broker.retained(topic + "/availability") == "online" })
+        #expect(try await eventually {
+            try broker.retained("homeassistant/text/\(node)/say/config") == nil
+                && broker.retained("homeassistant/switch/\(node)/paused/config") == nil
+                && broker.retained("homeassistant/button/\(node)/refresh/config") == nil
+        })
+        let paused = try json(try broker.retained("homeassistant/binary_sensor/\(node)/paused/config"))
+        #expect(paused["command_topic"] == nil && paused["state_topic"] as? String == topic + "/state")
+        let results = try broker.listen(topic + "/result")
+        try broker.publish(topic + "/paused/set", "ON")
+        try broker.publish(topic + "/refresh/press", "PRESS")
+        // The state is published again after a change; by then the commands had their chance.
+        state.update { $0.showing = ["Tea at four"] }
+        #expect(try await eventually { try json(try broker.retained(topic + "/state"))["showing"] as? [String] == ["Tea at four"] })
+        #expect(mailbox.take().isEmpty && results.lines.isEmpty)
     }
 
     /// Every command is answered on the result topic; what cannot be carried out says why and
@@ -212,7 +254,7 @@ struct MQTTTests {
                                     style: FramebufferStyle(), displayStartedAt: clock.wallTime())
         let mqtt = MQTTService(settings: try settings(), version: "9.9.9", state: state, mailbox: mailbox, log: log,
                                picture: picture, clock: clock)
-        let node = MQTTSettings.topicWord(topic)
+        let node = try settings().nodeID
         // The picture asks the schedule: `scheduleWaitLimit`.
         #expect(try await eventually(within: scheduleWaitLimit) { try broker.retainedBytes(topic + "/screen") != nil })
         let png = try #require(try broker.retainedBytes(topic + "/screen"))
@@ -237,7 +279,7 @@ struct MQTTTests {
     /// it, and loses it when it goes.
     @Test func eachCalendarHasALastUpdatedSensor() async throws {
         let mqtt = service(try settings())
-        let node = MQTTSettings.topicWord(topic)
+        let node = try settings().nodeID
         #expect(try await eventually { try broker.retained(topic + "/availability") == "online" })
         #expect(try broker.retained("homeassistant/sensor/\(node)/calendar_1_updated/config") == nil)
         state.update {
@@ -257,7 +299,7 @@ struct MQTTTests {
 
     /// Without discovery, the entities an earlier run announced are removed.
     @Test func turningDiscoveryOffRemovesTheEntities() async throws {
-        let node = MQTTSettings.topicWord(topic)
+        let node = try settings().nodeID
         let first = service(try settings())
         #expect(try await eventually { try broker.retained("homeassistant/switch/\(node)/paused/config") != nil })
         await first.stop()
@@ -290,6 +332,22 @@ struct MQTTTests {
         for topic in ["marquee/#", "marquee/+/x", "", "/marquee", "marquee/", "$SYS/x", "a//b", "marquee/\u{7F}", "marquee/\u{85}x"] {
             #expect(throws: MQTTSettingsError.self, "\(topic)") { try MQTTSettings.check(topic: topic) }
         }
+    }
+
+    /// Two boxes are never one: ids come from the exact topic (topics that differ in case or in
+    /// letters outside ASCII became one device and one client id, each kicking the other off),
+    /// and the default topic holds the machine (two `raspberrypi`s had one).
+    @Test func idsAreTheBoxsOwn() throws {
+        func node(_ topic: String) throws -> String { try MQTTSettings(address: "mqtt://b", topic: topic, hostname: "x").nodeID }
+        #expect(try node("marquee/Kitchen") != node("marquee/kitchen"))
+        #expect(try node("adv/厨房") != node("adv/卧室"))
+        #expect(try node("marquee/kitchen").hasPrefix("marquee_kitchen_"))
+        // Stable across runs and versions (scripts/kiosk/scenarios/mqtt.py computes the same).
+        #expect(try node("marquee/kiosk") == "marquee_kiosk_7330b7")
+        let first = try MQTTSettings(address: "mqtt://b", hostname: "raspberrypi", machineID: "4c4c4544004e3610804cb4c04f4e4d32\n")
+        let second = try MQTTSettings(address: "mqtt://b", hostname: "raspberrypi", machineID: "0f1e2d3c4b5a69788796a5b4c3d2e1f0")
+        #expect(first.topic.hasPrefix("marquee/raspberrypi-") && first.topic != second.topic, "\(first.topic)")
+        #expect(try MQTTSettings(address: "mqtt://b", hostname: "raspberrypi").topic == "marquee/raspberrypi")
     }
 
     /// A password in an address that does not parse is never said back: not by `check`, `run`,

@@ -69,14 +69,19 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var mqttDiscovery: Bool?
     /// The box's name in Home Assistant (the host name otherwise).
     public var mqttName: String?
+    /// Whether the box obeys commands from the broker (pause, refresh, a message sent now);
+    /// false for a box that only reports.
+    public var mqttCommands: Bool?
 
     /// The MQTT settings (nil: no broker), `address` given on the command line taking the
     /// file's place.
-    public func mqttSettings(address: String? = nil, hostname: String) throws(MQTTSettingsError) -> MQTTSettings? {
+    public func mqttSettings(address: String? = nil, hostname: String, machineID: String? = nil) throws(MQTTSettingsError)
+        -> MQTTSettings? {
         guard let address = address ?? mqtt else { return nil }
         return try MQTTSettings(
             address: address, passwordFile: mqttPasswordFile, certificateAuthorities: mqttCertificateAuthorities,
-            topic: mqttTopic, discovery: mqttDiscovery ?? true, name: mqttName, hostname: hostname)
+            topic: mqttTopic, discovery: mqttDiscovery ?? true, name: mqttName, commands: mqttCommands ?? true,
+            hostname: hostname, machineID: machineID)
     }
 
     /// The keys changed since `earlier` that a reload cannot apply, each taking effect after a
@@ -93,7 +98,7 @@ public struct ConfigurationFile: Sendable, Hashable {
             ("mqtt", mqtt != earlier.mqtt), ("mqtt_password_file", mqttPasswordFile != earlier.mqttPasswordFile),
             ("mqtt_ca_file", mqttCertificateAuthorities != earlier.mqttCertificateAuthorities),
             ("mqtt_topic", mqttTopic != earlier.mqttTopic), ("mqtt_discovery", mqttDiscovery != earlier.mqttDiscovery),
-            ("mqtt_name", mqttName != earlier.mqttName),
+            ("mqtt_name", mqttName != earlier.mqttName), ("mqtt_commands", mqttCommands != earlier.mqttCommands),
         ]
         return keys.filter(\.changed).map(\.key)
     }
@@ -359,6 +364,7 @@ public struct ConfigurationFile: Sendable, Hashable {
             mqttTopic = topic
         case "mqtt_discovery": mqttDiscovery = try boolean()
         case "mqtt_name": mqttName = try string()
+        case "mqtt_commands": mqttCommands = try boolean()
         default:
             let nearest = Self.keys.min { editDistance($0, key) < editDistance($1, key) }
             let hint = nearest.flatMap { editDistance($0, key) <= 2 ? "; did you mean `\($0)`?" : nil } ?? ""
@@ -407,6 +413,7 @@ public struct ConfigurationFile: Sendable, Hashable {
         "mqtt_topic",
         "mqtt_discovery",
         "mqtt_name",
+        "mqtt_commands",
     ]
 }
 

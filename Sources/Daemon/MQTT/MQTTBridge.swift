@@ -82,14 +82,17 @@ final class MQTTBridge: Sendable {
     private func connected(_ connection: MQTTConnection) {
         // Commands first: once `online` is seen, a command sent is heard (the broker takes a
         // connection's packets in order).
-        connection.subscribe(topics.pausedCommand)
-        connection.subscribe(topics.refreshCommand)
-        connection.subscribe(topics.sayCommand)
-        connection.subscribe(topics.clearCommand)
+        if settings.commands {
+            for topic in [topics.pausedCommand, topics.refreshCommand, topics.sayCommand, topics.clearCommand] {
+                connection.subscribe(topic)
+            }
+        }
         connection.publish(topics.availability, "online", retain: true)
         let subscriptions = state.subscriptions.count
         for (topic, config) in boxEntities() + (0..<subscriptions).map(calendarEntity) {
             connection.publish(topic, settings.discovery ? config : [], retain: true)
+            // What an earlier version announced under the id without the hash goes.
+            connection.publish(topic.replacing("/\(settings.nodeID)/", with: "/\(settings.formerNodeID)/"), [], retain: true)
         }
         announcedSubscriptions.withLock { $0 = subscriptions }
         published.withLock { $0 = nil }
@@ -248,7 +251,7 @@ final class MQTTBridge: Sendable {
     /// (`homeassistant/<component>/<node>/<object>/config`), all of them one device.
     private func entity(_ component: String, _ object: String, _ name: String, configure: (inout DiscoveryConfig) -> Void)
         -> (topic: String, config: [UInt8]) {
-        let node = MQTTSettings.topicWord(topics.base)
+        let node = settings.nodeID
         let device = DiscoveryConfig.Device(identifiers: [node], name: settings.name, manufacturer: "marquee",
                                             model: "marquee calendar ticker", sw_version: version)
         var config = DiscoveryConfig(
@@ -258,15 +261,41 @@ final class MQTTBridge: Sendable {
         return ("homeassistant/\(component)/\(node)/\(object)/config", Self.encode(config))
     }
 
-    /// Home Assistant's discovery configurations of the box's own entities.
+    /// Home Assistant's discovery configurations of the box's own entities; an entity the box
+    /// does not offer (those that command it, when it obeys no commands) has an empty one,
+    /// which removes what an earlier run announced.
     func boxEntities() -> [(topic: String, config: [UInt8])] {
-        [
+        let commanding: [(topic: String, config: [UInt8])] = [
             entity("switch", "paused", "Paused") {
                 $0.state_topic = topics.state
                 $0.value_template = "{{ 'ON' if value_json.paused else 'OFF' }}"
                 $0.command_topic = topics.pausedCommand
                 $0.icon = "mdi:pause-circle-outline"
             },
+            entity("text", "say", "Say now") {
+                $0.command_topic = topics.sayCommand
+                $0.max = 255
+                $0.icon = "mdi:message-alert-outline"
+            },
+            entity("button", "clear", "Clear message") {
+                $0.command_topic = topics.clearCommand
+                $0.payload_press = "PRESS"
+                $0.icon = "mdi:message-off-outline"
+            },
+            entity("button", "refresh", "Refresh calendars") {
+                $0.command_topic = topics.refreshCommand
+                $0.payload_press = "PRESS"
+                $0.icon = "mdi:calendar-refresh"
+            },
+        ]
+        let pausedShown = entity("binary_sensor", "paused", "Paused") {
+            $0.state_topic = topics.state
+            $0.value_template = "{{ 'ON' if value_json.paused else 'OFF' }}"
+            $0.icon = "mdi:pause-circle-outline"
+        }
+        let offered = settings.commands ? commanding + [(pausedShown.topic, [])]
+                                        : commanding.map { ($0.topic, []) } + [pausedShown]
+        return offered + [
             entity("sensor", "showing", "Showing") {
                 $0.state_topic = topics.state
                 $0.value_template = "{{ value_json.showingText }}"
@@ -294,21 +323,6 @@ final class MQTTBridge: Sendable {
             entity("image", "screen", "Screen") {
                 $0.image_topic = topics.screen
                 $0.content_type = "image/png"
-            },
-            entity("text", "say", "Say now") {
-                $0.command_topic = topics.sayCommand
-                $0.max = 255
-                $0.icon = "mdi:message-alert-outline"
-            },
-            entity("button", "clear", "Clear message") {
-                $0.command_topic = topics.clearCommand
-                $0.payload_press = "PRESS"
-                $0.icon = "mdi:message-off-outline"
-            },
-            entity("button", "refresh", "Refresh calendars") {
-                $0.command_topic = topics.refreshCommand
-                $0.payload_press = "PRESS"
-                $0.icon = "mdi:calendar-refresh"
             },
         ]
     }
@@ -419,7 +433,7 @@ final class MQTTService: Sendable {
             }
         }
         let connection = MQTTConnection(
-            settings: settings, password: password, clientID: "marquee-" + MQTTSettings.topicWord(settings.topic),
+            settings: settings, password: password, clientID: "marquee-" + settings.nodeID,
             will: (bridge.topics.availability, MQTTBridge.offline), session: bridge.session)
         self.connection = connection
         running = runningThread(named: "marquee-mqtt") {

@@ -51,6 +51,8 @@ final class MQTTConnection: @unchecked Sendable {
     static let answerTimeout: Int64 = 10
     static let keepAliveSeconds: Int32 = 30
     static let longestWait = 60.0
+    /// A connection closed this soon after it was accepted was closed by the broker's choice.
+    static let soonLost: Int64 = 5
 
     init(settings: MQTTSettings, password: String?, clientID: String, will: (topic: String, payload: String), session: Session) {
         self.settings = settings
@@ -196,7 +198,14 @@ final class MQTTConnection: @unchecked Sendable {
             }
         }
         guard !stopping.load(ordering: .relaxed) else { return since.map { monotonicSeconds() - $0 } ?? 0 }
-        record(error: "lost the connection to \(settings.broker): \(Self.describe(lost))", connected: false)
+        if let since, monotonicSeconds() - since < Self.soonLost {
+            // A broker closes a connection at once when another client connects with its id.
+            record(error: "\(settings.broker) closed the connection \(monotonicSeconds() - since) s after accepting it: "
+                + "another client may be connected as \(clientID) (two boxes with one mqtt_topic?), or the broker's "
+                + "access list refuses this box its topics", connected: false)
+        } else {
+            record(error: "lost the connection to \(settings.broker): \(Self.describe(lost))", connected: false)
+        }
         _ = mq_mosquitto_disconnect(client)
         return since.map { monotonicSeconds() - $0 } ?? 0
     }

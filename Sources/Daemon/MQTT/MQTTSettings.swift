@@ -1,3 +1,5 @@
+import Support
+
 /// Where the box meets the carers' broker, from `mqtt = "mqtts://user@broker.lan:8883"` and the
 /// keys beside it. The password is never in the main file: it is read from its own file when
 /// the display starts (systemd's `LoadCredential=`), and never logged.
@@ -18,15 +20,20 @@ public struct MQTTSettings: Sendable, Hashable {
     public var discovery: Bool
     /// The box's name in Home Assistant (its entities' unique ids come from the topic).
     public var name: String
+    /// Whether it obeys commands from the broker; a box that only reports subscribes to none.
+    public var commands: Bool
 
     /// The broker as it may be shown: `mqtts://user@broker.lan:8883`.
     public var broker: String {
         (usesTLS ? "mqtts://" : "mqtt://") + (user.map { $0 + "@" } ?? "") + host + ":\(port)"
     }
 
-    /// Parses the address; `topic` nil means `marquee/<hostname>`. Throws why it cannot be used.
+    /// Parses the address; `topic` nil means `marquee/<hostname>-<machine>`, the machine's
+    /// `machineID` (`/etc/machine-id`) hashed, so two boxes with one host name (two
+    /// `raspberrypi`s) are two boxes. Throws why it cannot be used.
     public init(address: String, passwordFile: String? = nil, certificateAuthorities: String? = nil, topic: String? = nil,
-                discovery: Bool = true, name: String? = nil, hostname: String) throws(MQTTSettingsError) {
+                discovery: Bool = true, name: String? = nil, commands: Bool = true, hostname: String,
+                machineID: String? = nil) throws(MQTTSettingsError) {
         let text = address.trimmingCharacters(in: " \t")
         guard let schemeEnd = text.firstRange(of: "://") else {
             throw MQTTSettingsError("\(Self.shown(text)) is not a broker address; write mqtt://broker.lan or "
@@ -64,10 +71,12 @@ public struct MQTTSettings: Sendable, Hashable {
         self.passwordFile = passwordFile
         self.certificateAuthorities = certificateAuthorities
         let hostLabel = hostname.split(separator: ".").first.map(String.init) ?? "marquee"
-        self.topic = topic ?? "marquee/" + Self.topicWord(hostLabel)
+        let machine = machineID.map { $0.trimmingCharacters(in: " \t\r\n") }.flatMap { $0.isEmpty ? nil : $0 }
+        self.topic = topic ?? "marquee/" + Self.topicWord(hostLabel) + (machine.map { "-" + Self.shortHash($0) } ?? "")
         try Self.check(topic: self.topic)
         self.discovery = discovery
         self.name = name ?? hostLabel
+        self.commands = commands
     }
 
     /// An address as it may be said, parsed or not: whatever stands before its last `@` (a
@@ -90,6 +99,20 @@ public struct MQTTSettings: Sendable, Hashable {
             throw MQTTSettingsError("mqtt_topic \(topic.withControlCharactersEscaped) is not a topic of its own: levels joined "
                 + "by /, none empty, not starting with $, no control characters")
         }
+    }
+
+    /// The box's id in Home Assistant and on the broker (its client id): the topic in letters,
+    /// digits, `-` and `_`, and a hash of the exact topic, so topics that differ only in case or
+    /// in letters outside ASCII (`adv/厨房`, `adv/卧室`) are two boxes, never one.
+    public var nodeID: String { Self.topicWord(topic) + "_" + Self.shortHash(topic) }
+
+    /// The id earlier versions gave the box (without the hash): what they announced is removed.
+    var formerNodeID: String { Self.topicWord(topic) }
+
+    /// Six hexadecimal digits of a stable hash of `text`.
+    static func shortHash(_ text: String) -> String {
+        let digits = String(stableHash(text) & 0xFF_FFFF, radix: 16)
+        return String(repeating: "0", count: 6 - digits.count) + digits
     }
 
     /// A host name as a topic level and an id: letters, digits, `-` and `_`.

@@ -9,7 +9,7 @@ def run(kiosk, box):
     status, output = guest.run("cd /root/kiosk-test && apt-get install -y ./marquee_*.deb", timeout=300)
     kiosk.check(status == 0, f"{name}: apt install ./marquee_*.deb (exit {status})" + ("" if status == 0 else output[-800:]))
     status, output = guest.run("systemd-analyze verify --man=no marquee.service && zcat /usr/share/man/man1/marquee.1.gz | grep -c SYNOPSIS "
-        "&& man 5 marquee.toml | grep -c night_backlight && ! id -nG marquee | grep -qw tty "
+        "&& zcat /usr/share/man/man5/marquee.toml.5.gz | grep -c night_backlight && ! id -nG marquee | grep -qw tty "
         "&& test -s /usr/share/bash-completion/completions/marquee && marquee --version")
     kiosk.check(status == 0, f"{name}: the installed unit verifies; man page, completions, version: {' '.join(output.split())}")
     guest.run("cp /usr/share/doc/marquee/examples/*.ics /etc/marquee/feeds.d/")

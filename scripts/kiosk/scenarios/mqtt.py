@@ -11,6 +11,16 @@ from kiosk.harness import main_pid, wait_until
 TOPIC = "marquee/kiosk"
 
 
+def node_id(topic):
+    """The box's id in Home Assistant, as MQTTSettings.nodeID makes it: the topic in id letters
+    and six hexadecimal digits of its FNV-1a hash."""
+    word = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in topic.lower()) or "marquee"
+    digest = 0xCBF29CE484222325
+    for byte in topic.encode():
+        digest = ((digest ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{word}_{digest & 0xFFFFFF:06x}"
+
+
 def png_size_and_lit(data):
     """(width, height, share of pixels not black) of an 8-bit RGB PNG."""
     width, height = struct.unpack(">II", data[16:24])
@@ -56,7 +66,7 @@ def run(kiosk, box):
     kiosk.check(picture is not None and size[:2] == (640, 360) and 0.005 < size[2] < 0.5,
                 f"{name}: the screen as a picture on the broker, {size[0]}x{size[1]}, {size[2] * 100:.1f} % lit "
                 f"({name}.mqtt-screen.png)")
-    announced = broker.retained("homeassistant/switch/marquee_kiosk/paused/config")
+    announced = broker.retained(f"homeassistant/switch/{node_id(TOPIC)}/paused/config")
     device = json.loads(announced).get("device", {}) if announced else {}
     kiosk.check(device.get("name") == "Kiosk", f"{name}: Home Assistant's entities are announced (device {device})")
     broker.publish(f"{TOPIC}/paused/set", "ON")
