@@ -27,6 +27,11 @@ struct MQTTTests {
             $0.showing = ["Bins out tonight", "Johnny's birthday"]
             $0.output = "recording screen 40x1"
         }
+        Self.drawAFrame(state)
+    }
+
+    static func drawAFrame(_ state: DisplayState) {
+        state.frameDrawn(at: SteadyInstant(sinceOrigin: 1), lateness: nil, moving: false, inView: [], glyphCache: nil)
     }
 
     func settings(_ address: String? = nil, password: String? = nil, discovery: Bool = true, commands: Bool = true) throws
@@ -75,8 +80,10 @@ struct MQTTTests {
         #expect(paused["unique_id"] as? String == node + "_paused")
         let device = try #require(paused["device"] as? [String: Any])
         #expect(device["name"] as? String == "Kitchen" && device["identifiers"] as? [String] == [node])
+        #expect(paused["default_entity_id"] as? String == "switch.\(node)_paused" && paused["object_id"] as? String == node + "_paused")
         let problem = try json(try broker.retained("homeassistant/binary_sensor/\(node)/problem/config"))
-        #expect(problem["device_class"] as? String == "problem")
+        #expect(problem["device_class"] as? String == "problem" && problem["entity_category"] as? String == "diagnostic")
+        #expect(try json(try broker.retained("homeassistant/button/\(node)/refresh/config"))["entity_category"] as? String == "config")
         #expect(try broker.retained("homeassistant/button/\(node)/refresh/config") != nil)
         #expect(try broker.retained("homeassistant/sensor/\(node)/showing/config") != nil)
 
@@ -134,6 +141,23 @@ struct MQTTTests {
         #expect(!seen.contains { if case .control(.reload) = $0 { true } else { false } })
     }
 
+    /// Before the display's first frame no state is published (a restart published an empty
+    /// one: nothing showing, no output); with the first frame it is.
+    @Test func noStateBeforeTheFirstFrame() async throws {
+        let starting = DisplayState(clock: clock)
+        starting.update { $0.showing = ["Tea at four"] }
+        let mqtt = MQTTService(settings: try settings(), version: "9.9.9", state: starting, mailbox: mailbox, log: log)
+        defer { Task { await mqtt.stop() } }
+        #expect(try await eventually { try broker.retained(topic + "/availability") == "online" })
+        // Looked at ten times a second: by the time a later message comes, the state would have.
+        let results = try broker.listen(topic + "/result")
+        try broker.publish(topic + "/refresh/press", "PRESS")
+        #expect(await eventually { !results.lines.isEmpty })
+        #expect(try broker.retained(topic + "/state") == nil)
+        Self.drawAFrame(starting)
+        #expect(await eventually { ((try? broker.retained(topic + "/state")) ?? nil)?.contains("\"showing\":[\"Tea at four\"]") == true })
+    }
+
     /// Two boxes given one topic share a client id: the broker lets each in by closing the
     /// other. The status says so (it read "lost the connection: Success" seven times).
     @Test func aClientIDInUseIsSaid() async throws {
@@ -171,7 +195,7 @@ struct MQTTTests {
         try broker.publish(topic + "/refresh/press", "PRESS")
         // The state is published again after a change; by then the commands had their chance.
         state.update { $0.showing = ["Tea at four"] }
-        #expect(try await eventually { try json(try broker.retained(topic + "/state"))["showing"] as? [String] == ["Tea at four"] })
+        #expect(await eventually { ((try? broker.retained(topic + "/state")) ?? nil)?.contains("\"showing\":[\"Tea at four\"]") == true })
         #expect(mailbox.take().isEmpty && results.lines.isEmpty)
     }
 
@@ -282,13 +306,19 @@ struct MQTTTests {
         let node = try settings().nodeID
         #expect(try await eventually { try broker.retained(topic + "/availability") == "online" })
         #expect(try broker.retained("homeassistant/sensor/\(node)/calendar_1_updated/config") == nil)
+        // Never fetched: the sensor is announced, and its topic holds nothing (Home Assistant
+        // was sent None, not a time, and warned at every change).
+        state.update { $0.subscriptions = [SubscriptionStatus(address: "https://cloud.example.org/…a1b2/family.ics")] }
+        #expect(try await eventually { try broker.retained("homeassistant/sensor/\(node)/calendar_1_updated/config") != nil })
+        #expect(try broker.retained(topic + "/calendar/1/updated") == nil)
         state.update {
             $0.subscriptions = [SubscriptionStatus(address: "https://cloud.example.org/…a1b2/family.ics",
                                                    lastSuccess: "2026-11-23T21:45:00+01:00")]
         }
-        #expect(try await eventually { try broker.retained("homeassistant/sensor/\(node)/calendar_1_updated/config") != nil })
+        #expect(try await eventually { try broker.retained(topic + "/calendar/1/updated") == "2026-11-23T21:45:00+01:00" })
         let sensor = try json(try broker.retained("homeassistant/sensor/\(node)/calendar_1_updated/config"))
-        #expect(sensor["device_class"] as? String == "timestamp" && sensor["state_topic"] as? String == topic + "/state")
+        #expect(sensor["device_class"] as? String == "timestamp" && sensor["state_topic"] as? String == topic + "/calendar/1/updated")
+        #expect(sensor["value_template"] == nil && sensor["entity_category"] as? String == "diagnostic")
         let document = try json(try broker.retained(topic + "/state"))
         let listed = try #require(document["subscriptions"] as? [[String: Any]])
         #expect(listed.first?["lastSuccess"] as? String == "2026-11-23T21:45:00+01:00")

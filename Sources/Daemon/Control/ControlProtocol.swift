@@ -274,6 +274,7 @@ final class DisplayState: Sendable {
                 state.changes += 1
             }
             state.frameTimes[state.framesDrawn % state.frameTimes.count] = steady
+            if state.framesDrawn == 0 { state.changes += 1 }
             state.framesDrawn += 1
             if let lateness {
                 state.lateness[state.latenessCount % state.lateness.count] = lateness
@@ -281,6 +282,9 @@ final class DisplayState: Sendable {
             }
         }
     }
+
+    /// Whether a frame was drawn: before it, what is shown is not known yet.
+    var hasDrawn: Bool { shared.withLock { $0.framesDrawn > 0 } }
 
     /// The status now.
     var report: StatusReport {

@@ -25,6 +25,8 @@ final class MQTTBridge: Sendable {
         var sayCommand: String { base + "/say/set" }
         var clearCommand: String { base + "/say/clear" }
         var result: String { base + "/result" }
+        /// When the calendar subscription at `index` was last fetched, retained, once it was.
+        func calendarUpdated(_ index: Int) -> String { base + "/calendar/\(index + 1)/updated" }
         /// The screen as a PNG picture, retained.
         var screen: String { base + "/screen" }
     }
@@ -42,6 +44,8 @@ final class MQTTBridge: Sendable {
     private let published = Mutex<(changes: Int, document: [UInt8])?>(nil)
     /// How many calendars' sensors Home Assistant was told of (nil: not connected yet).
     private let announcedSubscriptions = Mutex<Int?>(nil)
+    /// The calendars' last successes published, by index.
+    private let publishedUpdates = Mutex<[Int: String]>([:])
     /// The latest picture of the screen, and whether it still has to be published.
     private let picture = Mutex<(bytes: [UInt8], isNew: Bool)?>(nil)
     private let commands = Mutex(CommandBudget())
@@ -96,6 +100,7 @@ final class MQTTBridge: Sendable {
         }
         announcedSubscriptions.withLock { $0 = subscriptions }
         published.withLock { $0 = nil }
+        publishedUpdates.withLock { $0 = [:] }
         picture.withLock { $0?.isNew = true }
         publishChanges(connection)
     }
@@ -116,10 +121,19 @@ final class MQTTBridge: Sendable {
             }
             announcedSubscriptions.withLock { $0 = subscriptions }
         }
-        if published.withLock({ $0?.changes != changes }) {
+        // Before the first frame what is shown is not known: an empty state would be a lie.
+        if state.hasDrawn, published.withLock({ $0?.changes != changes }) {
             let document = stateDocument()
             if published.withLock({ $0?.document == document }) || connection.publish(topics.state, document, retain: true) {
                 published.withLock { $0 = (changes, document) }
+            }
+            // A calendar's last success on a topic of its own, once there is one: its timestamp
+            // sensor is never sent a value that is not a time.
+            for (index, subscription) in state.subscriptions.enumerated() {
+                guard let success = subscription.lastSuccess, publishedUpdates.withLock({ $0[index] }) != success else { continue }
+                if connection.publish(topics.calendarUpdated(index), Array(success.utf8), retain: true) {
+                    publishedUpdates.withLock { $0[index] = success }
+                }
             }
         }
         if let new = picture.withLock({ $0?.isNew == true ? $0?.bytes : nil }),
@@ -254,9 +268,10 @@ final class MQTTBridge: Sendable {
         let node = settings.nodeID
         let device = DiscoveryConfig.Device(identifiers: [node], name: settings.name, manufacturer: "marquee",
                                             model: "marquee calendar ticker", sw_version: version)
+        // object_id for the Home Assistant of today, default_entity_id for those from 2025.10 on.
         var config = DiscoveryConfig(
             name: name, unique_id: "\(node)_\(object)", object_id: "\(node)_\(object)",
-            availability_topic: topics.availability, device: device)
+            default_entity_id: "\(component).\(node)_\(object)", availability_topic: topics.availability, device: device)
         configure(&config)
         return ("homeassistant/\(component)/\(node)/\(object)/config", Self.encode(config))
     }
@@ -281,11 +296,13 @@ final class MQTTBridge: Sendable {
                 $0.command_topic = topics.clearCommand
                 $0.payload_press = "PRESS"
                 $0.icon = "mdi:message-off-outline"
+                $0.entity_category = "config"
             },
             entity("button", "refresh", "Refresh calendars") {
                 $0.command_topic = topics.refreshCommand
                 $0.payload_press = "PRESS"
                 $0.icon = "mdi:calendar-refresh"
+                $0.entity_category = "config"
             },
         ]
         let pausedShown = entity("binary_sensor", "paused", "Paused") {
@@ -317,6 +334,7 @@ final class MQTTBridge: Sendable {
                 $0.state_topic = topics.state
                 $0.value_template = "{{ 'ON' if value_json.problems else 'OFF' }}"
                 $0.device_class = "problem"
+                $0.entity_category = "diagnostic"
                 $0.json_attributes_topic = topics.state
                 $0.json_attributes_template = "{{ {'problems': value_json.problems, 'warnings': value_json.warnings} | tojson }}"
             },
@@ -330,10 +348,9 @@ final class MQTTBridge: Sendable {
     /// The "last updated" sensor of the calendar subscription at `index`.
     func calendarEntity(_ index: Int) -> (topic: String, config: [UInt8]) {
         entity("sensor", "calendar_\(index + 1)_updated", "Calendar \(index + 1) updated") {
-            $0.state_topic = topics.state
+            $0.state_topic = topics.calendarUpdated(index)
             $0.device_class = "timestamp"
-            $0.value_template = "{{ value_json.subscriptions[\(index)].lastSuccess or None "
-                + "if value_json.subscriptions | length > \(index) else None }}"
+            $0.entity_category = "diagnostic"
             $0.json_attributes_topic = topics.state
             $0.json_attributes_template = "{{ value_json.subscriptions[\(index)] | tojson "
                 + "if value_json.subscriptions | length > \(index) else '{}' }}"
@@ -354,6 +371,7 @@ final class MQTTBridge: Sendable {
         var name: String
         var unique_id: String
         var object_id: String
+        var default_entity_id: String
         var availability_topic: String
         var device: Device
         var state_topic: String?
@@ -368,6 +386,8 @@ final class MQTTBridge: Sendable {
         var max: Int?
         var content_type: String?
         var icon: String?
+        /// `config` for what changes how the box works, `diagnostic` for what tells of its health.
+        var entity_category: String?
     }
 
     static func encode(_ value: some Encodable) -> [UInt8] {
