@@ -555,16 +555,20 @@ public struct ScheduleLimits: Sendable, Hashable {
 }
 
 /// Message text on one line: line breaks (also Unicode's line and paragraph separators) and
-/// tabs become spaces, other controls go. Text with nothing visible in it (only spaces and
-/// invisible format characters such as U+200B) is empty.
-func singleLine(_ text: String) -> String {
+/// tabs become spaces, other controls go, and so do explicit bidirectional overrides,
+/// embeddings and isolates (U+202A–U+202E, U+2066–U+2069): "Pay \u{202E}0001\u{202C} EUR"
+/// read "Pay 1000 EUR" on the glass and "0001" in the status; without them the glass shows
+/// what the status says. Text with nothing visible in it (only spaces and invisible format
+/// characters such as U+200B) is empty.
+public func singleLine(_ text: String) -> String {
     // Most text is clean already: no control or separator, no space at either end or twice in a row.
     var previous: Unicode.Scalar = " "
     var isClean = true
     var isVisible = false
     for scalar in text.unicodeScalars {
         if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
-            || scalar.value == 0x2028 || scalar.value == 0x2029 || (scalar == " " && previous == " ") {
+            || scalar.value == 0x2028 || scalar.value == 0x2029 || isDirectionalFormatting(scalar)
+            || (scalar == " " && previous == " ") {
             isClean = false
             break
         }
@@ -578,7 +582,7 @@ func singleLine(_ text: String) -> String {
     for scalar in text.unicodeScalars {
         if scalar == "\n" || scalar == "\r" || scalar == "\t" || scalar == " " || scalar.value == 0x2028 || scalar.value == 0x2029 {
             pendingSpace = !result.isEmpty
-        } else if scalar.properties.generalCategory == .control {
+        } else if scalar.properties.generalCategory == .control || isDirectionalFormatting(scalar) {
             continue
         } else {
             if pendingSpace { result.append(" ") }
@@ -588,6 +592,11 @@ func singleLine(_ text: String) -> String {
         }
     }
     return isVisible ? result : ""
+}
+
+/// An explicit bidirectional embedding, override or isolate, or the end of one.
+public func isDirectionalFormatting(_ scalar: Unicode.Scalar) -> Bool {
+    (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
 }
 
 /// A space or a character that shows nothing by itself (U+200B, U+2060, U+FEFF, a joiner).

@@ -218,7 +218,7 @@ struct MQTTTests {
         #expect(answers[0]["ok"] as? Bool == true && answers[0]["command"] as? String == "pause")
         #expect((answers[1]["error"] as? String)?.contains("takes ON or OFF") == true)
         #expect((answers[2]["error"] as? String)?.contains("not UTF-8") == true)
-        #expect((answers[3]["error"] as? String)?.contains("at most 280 characters") == true)
+        #expect((answers[3]["error"] as? String)?.contains("at most 255 characters") == true)
         #expect((answers[4]["error"] as? String)?.contains("state folder") == true)
         #expect(answers.dropFirst().allSatisfy { $0["ok"] as? Bool == false })
         for _ in 0..<CommandBudget.size { try broker.publish(topic + "/refresh/press", "PRESS") }
@@ -441,10 +441,16 @@ struct MQTTTests {
             if case .failure(let error) = SaidNow.request(from: payload) { return error.description }
             return nil
         }
-        #expect(refusal([UInt8](repeating: 0x41, count: 10_000_000))?.contains("at most 280 characters") == true)
+        #expect(refusal([UInt8](repeating: 0x41, count: 10_000_000))?.contains("at most 255 characters") == true)
         #expect(refusal([0x48, 0xFF, 0xFE])?.contains("not UTF-8") == true)
-        #expect(refusal(Array(String(repeating: "x", count: 281).utf8))?.contains("not 281") == true)
+        #expect(refusal(Array(String(repeating: "x", count: 256).utf8))?.contains("not 256") == true)
+        #expect(try SaidNow.request(from: Array(String(repeating: "x", count: 255).utf8)).get().text.count == 255)
+        // Counted as Home Assistant counts: a family emoji is 7 code points, 37 of them 259.
+        #expect(refusal(Array(String(repeating: "👨‍👩‍👧‍👦", count: 37).utf8))?.contains("not 259") == true)
         #expect(refusal(Array("Hello\u{1B}[2J".utf8))?.contains("control characters") == true)
+        #expect(refusal(Array("Line one\nline two".utf8))?.contains("control characters") == true)
+        #expect(refusal(Array("Pay \u{202E}0001\u{202C} EUR".utf8))?.contains("override the direction") == true)
+        #expect(refusal(Array("Pay \u{2067}0001\u{2069} EUR".utf8))?.contains("override the direction") == true)
         #expect(refusal(Array("   ".utf8))?.contains("empty") == true)
         #expect(refusal(Array(#"{"text": "Hi", "colour": "blurple"}"#.utf8))?.contains("not a colour") == true)
         #expect(refusal(Array(#"{"text": "Hi", "minutes": 0}"#.utf8))?.contains("minutes") == true)
@@ -452,6 +458,16 @@ struct MQTTTests {
         #expect(try SaidNow.request(from: Array(##"{"text": " Hi ", "minutes": 5, "colour": "#f80"}"##.utf8)).get()
             == SaidNow.Request(text: "Hi", minutes: 5, colour: "#f80"))
         #expect(try SaidNow.request(from: Array("Taxi at 11".utf8)).get() == SaidNow.Request(text: "Taxi at 11"))
+    }
+
+    /// What is said of the screen fits Home Assistant's 255 code points however the texts are
+    /// made (150 family emoji are 1,050, and were 150 "characters"), and is never cut inside one.
+    @Test func showingTextFitsHomeAssistant() {
+        let family = "👨‍👩‍👧‍👦"
+        let shown = MQTTBridge.truncated(String(repeating: family, count: 150), to: 255)
+        #expect(shown.unicodeScalars.count <= 255 && shown.hasSuffix("…"))
+        #expect(shown.dropLast().allSatisfy { $0 == Character(family) })
+        #expect(MQTTBridge.truncated("Tea at four", to: 255) == "Tea at four")
     }
 
     /// Text with everything RFC 5545 escapes, long enough to be folded inside multi-byte

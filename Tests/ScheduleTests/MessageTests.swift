@@ -141,6 +141,14 @@ import Testing
         let schedule = try schedule(feed, zone: "UTC")
         #expect(schedule.texts(at: "2026-07-01T10:00:00Z") == ["Line one line two"])
     }
+
+    /// Explicit direction overrides, embeddings and isolates go: the glass showed "Pay 1000
+    /// EUR" where the status and the journal said "0001".
+    @Test func directionOverridesGo() throws {
+        let feed = calendar(event("DTSTART:20260701T100000Z", "SUMMARY:Pay \u{202E}0001\u{202C} EUR \u{2067}x\u{2069}"))
+        let schedule = try schedule(feed, zone: "UTC")
+        #expect(schedule.texts(at: "2026-07-01T10:00:00Z") == ["Pay 0001 EUR x"])
+    }
 }
 
 /// When the active set changes, and the agenda of changes.

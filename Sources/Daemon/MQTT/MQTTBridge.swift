@@ -396,9 +396,19 @@ final class MQTTBridge: Sendable {
         return Array((try? encoder.encode(value)) ?? Data())
     }
 
-    /// At most `limit` characters, the last of them `…` when cut.
+    /// At most `limit` characters as Home Assistant counts them (code points), the last of them
+    /// `…` when cut; never inside a character as a person sees it (a family emoji is 7).
     static func truncated(_ text: String, to limit: Int) -> String {
-        text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
+        guard text.unicodeScalars.count > limit else { return text }
+        var kept = ""
+        var count = 0
+        for character in text {
+            let size = character.unicodeScalars.count
+            guard count + size <= limit - 1 else { break }
+            kept.append(character)
+            count += size
+        }
+        return kept + "…"
     }
 }
 

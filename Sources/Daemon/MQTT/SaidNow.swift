@@ -19,8 +19,9 @@ struct SaidNow: Sendable {
     let folder: String
 
     static let fileName = "said-now.ics"
-    /// The longest message, in characters.
-    static let longestText = 280
+    /// The longest message, in characters as Home Assistant counts them (code points): its
+    /// text entity's and its states' limit.
+    static let longestText = 255
     static let defaultMinutes = 60
 
     /// What a carer sends: plain text, or `{"text": "…", "minutes": 30, "colour": "orange"}`.
@@ -50,11 +51,16 @@ struct SaidNow: Sendable {
         }
         let words = request.text.trimmingCharacters(in: " \t\r\n")
         guard !words.isEmpty else { return .failure(SaidNowError("the message is empty (to clear it, use the clear topic)")) }
-        guard words.count <= longestText else {
-            return .failure(SaidNowError("a message is at most \(longestText) characters, not \(words.count)"))
+        guard words.unicodeScalars.count <= longestText else {
+            return .failure(SaidNowError("a message is at most \(longestText) characters, not \(words.unicodeScalars.count)"))
         }
-        guard !words.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\r" && $0 != "\t" }) else {
-            return .failure(SaidNowError("the message holds control characters"))
+        guard !words.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return .failure(SaidNowError("the message holds control characters (a line break, a tab, an escape); "
+                + "it is one line of text"))
+        }
+        guard !words.unicodeScalars.contains(where: isDirectionalFormatting) else {
+            return .failure(SaidNowError("the message holds characters that override the direction of the text "
+                + "(U+202A–U+202E, U+2066–U+2069): it would read in another order than it is written"))
         }
         if let minutes = request.minutes, !(1...1440).contains(minutes) {
             return .failure(SaidNowError("minutes must be from 1 to 1440"))
