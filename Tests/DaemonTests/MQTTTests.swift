@@ -84,6 +84,10 @@ struct MQTTTests {
         let problem = try json(try broker.retained("homeassistant/binary_sensor/\(node)/problem/config"))
         #expect(problem["device_class"] as? String == "problem" && problem["entity_category"] as? String == "diagnostic")
         #expect(try json(try broker.retained("homeassistant/button/\(node)/refresh/config"))["entity_category"] as? String == "config")
+        let say = try json(try broker.retained("homeassistant/text/\(node)/say/config"))
+        #expect(say["state_topic"] as? String == topic + "/state" && say["max"] as? Int == 255)
+        let lastCommand = try json(try broker.retained("homeassistant/sensor/\(node)/last_command/config"))
+        #expect(lastCommand["state_topic"] as? String == topic + "/result")
         #expect(try broker.retained("homeassistant/button/\(node)/refresh/config") != nil)
         #expect(try broker.retained("homeassistant/sensor/\(node)/showing/config") != nil)
 
@@ -458,6 +462,16 @@ struct MQTTTests {
         #expect(try SaidNow.request(from: Array(##"{"text": " Hi ", "minutes": 5, "colour": "#f80"}"##.utf8)).get()
             == SaidNow.Request(text: "Hi", minutes: 5, colour: "#f80"))
         #expect(try SaidNow.request(from: Array("Taxi at 11".utf8)).get() == SaidNow.Request(text: "Taxi at 11"))
+    }
+
+    /// A message that cannot be taken off is a failure, said (the unlink's result was ignored
+    /// and the carer told "ok" while the message stayed); none there is no failure.
+    @Test func aMessageThatCannotBeTakenOffIsSaid() throws {
+        let folder = try TemporaryFolder()
+        let said = SaidNow(folder: folder.path)
+        #expect(said.clear() == nil)
+        try FileManager.default.createDirectory(atPath: folder.path + "/" + SaidNow.fileName, withIntermediateDirectories: false)
+        #expect(said.clear()?.hasPrefix("cannot take the message off: \(folder.path)/\(SaidNow.fileName): ") == true)
     }
 
     /// What is said of the screen fits Home Assistant's 255 code points however the texts are

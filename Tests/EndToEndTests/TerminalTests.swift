@@ -589,9 +589,15 @@ struct BrokerTerminalTests {
             let said = "The taxi is late; I'll be there at 11."
             try broker.publish(topic + "/say/set", said)
             #expect(try waitUntil { try state()?["showing"] as? [String] == [said, line] })
+            // Home Assistant's "Say now" shows what the box says it shows, not what was typed.
+            #expect(try state()?["sayingNow"] as? String == said)
             #expect(try waitUntil { try terminal.screen()[12].contains("taxi is late") })
+            try broker.publish(topic + "/say/set", "Line one\nline two")
+            #expect(try waitUntil { try broker.retained(topic + "/result")?.contains("control characters") == true })
+            #expect(try state()?["sayingNow"] as? String == said)
             try broker.publish(topic + "/say/clear", "PRESS")
             #expect(try waitUntil { try state()?["showing"] as? [String] == [line] })
+            #expect(try state()?["sayingNow"] as? String == "")
             #expect(try waitUntil { try terminal.screen()[12].trimmingCharacters(in: .whitespaces) == line })
 
             #expect(try waitUntil { try broker.retainedBytes(topic + "/screen") != nil })
@@ -603,12 +609,20 @@ struct BrokerTerminalTests {
             #expect(try waitUntil { try broker.retainedBytes(topic + "/screen").map { $0 != moving } ?? false })
             let paused = try #require(try broker.retainedBytes(topic + "/screen"))
 
+            // Refresh with a broken configuration is a failure (it answered ok): in the last
+            // command's result and among the problems, until a command succeeds.
+            let good = try String(contentsOfFile: configuration, encoding: .utf8)
+            try (good + "speeed = 5\n").write(toFile: configuration, atomically: true, encoding: .utf8)
+            try broker.publish(topic + "/refresh/press", "PRESS")
+            #expect(try waitUntil { try broker.retained(topic + "/result")?.contains("nothing was reloaded") == true })
+            #expect(try waitUntil { (try state()?["problems"] as? [String])?.contains { $0.hasPrefix("MQTT: refresh:") } == true })
+
             // A larger text, and the carer presses Refresh in Home Assistant (a reload): the
-            // picture is drawn again in it.
-            try (try String(contentsOfFile: configuration, encoding: .utf8) + "text_height = 0.25\n")
-                .write(toFile: configuration, atomically: true, encoding: .utf8)
+            // picture is drawn again in it, and the failure before is gone.
+            try (good + "text_height = 0.25\n").write(toFile: configuration, atomically: true, encoding: .utf8)
             try broker.publish(topic + "/refresh/press", "PRESS")
             #expect(try waitUntil { try broker.retainedBytes(topic + "/screen").map { $0 != paused } ?? false })
+            #expect(try waitUntil { (try state()?["problems"] as? [String])?.isEmpty == true })
 
             let shell = try #require(Int32(try terminal.tmux("display", "-t", "t", "-p", "#{pane_pid}")
                 .trimmingCharacters(in: .whitespacesAndNewlines)))

@@ -143,7 +143,7 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     }
     let mqtt = configuration.mqtt.map {
         MQTTService(settings: $0, version: configuration.version, state: state, mailbox: mailbox, log: log, said: said,
-                    picture: picture, clock: clock)
+                    picture: picture, clock: clock, checkConfiguration: configuration.checkConfiguration)
     }
     // What a reload reads reaches the picture too.
     let reloadSettings = configuration.reloadSettings.map { read in

@@ -49,10 +49,17 @@ final class MQTTBridge: Sendable {
     /// The latest picture of the screen, and whether it still has to be published.
     private let picture = Mutex<(bytes: [UInt8], isNew: Bool)?>(nil)
     private let commands = Mutex(CommandBudget())
+    /// Why the configuration file cannot be used for a reload (nil: it can, or none is read).
+    private let checkConfiguration: (@Sendable () -> ReloadCheck)?
+    /// Problems of the commands themselves (a message that could not be taken off), said with
+    /// the box's problems until a command succeeds.
+    private let commandProblem = Mutex<String?>(nil)
 
     init(settings: MQTTSettings, version: String, state: DisplayState, mailbox: EventMailbox, log: EventLog,
-         said: SaidNow? = nil, clock: any DisplayClock = SystemClock()) {
+         said: SaidNow? = nil, clock: any DisplayClock = SystemClock(),
+         checkConfiguration: (@Sendable () -> ReloadCheck)? = nil) {
         self.said = said
+        self.checkConfiguration = checkConfiguration
         self.clock = clock
         self.settings = settings
         topics = Topics(base: settings.topic)
@@ -159,7 +166,8 @@ final class MQTTBridge: Sendable {
         let outcome = obey(topic: topic, payload: payload)
         if let error = outcome.error, outcome.sayInJournal { log.log(.warning, "MQTT: \(topic): \(error)") }
         let result = CommandResult(topic: topic, ok: outcome.error == nil, command: outcome.command, error: outcome.error)
-        connection.publish(topics.result, Self.encode(result), retain: false)
+        // Retained, so Home Assistant's "Last command" sensor has it after its own restart.
+        connection.publish(topics.result, Self.encode(result), retain: true)
     }
 
     /// The answer to a command, on the result topic.
@@ -188,9 +196,10 @@ final class MQTTBridge: Sendable {
                 return ("say", nil, false)
             }
         case topics.clearCommand:
-            said?.clear()
+            let problem = said?.clear()
+            noteCommandProblem(problem)
             mailbox.post(.feedsChanged)
-            return ("clear", nil, false)
+            return problem.map { (nil, $0, true) } ?? ("clear", nil, false)
         default:
             break
         }
@@ -210,11 +219,27 @@ final class MQTTBridge: Sendable {
                 return (nil, "\(topics.pausedCommand) takes ON or OFF", true)
             }
         case topics.refreshCommand:
+            // As the socket's reload: a configuration that cannot be used is the answer, and
+            // nothing is reloaded (it answered ok and the journal said "keeping the previous").
+            if case .unusable(let problem)? = checkConfiguration?() {
+                noteCommandProblem("refresh: \(problem); nothing was reloaded")
+                return (nil, "\(problem); nothing was reloaded", true)
+            }
+            noteCommandProblem(nil)
             mailbox.post(.control(.reload))
             return ("refresh", nil, false)
         default:
             return (nil, "not a command topic", true)
         }
+    }
+
+    /// A command's failure stays among the published problems until a command succeeds.
+    private func noteCommandProblem(_ problem: String?) {
+        let changed = commandProblem.withLock { current in
+            defer { current = problem }
+            return current != problem
+        }
+        if changed { state.update { _ in } }
     }
 
     // MARK: - What is published
@@ -227,8 +252,10 @@ final class MQTTBridge: Sendable {
         let report = state.report
         let document = StateDocument(
             showing: report.showing, showingText: Self.truncated(report.showing.joined(separator: " • "), to: 255),
+            sayingNow: report.messages.first { SaidNow.isSaidNow($0.source) }?.text ?? "",
             orientation: report.orientation, paused: report.paused, partOfDay: state.partOfDay, output: report.output,
-            problems: state.errors(atMost: Self.listedProblems), warnings: state.warnings(atMost: Self.listedProblems),
+            problems: (commandProblem.withLock { $0 }.map { ["MQTT: \($0)"] } ?? []) + state.errors(atMost: Self.listedProblems),
+            warnings: state.warnings(atMost: Self.listedProblems),
             subscriptions: report.subscriptions.map { .init(address: $0.address, lastSuccess: $0.lastSuccess, error: $0.error) },
             version: version)
         return Self.encode(document)
@@ -248,6 +275,8 @@ final class MQTTBridge: Sendable {
         var showing: [String]
         /// The texts joined, at most 255 characters (a Home Assistant state's limit).
         var showingText: String
+        /// The message sent now while it shows ("" when none does): the box's own word on it.
+        var sayingNow: String
         var orientation: String?
         var paused: Bool
         var partOfDay: String?
@@ -289,8 +318,18 @@ final class MQTTBridge: Sendable {
             },
             entity("text", "say", "Say now") {
                 $0.command_topic = topics.sayCommand
-                $0.max = 255
+                // What the box says it shows, not what was typed last (refused, cleared, ended).
+                $0.state_topic = topics.state
+                $0.value_template = "{{ value_json.sayingNow }}"
+                $0.max = SaidNow.longestText
                 $0.icon = "mdi:message-alert-outline"
+            },
+            entity("sensor", "last_command", "Last command") {
+                $0.state_topic = topics.result
+                $0.value_template = "{{ ('ok: ' ~ value_json.command) if value_json.ok else (value_json.error or 'refused')[:250] }}"
+                $0.json_attributes_topic = topics.result
+                $0.icon = "mdi:console-line"
+                $0.entity_category = "diagnostic"
             },
             entity("button", "clear", "Clear message") {
                 $0.command_topic = topics.clearCommand
@@ -444,9 +483,10 @@ final class MQTTService: Sendable {
 
     /// - Parameter picture: draws the screen for the broker (nil: no picture).
     init(settings: MQTTSettings, version: String, state: DisplayState, mailbox: EventMailbox, log: EventLog,
-         said: SaidNow? = nil, picture: ScreenPicture? = nil, clock: any DisplayClock = SystemClock()) {
+         said: SaidNow? = nil, picture: ScreenPicture? = nil, clock: any DisplayClock = SystemClock(),
+         checkConfiguration: (@Sendable () -> ReloadCheck)? = nil) {
         let bridge = MQTTBridge(settings: settings, version: version, state: state, mailbox: mailbox, log: log,
-                                said: said, clock: clock)
+                                said: said, clock: clock, checkConfiguration: checkConfiguration)
         var password: String?
         if let path = settings.passwordFile {
             switch readFile(path, limit: 4096) {

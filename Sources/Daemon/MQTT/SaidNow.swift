@@ -78,10 +78,14 @@ struct SaidNow: Sendable {
         return writeFileAtomically(Array(file.utf8), to: folder + "/" + Self.fileName).map { "cannot keep the message: \($0)" }
     }
 
-    /// Takes the message off the screen.
-    func clear() {
-        unlink(folder + "/" + Self.fileName)
+    /// Takes the message off the screen; why not, if it could not be (a read-only state folder).
+    func clear() -> String? {
+        guard unlink(folder + "/" + Self.fileName) != 0, errno != ENOENT else { return nil }
+        return "cannot take the message off: \(folder)/\(Self.fileName): \(String(cString: strerror(errno)))"
     }
+
+    /// Whether `source` (a message's feed file) is where messages sent now are kept.
+    static func isSaidNow(_ source: String) -> Bool { source.hasSuffix("/said/" + fileName) }
 
     /// One event from `start` to `end`, first in priority, its text escaped and its lines
     /// folded as RFC 5545 asks.
