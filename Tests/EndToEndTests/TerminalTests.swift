@@ -591,6 +591,8 @@ struct BrokerTerminalTests {
             #expect(try waitUntil { try state()?["showing"] as? [String] == [said, line] })
             // Home Assistant's "Say now" shows what the box says it shows, not what was typed.
             #expect(try state()?["sayingNow"] as? String == said)
+            // Typed into the box above the band (it waited for the band to bring it: 11–25 s at night).
+            #expect(try waitUntil { try terminal.screen()[..<12].contains { $0.contains("The taxi is late") } })
             #expect(try waitUntil { try terminal.screen()[12].contains("taxi is late") })
             try broker.publish(topic + "/say/set", "Line one\nline two")
             #expect(try waitUntil { try broker.retained(topic + "/result")?.contains("control characters") == true })

@@ -12,7 +12,7 @@ import Support
 
 /// A message a carer sends now ("The taxi is late, Dad — I'll be there at 11"): written as a
 /// calendar file of its own in the state folder's `said` folder, which the display reads as
-/// one of its feeds. So the text is read, escaped and limited as any calendar's (in the feed
+/// one of its feeds, typed into the announcement box at once and then on the tape. So the text is read, escaped and limited as any calendar's (in the feed
 /// reader), shows at once (the folder is watched), and outlives a restart until it ends.
 struct SaidNow: Sendable {
     /// `<state_dir>/said`.
@@ -94,6 +94,9 @@ struct SaidNow: Sendable {
             "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//marquee//said now//EN", "BEGIN:VEVENT", "UID:said-now@marquee",
             "DTSTAMP:" + utc(start), "DTSTART:" + utc(start), "DTEND:" + utc(end), "PRIORITY:1",
             "SUMMARY:" + escaped(request.text),
+            // Typed into the announcement box at once, then on the tape: a carer's message is
+            // read now, not after whatever is on the band.
+            "X-MARQUEE-EFFECT:typewriter",
         ]
         if let colour = request.colour { lines.append("COLOR:" + colour.trimmingCharacters(in: " \t")) }
         lines += ["END:VEVENT", "END:VCALENDAR"]
