@@ -105,7 +105,8 @@ struct StatusCommand: ParsableCommand {
             say("page flips: \(flips.shown) frames shown, \(flips.missedVblanks) vertical blanks missed")
         }
         if let mqtt = status.mqtt {
-            let state = mqtt.connected ? "connected since \(mqtt.connectedSince ?? "?")" : "not connected"
+            let state = mqtt.connected ? "connected since \(mqtt.connectedSince ?? "?")"
+                : mqtt.connecting ? "connecting" : "not connected"
             say("mqtt: \(state) to \(mqtt.broker)" + (mqtt.lastError.map { "; last error: \($0)" } ?? ""))
         }
         say("next change: \(status.nextChange ?? "none")")

@@ -558,17 +558,21 @@ public struct ScheduleLimits: Sendable, Hashable {
 /// tabs become spaces, other controls go, and so do explicit bidirectional overrides,
 /// embeddings and isolates (U+202A–U+202E, U+2066–U+2069): "Pay \u{202E}0001\u{202C} EUR"
 /// read "Pay 1000 EUR" on the glass and "0001" in the status; without them the glass shows
-/// what the status says. Text with nothing visible in it (only spaces and invisible format
+/// what the status says. A character is kept to `longestMarkRun` combining marks (Unicode's
+/// stream-safe limit): 400,000 marks on one letter kept HarfBuzz busy for minutes at every
+/// frame's shaping. Text with nothing visible in it (only spaces and invisible format
 /// characters such as U+200B) is empty.
 public func singleLine(_ text: String) -> String {
     // Most text is clean already: no control or separator, no space at either end or twice in a row.
     var previous: Unicode.Scalar = " "
     var isClean = true
     var isVisible = false
+    var marks = 0
     for scalar in text.unicodeScalars {
+        marks = isMark(scalar) ? marks + 1 : 0
         if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
             || scalar.value == 0x2028 || scalar.value == 0x2029 || isDirectionalFormatting(scalar)
-            || (scalar == " " && previous == " ") {
+            || (scalar == " " && previous == " ") || marks > longestMarkRun {
             isClean = false
             break
         }
@@ -579,10 +583,12 @@ public func singleLine(_ text: String) -> String {
     var result = ""
     var pendingSpace = false
     isVisible = false
+    marks = 0
     for scalar in text.unicodeScalars {
+        marks = isMark(scalar) ? marks + 1 : 0
         if scalar == "\n" || scalar == "\r" || scalar == "\t" || scalar == " " || scalar.value == 0x2028 || scalar.value == 0x2029 {
             pendingSpace = !result.isEmpty
-        } else if scalar.properties.generalCategory == .control || isDirectionalFormatting(scalar) {
+        } else if scalar.properties.generalCategory == .control || isDirectionalFormatting(scalar) || marks > longestMarkRun {
             continue
         } else {
             if pendingSpace { result.append(" ") }
@@ -592,6 +598,15 @@ public func singleLine(_ text: String) -> String {
         }
     }
     return isVisible ? result : ""
+}
+
+/// The most combining marks kept in a row (Unicode's stream-safe text format allows 30).
+public let longestMarkRun = 30
+
+/// A scalar that extends the character before it (a combining mark, a joiner, a variation
+/// selector); none below U+0300.
+private func isMark(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value >= 0x300 && scalar.properties.isGraphemeExtend
 }
 
 /// An explicit bidirectional embedding, override or isolate, or the end of one.

@@ -262,10 +262,28 @@ struct MQTTTests {
         #expect(state.report.mqtt?.connected == true)
     }
 
-    /// A server that accepts the connection and never answers is given up on and said.
+    /// What is not an MQTT broker is said as such: a web server on the port ("lost the
+    /// connection: Success"), a broker without TLS asked for mqtts:// ("certificate not trusted").
+    @Test func notABrokerIsSaid() async throws {
+        let web = try LoopbackWebServer()
+        let http = service(try settings("mqtt://127.0.0.1:\(web.plainPort)"))
+        #expect(await eventually(within: .seconds(20)) {
+            state.report.mqtt?.lastError?.contains("closed the connection without answering as an MQTT broker") == true
+        }, "\(String(describing: state.report.mqtt))")
+        await http.stop()
+        let plain = service(try settings("mqtts://\(broker.user)@127.0.0.1:\(broker.port)"))
+        #expect(await eventually(within: .seconds(20)) {
+            state.report.mqtt?.lastError?.contains("does not speak TLS on this port") == true
+        }, "\(String(describing: state.report.mqtt))")
+        await plain.stop()
+    }
+
+    /// A server that accepts the connection and never answers is given up on and said; while
+    /// it is waited for, the status says "connecting" (it had no mqtt key for ~20 s).
     @Test func aBrokerThatNeverAnswersIsGivenUpOn() async throws {
         let silent = try SilentServer()
         let mqtt = service(try settings("mqtt://127.0.0.1:\(silent.port)"))
+        #expect(state.report.mqtt?.connecting == true && state.report.mqtt?.connected == false)
         #expect(await eventually(within: .seconds(20)) { state.report.mqtt?.lastError?.contains("did not answer") == true })
         await mqtt.stop()
     }

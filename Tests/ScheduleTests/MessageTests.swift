@@ -142,6 +142,18 @@ import Testing
         #expect(schedule.texts(at: "2026-07-01T10:00:00Z") == ["Line one line two"])
     }
 
+    /// A letter with 400,000 combining marks keeps 30 of them (HarfBuzz spent minutes shaping
+    /// it at every picture); an emoji sequence and text in scripts with marks stay whole.
+    @Test func aCharacterKeepsAtMostThirtyMarks() throws {
+        let piled = "Z" + String(repeating: "\u{301}", count: 400_000) + " tea"
+        let feed = calendar(event("DTSTART:20260701T100000Z", "SUMMARY:" + piled),
+                            event("DTSTART:20260701T100000Z", "SUMMARY:नमस्ते 👨‍👩‍👧‍👦 Ünïcödé"))
+        let schedule = try schedule(feed, zone: "UTC")
+        let texts = schedule.texts(at: "2026-07-01T10:00:00Z")
+        #expect(texts.contains("Z" + String(repeating: "\u{301}", count: 30) + " tea"))
+        #expect(texts.contains("नमस्ते 👨‍👩‍👧‍👦 Ünïcödé"))
+    }
+
     /// Explicit direction overrides, embeddings and isolates go: the glass showed "Pay 1000
     /// EUR" where the status and the journal said "0001".
     @Test func directionOverridesGo() throws {

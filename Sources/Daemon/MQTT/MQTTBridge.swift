@@ -506,6 +506,8 @@ final class MQTTService: Sendable {
             settings: settings, password: password, clientID: "marquee-" + settings.nodeID,
             will: (bridge.topics.availability, MQTTBridge.offline), session: bridge.session)
         self.connection = connection
+        // In the status from the start: "connecting" while the first name lookup may hang.
+        state.update { $0.mqtt = connection.status }
         running = runningThread(named: "marquee-mqtt") {
             connection.run { $0.publish(bridge.topics.availability, MQTTBridge.offline, retain: true) }
         }

@@ -15,6 +15,8 @@ public struct MQTTStatus: Codable, Sendable, Hashable {
     public var connectedSince: String?
     /// What went wrong last (kept while connected again, until the next problem).
     public var lastError: String?
+    /// Trying to connect now: looking the broker's name up, connecting, waiting for its answer.
+    public var connecting = false
 }
 
 /// One box's connection to its broker through libmosquitto, kept up on a thread of its own so
@@ -60,7 +62,7 @@ final class MQTTConnection: @unchecked Sendable {
         self.clientID = clientID
         self.will = will
         self.session = session
-        shared = Mutex(MQTTStatus(broker: settings.broker, connected: false))
+        shared = Mutex(MQTTStatus(broker: settings.broker, connected: false, connecting: true))
     }
 
     var status: MQTTStatus { shared.withLock { $0 } }
@@ -167,6 +169,7 @@ final class MQTTConnection: @unchecked Sendable {
     private func runSession(_ client: OpaquePointer) -> Int64 {
         answered = false
         refusal = nil
+        update { $0.connecting = true }
         let code = mq_mosquitto_connect(client, settings.host, Int32(settings.port), Self.keepAliveSeconds)
         guard code == MOSQ_ERR_SUCCESS.rawValue else {
             record(error: "cannot connect to \(settings.broker): \(Self.describe(code))", connected: false)
@@ -198,7 +201,12 @@ final class MQTTConnection: @unchecked Sendable {
             }
         }
         guard !stopping.load(ordering: .relaxed) else { return since.map { monotonicSeconds() - $0 } ?? 0 }
-        if let since, monotonicSeconds() - since < Self.soonLost {
+        if since == nil {
+            // Closed before the broker's answer: something else listens on that port.
+            record(error: "\(settings.broker) closed the connection without answering as an MQTT broker "
+                + "(\(Self.describe(lost))): is it one, on that port\(settings.usesTLS ? ", speaking TLS" : "")?",
+                connected: false)
+        } else if let since, monotonicSeconds() - since < Self.soonLost {
             // A broker closes a connection at once when another client connects with its id.
             record(error: "\(settings.broker) closed the connection \(monotonicSeconds() - since) s after accepting it: "
                 + "another client may be connected as \(clientID) (two boxes with one mqtt_topic?), or the broker's "
@@ -219,15 +227,24 @@ final class MQTTConnection: @unchecked Sendable {
     }
 
     private func record(error: String?, connected: Bool) {
-        let changed = shared.withLock { status -> MQTTStatus? in
-            var next = status
+        update { next in
+            let status = next
             next.connected = connected
+            next.connecting = false
             if connected, !status.connected {
                 next.connectedSince = ZonedTime(instant: Instant(secondsSinceEpoch: Int64(time(nil))), utcOffset: 0).rfc3339
             } else if !connected {
                 next.connectedSince = nil
             }
             if error != nil || connected { next.lastError = error ?? status.lastError }
+        }
+    }
+
+    /// Changes the status and tells the session when it changed.
+    private func update(_ change: (inout MQTTStatus) -> Void) {
+        let changed = shared.withLock { status -> MQTTStatus? in
+            var next = status
+            change(&next)
             guard next != status else { return nil }
             status = next
             return next
@@ -245,8 +262,10 @@ final class MQTTConnection: @unchecked Sendable {
     /// libmosquitto's error in words; a failed TLS handshake says what usually causes it.
     static func describe(_ code: Int32) -> String {
         switch code {
-        case MOSQ_ERR_ERRNO.rawValue: String(cString: strerror(errno))
-        case MOSQ_ERR_TLS.rawValue: "the TLS handshake failed (the broker's certificate is not trusted, or not for this name)"
+        case MOSQ_ERR_ERRNO.rawValue: errno == 0 ? "the other end closed it" : String(cString: strerror(errno))
+        case MOSQ_ERR_TLS.rawValue:
+            "the TLS handshake failed (the broker's certificate is not trusted or not for this name, or the broker does "
+                + "not speak TLS on this port: mqtt:// rather than mqtts://?)"
         case MOSQ_ERR_KEEPALIVE.rawValue: "the broker stopped answering"
         case MOSQ_ERR_CONN_LOST.rawValue: "the connection was lost"
         default: String(cString: mq_mosquitto_strerror(code))
