@@ -173,6 +173,30 @@ let sizes = CommandLine.arguments.firstIndex(of: "--size").flatMap { index -> [(
     return parts.count == 2 ? [(parts[0], parts[1])] : nil
 } ?? [(800, 480), (1024, 768), (1280, 800), (1920, 1080), (2560, 1440), (3840, 2160)]
 for (width, height) in sizes { try kmsFrames(width: width, height: height) }
+for (width, height) in sizes { try carersPicture(width: width, height: height) }
+
+/// The carers' picture is taken on the display loop's turn, between two frames: how long it
+/// holds the loop (copying the screen's own buffers), and what scaling them to 640 pixels and
+/// encoding the PNG costs on the MQTT task.
+func carersPicture(width: Int, height: Int) throws {
+    let (_, screen, controller) = try display(.xrgb8888, messages: scrolling, width: width, height: height)
+    screen.show(controller.frame(at: origin, width: screen.bandWidth, includingPartialGlyphs: true))
+    var taking: [Double] = []
+    var encoding: [Double] = []
+    var size = (0, 0, 0)
+    for _ in 0..<30 {
+        let start = nanoseconds()
+        guard let copy = screen.copyForPicture() else { return }
+        let taken = nanoseconds()
+        let image = copy.picture(width: 640)
+        let png = PNGImage.encode(image)
+        taking.append(Double(taken - start) / 1000)
+        encoding.append(Double(nanoseconds() - taken) / 1000)
+        size = (image.width, image.height, png.count)
+    }
+    print(String(format: "carers' picture of %dx%d: %dx%d, %d KB PNG; copied on the loop's turn in median %.0f µs (max %.0f), scaled and encoded on the MQTT task in median %.0f µs",
+                 width, height, size.0, size.1, size.2 / 1024, median(taking), taking.max() ?? 0, median(encoding)))
+}
 
 /// A card on which every flip lands on the next vertical blank of a 60 Hz grid at once: what is
 /// left is the KMS screen's own drawing.

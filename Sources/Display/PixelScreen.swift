@@ -304,6 +304,18 @@ public final class PixelScreen: TickerScreen {
     /// The rows of the screen the band covers.
     public var bandHeight: Int { bandRows.count }
 
+    /// The band, the box and the line as last drawn, copied from the screen's own buffers in
+    /// memory (never from the scanout's, which may be slow to read): a copy, so the picture is
+    /// scaled away from the display loop.
+    public func copyForPicture() -> ScreenCopy? {
+        let layers = [(band, bandRows), (box, boxRows), (line, lineRows)].map { surface, rows in
+            ScreenCopy.Layer(rows: rows, bytesPerRow: surface.bytesPerRow,
+                             bytes: Array(UnsafeRawBufferPointer(start: surface.base, count: surface.bytesPerRow * surface.height)))
+        }
+        return ScreenCopy(width: scanout.width, height: scanout.height, format: band.format, black: painter.black,
+                          layers: layers)
+    }
+
     // MARK: - Drawing
 
     /// The orientation line in its buffer: still, centred, in a calm light grey.

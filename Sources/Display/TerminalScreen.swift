@@ -405,6 +405,9 @@ extension TerminalScreen: TickerScreen {
     /// A terminal draws whatever it is sent (its font decides).
     public func takeMissingCharacters() -> [Character] { [] }
 
+    /// A terminal's cells are drawn by the terminal, in its font: it has no picture of its own.
+    public func copyForPicture() -> ScreenCopy? { nil }
+
     public func showOrientation(_ text: String?) {
         orientation = text
     }

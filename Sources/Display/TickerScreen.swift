@@ -58,6 +58,10 @@ public protocol BandDrawing: AnyObject {
     /// Makes ready, ahead of its deadline, what showing `frame` will need (glyphs rasterized),
     /// so showing it then is quick and even.
     func prepare(_ frame: Frame)
+    /// What the glass shows now, as the frame last shown was drawn, for a picture made away
+    /// from the display loop (`ScreenCopy.picture`); nil where the screen has no pixels of its
+    /// own (a terminal).
+    func copyForPicture() -> ScreenCopy?
     /// The glyph pictures kept (nil: the screen keeps none, a terminal).
     var glyphCache: GlyphCacheFigures? { get }
     /// The same device drawn in `style` (another font, text size or glyph budget: a new

@@ -94,6 +94,16 @@ final class RecordingScreen: TickerScreen {
         defer { missing = [] }
         return missing
     }
+
+    /// Its line as last shown, one grey pixel per cell: lit where a letter stands.
+    func copyForPicture() -> ScreenCopy? {
+        let line = Array(shown.last?.line ?? "")
+        let rgb = (0..<cells).flatMap { cell -> [UInt8] in
+            let lit: UInt8 = cell < line.count && line[cell] != " " ? 200 : 0
+            return [lit, lit, lit]
+        }
+        return ScreenCopy(ScreenImage(width: cells, height: 1, rgb: rgb))
+    }
     var outputDescription: String { "recording screen \(cells)x1" }
     var checkInterval: Nanoseconds? { nil }
     var isShowing: Bool { true }

@@ -184,6 +184,23 @@ import Testing
         #expect(!report.moving)
     }
 
+    /// The carers' picture is the screen's own, of the frame last shown: asked while the band
+    /// moves and while it is paused, it has letters where the screen has them.
+    @Test func aPictureIsOfTheFrameLastShown() async throws {
+        let feed = calendar(Self.event("tea", "Tea at four with Anna and the neighbours", start: "20261101T080000",
+                                       end: "20261101T200000", rule: "FREQ=DAILY"))
+        let kit = try await DisplayLoopKit(files: ["d.ics": feed], at: "2026-11-23T10:00:00+01:00")
+        for pause in [false, true] {
+            if pause { await kit.post(.control(.pause)) }
+            await kit.advance(seconds: 3.3)
+            let request = PictureRequest()
+            await kit.post(.pictureWanted(request))
+            let image = try #require(request.answered ?? nil).picture(width: kit.screen.cells)
+            let lit = stride(from: 0, to: image.rgb.count, by: 3).map { image.rgb[$0] > 0 }
+            #expect(lit == kit.screen.line.map { $0 != " " }, "\(kit.screen.line)")
+        }
+    }
+
     /// The status says which messages have a letter on the screen now and which are only
     /// next on the band, and follows the motion and a pause: two messages each wider than the
     /// screen, one of a's and one of b's, so the screen's line tells which is in view.

@@ -4,6 +4,7 @@ import Display
 import Marquee
 import Schedule
 import TestSupport
+import Synchronization
 import Testing
 
 @testable import Daemon
@@ -553,6 +554,43 @@ struct MQTTTests {
         #expect(await look(after: 34) != nil)
         #expect(await look(after: 63) == nil, "moving, but the last picture is younger than the interval")
         #expect(await look(after: 64) != nil)
+    }
+
+    /// With a display loop to ask, the picture is the screen's own (asked through the mailbox,
+    /// encoded here); a screen without pixels (a terminal) is drawn by the snapshot's renderer;
+    /// a change of what is on the glass (a message coming into view) is a new picture.
+    @Test func thePictureIsTheScreensOwn() async throws {
+        let clock = ManualClock(wall: instant("2026-11-23T21:50:00+01:00"))
+        let state = DisplayState(clock: clock)
+        state.update { $0.showing = ["Bins out tonight"] }
+        let mailbox = EventMailbox()
+        let picture = ScreenPicture(schedule: try await Schedule(displayZone: "Europe/Berlin"),
+                                    settings: DisplaySettings(marquee: MarqueeConfiguration()), style: FramebufferStyle(),
+                                    displayStartedAt: clock.wallTime(), mailbox: mailbox)
+        let glass = ScreenImage(width: 4, height: 2, rgb: [UInt8](repeating: 200, count: 24))
+        let answers = Mutex<ScreenCopy??>(.some(ScreenCopy(glass)))
+        let loop = Task {
+            while !Task.isCancelled {
+                for case .pictureWanted(let request) in mailbox.take() { request.answer(answers.withLock { $0 } ?? nil) }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        defer { loop.cancel() }
+        let start = ContinuousClock.now
+        func look(after seconds: Int) async -> [UInt8]? {
+            await picture.pictureIfDue(changes: state.changes, at: clock.wallTime(), now: start + .seconds(seconds),
+                                       report: { state.report })
+        }
+        #expect(await look(after: 0) == PNGImage.encode(glass))
+        #expect(await look(after: 1) == nil, "nothing changed")
+        state.frameDrawn(at: SteadyInstant(sinceOrigin: 1), lateness: nil, moving: false, inView: ["Bins out tonight"],
+                         glyphCache: nil)
+        state.update { _ in }
+        #expect(await look(after: 2) == PNGImage.encode(glass), "a message came into view")
+        answers.withLock { $0 = .some(nil) }
+        state.update { $0.paused = true }
+        let drawn = try #require(await look(after: 3))
+        #expect(drawn != PNGImage.encode(glass) && drawn.count > 1000, "a terminal's is the snapshot's picture")
     }
 
     /// A carer's reload changes what the screen says when nothing is scheduled, and the text

@@ -125,6 +125,42 @@ import TestSupport
         #expect(outside.allSatisfy { y in !colours[y].contains { $0.red > 100 } })
     }
 
+    /// The carers' picture of a pixel screen is its glass scaled down, whatever the screen's
+    /// shape: each pixel the average of the framebuffer's pixels it covers (it was a simulated
+    /// 640x360 frame of another tape).
+    @Test(arguments: [(1280, 800), (1920, 1080), (800, 480)])
+    func thePictureIsTheGlassScaledDown(width: Int, height: Int) throws {
+        let framebuffer = Framebuffer(width: width, height: height)
+        let screen = try PixelScreen(scanout: framebuffer)
+        let controller = MarqueeController(metrics: screen.metrics, origin: Self.t0)
+        controller.announcementBox = screen.announcementBox
+        controller.update(messages: [MarqueeMessage(text: "Tea at four with Anna", effect: .typewriter),
+                                     MarqueeMessage(text: "Bins out tonight", colour: Colour(red: 255, green: 160, blue: 0))],
+                          at: Self.t0, width: screen.bandWidth)
+        screen.showOrientation("Monday morning · 23 November 2026")
+        screen.show(controller.frame(at: Self.t0 + 4 * Self.second, width: screen.bandWidth, includingPartialGlyphs: true),
+                    fullRepaint: true)
+        let image = try #require(screen.copyForPicture()).picture(width: 640)
+        #expect(image.width == 640 && image.height == 640 * height / width)
+        let glass = framebuffer.surface
+        var lit = 0
+        var worst = 0
+        for py in 0..<image.height {
+            for px in 0..<image.width {
+                let rows = (py * height / image.height)..<((py + 1) * height / image.height)
+                let columns = (px * width / image.width)..<((px + 1) * width / image.width)
+                var sum = 0
+                for y in rows { for x in columns { sum += Int(glass.format.unpack(glass.pixel(x: x, y: y)).red) } }
+                let expected = sum / (rows.count * columns.count)
+                let got = Int(image.rgb[(py * image.width + px) * 3])
+                worst = max(worst, abs(expected - got))
+                if got > 64 { lit += 1 }
+            }
+        }
+        #expect(worst <= 1, "a picture pixel differs from the glass by \(worst)")
+        #expect(lit > image.width * image.height / 50, "the picture shows text: \(lit) lit pixels")
+    }
+
     /// A reload that names a font file that is not a font (corrupt, truncated, garbage) is an
     /// error naming it, and the screen keeps its font (it was taken silently, the fallbacks
     /// drawing instead).

@@ -256,6 +256,8 @@ final class DisplayLoop {
         case .feedsReloaded:
             reloadsInFlight = max(0, reloadsInFlight - 1)
             requestMessages(at: wall)
+        case .pictureWanted(let request):
+            request.answer(screen.copyForPicture())
         case .clockStepped, .feedsPartlyRead:
             requestMessages(at: wall)
         case .subscriptionsChanged:

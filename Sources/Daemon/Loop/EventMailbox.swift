@@ -1,4 +1,5 @@
 import CLinux
+import Display
 import Marquee
 import Schedule
 import Synchronization
@@ -38,6 +39,8 @@ enum DisplayEvent: Sendable {
     case control(ControlRequest.Kind)
     /// SIGHUP: under systemd a reload, else the terminal went away.
     case hangUp
+    /// The carers' broker wants a picture of what the glass shows now.
+    case pictureWanted(PictureRequest)
     /// SIGINT or SIGTERM.
     case stop(signal: Int32)
 }
@@ -134,4 +137,17 @@ final class EventMailbox: Sendable {
     private static func event(forSignal signal: Int32) -> DisplayEvent? {
         signalEvents.first { $0.signal == signal }?.event
     }
+}
+
+/// A picture of the screen asked of the display loop, answered on the loop's turn: a copy of
+/// the screen's own pixels as last shown (or none, for a screen without pixels of its own).
+final class PictureRequest: Sendable {
+    private let answer = Mutex<ScreenCopy??>(nil)
+
+    func answer(_ copy: ScreenCopy?) {
+        answer.withLock { $0 = .some(copy) }
+    }
+
+    /// The answer once given: `.some(nil)` when the screen has no picture.
+    var answered: ScreenCopy?? { answer.withLock { $0 } }
 }

@@ -2,13 +2,17 @@ import Display
 import Marquee
 import Schedule
 
-/// The screen as a picture for the carers' broker: what the display shows now, drawn by the
-/// renderer of `marquee snapshot` on a screen of its own (640x360, the display's font and text
-/// size, as a reload left them), as PNG. Drawn when the messages, the pause or the settings
-/// change, and at most every 30 s while the text moves; never on the render thread.
+/// The screen as a picture for the carers' broker: what the glass shows now. A pixel screen's
+/// own frame as last shown (asked of the display loop, 640 pixels wide in the screen's shape);
+/// a terminal, which has no pixels of its own, drawn by the renderer of `marquee snapshot` on
+/// a screen of its own (640x360, the display's font and text size, as a reload left them). A
+/// new picture when what is on the glass, the pause or the settings change, and at least every
+/// 30 s while the text moves; encoded as PNG here, never on the render thread.
 actor ScreenPicture {
     static let width = 640
     static let height = 360
+    /// How long the display loop is given to answer for its picture.
+    static let answerWait: Duration = .seconds(2)
     /// While the text moves, a new picture at most this often.
     static let movingInterval: Duration = .seconds(30)
 
@@ -16,12 +20,18 @@ actor ScreenPicture {
     private var settings: DisplaySettings
     private var style: FramebufferStyle
     private let displayStartedAt: WallInstant
+    /// Asks the display loop for the screen's own picture (nil: none is asked, as in a test
+    /// without a loop).
+    private let mailbox: EventMailbox?
     /// What the display showed when the state was last looked at, and at which change count.
     private struct Look: Equatable {
         var changes: Int
         var showing: [String]
+        var onScreen: [String]
         var paused: Bool
         var moving: Bool
+        /// The orientation line: the part of the day (the night dims the screen) and the date.
+        var orientation: String?
     }
 
     private var looked: Look?
@@ -31,7 +41,9 @@ actor ScreenPicture {
     /// every look.
     private var failed: ContinuousClock.Instant?
 
-    init(schedule: Schedule, settings: DisplaySettings, style: FramebufferStyle, displayStartedAt: WallInstant) {
+    init(schedule: Schedule, settings: DisplaySettings, style: FramebufferStyle, displayStartedAt: WallInstant,
+         mailbox: EventMailbox? = nil) {
+        self.mailbox = mailbox
         self.schedule = schedule
         self.settings = settings
         self.style = style
@@ -53,10 +65,12 @@ actor ScreenPicture {
                       report: @Sendable () -> StatusReport) async -> [UInt8]? {
         if looked?.changes != changes {
             let shown = report()
-            looked = Look(changes: changes, showing: shown.showing, paused: shown.paused, moving: shown.moving)
+            looked = Look(changes: changes, showing: shown.showing, onScreen: shown.onScreen, paused: shown.paused,
+                          moving: shown.moving, orientation: shown.orientation)
         }
         guard let look = looked else { return nil }
-        if let drawn, drawn.look.showing == look.showing, drawn.look.paused == look.paused,
+        if let drawn, drawn.look.showing == look.showing, drawn.look.onScreen == look.onScreen,
+           drawn.look.paused == look.paused, drawn.look.orientation == look.orientation,
            !look.moving || now - drawn.at < Self.movingInterval { return nil }
         if let failed, now - failed < Self.movingInterval { return nil }
         do {
@@ -74,6 +88,19 @@ actor ScreenPicture {
     static let replayed: Nanoseconds = 600_000_000_000
 
     private func draw(at wall: WallInstant, paused: Bool) async throws -> [UInt8] {
+        if let mailbox {
+            let request = PictureRequest()
+            mailbox.post(.pictureWanted(request))
+            let asked = ContinuousClock.now
+            while request.answered == nil, ContinuousClock.now - asked < Self.answerWait {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            switch request.answered {
+            case .some(.some(let copy)): return PNGImage.encode(copy.picture(width: Self.width))
+            case .some(.none): break
+            case .none: throw PictureUnanswered()
+            }
+        }
         let framebuffer = Framebuffer(width: Self.width, height: Self.height)
         let screen = try PixelScreen(scanout: framebuffer, style: style)
         _ = try await showSnapshot(of: schedule, settings: settings, on: screen,
@@ -81,3 +108,6 @@ actor ScreenPicture {
         return PNGImage.encode(framebuffer.surface)
     }
 }
+
+/// The display loop did not answer for its picture in time (it is busy, or ending).
+struct PictureUnanswered: Error {}

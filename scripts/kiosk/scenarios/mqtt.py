@@ -63,9 +63,11 @@ def run(kiosk, box):
     if data:
         open(os.path.join(kiosk.out, f"{name}.mqtt-screen.png"), "wb").write(data)
     size = png_size_and_lit(data) if picture is not None else (0, 0, 0)
-    kiosk.check(picture is not None and size[:2] == (640, 360) and 0.005 < size[2] < 0.5,
-                f"{name}: the screen as a picture on the broker, {size[0]}x{size[1]}, {size[2] * 100:.1f} % lit "
-                f"({name}.mqtt-screen.png)")
+    # The screen's own frame, in the screen's shape (1280x800: 640x400), not a simulated 16:9 one.
+    glass_width, glass_height, _ = guest.screenshot("mqtt-glass")
+    kiosk.check(picture is not None and size[:2] == (640, 640 * glass_height // glass_width) and 0.005 < size[2] < 0.5,
+                f"{name}: the screen's own picture on the broker, {size[0]}x{size[1]} of {glass_width}x{glass_height}, "
+                f"{size[2] * 100:.1f} % lit ({name}.mqtt-screen.png)")
     announced = broker.retained(f"homeassistant/switch/{node_id(TOPIC)}/paused/config")
     device = json.loads(announced).get("device", {}) if announced else {}
     kiosk.check(device.get("name") == "Kiosk", f"{name}: Home Assistant's entities are announced (device {device})")
