@@ -47,10 +47,18 @@ public final class TerminalScreen {
         var sgr: String
         /// The right half of a wide glyph.
         var isContinuation: Bool
+        /// The colour its letter shows in (nil: the terminal's own), for the carers' picture.
+        var ink: Colour?
 
         static let blank = Cell(text: " ", sgr: "", isContinuation: false)
         /// What an unknown screen holds: equal to no cell marquee draws, so every cell is written.
         static let unknown = Cell(text: "", sgr: "unknown", isContinuation: false)
+    }
+
+    /// How a letter is written: the terminal's attributes, and the colour they show.
+    private struct Pen {
+        var sgr: String
+        var ink: Colour?
     }
 
     public private(set) var rows = 24
@@ -61,6 +69,8 @@ public final class TerminalScreen {
     private(set) var frameWrites = 0
     private let fd: Int32
     private var lastRows: [Int: [Cell]] = [:]
+    /// Draws the carers' picture of the cells (made when first asked, anew for a new width).
+    private var cellPicture: CellPicture?
     /// Shown on the bottom rows, in amber (see `TickerScreen.showProblems`).
     var problems: [String] = []
     /// The orientation line, two rows below the band (see `TickerScreen.showOrientation`).
@@ -205,7 +215,7 @@ public final class TerminalScreen {
         for glyph in frame.glyphs where glyph.x >= 0 && glyph.x + glyph.advance <= columns
             && (glyph.x + glyph.advance < columns || !joinsCodePoints(glyph.character)) {
             let row = glyph.lift > 0.8 && rows >= 7 ? band - 1 : band
-            put(glyph.character, at: glyph.x, advance: glyph.advance, sgr: sgr(glyph.colour, hueShift: glyph.hueShift),
+            put(glyph.character, at: glyph.x, advance: glyph.advance, pen: pen(glyph.colour, hueShift: glyph.hueShift),
                 row: row, into: &result)
         }
         if let announcement = frame.announcement, rows >= 7 {
@@ -216,7 +226,7 @@ public final class TerminalScreen {
         if lineRow < rows {
             result[lineRow] = [Cell](repeating: .blank, count: columns)
             if let orientation {
-                placeCentred(orientation, row: lineRow, sgr: sgr(.orientationLine, hueShift: 0), into: &result)
+                placeCentred(orientation, row: lineRow, pen: pen(.orientationLine, hueShift: 0), into: &result)
             }
         }
         placeProblems(below: orientation == nil ? band : lineRow, into: &result)
@@ -224,11 +234,11 @@ public final class TerminalScreen {
     }
 
     /// `text` centred on `row` (cut at the right edge if it is wider than the row).
-    private func placeCentred(_ text: String, row: Int, sgr: String, into rows: inout [Int: [Cell]]) {
+    private func placeCentred(_ text: String, row: Int, pen: Pen, into rows: inout [Int: [Cell]]) {
         let laid = cellMetrics.layout(text)
         let left = max(0, (columns - laid.width) / 2)
         for glyph in laid where left + glyph.offset + glyph.advance < columns {
-            put(glyph.character, at: left + glyph.offset, advance: glyph.advance, sgr: sgr, row: row, into: &rows)
+            put(glyph.character, at: left + glyph.offset, advance: glyph.advance, pen: pen, row: row, into: &rows)
         }
     }
 
@@ -237,7 +247,7 @@ public final class TerminalScreen {
     private func placeProblems(below band: Int, into rows: inout [Int: [Cell]]) {
         let fitting = min(problems.count, self.rows - band - 2)
         guard fitting > 0 else { return }
-        let amber = sgr(Colour(red: 255, green: 191, blue: 0), hueShift: 0)
+        let amber = pen(Colour(red: 255, green: 191, blue: 0), hueShift: 0)
         let metrics = cellMetrics
         for (index, line) in problems.prefix(fitting).enumerated() {
             let row = self.rows - fitting + index
@@ -248,10 +258,10 @@ public final class TerminalScreen {
             var column = 0
             for (character, advance) in shown {
                 guard column + advance <= (fits ? room : room - 1) else {
-                    put("…", at: column, advance: 1, sgr: amber, row: row, into: &rows)
+                    put("…", at: column, advance: 1, pen: amber, row: row, into: &rows)
                     break
                 }
-                put(character, at: column, advance: advance, sgr: amber, row: row, into: &rows)
+                put(character, at: column, advance: advance, pen: amber, row: row, into: &rows)
                 column += advance
             }
         }
@@ -281,12 +291,21 @@ public final class TerminalScreen {
         return faint ? "2;" + foreground : foreground
     }
 
+    /// `sgr` with the colour it shows.
+    private func pen(_ colour: Colour?, hueShift: Double) -> Pen {
+        var ink = colour ?? .plainText
+        if hueShift != 0 { ink = ink.hueRotated(by: hueShift) }
+        return Pen(sgr: sgr(colour, hueShift: hueShift), ink: ink.readable().dimmed(shade))
+    }
+
     private func put(
-        _ character: Character, at column: Int, advance: Int, sgr: String, row: Int, into rows: inout [Int: [Cell]]
+        _ character: Character, at column: Int, advance: Int, pen: Pen, row: Int, into rows: inout [Int: [Cell]]
     ) {
         guard var cells = rows[row], column >= 0, column + advance <= cells.count else { return }
-        cells[column] = Cell(text: cellMetrics.terminalText(of: character), sgr: sgr, isContinuation: false)
-        for extra in 1..<max(1, advance) { cells[column + extra] = Cell(text: "", sgr: sgr, isContinuation: true) }
+        cells[column] = Cell(text: cellMetrics.terminalText(of: character), sgr: pen.sgr, isContinuation: false, ink: pen.ink)
+        for extra in 1..<max(1, advance) {
+            cells[column + extra] = Cell(text: "", sgr: pen.sgr, isContinuation: true, ink: pen.ink)
+        }
         rows[row] = cells
     }
 
@@ -303,7 +322,7 @@ public final class TerminalScreen {
     private func placeAnnouncement(_ announcement: Announcement, top: Int, into rows: inout [Int: [Cell]]) {
         guard let boxWidth = announcementBoxWidth else { return }
         let lines = wrapWords(announcement.glyphs, width: boxWidth - 2, breaking: UnicodeLineBreaking()).prefix(Self.announcementLines)
-        let sgr = sgr(announcement.colour, hueShift: 0)
+        let pen = pen(announcement.colour, hueShift: 0)
         let left = (columns - boxWidth) / 2
         var shown = 0
         var arrowPosition: (row: Int, column: Int)?
@@ -311,7 +330,7 @@ public final class TerminalScreen {
             var column = left
             for glyph in line {
                 if shown < announcement.visibleCount {
-                    put(glyph.character, at: column, advance: glyph.advance, sgr: sgr, row: top + lineIndex, into: &rows)
+                    put(glyph.character, at: column, advance: glyph.advance, pen: pen, row: top + lineIndex, into: &rows)
                 }
                 shown += 1
                 column += glyph.advance
@@ -319,7 +338,7 @@ public final class TerminalScreen {
             arrowPosition = (top + lineIndex, column + 1)
         }
         if let bob = announcement.arrowBob, let arrow = arrowPosition {
-            put("▶", at: arrow.column + (bob > 0.5 ? 1 : 0), advance: 1, sgr: sgr, row: arrow.row, into: &rows)
+            put("▶", at: arrow.column + (bob > 0.5 ? 1 : 0), advance: 1, pen: pen, row: arrow.row, into: &rows)
         }
     }
 
@@ -406,7 +425,17 @@ extension TerminalScreen: TickerScreen {
     public func takeMissingCharacters() -> [Character] { [] }
 
     /// A terminal's cells are drawn by the terminal, in its font: it has no picture of its own.
-    public func copyForPicture() -> ScreenCopy? { nil }
+    /// The cells as last drawn, in pixels: the grid on the glass (in marquee's fonts, not the
+    /// terminal's). Rows marquee does not draw are black.
+    public func copyForPicture() -> ScreenCopy? {
+        if cellPicture?.cellWidth != max(2, Self.pictureWidth / max(1, columns)) {
+            cellPicture = try? CellPicture(columns: columns, width: Self.pictureWidth)
+        }
+        return cellPicture?.draw((0..<rows).map { lastRows[$0] })
+    }
+
+    /// About how wide the carers' picture of a terminal is drawn.
+    static let pictureWidth = 640
 
     public func showOrientation(_ text: String?) {
         orientation = text

@@ -557,7 +557,7 @@ struct MQTTTests {
     }
 
     /// With a display loop to ask, the picture is the screen's own (asked through the mailbox,
-    /// encoded here); a screen without pixels (a terminal) is drawn by the snapshot's renderer;
+    /// encoded here); a screen that gives none is drawn by the snapshot's renderer;
     /// a change of what is on the glass (a message coming into view) is a new picture.
     @Test func thePictureIsTheScreensOwn() async throws {
         let clock = ManualClock(wall: instant("2026-11-23T21:50:00+01:00"))
@@ -590,7 +590,7 @@ struct MQTTTests {
         answers.withLock { $0 = .some(nil) }
         state.update { $0.paused = true }
         let drawn = try #require(await look(after: 3))
-        #expect(drawn != PNGImage.encode(glass) && drawn.count > 1000, "a terminal's is the snapshot's picture")
+        #expect(drawn != PNGImage.encode(glass) && drawn.count > 1000, "one the screen does not give is the snapshot's picture")
     }
 
     /// A carer's reload changes what the screen says when nothing is scheduled, and the text

@@ -40,6 +40,45 @@ import Testing
         #expect([13, 15, 16].allSatisfy { text($0).isEmpty })
     }
 
+    /// The carers' picture of a terminal is its grid as drawn, in pixels: letters lit in the
+    /// cells where the terminal has them, in their colour, the rest black (it was a simulated
+    /// frame of another layout).
+    @Test func thePictureIsTheGridAsDrawn() throws {
+        let (screen, output) = screen(depth: .trueColour)
+        defer { withExtendedLifetime(output) {} }
+        screen.showOrientation("Monday morning")
+        let marquee = MarqueeController(metrics: TerminalMetrics(), origin: t0)
+        marquee.update(messages: [MarqueeMessage(text: "Bins out", colour: Colour(red: 255, green: 140, blue: 0))],
+                       at: t0, width: 80)
+        marquee.pause(at: t0)
+        try screen.show(marquee.frame(at: t0, width: 80))
+        let copy = try #require(screen.copyForPicture())
+        let image = copy.picture(width: 640)
+        #expect(image.width == 640 && image.height == 24 * 16)
+        func cellInk(row: Int, column: Int) -> (lit: Int, red: Int, blue: Int) {
+            var lit = 0, red = 0, blue = 0
+            for y in (row * 16)..<((row + 1) * 16) {
+                for x in (column * 8)..<((column + 1) * 8) {
+                    let at = (y * image.width + x) * 3
+                    if image.rgb[at] > 100 || image.rgb[at + 2] > 100 { lit += 1 }
+                    red = max(red, Int(image.rgb[at]))
+                    blue = max(blue, Int(image.rgb[at + 2]))
+                }
+            }
+            return (lit, red, blue)
+        }
+        let rows = screen.compose(marquee.frame(at: t0, width: 80))
+        for row in 0..<24 {
+            for column in 0..<80 {
+                let text = rows[row]?[column].text ?? " "
+                let ink = cellInk(row: row, column: column)
+                #expect((ink.lit > 0) == (text != " " && !text.isEmpty), "row \(row) column \(column): \(text)")
+            }
+        }
+        let bins = try #require(rows[12]?.firstIndex { $0.text == "B" })
+        #expect(cellInk(row: 12, column: bins).red > 200 && cellInk(row: 12, column: bins).blue < 120, "orange, as on screen")
+    }
+
     /// On a Linux console a still line is drawn again every 2 s, whatever wrote over it (a
     /// kernel message): its own rows in full, blanks included, every other row erased.
     @Test func linuxConsoleRepaintsAStillLine() throws {

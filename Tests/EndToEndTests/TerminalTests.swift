@@ -559,7 +559,7 @@ struct BrokerTerminalTests {
 
     /// What the broker says the box shows is what the screen shows; a message sent now joins
     /// the band and the state, and leaves both when cleared; a pause sent over MQTT stills the
-    /// band and the state says so; a reload's text size reaches the screen's picture; killed
+    /// band and the state says so; the screen's picture is the terminal's grid; killed
     /// without a goodbye (a box unplugged), the broker says it is offline through its last will.
     @Test func theBrokerSeesWhatTheScreenShowsAndTheBoxGoingAway() throws {
         let broker = try LoopbackBroker()
@@ -604,6 +604,12 @@ struct BrokerTerminalTests {
 
             #expect(try waitUntil { try broker.retainedBytes(topic + "/screen") != nil })
             let moving = try #require(try broker.retainedBytes(topic + "/screen"))
+            // The terminal's own grid drawn in pixels (8x16 a cell), not a simulated 16:9 frame.
+            func word(_ png: [UInt8], at offset: Int) -> Int { png[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
+            let terminalRows = try #require(Int(try terminal.tmux("display", "-t", "t", "-p", "#{pane_height}")
+                .trimmingCharacters(in: .whitespacesAndNewlines)))
+            #expect(word(moving, at: 16) == 640 && word(moving, at: 20) == terminalRows * 16,
+                    "\(word(moving, at: 16))x\(word(moving, at: 20)) for \(terminalRows) rows")
             try broker.publish(topic + "/paused/set", "ON")
             #expect(try waitUntil { try state()?["paused"] as? Bool == true })
             #expect(try terminal.screen()[12].trimmingCharacters(in: .whitespaces) == line)
@@ -619,12 +625,12 @@ struct BrokerTerminalTests {
             #expect(try waitUntil { try broker.retained(topic + "/result")?.contains("nothing was reloaded") == true })
             #expect(try waitUntil { (try state()?["problems"] as? [String])?.contains { $0.hasPrefix("MQTT: refresh:") } == true })
 
-            // A larger text, and the carer presses Refresh in Home Assistant (a reload): the
-            // picture is drawn again in it, and the failure before is gone.
-            try (good + "text_height = 0.25\n").write(toFile: configuration, atomically: true, encoding: .utf8)
+            // Mended, the carer presses Refresh in Home Assistant (a reload): the failure before
+            // is gone; the terminal's picture, still, is the one it was.
+            try good.write(toFile: configuration, atomically: true, encoding: .utf8)
             try broker.publish(topic + "/refresh/press", "PRESS")
-            #expect(try waitUntil { try broker.retainedBytes(topic + "/screen").map { $0 != paused } ?? false })
             #expect(try waitUntil { (try state()?["problems"] as? [String])?.isEmpty == true })
+            #expect(try broker.retainedBytes(topic + "/screen") == paused)
 
             let shell = try #require(Int32(try terminal.tmux("display", "-t", "t", "-p", "#{pane_pid}")
                 .trimmingCharacters(in: .whitespacesAndNewlines)))

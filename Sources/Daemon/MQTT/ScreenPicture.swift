@@ -2,12 +2,13 @@ import Display
 import Marquee
 import Schedule
 
-/// The screen as a picture for the carers' broker: what the glass shows now. A pixel screen's
-/// own frame as last shown (asked of the display loop, 640 pixels wide in the screen's shape);
-/// a terminal, which has no pixels of its own, drawn by the renderer of `marquee snapshot` on
-/// a screen of its own (640x360, the display's font and text size, as a reload left them). A
-/// new picture when what is on the glass, the pause or the settings change, and at least every
-/// 30 s while the text moves; encoded as PNG here, never on the render thread.
+/// The screen as a picture for the carers' broker: what the glass shows now, asked of the
+/// display loop (a pixel screen's own frame as last shown, a terminal's grid of cells drawn in
+/// pixels), 640 pixels wide in the screen's shape. Where the screen gives none (no font to
+/// draw a terminal's cells with), drawn by the renderer of `marquee snapshot` on a screen of its
+/// own (640x360, the display's font and text size, as a reload left them). A new picture when
+/// what is on the glass, the pause or the settings change, and at least every 30 s while the
+/// text moves; scaled and encoded as PNG here, never on the render thread.
 actor ScreenPicture {
     static let width = 640
     static let height = 360
