@@ -50,6 +50,12 @@ public final class TerminalScreen {
         /// The colour its letter shows in (nil: the terminal's own), for the carers' picture.
         var ink: Colour?
 
+        /// Equal when the terminal shows them alike: what is written decides (the ink is a
+        /// picture's, and on an 8-colour console many inks are one attribute).
+        static func == (left: Cell, right: Cell) -> Bool {
+            left.text == right.text && left.sgr == right.sgr && left.isContinuation == right.isContinuation
+        }
+
         static let blank = Cell(text: " ", sgr: "", isContinuation: false)
         /// What an unknown screen holds: equal to no cell marquee draws, so every cell is written.
         static let unknown = Cell(text: "", sgr: "unknown", isContinuation: false)
