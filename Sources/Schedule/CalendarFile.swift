@@ -562,7 +562,7 @@ public struct ScheduleLimits: Sendable, Hashable {
 /// stream-safe limit): 400,000 marks on one letter kept HarfBuzz busy for minutes at every
 /// frame's shaping. Text with nothing visible in it (only spaces and invisible format
 /// characters such as U+200B) is empty.
-public func singleLine(_ text: String) -> String {
+func singleLine(_ text: String) -> String {
     // Most text is clean already: no control or separator, no space at either end or twice in a row.
     var previous: Unicode.Scalar = " "
     var isClean = true
@@ -601,7 +601,7 @@ public func singleLine(_ text: String) -> String {
 }
 
 /// The most combining marks kept in a row (Unicode's stream-safe text format allows 30).
-public let longestMarkRun = 30
+let longestMarkRun = 30
 
 /// A scalar that extends the character before it (a combining mark, a joiner, a variation
 /// selector); none below U+0300.
