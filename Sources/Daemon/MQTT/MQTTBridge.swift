@@ -160,10 +160,11 @@ final class MQTTBridge: Sendable {
             let error = "a retained command is not obeyed (it would be again at every connection); taken off the broker"
             log.log(.warning, "MQTT: \(topic): \(error)")
             connection.publish(topics.result, Self.encode(CommandResult(topic: topic, ok: false, command: nil, error: error)),
-                               retain: false)
+                               retain: true)
             return
         }
         let outcome = obey(topic: topic, payload: payload)
+        if outcome.error == nil { noteCommandProblem(nil) }
         if let error = outcome.error, outcome.sayInJournal { log.log(.warning, "MQTT: \(topic): \(error)") }
         let result = CommandResult(topic: topic, ok: outcome.error == nil, command: outcome.command, error: outcome.error)
         // Retained, so Home Assistant's "Last command" sensor has it after its own restart.
@@ -225,7 +226,6 @@ final class MQTTBridge: Sendable {
                 noteCommandProblem("refresh: \(problem); nothing was reloaded")
                 return (nil, "\(problem); nothing was reloaded", true)
             }
-            noteCommandProblem(nil)
             mailbox.post(.control(.reload))
             return ("refresh", nil, false)
         default:
