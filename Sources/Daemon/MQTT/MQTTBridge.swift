@@ -44,6 +44,8 @@ final class MQTTBridge: Sendable {
     private let published = Mutex<(changes: Int, document: [UInt8])?>(nil)
     /// How many calendars' sensors Home Assistant was told of (nil: not connected yet).
     private let announcedSubscriptions = Mutex<Int?>(nil)
+    /// The connection's status last told, so the journal says only what changed.
+    private let lastStatus = Mutex<MQTTStatus?>(nil)
     /// The calendars' last successes published, by index.
     private let publishedUpdates = Mutex<[Int: String]>([:])
     /// The latest picture of the screen, and whether it still has to be published.
@@ -77,9 +79,15 @@ final class MQTTBridge: Sendable {
             tick: { [self] in publishChanges($0) },
             statusChanged: { [self] status in
                 state.update { $0.mqtt = status }
-                if status.connected {
+                // Said when it changes: trying again ("connecting") does not say the last error again.
+                let before = lastStatus.withLock { last in
+                    defer { last = status }
+                    return last
+                }
+                if status.connected, before?.connected != true {
                     log.log(.notice, "MQTT: connected to \(status.broker) as \(topics.base)")
-                } else if let error = status.lastError {
+                } else if !status.connected, let error = status.lastError,
+                          error != before?.lastError || before?.connected == true {
                     log.log(.warning, "MQTT: \(error)")
                 }
             })
