@@ -317,12 +317,16 @@ final class MQTTBridge: Sendable {
     /// does not offer (those that command it, when it obeys no commands) has an empty one,
     /// which removes what an earlier run announced.
     func boxEntities() -> [(topic: String, config: [UInt8])] {
+        /// The pause as the state says it: a switch's state, or a binary sensor's.
+        let pausedState: (inout DiscoveryConfig) -> Void = { [topics] in
+            $0.state_topic = topics.state
+            $0.value_template = "{{ 'ON' if value_json.paused else 'OFF' }}"
+            $0.icon = "mdi:pause-circle-outline"
+        }
         let commanding: [(topic: String, config: [UInt8])] = [
             entity("switch", "paused", "Paused") {
-                $0.state_topic = topics.state
-                $0.value_template = "{{ 'ON' if value_json.paused else 'OFF' }}"
+                pausedState(&$0)
                 $0.command_topic = topics.pausedCommand
-                $0.icon = "mdi:pause-circle-outline"
             },
             entity("text", "say", "Say now") {
                 $0.command_topic = topics.sayCommand
@@ -352,11 +356,7 @@ final class MQTTBridge: Sendable {
                 $0.entity_category = "config"
             },
         ]
-        let pausedShown = entity("binary_sensor", "paused", "Paused") {
-            $0.state_topic = topics.state
-            $0.value_template = "{{ 'ON' if value_json.paused else 'OFF' }}"
-            $0.icon = "mdi:pause-circle-outline"
-        }
+        let pausedShown = entity("binary_sensor", "paused", "Paused", configure: pausedState)
         let offered = settings.commands ? commanding + [(pausedShown.topic, [])]
                                         : commanding.map { ($0.topic, []) } + [pausedShown]
         return offered + [
