@@ -5,6 +5,8 @@ final class CellPicture {
     private let fonts: FontStack
     private var painter: GlyphPainter
     private var placements: [GlyphPlacement] = []
+    /// The grid's width it was made for.
+    let columns: Int
     let cellWidth: Int
     let cellHeight: Int
 
@@ -13,6 +15,7 @@ final class CellPicture {
 
     /// For a grid `columns` wide drawn about `width` pixels wide.
     init(columns: Int, width: Int) throws(FontError) {
+        self.columns = columns
         cellWidth = max(2, width / max(1, columns))
         cellHeight = 2 * cellWidth
         fonts = try FontStack(paths: [Self.monospaced] + FontStack.defaultPaths, pixelSize: max(4, cellHeight * 3 / 4))

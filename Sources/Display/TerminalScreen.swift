@@ -434,7 +434,7 @@ extension TerminalScreen: TickerScreen {
     /// The cells as last drawn, in pixels: the grid on the glass (in marquee's fonts, not the
     /// terminal's). Rows marquee does not draw are black.
     public func copyForPicture() -> ScreenCopy? {
-        if cellPicture?.cellWidth != max(2, Self.pictureWidth / max(1, columns)) {
+        if cellPicture?.columns != columns {
             cellPicture = try? CellPicture(columns: columns, width: Self.pictureWidth)
         }
         return cellPicture?.draw((0..<rows).map { lastRows[$0] })
