@@ -517,7 +517,7 @@ import Support
                         + "its later messages show after the next reload"))
             }
         }
-        return CoverPlan(changes: inEffectChanges, files: readable.map(\.0), requests: readable.isEmpty ? [] : requests(readable, span: span))
+        return CoverPlan(changes: inEffectChanges, files: readable.map(\.0), requests: requests(readable, span: span))
     }
 
     /// Puts a plan's expansions in effect, unless a load or a new zone changed the files in
