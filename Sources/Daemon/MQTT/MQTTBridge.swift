@@ -232,7 +232,8 @@ final class MQTTBridge: Sendable {
             // nothing is reloaded (it answered ok and the journal said "keeping the previous").
             if case .unusable(let problem)? = checkConfiguration?() {
                 noteCommandProblem("refresh: \(problem); nothing was reloaded")
-                return (nil, "\(problem); nothing was reloaded", true)
+                // The check said it in the journal already.
+                return (nil, "\(problem); nothing was reloaded", false)
             }
             mailbox.post(.control(.reload))
             return ("refresh", nil, false)
