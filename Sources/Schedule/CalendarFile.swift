@@ -285,6 +285,13 @@ public struct ScheduleLimits: Sendable, Hashable {
                 switch swiftString(icalproperty_get_x_name(property))?.uppercased() {
                 case "X-MARQUEE-TEXT":
                     marqueeText = swiftString(icalproperty_get_x(property))
+                case "X-MARQUEE-SPEAK":
+                    let value = (swiftString(icalproperty_get_x(property)) ?? "").trimmingCharacters(in: " ").uppercased()
+                    record.speaks = value == "YES" || value == "TRUE"
+                    if !record.speaks, value != "NO", value != "FALSE" {
+                        report(.warning, propertyLine("X-MARQUEE-SPEAK"),
+                               "X-MARQUEE-SPEAK \"\(value)\" is neither YES nor NO; read as NO")
+                    }
                 case "X-MARQUEE-EFFECT":
                     let name = (swiftString(icalproperty_get_x(property)) ?? "").lowercased()
                     record.effect = Effect(rawValue: name.trimmingCharacters(in: " "))
@@ -311,9 +318,15 @@ public struct ScheduleLimits: Sendable, Hashable {
                 break
             }
         }
-        for alarm in children(of: event, ICAL_VALARM_COMPONENT) {
+        let alarmLines = line.map { source.childComponentLines(of: $0, named: "VALARM") } ?? []
+        for (number, alarm) in children(of: event, ICAL_VALARM_COMPONENT).enumerated() {
             reportLibicalErrors(in: alarm, source: source, componentLine: line)
-            if let alarmRecord = extractAlarm(alarm, resolver: resolver, triggerLine: { propertyLine("TRIGGER") }) {
+            // Where its properties are; libical keeps an event's alarms in the order written.
+            let alarmLine = number < alarmLines.count ? alarmLines[number] : nil
+            func alarmPropertyLine(_ name: String) -> Int? {
+                alarmLine.flatMap { source.line(ofProperty: name, from: $0) } ?? alarmLine ?? line
+            }
+            if let alarmRecord = extractAlarm(alarm, resolver: resolver, propertyLine: alarmPropertyLine) {
                 record.alarms.append(alarmRecord)
             }
         }
@@ -376,19 +389,29 @@ public struct ScheduleLimits: Sendable, Hashable {
         return rule.freq == ICAL_NO_RECURRENCE ? nil : rule
     }
 
-    /// - Parameter triggerLine: where problems with its TRIGGER are reported (looked up only then).
+    /// - Parameter propertyLine: where problems with one of its properties are reported
+    ///   (looked up only then).
     private func extractAlarm(
-        _ alarm: OpaquePointer, resolver: ZoneResolver, triggerLine: () -> Int?
+        _ alarm: OpaquePointer, resolver: ZoneResolver, propertyLine: (String) -> Int?
     ) -> AlarmRecord? {
-        var isDisplay = false
+        var action: icalproperty_action?
         var trigger: AlarmTrigger?
         var text: String?
+        var attachment: String?
+        var repeats: Int?
+        var interval: NominalDuration?
         for property in properties(of: alarm) {
             switch icalproperty_isa(property) {
             case ICAL_ACTION_PROPERTY:
-                isDisplay = icalproperty_get_action(property) == ICAL_ACTION_DISPLAY
+                action = icalproperty_get_action(property)
             case ICAL_DESCRIPTION_PROPERTY:
                 text = swiftString(icalproperty_get_description(property))
+            case ICAL_ATTACH_PROPERTY:
+                attachment = attachmentName(property, line: propertyLine("ATTACH"))
+            case ICAL_REPEAT_PROPERTY:
+                repeats = Int(icalproperty_get_repeat(property))
+            case ICAL_DURATION_PROPERTY:
+                interval = NominalDuration(icalproperty_get_duration(property))
             case ICAL_TRIGGER_PROPERTY:
                 let value = icalproperty_get_trigger(property)
                 if icaltime_is_null_time(value.time) == 0 {
@@ -397,7 +420,7 @@ public struct ScheduleLimits: Sendable, Hashable {
                     }
                 } else {
                     guard let offset = NominalDuration(value.duration) else {
-                        report(.warning, triggerLine(), "TRIGGER is more than a hundred years from its event; "
+                        report(.warning, propertyLine("TRIGGER"), "TRIGGER is more than a hundred years from its event; "
                             + "the alarm is ignored")
                         return nil
                     }
@@ -410,9 +433,37 @@ public struct ScheduleLimits: Sendable, Hashable {
                 break
             }
         }
-        guard isDisplay, let trigger else { return nil }
+        guard action == ICAL_ACTION_DISPLAY || action == ICAL_ACTION_AUDIO, let trigger else { return nil }
         let shown = text.map(singleLine).flatMap { $0.isEmpty || Self.isPlaceholderAlarmText($0) ? nil : $0 }
-        return AlarmRecord(text: shown, trigger: trigger)
+        var record = AlarmRecord(text: shown, trigger: trigger, isAudio: action == ICAL_ACTION_AUDIO,
+                                 attachment: action == ICAL_ACTION_AUDIO ? attachment : nil)
+        if let repeats, repeats > 0 {
+            let seconds = interval.map { Int64($0.days) * 86_400 + $0.seconds } ?? 0
+            if seconds <= 0 {
+                report(.warning, propertyLine("REPEAT"), "REPEAT without a DURATION longer than zero; the alarm sounds once")
+            } else {
+                if repeats > Sounding.mostRepeats {
+                    report(.warning, propertyLine("REPEAT"),
+                           "REPEAT:\(repeats) is more than \(Sounding.mostRepeats); the alarm sounds again \(Sounding.mostRepeats) times")
+                }
+                record.repeats = min(repeats, Sounding.mostRepeats)
+                record.repeatSeconds = seconds
+            }
+        }
+        return record
+    }
+
+    /// What an `ATTACH` names: its URI (Apple's named sounds are URIs such as `Chord`); nil,
+    /// said, for a recording written into the file itself, which marquee does not play.
+    private func attachmentName(_ property: OpaquePointer, line: Int?) -> String? {
+        guard let attach = icalproperty_get_attach(property) else { return nil }
+        guard icalattach_get_is_url(attach) != 0, let url = swiftString(icalattach_get_url(attach)) else {
+            report(.warning, line, "a sound written into the calendar (ATTACH;ENCODING=BASE64) is not played; "
+                + "the reminder is spoken instead")
+            return nil
+        }
+        let name = url.trimmingCharacters(in: " ")
+        return name.isEmpty ? nil : String(name.prefix(1_024))
     }
 
     /// What calendar apps write into a reminder when the person wrote nothing: the event's own

@@ -60,10 +60,16 @@ struct NominalDuration: Hashable {
     case absolute(TimeValue)
 }
 
-/// A `VALARM` with `ACTION:DISPLAY`.
+/// A `VALARM` with `ACTION:DISPLAY` or `ACTION:AUDIO`.
 @ICalActor struct AlarmRecord {
     var text: String?
     var trigger: AlarmTrigger
+    var isAudio = false
+    /// An `ACTION:AUDIO` alarm's `ATTACH` (a URI or a file name).
+    var attachment: String?
+    /// `REPEAT` and `DURATION`: how many times more, how many seconds apart.
+    var repeats = 0
+    var repeatSeconds: Int64 = 0
 }
 
 /// An RDATE: a start, or a PERIOD with its own end.
@@ -112,6 +118,8 @@ struct NominalDuration: Hashable {
     var recurrenceID: TimeValue?
     var appliesToFuture = false
     var alarms: [AlarmRecord] = []
+    /// `X-MARQUEE-SPEAK:YES`: heard when it starts.
+    var speaks = false
     /// The year of its date stands for "unknown" (a birthday without a year: Apple's
     /// X-APPLE-OMIT-YEAR, or a yearly all-day date before 1900): it has no `{age}`.
     var yearUnknown = false

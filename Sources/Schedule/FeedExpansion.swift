@@ -27,6 +27,53 @@ struct MessageTemplate: Sendable, Hashable {
     var priority: Int
     var color: RGBColor?
     var effect: Effect?
+    /// How its messages are heard (nil: only shown).
+    var sound: SoundTemplate?
+}
+
+/// A `Sounding` but for its instant, which each activation has.
+struct SoundTemplate: Sendable, Hashable {
+    var origin: Sounding.Origin
+    var attachment: String?
+    var repeats: Int
+    var repeatSeconds: Int64
+
+    /// How the record's alarm `alarm` (nil: the event) asks to be heard.
+    @ICalActor init?(_ record: EventRecord, alarm: Int?) {
+        guard let alarm else {
+            guard record.speaks else { return nil }
+            self.init(origin: .event, attachment: nil, repeats: 0, repeatSeconds: 0)
+            return
+        }
+        let written = record.alarms[alarm]
+        self.init(origin: written.isAudio ? .audioAlarm : .displayAlarm, attachment: written.attachment,
+                  repeats: written.repeats, repeatSeconds: written.repeatSeconds)
+    }
+
+    init(origin: Sounding.Origin, attachment: String?, repeats: Int, repeatSeconds: Int64) {
+        self.origin = origin
+        self.attachment = attachment
+        self.repeats = repeats
+        self.repeatSeconds = repeatSeconds
+    }
+
+    /// Its number in the binary form (0 stands for none).
+    var originNumber: Int64 {
+        switch origin {
+        case .audioAlarm: 1
+        case .displayAlarm: 2
+        case .event: 3
+        }
+    }
+
+    static func origin(number: Int64) -> Sounding.Origin? {
+        switch number {
+        case 1: .audioAlarm
+        case 2: .displayAlarm
+        case 3: .event
+        default: nil
+        }
+    }
 }
 
 /// An interval during which one message is active, with what its placeholders need.
@@ -232,6 +279,10 @@ extension FeedExpansion {
             writer.integer(template.priority)
             writer.integer(template.color.map { Int64($0.red) << 16 | Int64($0.green) << 8 | Int64($0.blue) } ?? -1)
             writer.string(template.effect?.rawValue ?? "")
+            writer.integer(template.sound?.originNumber ?? 0)
+            writer.string(template.sound?.attachment ?? "")
+            writer.integer(Int64(template.sound?.repeats ?? 0))
+            writer.integer(template.sound?.repeatSeconds ?? 0)
         }
         writer.integer(activations.count)
         for activation in activations {
@@ -266,14 +317,20 @@ extension FeedExpansion {
         guard let templateCount = reader.count(atMost: most) else { return nil }
         for _ in 0..<templateCount {
             guard let text = reader.string(), let uid = reader.string(), let priority = reader.integer(),
-                let color = reader.integer(), let effect = reader.string()
+                let color = reader.integer(), let effect = reader.string(), let origin = reader.integer(),
+                let attachment = reader.string(), let repeats = reader.integer(), let repeatSeconds = reader.integer(),
+                (0...Int64(Sounding.mostRepeats)).contains(repeats)
             else { return nil }
+            let sound = SoundTemplate.origin(number: origin).map {
+                SoundTemplate(origin: $0, attachment: attachment.isEmpty ? nil : attachment, repeats: Int(repeats),
+                              repeatSeconds: repeatSeconds)
+            }
             templates.append(MessageTemplate(
                 text: text, uid: uid, priority: Int(priority),
                 color: color < 0 ? nil : RGBColor(red: UInt8(truncatingIfNeeded: color >> 16),
                                                   green: UInt8(truncatingIfNeeded: color >> 8),
                                                   blue: UInt8(truncatingIfNeeded: color)),
-                effect: Effect(rawValue: effect)))
+                effect: Effect(rawValue: effect), sound: sound))
         }
         guard let activationCount = reader.count(atMost: most) else { return nil }
         activations.reserveCapacity(activationCount)

@@ -102,12 +102,12 @@ import Support
         var templateIndex: [TemplateKey: Int] = [:]
         var seen: Set<ActivationKey> = []
         for activation in found where activation.start < until {
-            let key = TemplateKey(record: ObjectIdentifier(activation.record), alarmText: activation.alarmText)
+            let key = TemplateKey(record: ObjectIdentifier(activation.record), alarm: activation.alarm)
             let template = templateIndex[key] ?? {
                 let record = activation.record
                 result.templates.append(MessageTemplate(
                     text: activation.alarmText ?? record.text, uid: record.uid, priority: record.priority,
-                    color: record.color, effect: record.effect))
+                    color: record.color, effect: record.effect, sound: SoundTemplate(record, alarm: activation.alarm)))
                 templateIndex[key] = result.templates.count - 1
                 return result.templates.count - 1
             }()
@@ -124,7 +124,7 @@ import Support
 
     private struct TemplateKey: Hashable {
         var record: ObjectIdentifier
-        var alarmText: String?
+        var alarm: Int?
     }
 
     /// An activation met in two windows is kept once.

@@ -18,10 +18,12 @@ public struct Message: Hashable, Sendable {
     public var priority: Int
     public var color: RGBColor?
     public var effect: Effect?
+    /// How it is heard when it starts (nil: it is only shown).
+    public var sounding: Sounding?
 
     public init(
         text: String, start: ZonedTime, end: ZonedTime, source: String, uid: String, kind: Kind, priority: Int,
-        color: RGBColor?, effect: Effect?
+        color: RGBColor?, effect: Effect?, sounding: Sounding? = nil
     ) {
         self.text = text
         self.start = start
@@ -32,13 +34,47 @@ public struct Message: Hashable, Sendable {
         self.priority = priority
         self.color = color
         self.effect = effect
+        self.sounding = sounding
     }
+
+    /// Urgent enough to be heard at night (`PRIORITY` 1–4).
+    public var isUrgent: Bool { priority <= 4 }
 
     /// Display order: priority, then start, then text.
     static func displayOrder(_ a: Message, _ b: Message) -> Bool {
         if a.priority != b.priority { return a.priority < b.priority }
         if a.start.instant != b.start.instant { return a.start.instant < b.start.instant }
         return a.text < b.text
+    }
+}
+
+/// What a calendar asks to be heard: an alarm (RFC 5545 §3.6.6, `ACTION:AUDIO` or
+/// `ACTION:DISPLAY`) when it triggers, or an event marked `X-MARQUEE-SPEAK:YES` when it starts.
+/// Whether it is heard is the box's decision (its `speak` setting, the night, a mute).
+public struct Sounding: Hashable, Sendable {
+    public enum Origin: String, Hashable, Sendable {
+        case audioAlarm = "audio", displayAlarm = "display", event
+    }
+
+    public var origin: Origin
+    /// The instant it sounds first: the alarm's trigger, the event's start.
+    public var trigger: ZonedTime
+    /// What an `ACTION:AUDIO` alarm attached (`ATTACH`): a named sound (Apple's `Chord`), a
+    /// file or an address; nil when none.
+    public var attachment: String?
+    /// How many times more it sounds (`REPEAT`), and how many seconds apart (`DURATION`).
+    public var repeats: Int
+    public var repeatSeconds: Int64
+
+    /// The most times an alarm sounds again (`REPEAT`): a reminder repeated for hours is noise.
+    public static let mostRepeats = 10
+
+    public init(origin: Origin, trigger: ZonedTime, attachment: String? = nil, repeats: Int = 0, repeatSeconds: Int64 = 0) {
+        self.origin = origin
+        self.trigger = trigger
+        self.attachment = attachment
+        self.repeats = repeats
+        self.repeatSeconds = repeatSeconds
     }
 }
 
@@ -130,7 +166,11 @@ public struct FeedStatus: Hashable, Sendable {
 
 extension Message: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case text, start, end, source, uid, kind, priority, color, effect
+        case text, start, end, source, uid, kind, priority, color, effect, sounding
+    }
+
+    private enum SoundingKeys: String, CodingKey {
+        case origin, trigger, attachment, repeats, repeatSeconds = "repeat_seconds"
     }
 
     /// The `marquee messages --json` shape: times in RFC 3339 with offset, colour `#rrggbb`.
@@ -145,5 +185,13 @@ extension Message: Encodable {
         try container.encode(priority, forKey: .priority)
         if let color { try container.encode(color.description, forKey: .color) } else { try container.encodeNil(forKey: .color) }
         if let effect { try container.encode(effect.rawValue, forKey: .effect) } else { try container.encodeNil(forKey: .effect) }
+        if let sounding {
+            var heard = container.nestedContainer(keyedBy: SoundingKeys.self, forKey: .sounding)
+            try heard.encode(sounding.origin.rawValue, forKey: .origin)
+            try heard.encode(sounding.trigger.rfc3339, forKey: .trigger)
+            try heard.encodeIfPresent(sounding.attachment, forKey: .attachment)
+            try heard.encode(sounding.repeats, forKey: .repeats)
+            try heard.encode(sounding.repeatSeconds, forKey: .repeatSeconds)
+        }
     }
 }

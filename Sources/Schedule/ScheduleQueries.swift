@@ -9,8 +9,24 @@ extension ScheduleState {
         let messages = index.activations(at: instant.secondsSinceEpoch).map(message(for:))
         // Sorted by position: a message is large to move.
         let ordered = messages.indices.sorted { Message.displayOrder(messages[$0], messages[$1]) }
-        var seen = Set<String>(minimumCapacity: messages.count)
-        return ordered.lazy.map { messages[$0] }.filter { seen.insert($0.text).inserted }
+        // A text shown once is heard as the last of its messages to ask for it (an alarm with
+        // the event's own text, two alarms of one event): that one has just triggered.
+        var kept: [String: Int] = [:]
+        var result: [Message] = []
+        result.reserveCapacity(messages.count)
+        for message in ordered.lazy.map({ messages[$0] }) {
+            if let earlier = kept[message.text] {
+                if let sounding = message.sounding,
+                    result[earlier].sounding.map({ $0.trigger < sounding.trigger }) ?? true
+                {
+                    result[earlier].sounding = sounding
+                }
+            } else {
+                kept[message.text] = result.count
+                result.append(message)
+            }
+        }
+        return result
     }
 
     /// The first instant after `instant` at which a message starts or ends, or nil if none

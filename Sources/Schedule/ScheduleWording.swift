@@ -57,7 +57,11 @@ extension ScheduleState {
         return Message(
             text: text, start: zone.zoned(start), end: zone.zoned(end),
             source: source, uid: template.uid, kind: activation.kind, priority: template.priority,
-            color: template.color, effect: template.effect)
+            color: template.color, effect: template.effect,
+            sounding: template.sound.map { sound in
+                Sounding(origin: sound.origin, trigger: zone.zoned(start), attachment: sound.attachment,
+                         repeats: sound.repeats, repeatSeconds: sound.repeatSeconds)
+            })
     }
 }
 

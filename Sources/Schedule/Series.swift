@@ -6,6 +6,8 @@ import CLibical
     var end: Int64
     var kind: Message.Kind
     var record: EventRecord
+    /// Which of the record's alarms it is (nil: the event itself), and the alarm's text.
+    var alarm: Int?
     var alarmText: String?
     var occurrenceStart: Int64
     var occurrenceEnd: Int64
@@ -110,15 +112,15 @@ enum OccurrenceLength {
     let record = occurrence.record
     let start = occurrence.start
     let end = max(start, occurrence.end)
-    func activation(_ kind: Message.Kind, _ from: Int64, _ to: Int64, _ text: String?) -> EventActivation {
+    func activation(_ kind: Message.Kind, _ from: Int64, _ to: Int64, alarm: Int?, _ text: String?) -> EventActivation {
         EventActivation(
-            start: from, end: to, kind: kind, record: record, alarmText: text, occurrenceStart: start,
+            start: from, end: to, kind: kind, record: record, alarm: alarm, alarmText: text, occurrenceStart: start,
             occurrenceEnd: end, age: record.yearUnknown ? EventActivation.unknownAge : age, source: source)
     }
     if !record.text.isEmpty {
-        result.append(activation(.event, start, end > start ? end : start + momentShownSeconds, nil))
+        result.append(activation(.event, start, end > start ? end : start + momentShownSeconds, alarm: nil, nil))
     }
-    for alarm in record.alarms {
+    for (number, alarm) in record.alarms.enumerated() {
         let trigger: Int64
         switch alarm.trigger {
         case .relative(let seconds, let toEnd):
@@ -129,7 +131,7 @@ enum OccurrenceLength {
         }
         let until = trigger < start ? start : (trigger < end ? end : trigger + context.defaultDuration)
         let text = alarm.text ?? (record.text.isEmpty ? nil : record.text)
-        if let text { result.append(activation(.alarm, trigger, until, text)) }
+        if let text { result.append(activation(.alarm, trigger, until, alarm: number, text)) }
     }
 }
 

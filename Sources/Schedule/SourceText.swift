@@ -155,6 +155,26 @@ final class SourceText {
         return nil
     }
 
+    /// The lines where the components named `name` (upper case) directly inside the one that
+    /// begins at `startLine` begin (a VEVENT's VALARMs), in order.
+    func childComponentLines(of startLine: Int, named name: String) -> [Int] {
+        let wanted = Array(name.utf8)
+        guard startLine >= 1, startLine < lineStarts.count else { return [] }
+        var found: [Int] = []
+        var depth = 0
+        for line in startLine + 1...lineStarts.count {
+            let range = lineRange(line)
+            if let begun = componentName(range, keyword: Self.begin) {
+                if depth == 0, isName(begun, wanted) { found.append(line) }
+                depth += 1
+            } else if componentName(range, keyword: Self.end) != nil {
+                if depth == 0 { break }
+                depth -= 1
+            }
+        }
+        return found
+    }
+
     private func scanLines() {
         var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         // Where component names are on their lines: compared as bytes, made text only for problems.

@@ -52,7 +52,7 @@ import Testing
         ])
     }
 
-    /// A display alarm shows its DESCRIPTION from its trigger until the event starts; a
+    /// An alarm shows its DESCRIPTION from its trigger until the event starts; a
     /// trigger after the start shows until the event ends; RELATED=END counts from the end.
     @Test func displayAlarms() throws {
         let alarm = { (trigger: String, text: String) in
@@ -67,14 +67,15 @@ import Testing
             event("DTSTART:20260702T100000Z", "SUMMARY:Absolute",
                   alarm(";VALUE=DATE-TIME:20260702T080000Z", "Absolute alarm")))
         let schedule = try schedule(feed, zone: "UTC")
-        #expect(schedule.texts(at: "2026-07-01T09:00:00Z") == [])
-        #expect(schedule.texts(at: "2026-07-01T09:30:00Z") == ["Leave for the dentist: it is at 10:00"])
+        // The audio alarm, which has no text, shows the event's.
+        #expect(schedule.texts(at: "2026-07-01T09:00:00Z") == ["Dentist at 10:00"])
+        #expect(schedule.texts(at: "2026-07-01T09:30:00Z") == ["Dentist at 10:00", "Leave for the dentist: it is at 10:00"])
         #expect(schedule.texts(at: "2026-07-01T10:06:00Z") == ["Dentist at 10:00", "You should be at the dentist"])
         #expect(schedule.texts(at: "2026-07-01T10:55:00Z") == [
             "Dentist at 10:00", "You should be at the dentist", "Dentist ends soon",
         ])
         let kinds = schedule.messages(at: instant("2026-07-01T09:45:00Z")).map(\.kind)
-        #expect(kinds == [.alarm])
+        #expect(kinds == [.alarm, .alarm])
         #expect(schedule.texts(at: "2026-07-02T09:00:00Z") == ["Absolute alarm"])
     }
 
