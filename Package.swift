@@ -26,20 +26,26 @@ let package = Package(
         // still check.
         .target(name: "Display", dependencies: ["Support", "Marquee", "CLinux", "CFreeType", "CZlib", "CHarfBuzz", "CFriBidi", "CDRM", "CICU"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+        .systemLibrary(name: "CEspeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // Reminders heard: the chime, speech (eSpeak NG) and the sound device (ALSA).
+        .target(name: "Sound", dependencies: ["Support", "CEspeak", "CALSA"]),
         .target(name: "CCurl"),
         .target(name: "CMosquitto"),
-        .target(name: "Daemon", dependencies: ["Support", "Schedule", "Marquee", "Display", "CLinux", "CCurl", "CMosquitto"]),
+        .target(name: "Daemon", dependencies: ["Support", "Schedule", "Marquee", "Display", "Sound", "CLinux", "CCurl", "CMosquitto"]),
         // The `marquee` command (its folder differs from Marquee's by more than case).
         .executableTarget(
             name: "MarqueeCLI",
-            dependencies: ["Support", "Schedule", "Marquee", "Display", "Daemon", "CLinux", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["Support", "Schedule", "Marquee", "Display", "Sound", "Daemon", "CLinux", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "schedule-benchmark", dependencies: ["Support", "Schedule", "CLibical"], path: "Benchmarks/ScheduleBenchmark"),
         .executableTarget(name: "marquee-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/MarqueeBenchmark"),
         .executableTarget(
             name: "framebuffer-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/FramebufferBenchmark"),
+        .executableTarget(name: "sound-benchmark", dependencies: ["Sound"], path: "Benchmarks/SoundBenchmark"),
         .executableTarget(name: "schedule-fuzz", dependencies: ["Schedule"], path: "Fuzz/ScheduleFuzz"),
         .testTarget(name: "ScheduleTests", dependencies: ["Support", "Schedule", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SoundTests", dependencies: ["Sound", "TestSupport"]),
         .testTarget(name: "MarqueeTests", dependencies: ["Support", "Marquee", "TestSupport"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "CZlib", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "DaemonTests", dependencies: ["Support", "Daemon", "Display", "Schedule", "Marquee", "LoopbackServers", "TestSupport"]),

@@ -83,7 +83,8 @@ struct RunCommand: AsyncParsableCommand {
                         + "(systemctl restart marquee)")
                 }
                 return ReloadedSettings(display: display, schedule: feedOptions.scheduleSettings(fresh),
-                                        style: DisplayOptions.style(fresh))
+                                        style: DisplayOptions.style(fresh),
+                                        sound: fresh.soundSettings(language: feedOptions.words(fresh).locale))
             } catch {
                 log.log(.error, "\(error); keeping the previous configuration")
                 return nil
@@ -114,6 +115,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.checkConfiguration = checkConfiguration
         configuration.boxProblems = boxProblems
         configuration.version = marqueeVersion
+        configuration.sound = file.soundSettings(language: feedOptions.words(file).locale)
         do {
             let machine = try? readFile("/etc/machine-id", limit: 256).get()
             configuration.mqtt = try file.mqttSettings(address: mqtt, hostname: hostName(),

@@ -1,4 +1,5 @@
 import Schedule
+import Sound
 import Support
 
 #if canImport(Glibc)
@@ -72,6 +73,25 @@ public struct ConfigurationFile: Sendable, Hashable {
     /// Whether the box obeys commands from the broker (pause, refresh, a message sent now);
     /// false for a box that only reports.
     public var mqttCommands: Bool?
+    /// Which reminders are heard (`alarms`, `audio-only`, `off`), how loud by day and by night
+    /// (0–100), on which ALSA device, and how many times more a reminder sounds until someone
+    /// acknowledges it.
+    public var speak: SoundSettings.Speak?
+    public var dayVolume: Int?
+    public var nightVolume: Int?
+    public var soundDevice: String?
+    public var repeatUntilAcknowledged: Int?
+
+    /// How reminders are heard, in the voice of `language`.
+    public func soundSettings(language: String) -> SoundSettings {
+        var sound = SoundSettings(language: language)
+        if let speak { sound.speak = speak }
+        if let volume = dayVolume.flatMap(Volume.init(percent:)) { sound.dayVolume = volume }
+        if let volume = nightVolume.flatMap(Volume.init(percent:)) { sound.nightVolume = volume }
+        if let soundDevice { sound.device = soundDevice }
+        if let repeatUntilAcknowledged { sound.repeatUntilAcknowledged = repeatUntilAcknowledged }
+        return sound
+    }
 
     /// The MQTT settings (nil: no broker), `address` given on the command line taking the
     /// file's place.
@@ -365,6 +385,18 @@ public struct ConfigurationFile: Sendable, Hashable {
         case "mqtt_discovery": mqttDiscovery = try boolean()
         case "mqtt_name": mqttName = try string()
         case "mqtt_commands": mqttCommands = try boolean()
+        case "speak": speak = SoundSettings.Speak(rawValue: try oneOf(SoundSettings.Speak.allCases.map(\.rawValue)))
+        case "volume_day": dayVolume = try whole(0...100, "a whole number from 0 (silent) to 100 (the default is 80)")
+        case "volume_night": nightVolume = try whole(0...100, "a whole number from 0 (silent) to 100 (the default is 30)")
+        case "sound_device":
+            let name = try string()
+            guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+                throw TOMLError("must be an ALSA device name such as \"default\" or \"plughw:CARD=PCH\" (`aplay -L` lists them)")
+            }
+            soundDevice = name
+        case "repeat_until_acknowledged":
+            repeatUntilAcknowledged = try whole(
+                0...SoundSettings.mostRepeats, "a whole number of repeats from 0 to \(SoundSettings.mostRepeats) (the default is 2)")
         default:
             let nearest = Self.keys.min { editDistance($0, key) < editDistance($1, key) }
             let hint = nearest.flatMap { editDistance($0, key) <= 2 ? "; did you mean `\($0)`?" : nil } ?? ""
@@ -414,6 +446,11 @@ public struct ConfigurationFile: Sendable, Hashable {
         "mqtt_discovery",
         "mqtt_name",
         "mqtt_commands",
+        "speak",
+        "volume_day",
+        "volume_night",
+        "sound_device",
+        "repeat_until_acknowledged",
     ]
 }
 

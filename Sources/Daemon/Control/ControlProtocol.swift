@@ -22,6 +22,10 @@ public struct ControlRequest: Codable, Sendable, Hashable {
         case pause, resume
         /// Read the feed folder again.
         case reload
+        /// The reminder sounding now was heard: its repeats stop.
+        case acknowledge = "ack"
+        /// No reminder is heard until `unmute` (the screen is unchanged).
+        case mute, unmute
     }
 
     public var type: Kind
@@ -109,6 +113,8 @@ public struct StatusReport: Codable, Sendable, Hashable {
     public var mqtt: MQTTStatus?
     /// What is wrong with the box itself: a state folder that cannot be written.
     public var boxProblems: [String]
+    /// The reminders heard and their fate (nil: no sound in this run).
+    public var sound: SoundStatus?
     public var uptimeSeconds: Int
 
     public struct Lateness: Codable, Sendable, Hashable {
@@ -170,6 +176,31 @@ public struct StatusReport: Codable, Sendable, Hashable {
     }
 }
 
+/// How reminders are heard, and the last ones: what `marquee status` says of sound.
+public struct SoundStatus: Codable, Sendable, Hashable {
+    public struct Reminder: Codable, Sendable, Hashable {
+        public var text: String
+        public var trigger: String
+        /// `sounding`, `acknowledged`, `not acknowledged`, `missed`, `quiet at night`, `muted`.
+        public var outcome: String
+        /// When the outcome last changed.
+        public var at: String
+        public var soundings: Int
+    }
+
+    /// `alarms`, `audio-only` or `off`.
+    public var speak: String
+    public var device: String
+    public var muted: Bool
+    /// Why the device did not play the last reminder (nil: it played, or none was due yet).
+    public var problem: String?
+    /// The last reminders, newest first.
+    public var reminders: [Reminder]
+    /// Of the last reminder played: milliseconds to its first sample, and to make its words.
+    public var firstSampleMilliseconds: Double?
+    public var synthesisMilliseconds: Double?
+}
+
 /// What the display loop is doing, kept up to date by the loop and read by the control
 /// socket, which computes the status when it is asked — never waiting for a frame, and never
 /// older than the request.
@@ -188,6 +219,7 @@ final class DisplayState: Sendable {
         var pageFlips: PageFlipFigures?
         var subscriptions: [SubscriptionStatus] = []
         var mqtt: MQTTStatus?
+        var sound: SoundStatus?
         /// Steady times of the last frames drawn, oldest first overwritten.
         var frameTimes = [SteadyInstant](repeating: SteadyInstant(sinceOrigin: .min), count: 256)
         var framesDrawn = 0
@@ -305,6 +337,7 @@ final class DisplayState: Sendable {
         report.pageFlips = state.pageFlips
         report.subscriptions = state.subscriptions
         report.mqtt = state.mqtt
+        report.sound = state.sound
         let recent = state.frameTimes.filter { $0 > steady - Self.frameRateWindow && $0 <= steady }.count
         report.framesPerSecond = (Double(recent) / (Double(Self.frameRateWindow) / 1e9) * 10).rounded() / 10
         let recorded = state.lateness.prefix(min(state.latenessCount, state.lateness.count)).sorted()

@@ -2,6 +2,7 @@ import CLinux
 import Display
 import Marquee
 import Schedule
+import Sound
 import Support
 import Synchronization
 
@@ -51,6 +52,8 @@ public struct DaemonConfiguration: Sendable {
     public var mqtt: MQTTSettings?
     /// marquee's version, as told to the broker.
     public var version = ""
+    /// How reminders are heard (nil: no sound in this run).
+    public var sound: SoundSettings?
 
     public init(
         schedule: Schedule, settings: DisplaySettings, reloadSettings: (@Sendable () -> ReloadedSettings?)?,
@@ -167,6 +170,7 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     if configuration.output != .terminal {
         watchDevices(configuration, with: sources) { mailbox.post(.screenDeviceChanged) }
     }
+    let (reminders, voice) = configuration.sound.map { hearing($0, configuration, state: state, log: log) } ?? (nil, nil)
     let status = await onRenderThread {
         mailbox.receiveSignals()
         guard let screen = openScreen(configuration, log: log) else { return 1 }
@@ -174,7 +178,7 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             clock: clock, screen: screen, schedule: schedule, snapshot: first, settings: configuration.settings,
             state: state, environment: configuration.environment, log: log,
             reloadSettings: reloadSettings, showsProblems: !log.isEnabled,
-            backlight: findBacklight(configuration, log: log))
+            backlight: findBacklight(configuration, log: log), reminders: reminders, voice: voice)
         return loop.run(mailbox: mailbox) {
             waitForDevices(configuration.device.map { [$0] } ?? ["/dev/fb0"] + drmCardPaths())
             return openScreen(configuration, log: log)
@@ -184,6 +188,38 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     await mqtt?.stop()
     withExtendedLifetime(server) {}
     return status
+}
+
+/// Which reminders are heard, as the state folder remembers them (the triggers decided, the
+/// carer's mute), and the voice that plays them, telling the status what it played or why not.
+private func hearing(
+    _ settings: SoundSettings, _ configuration: DaemonConfiguration, state: DisplayState, log: EventLog
+) -> (ReminderPlan, ReminderVoice) {
+    let folder = configuration.stateDirectory
+    var heard: [ReminderPlan.Key: Int64] = [:]
+    if let path = folder.map({ $0 + "/" + ReminderVoice.heardFile }), access(path, F_OK) == 0 {
+        if let bytes = try? readFile(path, limit: 16 << 20).get(), let read = ReminderPlan.decodeHeard(bytes) {
+            heard = read
+        } else {
+            log.log(.warning, "\(path) cannot be read; reminders of the last minute may sound again")
+        }
+    }
+    var plan = ReminderPlan(settings: settings, heard: heard)
+    plan.muted = folder.map { access($0 + "/" + ReminderVoice.mutedFile, F_OK) == 0 } ?? false
+    if plan.muted { log.log(.notice, "reminders are muted (by a carer, before this start): shown, not heard") }
+    let voice = ReminderVoice(settings: settings, stateFolder: folder, log: log) { report in
+        state.update { shared in
+            guard var sound = shared.sound else { return }
+            sound.problem = report.problem
+            if let played = report.played {
+                sound.firstSampleMilliseconds = (played.firstSampleAfter * 10_000).rounded() / 10
+                sound.synthesisMilliseconds = (played.synthesisSeconds * 10_000).rounded() / 10
+            }
+            shared.sound = sound
+            shared.version += 1
+        }
+    }
+    return (plan, voice)
 }
 
 /// How long the display waits for the feeds before its first frame: a folder read by then is

@@ -63,6 +63,11 @@ final class DisplayLoop {
     private var isNight = false
     private var stilledForNight = false
     private var pausedByRequest = false
+    /// Which reminders are heard (nil: no sound in this run), played by `voice`; whether the
+    /// messages changed since it last looked.
+    private var reminders: ReminderPlan?
+    private let voice: ReminderVoice?
+    private var remindersToLook = true
 
     /// - Parameters:
     ///   - snapshot: the messages at the start (the schedule is loaded before the display starts).
@@ -75,9 +80,11 @@ final class DisplayLoop {
         clock: any DisplayClock, screen: any TickerScreen, schedule: ScheduleService, snapshot: ScheduleSnapshot,
         settings: DisplaySettings, state: DisplayState, environment: [String: String] = [:], log: EventLog? = nil,
         reloadSettings: (@Sendable () -> ReloadedSettings?)? = nil, showsProblems: Bool = false,
-        backlight: Backlight? = nil
+        backlight: Backlight? = nil, reminders: ReminderPlan? = nil, voice: ReminderVoice? = nil
     ) {
         self.clock = clock
+        self.reminders = reminders
+        self.voice = voice
         self.backlight = backlight
         self.screen = screen
         self.schedule = schedule
@@ -106,6 +113,7 @@ final class DisplayLoop {
         controller.show(snapshot, settings: settings, at: steady, width: screen.bandWidth)
         screen.showOrientation(snapshot.orientationShown(idleTemplate: settings.idleText))
         publishShown()
+        publishReminders()
         showProblems()
         tellMissingCharacters()
     }
@@ -194,6 +202,7 @@ final class DisplayLoop {
             return .screenGone
         }
         if wall >= validUntil, !awaitingSchedule { requestMessages(at: wall) }
+        hearReminders(at: wall)
         followTheNight(steady: steady, wall: wall)
         guard drawFrame(at: steady) else { return .finished(0) }
         let deadline = nextDeadline(steady: steady, wall: wall)
@@ -234,6 +243,17 @@ final class DisplayLoop {
             reload(at: steady)
         case .control(.status):
             break
+        case .control(.acknowledge):
+            guard var plan = reminders else { break }
+            let acknowledged = plan.acknowledge(at: wall.instant)
+            reminders = plan
+            log?.log(.notice, acknowledged.isEmpty ? "acknowledged, but no reminder was sounding"
+                : "acknowledged: " + acknowledged.map { "\"\($0)\"" }.joined(separator: ", "))
+            publishReminders()
+        case .control(.mute):
+            mute(true)
+        case .control(.unmute):
+            mute(false)
         case .feedsChanged:
             reloadsInFlight += 1
             schedule.reload()
@@ -253,6 +273,11 @@ final class DisplayLoop {
                 schedule.apply(scheduleSettings)
             }
             if let style = reloaded?.style { restyle(style) }
+            if let sound = reloaded?.sound, reminders != nil {
+                reminders?.settings = sound
+                voice?.use(sound)
+                publishReminders()
+            }
         case .feedsReloaded:
             reloadsInFlight = max(0, reloadsInFlight - 1)
             requestMessages(at: wall)
@@ -268,6 +293,7 @@ final class DisplayLoop {
             snapshot = answer
             validUntil = WallInstant(answer.validUntil.instant)
             controller.show(answer, settings: settings, at: steady, width: screen.bandWidth)
+            remindersToLook = true
             screen.showOrientation(answer.orientationShown(idleTemplate: settings.idleText))
             tellMissingCharacters()
             publishShown()
@@ -304,6 +330,54 @@ final class DisplayLoop {
             shared.showing = showing
             shared.output = output
             shared.paused = paused
+            shared.version += 1
+        }
+    }
+
+    // MARK: - Reminders
+
+    /// Plays the reminders that are due now (their messages just began, or a repeat's time
+    /// came), says in the journal what was missed, and keeps what was heard.
+    private func hearReminders(at wall: WallInstant) {
+        guard var plan = reminders,
+              remindersToLook || plan.nextDue.map({ wall.instant >= $0 }) == true
+        else { return }
+        remindersToLook = false
+        let decisions = plan.look(at: snapshot.messages, now: wall.instant, isNight: NightPolicy.isNight(snapshot.partOfDay))
+        reminders = plan
+        for line in decisions.journal { log?.log(.warning, line) }
+        for due in decisions.play {
+            log?.log(.notice, "reminder heard: \"\(due.text)\"" + (due.of > 1 ? " (\(due.number) of \(due.of))" : ""))
+            voice?.play(due)
+        }
+        if decisions.heardChanged { voice?.keepHeard(ReminderPlan.encodeHeard(plan.heard)) }
+        if !decisions.play.isEmpty || !decisions.journal.isEmpty || decisions.heardChanged { publishReminders() }
+    }
+
+    /// Silences the reminders until unmuted (the screen is unchanged), or hears them again.
+    private func mute(_ muted: Bool) {
+        guard reminders != nil else { return }
+        reminders?.muted = muted
+        voice?.keepMuted(muted)
+        log?.log(.notice, muted ? "reminders muted by request: they are shown, not heard" : "reminders heard again")
+        publishReminders()
+    }
+
+    /// Tells the status how reminders are heard and what became of the last ones.
+    private func publishReminders() {
+        guard let plan = reminders else { return }
+        let records = plan.recent.map { record in
+            SoundStatus.Reminder(
+                text: record.text, trigger: record.trigger.rfc3339, outcome: record.outcome.rawValue,
+                at: ZonedTime(instant: record.at, utcOffset: snapshot.utcOffset).rfc3339, soundings: record.soundings)
+        }
+        state.update { shared in
+            var sound = shared.sound ?? SoundStatus(speak: "", device: "", muted: false, reminders: [])
+            sound.speak = plan.settings.speak.rawValue
+            sound.device = plan.settings.device
+            sound.muted = plan.muted
+            sound.reminders = records
+            shared.sound = sound
             shared.version += 1
         }
     }
@@ -443,6 +517,7 @@ final class DisplayLoop {
         if let step = NightPolicy(settings).nextShadeStep(snapshot.partOfDay, after: wall) {
             consider(steady + (step - wall))
         }
+        if let due = reminders?.nextDue { consider(steady + max(0, WallInstant(due) - wall)) }
         return deadline
     }
 

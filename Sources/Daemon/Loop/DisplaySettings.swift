@@ -22,16 +22,20 @@ public struct DisplaySettings: Sendable, Hashable {
 }
 
 /// What a carer's reload reads from the configuration file: the display's settings, the
-/// schedule's and the pixels' font and text size (nil: each keeps its own).
+/// schedule's, the pixels' font and text size and how reminders are heard (nil: each keeps its
+/// own).
 public struct ReloadedSettings: Sendable {
     public var display: DisplaySettings
     public var schedule: ScheduleSettings?
     public var style: FramebufferStyle?
+    public var sound: SoundSettings?
 
-    public init(display: DisplaySettings, schedule: ScheduleSettings? = nil, style: FramebufferStyle? = nil) {
+    public init(display: DisplaySettings, schedule: ScheduleSettings? = nil, style: FramebufferStyle? = nil,
+                sound: SoundSettings? = nil) {
         self.display = display
         self.schedule = schedule
         self.style = style
+        self.sound = sound
     }
 }
 

@@ -1,0 +1,2 @@
+/* ALSA: sound played on a kiosk's own device, with no sound server. */
+#include <alsa/asoundlib.h>

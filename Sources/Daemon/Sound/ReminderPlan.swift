@@ -1,0 +1,242 @@
+import Schedule
+import Support
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Which reminders are heard, when, and what became of them — decided without a clock of its
+/// own (the loop gives it the messages and the instant), so every rule is tested on a manual
+/// clock. A reminder sounds at its trigger (never before, at most `lateLimit` after: one
+/// missed while the box was off is said, not played hours later), once per trigger whatever
+/// happens to the feed, the clock or the process (what was decided is kept across restarts,
+/// `heard`), then again as its calendar's REPEAT says, or `repeatUntilAcknowledged` times,
+/// until someone acknowledges it. By night only urgent reminders sound; a mute silences all.
+struct ReminderPlan {
+    /// One trigger of one reminder.
+    struct Key: Hashable, Codable, Sendable {
+        var source: String
+        /// The event's UID, or its text where it has none.
+        var event: String
+        var trigger: Int64
+        var origin: String
+    }
+
+    /// What became of a reminder, as the status says it.
+    enum Outcome: String, Codable, Sendable {
+        /// Sounded; repeats may follow until it is acknowledged.
+        case sounding
+        case acknowledged
+        /// Sounded every time without being acknowledged.
+        case notAcknowledged = "not acknowledged"
+        /// Its time passed while the box was off or the clock elsewhere: not played late.
+        case missed
+        /// Not urgent, at night.
+        case quietAtNight = "quiet at night"
+        case muted
+    }
+
+    /// A reminder to play now.
+    struct Due: Sendable, Equatable {
+        var key: Key
+        var text: String
+        /// Which sounding it is (1: the first) of how many at most.
+        var number: Int
+        var of: Int
+        var atNight: Bool
+    }
+
+    /// A reminder's story, for the status and the broker.
+    struct Record: Sendable, Equatable {
+        var key: Key
+        var text: String
+        var trigger: ZonedTime
+        var outcome: Outcome
+        /// When the outcome last changed.
+        var at: Instant
+        var soundings: Int
+    }
+
+    /// What one look decided: what to play and what to say in the journal.
+    struct Decisions: Sendable, Equatable {
+        var play: [Due] = []
+        var journal: [String] = []
+        /// Whether `heard` changed (to be kept).
+        var heardChanged = false
+    }
+
+    /// The latest a reminder is played after its trigger.
+    static let lateLimit: Int64 = 60
+    /// How far apart repeats sound when the calendar gave no DURATION.
+    static let repeatSeconds: Int64 = 300
+    /// How long a decided trigger is remembered: longer than any reminder stays on screen.
+    static let rememberedSeconds: Int64 = 8 * 86_400
+    /// How many reminders the status lists.
+    static let listed = 10
+
+    var settings: SoundSettings
+    var muted = false
+    /// Every trigger decided, with when: never decided again.
+    private(set) var heard: [Key: Int64]
+    private(set) var recent: [Record] = []
+
+    private struct Waiting {
+        var key: Key
+        var text: String
+        var urgent: Bool
+        var next: Int64
+        var remaining: Int
+        var interval: Int64
+        var soundings: Int
+        var total: Int
+    }
+
+    private var waiting: [Waiting] = []
+
+    init(settings: SoundSettings, heard: [Key: Int64] = [:]) {
+        self.settings = settings
+        self.heard = heard
+    }
+
+    /// Whether a message's sounding is heard under the `speak` setting.
+    func isHeard(_ sounding: Sounding) -> Bool {
+        switch settings.speak {
+        case .off: false
+        case .audioOnly: sounding.origin == .audioAlarm
+        case .alarms: true
+        }
+    }
+
+    /// Looks at the messages active now and at the repeats due: what is to be played now.
+    mutating func look(at messages: [Message], now: Instant, isNight: Bool) -> Decisions {
+        var decisions = Decisions()
+        let seconds = now.secondsSinceEpoch
+        for message in messages {
+            guard let sounding = message.sounding, isHeard(sounding), sounding.trigger.instant <= now else { continue }
+            let key = Key(source: message.source, event: message.uid.isEmpty ? message.text : message.uid,
+                          trigger: sounding.trigger.instant.secondsSinceEpoch, origin: sounding.origin.rawValue)
+            guard heard[key] == nil else { continue }
+            heard[key] = seconds
+            decisions.heardChanged = true
+            let outcome: Outcome
+            if seconds - key.trigger > Self.lateLimit {
+                outcome = .missed
+                decisions.journal.append("reminder \"\(message.text)\" of \(sounding.trigger.rfc3339) was missed: "
+                    + "the box was off or its clock elsewhere at that time; it is not played late")
+            } else if muted {
+                outcome = .muted
+            } else if isNight, !message.isUrgent {
+                outcome = .quietAtNight
+            } else {
+                let (repeats, interval) = sounding.repeats > 0
+                    ? (sounding.repeats, sounding.repeatSeconds)
+                    : (settings.repeatUntilAcknowledged, Self.repeatSeconds)
+                decisions.play.append(Due(key: key, text: message.text, number: 1, of: repeats + 1, atNight: isNight))
+                waiting.append(Waiting(key: key, text: message.text, urgent: message.isUrgent, next: key.trigger + interval,
+                                       remaining: repeats, interval: interval, soundings: 1, total: repeats + 1))
+                outcome = .sounding
+            }
+            note(Record(key: key, text: message.text, trigger: sounding.trigger, outcome: outcome, at: now,
+                        soundings: outcome == .sounding ? 1 : 0))
+        }
+        repeatsDue(now: seconds, isNight: isNight, into: &decisions)
+        forget(before: seconds - Self.rememberedSeconds, decisions: &decisions)
+        return decisions
+    }
+
+    /// Repeats whose time came; reminders that sounded all theirs without an acknowledgement
+    /// (one interval after the last) become not acknowledged.
+    private mutating func repeatsDue(now: Int64, isNight: Bool, into decisions: inout Decisions) {
+        var kept: [Waiting] = []
+        for var reminder in waiting {
+            guard now >= reminder.next else {
+                kept.append(reminder)
+                continue
+            }
+            if reminder.remaining == 0 || muted || (isNight && !reminder.urgent) {
+                let outcome: Outcome = reminder.remaining == 0 ? .notAcknowledged : muted ? .muted : .quietAtNight
+                update(reminder.key, outcome: outcome, at: now, soundings: reminder.soundings)
+                if outcome == .notAcknowledged {
+                    decisions.journal.append("reminder \"\(reminder.text)\" sounded \(times(reminder.soundings)) "
+                        + "and nobody acknowledged it")
+                }
+                continue
+            }
+            // Several repeats passed at once (the clock set forward): one sounding, the rest skipped.
+            while reminder.next + reminder.interval <= now, reminder.remaining > 1 {
+                reminder.next += reminder.interval
+                reminder.remaining -= 1
+            }
+            reminder.remaining -= 1
+            reminder.soundings += 1
+            reminder.next += reminder.interval
+            decisions.play.append(Due(key: reminder.key, text: reminder.text, number: reminder.soundings,
+                                      of: reminder.total, atNight: isNight))
+            update(reminder.key, outcome: .sounding, at: now, soundings: reminder.soundings)
+            kept.append(reminder)
+        }
+        waiting = kept
+    }
+
+    /// The next instant a repeat sounds or a reminder's time to be acknowledged ends.
+    var nextDue: Instant? {
+        waiting.map(\.next).min().map(Instant.init(secondsSinceEpoch:))
+    }
+
+    /// The reminders sounding now, acknowledged: their repeats stop. Their texts.
+    mutating func acknowledge(at now: Instant) -> [String] {
+        let acknowledged = waiting
+        waiting = []
+        for reminder in acknowledged {
+            update(reminder.key, outcome: .acknowledged, at: now.secondsSinceEpoch, soundings: reminder.soundings)
+        }
+        return acknowledged.map(\.text)
+    }
+
+    /// Whether some reminder waits for an acknowledgement.
+    var isWaiting: Bool { !waiting.isEmpty }
+
+    private mutating func note(_ record: Record) {
+        recent.insert(record, at: 0)
+        if recent.count > Self.listed { recent.removeLast(recent.count - Self.listed) }
+    }
+
+    private mutating func update(_ key: Key, outcome: Outcome, at now: Int64, soundings: Int) {
+        guard let index = recent.firstIndex(where: { $0.key == key }) else { return }
+        recent[index].outcome = outcome
+        recent[index].at = Instant(secondsSinceEpoch: now)
+        recent[index].soundings = soundings
+    }
+
+    private mutating func forget(before limit: Int64, decisions: inout Decisions) {
+        let old = heard.filter { $0.value < limit }
+        guard !old.isEmpty else { return }
+        for key in old.keys { heard[key] = nil }
+        decisions.heardChanged = true
+    }
+
+    private func times(_ count: Int) -> String {
+        count == 1 ? "once" : count == 2 ? "twice" : "\(count) times"
+    }
+}
+
+extension ReminderPlan {
+    /// The decided triggers as kept in the state folder: one JSON document.
+    static func encodeHeard(_ heard: [Key: Int64]) -> [UInt8] {
+        let entries = heard.map { HeardEntry(key: $0.key, decidedAt: $0.value) }.sorted { $0.decidedAt < $1.decidedAt }
+        return Array((try? JSONEncoder().encode(entries)) ?? Data())
+    }
+
+    /// What `encodeHeard` wrote; nil when it cannot be read (then nothing is known as heard).
+    static func decodeHeard(_ bytes: [UInt8]) -> [Key: Int64]? {
+        guard let entries = try? JSONDecoder().decode([HeardEntry].self, from: Data(bytes)) else { return nil }
+        return Dictionary(entries.map { ($0.key, $0.decidedAt) }, uniquingKeysWith: max)
+    }
+
+    private struct HeardEntry: Codable {
+        var key: Key
+        var decidedAt: Int64
+    }
+}

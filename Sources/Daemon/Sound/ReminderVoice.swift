@@ -1,0 +1,132 @@
+import Dispatch
+import Sound
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Support
+import Synchronization
+
+/// Plays the reminders the loop decides on, one after another, on a queue of its own: a
+/// sound never delays a frame, a reload or the socket. At most `queued` wait; more are said as
+/// one "and N more reminders". A device that is missing, busy or gone is said once (journal,
+/// status) and tried again at the next reminder; the record of what was heard is written here
+/// too, off the render thread.
+final class ReminderVoice: Sendable {
+    /// How many reminders wait to be played at most.
+    static let queued = 3
+    /// In the state folder: the triggers decided, and (while muted) the mute.
+    static let heardFile = "reminders-heard.json"
+    static let mutedFile = "reminders-muted"
+
+    /// What a reminder played, or why not, for the status.
+    struct Report: Sendable {
+        var text: String
+        var played: ReminderSound.Played?
+        var problem: String?
+    }
+
+    private let queue = DispatchQueue(label: "marquee.sound", qos: .userInitiated)
+    private let waiting = Mutex<(count: Int, more: Int, settings: SoundSettings)>((0, 0, SoundSettings()))
+    private let heardPath: String?
+    private let mutedPath: String?
+    private let log: EventLog?
+    private let report: @Sendable (Report) -> Void
+    /// The device's trouble last said (nil: it played), so it is said once.
+    private let lastProblem = Mutex<String?>(nil)
+    private let voiceNoted = Mutex<Set<String>>([])
+
+    /// - Parameters:
+    ///   - stateFolder: where what was heard and the mute are kept (nil: nowhere).
+    ///   - report: told of each reminder played or not, on the sound queue.
+    init(settings: SoundSettings, stateFolder: String?, log: EventLog?, report: @escaping @Sendable (Report) -> Void) {
+        heardPath = stateFolder.map { $0 + "/" + Self.heardFile }
+        mutedPath = stateFolder.map { $0 + "/" + Self.mutedFile }
+        self.log = log
+        self.report = report
+        waiting.withLock { $0.settings = settings }
+    }
+
+    /// From now on (a reload).
+    func use(_ settings: SoundSettings) {
+        waiting.withLock { $0.settings = settings }
+    }
+
+    /// Plays `due` after what is already playing.
+    func play(_ due: ReminderPlan.Due) {
+        let accepted = waiting.withLock { state -> Bool in
+            guard state.count < Self.queued else {
+                state.more += 1
+                return false
+            }
+            state.count += 1
+            return true
+        }
+        guard accepted else { return }
+        queue.async { [self] in
+            let (settings, more) = waiting.withLock { state in
+                state.count -= 1
+                // The last waiting reminder says how many more could not be played.
+                let more = state.count == 0 ? state.more : 0
+                if state.count == 0 { state.more = 0 }
+                return (state.settings, more)
+            }
+            let text = more == 0 ? due.text : "\(due.text). And \(more) more reminder\(more == 1 ? "" : "s")"
+            sound(text, settings: settings, atNight: due.atNight)
+        }
+    }
+
+    private func sound(_ text: String, settings: SoundSettings, atNight: Bool) {
+        let volume = atNight ? settings.nightVolume : settings.dayVolume
+        do {
+            let played = try ReminderSound.play(text, language: settings.language, volume: volume,
+                                                on: SoundDevice(name: settings.device))
+            if lastProblem.withLock({ $0.take() }) != nil {
+                log?.log(.notice, "the sound device \"\(settings.device)\" plays again")
+            }
+            if !played.spoken.voiceMatched, voiceNoted.withLock({ $0.insert(settings.language).inserted }) {
+                log?.log(.warning, "no voice speaks \"\(settings.language)\"; reminders are spoken by the "
+                    + "\"\(played.spoken.voice)\" voice")
+            }
+            if played.spoken.cut {
+                log?.log(.notice, "a reminder of \(text.count) characters was spoken up to \(Speech.mostCharacters)")
+            }
+            report(Report(text: text, played: played))
+        } catch {
+            let problem = "\(error)"
+            if lastProblem.withLock({ last in defer { last = problem }; return last != problem }) {
+                log?.tell(.warning, "\(problem); reminders are shown but not heard until it plays")
+            }
+            report(Report(text: text, problem: problem))
+        }
+    }
+
+    /// Keeps `bytes` (the plan's record of what was heard) in the state folder.
+    func keepHeard(_ bytes: [UInt8]) {
+        guard let heardPath else { return }
+        queue.async { [self] in
+            if let problem = writeFileAtomically(bytes, to: heardPath) {
+                log?.log(.warning, "\(problem); after a restart a reminder already heard may be said as missed")
+            }
+        }
+    }
+
+    /// Keeps the carer's mute across a restart: a file in the state folder while muted.
+    func keepMuted(_ muted: Bool) {
+        guard let mutedPath else { return }
+        queue.async { [self] in
+            if muted {
+                if let problem = writeFileAtomically(Array("muted by a carer\n".utf8), to: mutedPath) {
+                    log?.log(.warning, "\(problem); a restart unmutes the reminders")
+                }
+            } else {
+                unlink(mutedPath)
+            }
+        }
+    }
+
+    /// Waits until everything asked is played (the tests, a stop).
+    func finish() {
+        queue.sync {}
+    }
+}

@@ -1,0 +1,37 @@
+import Sound
+
+/// How reminders are heard (`speak`, `volume_day`, `volume_night`, `sound_device`,
+/// `repeat_until_acknowledged`); can be replaced while running (a reload).
+public struct SoundSettings: Sendable, Hashable {
+    /// Which calendar alarms are heard.
+    public enum Speak: String, Sendable, Hashable, CaseIterable {
+        /// Audio and display alarms, and events marked to speak.
+        case alarms
+        /// `ACTION:AUDIO` alarms only.
+        case audioOnly = "audio-only"
+        case off
+    }
+
+    public var speak: Speak
+    public var dayVolume: Volume
+    public var nightVolume: Volume
+    /// The ALSA PCM played on.
+    public var device: String
+    /// How many times more a reminder sounds when its calendar wrote no REPEAT.
+    public var repeatUntilAcknowledged: Int
+    /// The language of the voice (`de`, `en_GB`): the display's.
+    public var language: String
+
+    public init(speak: Speak = .alarms, dayVolume: Volume = Volume(percent: 80)!, nightVolume: Volume = Volume(percent: 30)!,
+                device: String = "default", repeatUntilAcknowledged: Int = 2, language: String = "en") {
+        self.speak = speak
+        self.dayVolume = dayVolume
+        self.nightVolume = nightVolume
+        self.device = device
+        self.repeatUntilAcknowledged = repeatUntilAcknowledged
+        self.language = language
+    }
+
+    /// The most `repeat_until_acknowledged` may be.
+    public static let mostRepeats = 10
+}

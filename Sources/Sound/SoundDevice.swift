@@ -1,0 +1,83 @@
+import CALSA
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An ALSA playback device (`default`, `hw:1,0`, `plughw:CARD=Intel`, or a PCM of an
+/// asoundrc), opened for each reminder and closed after it, so a device plugged in later is
+/// found and nothing is held between reminders. A kiosk's service has no sound server: this is
+/// ALSA itself. Playing blocks until the device has played all: call it on a thread of its own.
+public struct SoundDevice: Sendable {
+    public let name: String
+
+    /// Why a clip could not be played, in words for a carer's journal.
+    public struct Failure: Error, CustomStringConvertible, Equatable {
+        public var description: String
+    }
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    /// Plays the clips one after another without a gap; `whenPlaying` is told as the first
+    /// samples reach the device, with the seconds since `play` was called. A later clip is
+    /// asked for (`next`) only once the earlier ones are written, so it can be made meanwhile.
+    public func play(
+        first: SoundClip, then next: () throws -> SoundClip?, whenPlaying: (Double) -> Void = { _ in }
+    ) throws {
+        let began = monotonicSeconds()
+        var pcm: OpaquePointer?
+        // Opened without blocking (a busy device says so at once), then written blocking.
+        var result = snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
+        guard result >= 0, let pcm else { throw failure("cannot open the sound device", result) }
+        defer { snd_pcm_close(pcm) }
+        snd_pcm_nonblock(pcm, 0)
+        result = snd_pcm_set_params(pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(first.sampleRate),
+                                    1, 300_000)
+        guard result >= 0 else { throw failure("the sound device refuses 16-bit mono at \(first.sampleRate) Hz", result) }
+        try write(first, to: pcm)
+        whenPlaying(monotonicSeconds() - began)
+        while let clip = try next() {
+            guard clip.sampleRate == first.sampleRate else {
+                throw Failure(description: "a sound of \(clip.sampleRate) Hz follows one of \(first.sampleRate) Hz")
+            }
+            try write(clip, to: pcm)
+        }
+        snd_pcm_drain(pcm)
+    }
+
+    private func write(_ clip: SoundClip, to pcm: OpaquePointer) throws {
+        var offset = 0
+        while offset < clip.samples.count {
+            let written = clip.samples.withUnsafeBufferPointer { buffer in
+                snd_pcm_writei(pcm, buffer.baseAddress! + offset, snd_pcm_uframes_t(buffer.count - offset))
+            }
+            if written >= 0 {
+                offset += written
+                continue
+            }
+            // An underrun or a suspend is recovered from; a device gone is not.
+            let recovered = snd_pcm_recover(pcm, Int32(written), 1)
+            guard recovered >= 0 else { throw failure("the sound device stopped playing", recovered) }
+        }
+    }
+
+    private func failure(_ what: String, _ code: Int32) -> Failure {
+        Failure(description: "\(what) \"\(name)\": \(String(cString: snd_strerror(code)))")
+    }
+}
+
+/// Seconds of this thread's processor time, for figures.
+func processorSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// Seconds on the monotonic clock, for figures.
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
