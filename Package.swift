@@ -52,8 +52,8 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["Schedule", "LoopbackServers", "TestSupport"], exclude: ["Fixtures"]),
         // Real servers on loopback for the tests (nginx with a certificate authority of its own).
         .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),
-        // What the tests share: waiting for what real time drives.
-        .target(name: "TestSupport", dependencies: ["Schedule", "Marquee"], path: "Tests/TestSupport"),
+        // What the tests share: waiting for what real time drives, sound heard back.
+        .target(name: "TestSupport", dependencies: ["Schedule", "Marquee", "Sound"], path: "Tests/TestSupport"),
     ],
     swiftLanguageModes: [.v6]
 )

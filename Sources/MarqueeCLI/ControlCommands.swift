@@ -166,3 +166,38 @@ struct ResumeCommand: ParsableCommand {
         try requireOK(try ask(ControlRequest(type: .resume), socketPath: socketOption.path))
     }
 }
+
+/// `marquee ack`: the reminder sounding now was heard; its repeats stop.
+struct AcknowledgeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ack", abstract: "Acknowledge the reminder sounding now: its repeats stop.")
+
+    @OptionGroup var socketOption: SocketOption
+
+    func run() throws {
+        try requireOK(try ask(ControlRequest(type: .acknowledge), socketPath: socketOption.path))
+    }
+}
+
+/// `marquee mute`: no reminder is heard until `marquee unmute`; the screen is unchanged.
+struct MuteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mute", abstract: "Silence the reminders until unmuted (they are still shown).")
+
+    @OptionGroup var socketOption: SocketOption
+
+    func run() throws {
+        try requireOK(try ask(ControlRequest(type: .mute), socketPath: socketOption.path))
+    }
+}
+
+/// `marquee unmute`: reminders are heard again.
+struct UnmuteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "unmute", abstract: "Hear the reminders again.")
+
+    @OptionGroup var socketOption: SocketOption
+
+    func run() throws {
+        try requireOK(try ask(ControlRequest(type: .unmute), socketPath: socketOption.path))
+    }
+}

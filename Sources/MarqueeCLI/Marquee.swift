@@ -11,7 +11,8 @@ import Schedule
         abstract: "Scheduled messages from iCalendar feeds, for calendar displays.",
         version: marqueeVersion,
         subcommands: [
-            RunCommand.self, StatusCommand.self, PauseCommand.self, ResumeCommand.self, ReloadCommand.self, MessagesCommand.self,
+            RunCommand.self, StatusCommand.self, PauseCommand.self, ResumeCommand.self, ReloadCommand.self,
+            AcknowledgeCommand.self, MuteCommand.self, UnmuteCommand.self, SayCommand.self, MessagesCommand.self,
             AgendaCommand.self, CheckCommand.self, SnapshotCommand.self, ResetConsoleCommand.self, ReadFeedCommand.self,
         ])
 

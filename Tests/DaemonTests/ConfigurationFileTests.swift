@@ -1,5 +1,6 @@
 import Foundation
 import Schedule
+import Sound
 import TestSupport
 import Testing
 
@@ -17,6 +18,9 @@ import Testing
         #expect(file.idleText == "{date}")
         #expect(file.defaultEventMinutes == 60)
         #expect(file.timezone == nil)
+        let sound = file.soundSettings(language: "de")
+        #expect(sound == SoundSettings(speak: .alarms, dayVolume: Volume(percent: 80)!, nightVolume: Volume(percent: 30)!,
+                                       device: "default", repeatUntilAcknowledged: 2, language: "de"))
     }
 
     /// Every key, changed: a reload applies it, or — where the display draws, the socket, the
@@ -42,6 +46,8 @@ import Testing
         ("night_backlight", "40", "20", false), ("morning", "\"07:00\"", "\"06:30\"", false),
         ("afternoon", "\"12:00\"", "\"13:00\"", false), ("evening", "\"17:00\"", "\"18:00\"", false),
         ("night", "\"22:00\"", "\"21:00\"", false), ("default_event_minutes", "60", "30", false),
+        ("speak", "\"alarms\"", "\"off\"", false), ("volume_day", "80", "60", false), ("volume_night", "30", "10", false),
+        ("sound_device", "\"default\"", "\"plughw:CARD=PCH\"", false), ("repeat_until_acknowledged", "2", "0", false),
     ])
     func everyKeyReloadedOrToldToRestart(key: String, before: String, after: String, restarts: Bool) throws {
         let earlier = try ConfigurationFile.parse("\(key) = \(before)", path: "m.toml")
@@ -160,6 +166,15 @@ import Testing
         ("language = \"germn\"", "m.toml:1: `language` unknown language \"germn\" (a code such as \"de\", \"en_GB\" or \"zh\"); did you mean \"de\" (German)?"),
         ("morning = \"09:00\"\nafternoon = \"08:00\"", "m.toml:2: `afternoon` afternoon (08:00) must begin after morning (09:00)"),
         ("night = \"15:00\"", "m.toml:1: `night` night (15:00) must begin after evening (17:00) or after midnight before morning (07:00)"),
+        ("speak = \"loud\"", "m.toml:1: `speak` must be one of alarms, audio-only, off"),
+        ("volume_day = 101", "m.toml:1: `volume_day` must be a whole number from 0 (silent) to 100 (the default is 80)"),
+        ("volume_night = -1", "m.toml:1: `volume_night` must be a whole number from 0 (silent) to 100 (the default is 30)"),
+        ("sound_device = \"\"", "m.toml:1: `sound_device` must be an ALSA device name such as \"default\" or "
+            + "\"plughw:CARD=PCH\" (`aplay -L` lists them)"),
+        ("sound_device = \"hw:0 ; rm\"", "m.toml:1: `sound_device` must be an ALSA device name such as \"default\" or "
+            + "\"plughw:CARD=PCH\" (`aplay -L` lists them)"),
+        ("repeat_until_acknowledged = 100000", "m.toml:1: `repeat_until_acknowledged` must be a whole number of repeats "
+            + "from 0 to 10 (the default is 2)"),
     ])
     func mistakesAreNamed(text: String, message: String) {
         #expect(throws: ConfigurationError.self) { try ConfigurationFile.parse(text, path: "m.toml") }

@@ -205,6 +205,8 @@ final class DisplayLoopKit {
     let state: DisplayState
     let feeds: TemporaryFolder
     let loop: DisplayLoop
+    /// What plays the reminders (nil: no sound).
+    let voice: ReminderVoice?
     /// Where the loop's systemd notifications go (nil: it runs outside systemd).
     let notify: NotifySocket?
     /// The screen drawn on now (the first, or the last one given to `replaceScreen`).
@@ -226,7 +228,8 @@ final class DisplayLoopKit {
          settings: DisplaySettings = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5)),
          showsProblems: Bool = false, watchdog: Nanoseconds? = nil, missing: [Character] = [], log: EventLog? = nil,
          orientation: OrientationSettings? = nil, backlight: Backlight? = nil,
-         reloadSettings: (@Sendable () -> ReloadedSettings?)? = nil) async throws
+         reloadSettings: (@Sendable () -> ReloadedSettings?)? = nil, sound: SoundSettings? = nil,
+         stateFolder: String? = nil) async throws
     {
         feeds = try TemporaryFolder()
         for (name, text) in files { try feeds.write(name, text) }
@@ -245,10 +248,14 @@ final class DisplayLoopKit {
         let schedule = try await Schedule(displayZone: zone, orientation: orientation)
         await schedule.load([folder], around: wall)
         let snapshot = await schedule.snapshot(at: wall)
+        let state = state
+        let (reminders, voice) = sound.map { hearing($0, stateFolder: stateFolder, state: state, log: log) } ?? (nil, nil)
+        self.voice = voice
         loop = DisplayLoop(
             clock: clock, screen: screen, schedule: ScheduleService(schedule: schedule, mailbox: mailbox, log: nil),
             snapshot: snapshot, settings: settings, state: state, environment: environment, log: log,
-            reloadSettings: reloadSettings, showsProblems: showsProblems, backlight: backlight)
+            reloadSettings: reloadSettings, showsProblems: showsProblems, backlight: backlight,
+            reminders: reminders, voice: voice)
         await settle()
     }
 

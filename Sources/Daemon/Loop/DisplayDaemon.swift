@@ -170,7 +170,9 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     if configuration.output != .terminal {
         watchDevices(configuration, with: sources) { mailbox.post(.screenDeviceChanged) }
     }
-    let (reminders, voice) = configuration.sound.map { hearing($0, configuration, state: state, log: log) } ?? (nil, nil)
+    let (reminders, voice) = configuration.sound.map {
+        hearing($0, stateFolder: configuration.stateDirectory, state: state, log: log)
+    } ?? (nil, nil)
     let status = await onRenderThread {
         mailbox.receiveSignals()
         guard let screen = openScreen(configuration, log: log) else { return 1 }
@@ -192,21 +194,20 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
 
 /// Which reminders are heard, as the state folder remembers them (the triggers decided, the
 /// carer's mute), and the voice that plays them, telling the status what it played or why not.
-private func hearing(
-    _ settings: SoundSettings, _ configuration: DaemonConfiguration, state: DisplayState, log: EventLog
+func hearing(
+    _ settings: SoundSettings, stateFolder folder: String?, state: DisplayState, log: EventLog?
 ) -> (ReminderPlan, ReminderVoice) {
-    let folder = configuration.stateDirectory
     var heard: [ReminderPlan.Key: Int64] = [:]
     if let path = folder.map({ $0 + "/" + ReminderVoice.heardFile }), access(path, F_OK) == 0 {
         if let bytes = try? readFile(path, limit: 16 << 20).get(), let read = ReminderPlan.decodeHeard(bytes) {
             heard = read
         } else {
-            log.log(.warning, "\(path) cannot be read; reminders of the last minute may sound again")
+            log?.log(.warning, "\(path) cannot be read; reminders of the last minute may sound again")
         }
     }
     var plan = ReminderPlan(settings: settings, heard: heard)
     plan.muted = folder.map { access($0 + "/" + ReminderVoice.mutedFile, F_OK) == 0 } ?? false
-    if plan.muted { log.log(.notice, "reminders are muted (by a carer, before this start): shown, not heard") }
+    if plan.muted { log?.log(.notice, "reminders are muted (by a carer, before this start): shown, not heard") }
     let voice = ReminderVoice(settings: settings, stateFolder: folder, log: log) { report in
         state.update { shared in
             guard var sound = shared.sound else { return }

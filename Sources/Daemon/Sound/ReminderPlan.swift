@@ -15,9 +15,9 @@ import Support
 /// `heard`), then again as its calendar's REPEAT says, or `repeatUntilAcknowledged` times,
 /// until someone acknowledges it. By night only urgent reminders sound; a mute silences all.
 struct ReminderPlan {
-    /// One trigger of one reminder.
+    /// One trigger of one reminder, whichever file holds it (a calendar saved under a new name
+    /// is not heard anew).
     struct Key: Hashable, Codable, Sendable {
-        var source: String
         /// The event's UID, or its text where it has none.
         var event: String
         var trigger: Int64
@@ -115,7 +115,7 @@ struct ReminderPlan {
         let seconds = now.secondsSinceEpoch
         for message in messages {
             guard let sounding = message.sounding, isHeard(sounding), sounding.trigger.instant <= now else { continue }
-            let key = Key(source: message.source, event: message.uid.isEmpty ? message.text : message.uid,
+            let key = Key(event: message.uid.isEmpty ? message.text : message.uid,
                           trigger: sounding.trigger.instant.secondsSinceEpoch, origin: sounding.origin.rawValue)
             guard heard[key] == nil else { continue }
             heard[key] = seconds

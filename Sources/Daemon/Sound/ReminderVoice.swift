@@ -106,7 +106,8 @@ final class ReminderVoice: Sendable {
         guard let heardPath else { return }
         queue.async { [self] in
             if let problem = writeFileAtomically(bytes, to: heardPath) {
-                log?.log(.warning, "\(problem); after a restart a reminder already heard may be said as missed")
+                log?.log(.warning, "cannot write \(heardPath): \(problem); after a restart a reminder already heard "
+                    + "may be said as missed")
             }
         }
     }
@@ -117,7 +118,7 @@ final class ReminderVoice: Sendable {
         queue.async { [self] in
             if muted {
                 if let problem = writeFileAtomically(Array("muted by a carer\n".utf8), to: mutedPath) {
-                    log?.log(.warning, "\(problem); a restart unmutes the reminders")
+                    log?.log(.warning, "cannot write \(mutedPath): \(problem); a restart unmutes the reminders")
                 }
             } else {
                 unlink(mutedPath)

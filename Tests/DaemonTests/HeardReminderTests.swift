@@ -1,0 +1,141 @@
+import Foundation
+import Schedule
+import Sound
+import TestSupport
+import Testing
+
+@testable import Daemon
+
+/// Reminders heard from the display loop on its manual clock, played through ALSA's `file`
+/// PCM (every sample written to a WAV file, which each sounding starts anew) and heard back.
+@Suite(.tier(.live)) struct HeardReminderTests {
+    private func alarm(_ lines: String...) -> String {
+        (["BEGIN:VALARM"] + lines + ["END:VALARM"]).joined(separator: "\r\n")
+    }
+
+    private func sound(into path: String) -> SoundSettings {
+        SoundSettings(device: "file:FILE=\(path),FORMAT=wav", repeatUntilAcknowledged: 0, language: "en")
+    }
+
+    /// Whether something was played since the file was last removed (after all asked is played).
+    private func played(_ kit: DisplayLoopKit, _ path: String) -> Bool {
+        kit.voice?.finish()
+        return FileManager.default.fileExists(atPath: path)
+    }
+
+    @Test func aReminderSoundsAtItsTriggerRepeatsAndStopsWhenAcknowledged() async throws {
+        let folder = try TemporaryFolder()
+        let wav = folder.path + "/played.wav"
+        let feed = calendar(event(
+            "UID:dentist", "DTSTART:20260701T100000Z", "DTEND:20260701T110000Z", "SUMMARY:Leave for the dentist 🦷",
+            alarm("ACTION:AUDIO", "TRIGGER:-PT30M", "ATTACH;VALUE=URI:Chord", "REPEAT:2", "DURATION:PT1M")))
+        let kit = try await DisplayLoopKit(files: ["a.ics": feed], at: "2026-07-01T09:29:58Z", zone: "UTC",
+                                           sound: sound(into: wav), stateFolder: folder.path)
+        await kit.advance(seconds: 1.8)
+        #expect(!played(kit, wav), "nothing before the trigger")
+        await kit.advance(seconds: 0.2)
+        #expect(played(kit, wav), "at the trigger")
+        let first = try readWAV(wav)
+        #expect(dominantFrequency(window(first, from: 0.05, seconds: 0.3), rate: first.sampleRate,
+                                  among: [523.25, 783.99]) == 783.99)
+        #expect(rms(window(first, from: Chime.seconds + ReminderSound.pause, seconds: 0.8)) > 300, "the words follow")
+        var reminder = try #require(kit.state.report.sound?.reminders.first)
+        #expect(reminder.outcome == "sounding" && reminder.soundings == 1 && reminder.at == "2026-07-01T09:30:00+00:00")
+        // The repeat a minute after the trigger, not before.
+        try FileManager.default.removeItem(atPath: wav)
+        await kit.advance(seconds: 59.8)
+        #expect(!played(kit, wav))
+        await kit.advance(seconds: 0.2)
+        #expect(played(kit, wav))
+        reminder = try #require(kit.state.report.sound?.reminders.first)
+        #expect(reminder.soundings == 2 && reminder.at == "2026-07-01T09:31:00+00:00")
+        // Acknowledged: the last repeat does not sound.
+        await kit.post(.control(.acknowledge))
+        #expect(kit.state.report.sound?.reminders.first?.outcome == "acknowledged")
+        try FileManager.default.removeItem(atPath: wav)
+        await kit.advance(seconds: 120)
+        #expect(!played(kit, wav))
+        // A restart (a new loop on the same state folder) does not play it again.
+        let restarted = try await DisplayLoopKit(files: ["a.ics": feed], at: "2026-07-01T09:30:10Z", zone: "UTC",
+                                                 sound: sound(into: wav), stateFolder: folder.path)
+        await restarted.advance(seconds: 1)
+        #expect(!played(restarted, wav))
+        #expect(restarted.state.report.sound?.reminders == [])
+    }
+
+    /// By night a calm reminder is not heard, an urgent one is, at the night's volume.
+    @Test func atNightOnlyTheUrgentIsHeardAndMoreQuietly() async throws {
+        let folder = try TemporaryFolder()
+        let wav = folder.path + "/played.wav"
+        func feed(_ start: String) -> String {
+            calendar(
+                event("UID:calm", "DTSTART:\(start)T230000", "SUMMARY:Put the bins out", "X-MARQUEE-SPEAK:YES"),
+                event("UID:urgent", "DTSTART:\(start)T231000", "SUMMARY:Take the heart pills", "PRIORITY:1",
+                      "X-MARQUEE-SPEAK:YES"))
+        }
+        var settings = sound(into: wav)
+        settings.dayVolume = Volume(percent: 80)!
+        settings.nightVolume = Volume(percent: 30)!
+        let night = try await DisplayLoopKit(files: ["a.ics": feed("20261123")], at: "2026-11-23T22:59:59+01:00",
+                                             orientation: OrientationSettings(), sound: settings, stateFolder: folder.path)
+        await night.advance(seconds: 2)
+        #expect(!played(night, wav))
+        #expect(night.state.report.sound?.reminders.first?.outcome == "quiet at night")
+        await night.advance(seconds: 600)
+        #expect(played(night, wav))
+        let quiet = try readWAV(wav)
+        // The same reminder by day (the night moved: it is not night at 23:10 then).
+        let dayFolder = try TemporaryFolder()
+        let dayWav = dayFolder.path + "/played.wav"
+        settings.device = "file:FILE=\(dayWav),FORMAT=wav"
+        let day = try await DisplayLoopKit(
+            files: ["a.ics": feed("20261123")], at: "2026-11-23T23:09:59+01:00",
+            orientation: OrientationSettings(parts: DayParts(starts: [.morning: 420, .afternoon: 720, .evening: 1020, .night: 1410])),
+            sound: settings,
+            stateFolder: dayFolder.path)
+        await day.advance(seconds: 2)
+        #expect(played(day, dayWav))
+        let loud = try readWAV(dayWav)
+        let words = Chime.seconds + ReminderSound.pause
+        let ratio = rms(window(quiet, from: words, seconds: 1)) / rms(window(loud, from: words, seconds: 1))
+        #expect(abs(ratio - 0.09 / 0.64) < 0.005, "night against day: \(ratio)")
+    }
+
+    /// Muted, nothing is heard and the screen is unchanged; the mute outlives a restart.
+    @Test func aMuteSilencesUntilUnmuted() async throws {
+        let folder = try TemporaryFolder()
+        let wav = folder.path + "/played.wav"
+        let feed = calendar(
+            event("UID:a", "DTSTART:20260701T100000Z", "SUMMARY:Lunch", "X-MARQUEE-SPEAK:YES"),
+            event("UID:b", "DTSTART:20260701T100100Z", "SUMMARY:Walk", "X-MARQUEE-SPEAK:YES"))
+        let kit = try await DisplayLoopKit(files: ["a.ics": feed], at: "2026-07-01T09:59:59Z", zone: "UTC",
+                                           sound: sound(into: wav), stateFolder: folder.path)
+        await kit.post(.control(.mute))
+        await kit.advance(seconds: 2)
+        #expect(!played(kit, wav))
+        #expect(kit.state.report.showing == ["Lunch"])
+        #expect(kit.state.report.sound?.muted == true)
+        #expect(FileManager.default.fileExists(atPath: folder.path + "/" + ReminderVoice.mutedFile))
+        let restarted = try await DisplayLoopKit(files: ["a.ics": feed], at: "2026-07-01T10:00:30Z", zone: "UTC",
+                                                 sound: sound(into: wav), stateFolder: folder.path)
+        #expect(restarted.state.report.sound?.muted == true)
+        await restarted.post(.control(.unmute))
+        await restarted.advance(seconds: 31)
+        #expect(played(restarted, wav))
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/" + ReminderVoice.mutedFile))
+    }
+
+    /// A device that is not there is said in the status; the display goes on.
+    @Test func aMissingDeviceIsSaidAndTheDisplayGoesOn() async throws {
+        let folder = try TemporaryFolder()
+        let feed = calendar(event("UID:a", "DTSTART:20260701T100000Z", "SUMMARY:Lunch", "X-MARQUEE-SPEAK:YES"))
+        var settings = sound(into: folder.path + "/unused.wav")
+        settings.device = "hw:CARD=NoSuchCard"
+        let kit = try await DisplayLoopKit(files: ["a.ics": feed], at: "2026-07-01T09:59:59Z", zone: "UTC",
+                                           sound: settings, stateFolder: folder.path)
+        await kit.advance(seconds: 2)
+        kit.voice?.finish()
+        #expect(kit.state.report.sound?.problem?.contains("cannot open the sound device \"hw:CARD=NoSuchCard\"") == true)
+        #expect(kit.screen.shown.last?.line.contains("Lunch") == true)
+    }
+}

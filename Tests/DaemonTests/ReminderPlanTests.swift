@@ -1,0 +1,159 @@
+import Schedule
+import Sound
+import TestSupport
+import Testing
+
+@testable import Daemon
+
+/// Which reminders sound and when, on instants the test gives: at the trigger and never
+/// before, once per trigger (across a restart too), not hours late, quiet at night unless
+/// urgent, silent when muted, repeated until acknowledged.
+struct ReminderPlanTests {
+    private let trigger = instant("2026-07-01T09:30:00Z")
+
+    private func message(
+        _ text: String = "Leave for the dentist", at trigger: Instant? = nil, origin: Sounding.Origin = .audioAlarm,
+        repeats: Int = 0, every seconds: Int64 = 0, priority: Int = 5, uid: String = "dentist"
+    ) -> Message {
+        let start = ZonedTime(instant: trigger ?? self.trigger, utcOffset: 0)
+        return Message(
+            text: text, start: start, end: ZonedTime(instant: start.instant + 1_800, utcOffset: 0), source: "/feeds/a.ics",
+            uid: uid, kind: .alarm, priority: priority, color: nil, effect: nil,
+            sounding: Sounding(origin: origin, trigger: start, repeats: repeats, repeatSeconds: seconds))
+    }
+
+    private func at(_ seconds: Int64) -> Instant { trigger + seconds }
+
+    @Test func aReminderSoundsAtItsTriggerOnce() {
+        var plan = ReminderPlan(settings: SoundSettings(repeatUntilAcknowledged: 0))
+        let messages = [message()]
+        #expect(plan.look(at: messages, now: at(-1), isNight: false).play.isEmpty)
+        let first = plan.look(at: messages, now: at(0), isNight: false)
+        #expect(first.play.map(\.text) == ["Leave for the dentist"])
+        #expect(first.play.first?.number == 1 && first.play.first?.of == 1)
+        #expect(first.heardChanged)
+        #expect(plan.look(at: messages, now: at(1), isNight: false).play.isEmpty)
+        // A feed that changes the text does not make it a new reminder.
+        var changed = messages
+        changed[0].text = "Leave now for the dentist"
+        #expect(plan.look(at: changed, now: at(2), isNight: false).play.isEmpty)
+        // A clock set back and forward again does not replay it.
+        #expect(plan.look(at: messages, now: at(-600), isNight: false).play.isEmpty)
+        #expect(plan.look(at: messages, now: at(5), isNight: false).play.isEmpty)
+    }
+
+    /// What was decided is kept (the state folder's record) and read by the next run.
+    @Test func aRestartDoesNotReplay() throws {
+        var plan = ReminderPlan(settings: SoundSettings())
+        _ = plan.look(at: [message()], now: at(0), isNight: false)
+        let kept = ReminderPlan.encodeHeard(plan.heard)
+        let read = try #require(ReminderPlan.decodeHeard(kept))
+        var restarted = ReminderPlan(settings: SoundSettings(), heard: read)
+        let decisions = restarted.look(at: [message()], now: at(10), isNight: false)
+        #expect(decisions.play.isEmpty && decisions.journal.isEmpty)
+        #expect(ReminderPlan.decodeHeard(Array("{not json".utf8)) == nil)
+    }
+
+    /// More than a minute late (the box was off at its time) it is said as missed, not played.
+    @Test func aReminderMissedWhileOffIsSaidNotPlayed() {
+        var plan = ReminderPlan(settings: SoundSettings())
+        let decisions = plan.look(at: [message()], now: at(3 * 3_600), isNight: false)
+        #expect(decisions.play.isEmpty)
+        #expect(decisions.journal.count == 1 && decisions.journal[0].contains("was missed"))
+        #expect(plan.recent.map(\.outcome) == [.missed])
+        #expect(plan.look(at: [message()], now: at(3 * 3_600 + 60), isNight: false).journal.isEmpty)
+        // Within the minute it still sounds.
+        var onTime = ReminderPlan(settings: SoundSettings())
+        #expect(onTime.look(at: [message()], now: at(ReminderPlan.lateLimit), isNight: false).play.count == 1)
+    }
+
+    /// By night only urgent reminders (PRIORITY 1–4) sound, and at the night's volume.
+    @Test func atNightOnlyUrgentRemindersSound() {
+        var plan = ReminderPlan(settings: SoundSettings())
+        let decisions = plan.look(at: [message("Calm", uid: "a"), message("Urgent", priority: 2, uid: "b")], now: at(0),
+                                  isNight: true)
+        #expect(decisions.play.map(\.text) == ["Urgent"])
+        #expect(decisions.play.first?.atNight == true)
+        #expect(Set(plan.recent.map(\.outcome)) == [.quietAtNight, .sounding])
+    }
+
+    @Test func mutedNothingSounds() {
+        var plan = ReminderPlan(settings: SoundSettings())
+        plan.muted = true
+        #expect(plan.look(at: [message(priority: 1)], now: at(0), isNight: false).play.isEmpty)
+        #expect(plan.recent.map(\.outcome) == [.muted])
+    }
+
+    /// `speak` chooses which alarms sound.
+    @Test(arguments: [
+        (SoundSettings.Speak.alarms, [Sounding.Origin.audioAlarm, .displayAlarm, .event]),
+        (.audioOnly, [.audioAlarm]),
+        (.off, []),
+    ])
+    func speakChoosesWhatIsHeard(speak: SoundSettings.Speak, heard: [Sounding.Origin]) {
+        var plan = ReminderPlan(settings: SoundSettings(speak: speak))
+        let messages = [Sounding.Origin.audioAlarm, .displayAlarm, .event].map { message($0.rawValue, origin: $0, uid: $0.rawValue) }
+        #expect(plan.look(at: messages, now: at(0), isNight: false).play.map(\.text) == heard.map(\.rawValue))
+    }
+
+    /// The calendar's REPEAT and DURATION: repeats at the trigger plus each interval, then
+    /// "not acknowledged" one interval after the last, said once.
+    @Test func repeatsFollowTheCalendarThenNobodyAcknowledged() {
+        var plan = ReminderPlan(settings: SoundSettings(repeatUntilAcknowledged: 5))
+        let messages = [message(repeats: 2, every: 120)]
+        #expect(plan.look(at: messages, now: at(0), isNight: false).play.map(\.number) == [1])
+        #expect(plan.nextDue == at(120))
+        #expect(plan.look(at: messages, now: at(119), isNight: false).play.isEmpty)
+        let second = plan.look(at: messages, now: at(120), isNight: false)
+        #expect(second.play.map(\.number) == [2] && second.play.first?.of == 3)
+        #expect(plan.look(at: messages, now: at(240), isNight: false).play.map(\.number) == [3])
+        #expect(plan.nextDue == at(360))
+        let end = plan.look(at: messages, now: at(360), isNight: false)
+        #expect(end.play.isEmpty)
+        #expect(end.journal == ["reminder \"Leave for the dentist\" sounded 3 times and nobody acknowledged it"])
+        #expect(plan.recent.first?.outcome == .notAcknowledged && plan.recent.first?.soundings == 3)
+        #expect(plan.nextDue == nil)
+    }
+
+    /// Without a REPEAT, `repeat_until_acknowledged` repeats five minutes apart; an
+    /// acknowledgement stops them.
+    @Test func anAcknowledgementStopsTheRepeats() {
+        var plan = ReminderPlan(settings: SoundSettings(repeatUntilAcknowledged: 2))
+        let messages = [message()]
+        #expect(plan.look(at: messages, now: at(0), isNight: false).play.first?.of == 3)
+        #expect(plan.nextDue == at(ReminderPlan.repeatSeconds))
+        #expect(plan.isWaiting)
+        #expect(plan.acknowledge(at: at(30)) == ["Leave for the dentist"])
+        #expect(plan.nextDue == nil && !plan.isWaiting)
+        #expect(plan.look(at: messages, now: at(ReminderPlan.repeatSeconds), isNight: false).play.isEmpty)
+        #expect(plan.recent.first?.outcome == .acknowledged && plan.recent.first?.at == at(30))
+        #expect(plan.acknowledge(at: at(40)).isEmpty)
+    }
+
+    /// The clock set forward past several repeats: one sounds, the others are skipped.
+    @Test func repeatsSkippedByAClockStepSoundOnce() {
+        var plan = ReminderPlan(settings: SoundSettings())
+        let messages = [message(repeats: 5, every: 60)]
+        _ = plan.look(at: messages, now: at(0), isNight: false)
+        let after = plan.look(at: messages, now: at(250), isNight: false)
+        #expect(after.play.count == 1)
+        #expect(plan.nextDue == at(300))
+    }
+
+    /// 500 reminders in one minute are all decided at once (the voice bounds what it plays).
+    @Test func manyRemindersAtOnce() {
+        var plan = ReminderPlan(settings: SoundSettings(repeatUntilAcknowledged: 0))
+        let messages = (0..<500).map { message("Reminder \($0)", uid: "r\($0)") }
+        #expect(plan.look(at: messages, now: at(0), isNight: false).play.count == 500)
+        #expect(plan.recent.count == ReminderPlan.listed)
+    }
+
+    /// What is remembered is forgotten after a week and a day.
+    @Test func oldTriggersAreForgotten() {
+        var plan = ReminderPlan(settings: SoundSettings())
+        _ = plan.look(at: [message()], now: at(0), isNight: false)
+        #expect(plan.heard.count == 1)
+        let later = plan.look(at: [], now: at(ReminderPlan.rememberedSeconds + 1), isNight: false)
+        #expect(later.heardChanged && plan.heard.isEmpty)
+    }
+}

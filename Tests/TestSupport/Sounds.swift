@@ -1,0 +1,52 @@
+import Foundation
+import Sound
+
+/// The samples of a 16-bit mono WAV file as ALSA's `file` PCM writes it.
+public func readWAV(_ path: String) throws -> SoundClip {
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    func value(_ at: Int, _ count: Int) -> Int { (0..<count).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+    guard bytes.count >= 44, String(decoding: bytes[0..<4], as: UTF8.self) == "RIFF", value(22, 2) == 1,
+        value(34, 2) == 16
+    else { throw CocoaError(.fileReadCorruptFile) }
+    var offset = 12
+    while offset + 8 <= bytes.count {
+        let size = value(offset + 4, 4)
+        if String(decoding: bytes[offset..<offset + 4], as: UTF8.self) == "data" {
+            let end = min(bytes.count, offset + 8 + size)
+            let samples = stride(from: offset + 8, to: end - 1, by: 2).map { Int16(bitPattern: UInt16(value($0, 2))) }
+            return SoundClip(samples: samples, sampleRate: value(24, 4))
+        }
+        offset += 8 + size
+    }
+    throw CocoaError(.fileReadCorruptFile)
+}
+
+/// The samples from `start` for `seconds` (fewer at the clip's end).
+public func window(_ clip: SoundClip, from start: Double, seconds: Double) -> ArraySlice<Int16> {
+    let first = min(clip.samples.count, Int(start * Double(clip.sampleRate)))
+    let last = min(clip.samples.count, first + Int(seconds * Double(clip.sampleRate)))
+    return clip.samples[first..<last]
+}
+
+/// The root mean square of the samples, in sample units.
+public func rms(_ samples: ArraySlice<Int16>) -> Double {
+    guard !samples.isEmpty else { return 0 }
+    return (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot()
+}
+
+/// Which of `candidates` (Hz) is strongest in `samples` (Goertzel's filter at each).
+public func dominantFrequency(_ samples: ArraySlice<Int16>, rate: Int, among candidates: [Double]) -> Double {
+    candidates.max { power(samples, rate: rate, at: $0) < power(samples, rate: rate, at: $1) }!
+}
+
+/// The power at one frequency (Goertzel's filter).
+public func power(_ samples: ArraySlice<Int16>, rate: Int, at frequency: Double) -> Double {
+    let coefficient = 2 * cos(2 * Double.pi * frequency / Double(rate))
+    var (previous, beforePrevious) = (0.0, 0.0)
+    for sample in samples {
+        let current = Double(sample) + coefficient * previous - beforePrevious
+        beforePrevious = previous
+        previous = current
+    }
+    return previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
+}
