@@ -28,8 +28,10 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .systemLibrary(name: "CEspeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
-        // Reminders heard: the chime, speech (eSpeak NG) and the sound device (ALSA).
-        .target(name: "Sound", dependencies: ["Support", "CEspeak", "CALSA"]),
+        .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // Reminders heard: the chime, speech (eSpeak NG), recordings (libsndfile) and the sound
+        // device (ALSA).
+        .target(name: "Sound", dependencies: ["Support", "CEspeak", "CALSA", "CSndfile"]),
         .target(name: "CCurl"),
         .target(name: "CMosquitto"),
         .target(name: "Daemon", dependencies: ["Support", "Schedule", "Marquee", "Display", "Sound", "CLinux", "CCurl", "CMosquitto"]),

@@ -17,6 +17,9 @@ struct SayCommand: ParsableCommand {
     @Option(name: .long, help: "Write the sound to this WAV file instead of playing it.")
     var out: String?
 
+    @Option(name: .long, help: "A recording (WAV, FLAC, Ogg, MP3) played after the chime instead of the spoken text.")
+    var recording: String?
+
     @Flag(name: .long, help: "At the night's volume (volume_night) instead of the day's.")
     var night = false
 
@@ -38,9 +41,12 @@ struct SayCommand: ParsableCommand {
         let settings = file.soundSettings(language: feedOptions.words(file).locale)
         let volume = night ? settings.nightVolume : settings.dayVolume
         do {
-            let spoken: Speech.Spoken
+            // A recording that cannot be played is said, not spoken over.
+            if let recording { _ = try Recording.load(recording) }
+            let spoken: Speech.Spoken?
             if let out {
-                let (clip, words) = try ReminderSound.clip(text, language: settings.language, volume: volume)
+                let (clip, words) = try ReminderSound.clip(text, recording: recording, language: settings.language,
+                                                           volume: volume)
                 if let problem = writeFileAtomically(clip.wav, to: out) {
                     standardError("marquee say: cannot write \(out): \(problem)")
                     throw ExitCode(1)
@@ -48,13 +54,14 @@ struct SayCommand: ParsableCommand {
                 spoken = words
                 say("wrote \(out): \((clip.seconds * 10).rounded() / 10) s at volume \(volume)")
             } else {
-                spoken = try ReminderSound.play(text, language: settings.language, volume: volume,
-                                                on: SoundDevice(name: settings.device)).spoken
+                let played = try ReminderSound.play(text, recording: recording, language: settings.language,
+                                                    volume: volume, on: SoundDevice(name: settings.device))
+                spoken = played.spoken
             }
-            if !spoken.voiceMatched {
+            if let spoken, !spoken.voiceMatched {
                 standardError("marquee say: warning: no voice speaks \"\(settings.language)\"; the \"\(spoken.voice)\" voice spoke")
             }
-            if spoken.cut { standardError("marquee say: warning: only the first \(Speech.mostCharacters) characters were spoken") }
+            if spoken?.cut == true { standardError("marquee say: warning: only the first \(Speech.mostCharacters) characters were spoken") }
         } catch let exit as ExitCode {
             throw exit
         } catch {

@@ -1,45 +1,71 @@
-/// What a reminder sounds like: the chime, a breath's pause, then its words — one sound, at
-/// one volume, played on one device.
+/// What a reminder sounds like: the chime, a breath's pause, then its words — spoken, or the
+/// carer's own recording — one sound, at one volume, played on one device.
 public enum ReminderSound {
     /// The pause between the chime and the words, in seconds.
     public static let pause = 0.4
 
     /// What was heard: the figures of one reminder played.
     public struct Played: Sendable {
-        public var spoken: Speech.Spoken
+        /// The words spoken (nil: the recording played).
+        public var spoken: Speech.Spoken?
+        /// Why the recording asked for could not be played (the words were spoken instead).
+        public var recordingProblem: String?
         /// Seconds from the call to the first samples on the device.
         public var firstSampleAfter: Double
         /// Seconds of processor time the words took to make.
         public var synthesisSeconds: Double
     }
 
-    /// Plays the chime, then (made while the chime plays) `text` spoken in `language`'s
-    /// voice, both at `volume`.
+    /// Plays the chime, then the recording at `recording` (a path), or where there is none or
+    /// it cannot be played, `text` spoken in `language`'s voice (made while the chime plays);
+    /// all at `volume`.
     public static func play(
-        _ text: String, language: String, volume: Volume, on device: SoundDevice
+        _ text: String, recording: String? = nil, language: String, volume: Volume, on device: SoundDevice
     ) throws -> Played {
-        let rate = try Speech.sampleRate()
+        var recordingProblem: String?
+        var recorded: SoundClip?
+        if let recording {
+            do {
+                recorded = try Recording.load(recording)
+            } catch {
+                recordingProblem = "\(error)"
+            }
+        }
+        let rate = try recorded?.sampleRate ?? Speech.sampleRate()
         var spoken: Speech.Spoken?
         var firstSample = 0.0
         var synthesis = 0.0
+        var done = false
         try device.play(first: Chime.make(sampleRate: rate).atVolume(volume), then: {
-            guard spoken == nil else { return nil }
-            let began = processorSeconds()
-            let words = try Speech.speak(text, language: language)
-            synthesis = processorSeconds() - began
-            spoken = words
-            return SoundClip.silence(seconds: pause, sampleRate: rate).followed(by: words.clip.atVolume(volume))
+            guard !done else { return nil }
+            done = true
+            let words: SoundClip
+            if let recorded {
+                words = recorded
+            } else {
+                let began = processorSeconds()
+                let made = try Speech.speak(text, language: language)
+                synthesis = processorSeconds() - began
+                spoken = made
+                words = made.clip
+            }
+            return SoundClip.silence(seconds: pause, sampleRate: rate).followed(by: words.atVolume(volume))
         }, whenPlaying: { firstSample = $0 })
-        return Played(spoken: spoken!, firstSampleAfter: firstSample, synthesisSeconds: synthesis)
+        return Played(spoken: spoken, recordingProblem: recordingProblem, firstSampleAfter: firstSample,
+                      synthesisSeconds: synthesis)
     }
 
-    /// The whole sound as one clip, as `play` plays it (`marquee say --out`).
-    public static func clip(_ text: String, language: String, volume: Volume) throws -> (SoundClip, Speech.Spoken) {
-        let rate = try Speech.sampleRate()
-        let words = try Speech.speak(text, language: language)
-        let clip = Chime.make(sampleRate: rate).followed(by: .silence(seconds: pause, sampleRate: rate))
-            .followed(by: words.clip)
-        return (clip.atVolume(volume), words)
+    /// The whole sound as one clip, as `play` plays it (`marquee say --out`); a recording that
+    /// cannot be played is an error here.
+    public static func clip(
+        _ text: String, recording: String? = nil, language: String, volume: Volume
+    ) throws -> (SoundClip, Speech.Spoken?) {
+        let recorded = try recording.map(Recording.load)
+        let spoken = try recorded == nil ? Speech.speak(text, language: language) : nil
+        let words = recorded ?? spoken!.clip
+        let clip = Chime.make(sampleRate: words.sampleRate).followed(by: .silence(seconds: pause, sampleRate: words.sampleRate))
+            .followed(by: words)
+        return (clip.atVolume(volume), spoken)
     }
 }
 

@@ -63,6 +63,27 @@ import Testing
         #expect(restarted.state.report.sound?.reminders == [])
     }
 
+    /// A carer's recording beside the calendar plays after the chime instead of the words.
+    @Test func theCarersRecordingPlaysInsteadOfTheWords() async throws {
+        let folder = try TemporaryFolder()
+        let wav = folder.path + "/played.wav"
+        let feed = calendar(event(
+            "UID:pills", "DTSTART:20260701T100000Z", "SUMMARY:Pills",
+            alarm("ACTION:AUDIO", "TRIGGER:PT0S", "ATTACH;FMTTYPE=audio/wav:pills-in-my-voice.wav")))
+        let kit = try await DisplayLoopKit(files: ["a.ics": feed], at: "2026-07-01T09:59:59Z", zone: "UTC",
+                                           sound: sound(into: wav), stateFolder: folder.path)
+        let rate = 22_050
+        let voice = SoundClip(samples: (0..<rate).map { Int16(8_000 * sin(2 * Double.pi * 330 * Double($0) / Double(rate))) },
+                              sampleRate: rate)
+        try Data(voice.wav).write(to: URL(fileURLWithPath: kit.feeds.path + "/pills-in-my-voice.wav"))
+        await kit.advance(seconds: 1)
+        #expect(played(kit, wav))
+        let heard = try readWAV(wav)
+        let after = window(heard, from: Chime.seconds + ReminderSound.pause + 0.1, seconds: 0.5)
+        #expect(dominantFrequency(after, rate: heard.sampleRate, among: [330, 523.25, 783.99]) == 330)
+        #expect(abs(heard.seconds - (Chime.seconds + ReminderSound.pause + 1)) < 0.1)
+    }
+
     /// By night a calm reminder is not heard, an urgent one is, at the night's volume.
     @Test func atNightOnlyTheUrgentIsHeardAndMoreQuietly() async throws {
         let folder = try TemporaryFolder()

@@ -55,7 +55,7 @@ struct ChimeAndVolumeTests {
                 return (try readWAV(path), result)
             }
             let (loud, figures) = try played(100, name: "day.wav")
-            #expect(figures.spoken.voice == "en-gb" && figures.spoken.voiceMatched)
+            #expect(figures.spoken?.voice == "en-gb" && figures.spoken?.voiceMatched == true)
             #expect(loud.sampleRate == 22_050)
             let chimeEnd = Chime.seconds
             let wordsStart = chimeEnd + ReminderSound.pause
@@ -89,6 +89,59 @@ struct ChimeAndVolumeTests {
             try ReminderSound.play("hello", language: "en", volume: Volume(percent: 50)!, on: device)
         } throws: { error in
             "\(error)".contains("cannot open the sound device \"hw:CARD=NoSuchCard\"")
+        }
+    }
+}
+
+/// A carer's recording: read whole, channels mixed; anything else refused with its path.
+struct RecordingTests {
+    private func tone(_ frequency: Double, seconds: Double, rate: Int) -> SoundClip {
+        SoundClip(samples: (0..<Int(seconds * Double(rate))).map {
+            Int16(8_000 * sin(2 * Double.pi * frequency * Double($0) / Double(rate)))
+        }, sampleRate: rate)
+    }
+
+    @Test func aRecordingIsReadAtItsOwnRate() throws {
+        try withTemporaryFolder { folder in
+            let path = folder.path + "/voice.wav"
+            try Data(tone(440, seconds: 1, rate: 16_000).wav).write(to: URL(fileURLWithPath: path))
+            let clip = try Recording.load(path)
+            #expect(clip.sampleRate == 16_000 && clip.samples.count == 16_000)
+            #expect(dominantFrequency(clip.samples[...], rate: 16_000, among: [330, 440, 550]) == 440)
+        }
+    }
+
+    @Test func hostileRecordingsAreRefusedWithTheirPaths() throws {
+        try withTemporaryFolder { folder in
+            func refusal(_ name: String, _ bytes: [UInt8]?) -> String {
+                let path = folder.path + "/" + name
+                if let bytes { #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes))) }
+                do {
+                    _ = try Recording.load(path)
+                    return "loaded"
+                } catch {
+                    return error.description
+                }
+            }
+            var random = SystemRandomNumberGenerator()
+            let garbage = (0..<10_000).map { _ in UInt8.random(in: 0...255, using: &random) }
+            #expect(refusal("garbage.wav", garbage).hasPrefix("the recording \(folder.path)/garbage.wav cannot be played"))
+            #expect(refusal("missing.ogg", nil).contains("cannot be read: No such file or directory"))
+            #expect(refusal("empty.flac", []).contains("cannot be played"))
+            // 1 GB, as a file with a hole: refused by its size before anything is read.
+            let huge = folder.path + "/huge.wav"
+            #expect(FileManager.default.createFile(atPath: huge, contents: nil))
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: huge))
+            try handle.truncate(atOffset: 1 << 30)
+            try handle.close()
+            #expect(refusal("huge.wav", nil).contains("is too large (1024 MB; at most 16 MB)"))
+            let long = tone(440, seconds: 61, rate: 8_000).wav
+            #expect(refusal("long.wav", long).contains("lasts longer than 60 s"))
+            // Truncated: what is there plays.
+            let whole = tone(440, seconds: 1, rate: 8_000).wav
+            #expect(refusal("truncated.wav", Array(whole.prefix(44 + 4_000))) == "loaded")
+            try FileManager.default.createDirectory(atPath: folder.path + "/folder.wav", withIntermediateDirectories: false)
+            #expect(refusal("folder.wav", nil).contains("is not a file"))
         }
     }
 }

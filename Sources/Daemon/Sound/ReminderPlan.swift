@@ -42,6 +42,8 @@ struct ReminderPlan {
     struct Due: Sendable, Equatable {
         var key: Key
         var text: String
+        /// The carer's recording to play instead of the words (a path), if it has one.
+        var recording: String?
         /// Which sounding it is (1: the first) of how many at most.
         var number: Int
         var of: Int
@@ -85,6 +87,7 @@ struct ReminderPlan {
     private struct Waiting {
         var key: Key
         var text: String
+        var recording: String?
         var urgent: Bool
         var next: Int64
         var remaining: Int
@@ -133,9 +136,13 @@ struct ReminderPlan {
                 let (repeats, interval) = sounding.repeats > 0
                     ? (sounding.repeats, sounding.repeatSeconds)
                     : (settings.repeatUntilAcknowledged, Self.repeatSeconds)
-                decisions.play.append(Due(key: key, text: message.text, number: 1, of: repeats + 1, atNight: isNight))
-                waiting.append(Waiting(key: key, text: message.text, urgent: message.isUrgent, next: key.trigger + interval,
-                                       remaining: repeats, interval: interval, soundings: 1, total: repeats + 1))
+                let (recording, unplayable) = Self.recording(sounding.attachment, calendar: message.source)
+                if let unplayable { decisions.journal.append("reminder \"\(message.text)\": \(unplayable); it is spoken") }
+                decisions.play.append(Due(key: key, text: message.text, recording: recording, number: 1, of: repeats + 1,
+                                          atNight: isNight))
+                waiting.append(Waiting(key: key, text: message.text, recording: recording, urgent: message.isUrgent,
+                                       next: key.trigger + interval, remaining: repeats, interval: interval, soundings: 1,
+                                       total: repeats + 1))
                 outcome = .sounding
             }
             note(Record(key: key, text: message.text, trigger: sounding.trigger, outcome: outcome, at: now,
@@ -172,12 +179,34 @@ struct ReminderPlan {
             reminder.remaining -= 1
             reminder.soundings += 1
             reminder.next += reminder.interval
-            decisions.play.append(Due(key: reminder.key, text: reminder.text, number: reminder.soundings,
-                                      of: reminder.total, atNight: isNight))
+            decisions.play.append(Due(key: reminder.key, text: reminder.text, recording: reminder.recording,
+                                      number: reminder.soundings, of: reminder.total, atNight: isNight))
             update(reminder.key, outcome: .sounding, at: now, soundings: reminder.soundings)
             kept.append(reminder)
         }
         waiting = kept
+    }
+
+    /// The recording an alarm's ATTACH names, as a path: a file in the calendar's own folder
+    /// (`dentist.ogg`, or a `file://` address there). Apple's named sounds (`Chord`) are the
+    /// chime: no recording, nothing to say. Anything else is not played, and why.
+    static func recording(_ attachment: String?, calendar: String) -> (path: String?, unplayable: String?) {
+        guard let attachment else { return (nil, nil) }
+        let folder = splitPath(calendar).folder
+        var path = attachment
+        if attachment.lowercased().hasPrefix("file://") {
+            path = URL(string: attachment)?.path(percentEncoded: false) ?? ""
+        } else if attachment.contains(":") {
+            return (nil, "the sound at an address (ATTACH \(attachment)) is not fetched")
+        } else if !attachment.contains(".") {
+            return (nil, nil)
+        }
+        if !path.hasPrefix("/") { path = folder + "/" + path }
+        let parts = path.split(separator: "/")
+        guard path.hasPrefix(folder + "/"), !parts.contains(".."), !parts.contains(".") else {
+            return (nil, "ATTACH \(attachment) is not a file in the calendar's folder \(folder)")
+        }
+        return (path, nil)
     }
 
     /// The next instant a repeat sounds or a reminder's time to be acknowledged ends.

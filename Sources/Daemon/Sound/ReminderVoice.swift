@@ -72,23 +72,25 @@ final class ReminderVoice: Sendable {
                 return (state.settings, more)
             }
             let text = more == 0 ? due.text : "\(due.text). And \(more) more reminder\(more == 1 ? "" : "s")"
-            sound(text, settings: settings, atNight: due.atNight)
+            sound(text, recording: due.recording, settings: settings, atNight: due.atNight)
         }
     }
 
-    private func sound(_ text: String, settings: SoundSettings, atNight: Bool) {
+    private func sound(_ text: String, recording: String?, settings: SoundSettings, atNight: Bool) {
         let volume = atNight ? settings.nightVolume : settings.dayVolume
         do {
-            let played = try ReminderSound.play(text, language: settings.language, volume: volume,
+            let played = try ReminderSound.play(text, recording: recording, language: settings.language, volume: volume,
                                                 on: SoundDevice(name: settings.device))
+            if let problem = played.recordingProblem { log?.log(.warning, "\(problem); the reminder was spoken instead") }
             if lastProblem.withLock({ $0.take() }) != nil {
                 log?.log(.notice, "the sound device \"\(settings.device)\" plays again")
             }
-            if !played.spoken.voiceMatched, voiceNoted.withLock({ $0.insert(settings.language).inserted }) {
+            if let spoken = played.spoken, !spoken.voiceMatched,
+               voiceNoted.withLock({ $0.insert(settings.language).inserted }) {
                 log?.log(.warning, "no voice speaks \"\(settings.language)\"; reminders are spoken by the "
-                    + "\"\(played.spoken.voice)\" voice")
+                    + "\"\(spoken.voice)\" voice")
             }
-            if played.spoken.cut {
+            if played.spoken?.cut == true {
                 log?.log(.notice, "a reminder of \(text.count) characters was spoken up to \(Speech.mostCharacters)")
             }
             report(Report(text: text, played: played))
