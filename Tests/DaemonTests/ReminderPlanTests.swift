@@ -148,15 +148,17 @@ struct ReminderPlanTests {
         #expect(plan.recent.count == ReminderPlan.listed)
     }
 
-    /// An ATTACH plays a file in the calendar's own folder; Apple's named sounds are the chime;
-    /// addresses and files elsewhere are not played, and said.
+    /// An ATTACH plays a file in the calendar's own folder (of a path, its name); Apple's named
+    /// sounds are the chime; addresses and names leaving the folder are not played, and said.
     @Test(arguments: [
         ("Chord", nil, nil),
         ("dentist.ogg", "/feeds/dentist.ogg", nil),
         ("voices/pills.flac", "/feeds/voices/pills.flac", nil),
-        ("file:///feeds/My%20Voice.wav", "/feeds/My Voice.wav", nil),
-        ("file:///etc/shadow", nil, "ATTACH file:///etc/shadow is not a file in the calendar's folder /feeds"),
+        ("file:///C:/Users/Anna/My%20Voice.wav", "/feeds/My Voice.wav", nil),
+        ("file:///home/anna/Music/pills.ogg", "/feeds/pills.ogg", nil),
+        ("/etc/shadow", "/feeds/shadow", nil),
         ("../secret.wav", nil, "ATTACH ../secret.wav is not a file in the calendar's folder /feeds"),
+        ("voices//x.wav", nil, "ATTACH voices//x.wav is not a file in the calendar's folder /feeds"),
         ("https://example.com/a.mp3", nil, "the sound at an address (ATTACH https://example.com/a.mp3) is not fetched"),
     ] as [(String, String?, String?)])
     func attachmentsNameRecordingsBesideTheCalendar(attachment: String, path: String?, unplayable: String?) {

@@ -187,26 +187,29 @@ struct ReminderPlan {
         waiting = kept
     }
 
-    /// The recording an alarm's ATTACH names, as a path: a file in the calendar's own folder
-    /// (`dentist.ogg`, or a `file://` address there). Apple's named sounds (`Chord`) are the
-    /// chime: no recording, nothing to say. Anything else is not played, and why.
+    /// The recording an alarm's ATTACH names, as a path in the calendar's own folder: a name
+    /// (`dentist.ogg`, `voices/dentist.ogg`), or a `file://` address or an absolute path, of
+    /// which only the file's name counts (Thunderbird writes the path on the carer's computer;
+    /// the file is copied next to the calendar). Apple's named sounds (`Chord`) are the chime:
+    /// no recording, nothing to say. Anything else is not played, and why.
     static func recording(_ attachment: String?, calendar: String) -> (path: String?, unplayable: String?) {
         guard let attachment else { return (nil, nil) }
         let folder = splitPath(calendar).folder
-        var path = attachment
+        var name = attachment
         if attachment.lowercased().hasPrefix("file://") {
-            path = URL(string: attachment)?.path(percentEncoded: false) ?? ""
+            name = splitPath(URL(string: attachment)?.path(percentEncoded: false) ?? "").name
         } else if attachment.contains(":") {
             return (nil, "the sound at an address (ATTACH \(attachment)) is not fetched")
+        } else if attachment.hasPrefix("/") {
+            name = splitPath(attachment).name
         } else if !attachment.contains(".") {
             return (nil, nil)
         }
-        if !path.hasPrefix("/") { path = folder + "/" + path }
-        let parts = path.split(separator: "/")
-        guard path.hasPrefix(folder + "/"), !parts.contains(".."), !parts.contains(".") else {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard !name.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else {
             return (nil, "ATTACH \(attachment) is not a file in the calendar's folder \(folder)")
         }
-        return (path, nil)
+        return (folder + "/" + name, nil)
     }
 
     /// The next instant a repeat sounds or a reminder's time to be acknowledged ends.
