@@ -33,8 +33,9 @@ struct AgendaCommand: AsyncParsableCommand {
     }
 
     private func show() async throws {
-        let (schedule, start) = try await feedOptions.loadSchedule(
-            configuration: try feedOptions.configurationFile(), at: from, option: "--from")
+        let file = try feedOptions.configurationFile()
+        let (schedule, start) = try await feedOptions.loadSchedule(configuration: file, at: from, option: "--from")
+        let sound = file.soundSettings(language: feedOptions.words(file).locale)
         // Days are calendar days: across a change of the clocks a day is 23 or 25 hours.
         var wall = await schedule.zoned(start).wallClock
         wall.date = wall.date.adding(days: days)
@@ -56,13 +57,17 @@ struct AgendaCommand: AsyncParsableCommand {
         let (from, to) = (await schedule.zoned(start), await schedule.zoned(end))
         say("From \(shortDate(from)) to \(shortDate(to)) (\(await schedule.displayZoneName)):")
         if entries.isEmpty { say("  no messages") }
-        for entry in entries {
+        for entry in entries where entry.change != .heard || entry.message.sounding.map(sound.hears) == true {
             let sign = switch entry.change {
             case .active: "already showing"
             case .start: "+ starts"
             case .end: "- ends"
+            case .heard: "🔔 heard again"
             }
-            say("  \(shortDate(entry.at))  \(sign): \(entry.message.text)")
+            // What is heard when it starts: by night only the urgent ones.
+            let heard = entry.change == .start && entry.message.sounding.map(sound.hears) == true
+            let bell = heard ? (entry.message.isUrgent ? "  🔔 heard" : "  🔔 heard (by day)") : ""
+            say("  \(shortDate(entry.at))  \(sign): \(entry.message.text)\(bell)")
         }
         if let stop { say("  \(shortDate(stop.at))  the agenda stops here: \(stop.reason)") }
     }

@@ -84,8 +84,12 @@ extension ScheduleState {
             for message in active where !after.contains(message.text) {
                 entries.append(AgendaEntry(at: at, change: .end, message: message))
             }
-            for message in current where !before.contains(message.text) {
-                entries.append(AgendaEntry(at: at, change: .start, message: message))
+            for message in current {
+                if !before.contains(message.text) {
+                    entries.append(AgendaEntry(at: at, change: .start, message: message))
+                } else if let sounding = message.sounding, sounding.trigger.instant == next {
+                    entries.append(AgendaEntry(at: at, change: .heard, message: message))
+                }
             }
             active = current
             now = next
@@ -161,6 +165,8 @@ public struct AgendaEntry: Hashable, Sendable {
         case active
         case start
         case end
+        /// Shown already, and asks to be heard again now (a second alarm of the same text).
+        case heard
     }
 
     public var at: ZonedTime

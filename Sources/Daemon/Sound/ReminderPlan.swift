@@ -103,21 +103,12 @@ struct ReminderPlan {
         self.heard = heard
     }
 
-    /// Whether a message's sounding is heard under the `speak` setting.
-    func isHeard(_ sounding: Sounding) -> Bool {
-        switch settings.speak {
-        case .off: false
-        case .audioOnly: sounding.origin == .audioAlarm
-        case .alarms: true
-        }
-    }
-
     /// Looks at the messages active now and at the repeats due: what is to be played now.
     mutating func look(at messages: [Message], now: Instant, isNight: Bool) -> Decisions {
         var decisions = Decisions()
         let seconds = now.secondsSinceEpoch
         for message in messages {
-            guard let sounding = message.sounding, isHeard(sounding), sounding.trigger.instant <= now else { continue }
+            guard let sounding = message.sounding, settings.hears(sounding), sounding.trigger.instant <= now else { continue }
             let key = Key(event: message.uid.isEmpty ? message.text : message.uid,
                           trigger: sounding.trigger.instant.secondsSinceEpoch, origin: sounding.origin.rawValue)
             guard heard[key] == nil else { continue }

@@ -1,3 +1,4 @@
+import Schedule
 import Sound
 
 /// How reminders are heard (`speak`, `volume_day`, `volume_night`, `sound_device`,
@@ -30,6 +31,16 @@ public struct SoundSettings: Sendable, Hashable {
         self.device = device
         self.repeatUntilAcknowledged = repeatUntilAcknowledged
         self.language = language
+    }
+
+    /// Whether what a message asks to be heard is heard under `speak` (by day; by night only
+    /// urgent ones).
+    public func hears(_ sounding: Sounding) -> Bool {
+        switch speak {
+        case .off: false
+        case .audioOnly: sounding.origin == .audioAlarm
+        case .alarms: true
+        }
     }
 
     /// The most `repeat_until_acknowledged` may be.
