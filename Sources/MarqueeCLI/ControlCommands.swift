@@ -109,6 +109,17 @@ struct StatusCommand: ParsableCommand {
                 : mqtt.connecting ? "connecting" : "not connected"
             say("mqtt: \(state) to \(mqtt.broker)" + (mqtt.lastError.map { "; last error: \($0)" } ?? ""))
         }
+        if let sound = status.sound {
+            let heard = sound.speak == "off" ? "off" : sound.muted ? "muted" : "on (\(sound.speak))"
+            say("reminders heard: \(heard), on \(sound.device)" + (sound.problem.map { "; problem: \($0)" } ?? ""))
+            for reminder in sound.reminders {
+                let times = reminder.soundings > 1 ? ", sounded \(reminder.soundings) times" : ""
+                say("  \(reminder.trigger)  \(reminder.text): \(reminder.outcome) at \(reminder.at)\(times)")
+            }
+            if let missed = sound.lastMissed, !sound.reminders.contains(missed) {
+                say("  last missed: \(missed.text) (\(missed.trigger)), \(missed.outcome)")
+            }
+        }
         say("next change: \(status.nextChange ?? "none")")
         say("feeds:")
         for feed in status.feeds {

@@ -115,11 +115,44 @@ struct MQTTTests {
         #expect(await received(.resume))
         try broker.publish(topic + "/refresh/press", "PRESS")
         #expect(await received(.reload))
+        try broker.publish(topic + "/muted/set", "ON")
+        #expect(await received(.mute))
+        try broker.publish(topic + "/muted/set", "OFF")
+        #expect(await received(.unmute))
+        try broker.publish(topic + "/acknowledge/press", "PRESS")
+        #expect(await received(.acknowledge))
         seen = []
         try broker.publish(topic + "/paused/set", "sometimes")
         try broker.publish(topic + "/refresh/press", "PRESS")
         #expect(await received(.reload))
         #expect(!seen.contains { if case .control(.pause) = $0 { true } else { false } })
+    }
+
+    /// The reminders as a carer's phone is told them: muted or not, the last one missed (with
+    /// its time) and the last one acknowledged, and the switch and the button beside them.
+    @Test func theRemindersFateIsPublished() async throws {
+        let mqtt = service(try settings())
+        defer { Task { await mqtt.stop() } }
+        #expect(try await eventually { try broker.retained(topic + "/availability") == "online" })
+        let missed = SoundStatus.Reminder(text: "Take the heart pills", trigger: "2026-11-23T21:00:00+01:00",
+                                          outcome: "not acknowledged", at: "2026-11-23T21:15:00+01:00", soundings: 3)
+        state.update {
+            $0.sound = SoundStatus(speak: "alarms", device: "default", muted: true, reminders: [missed], lastMissed: missed)
+        }
+        #expect(try await eventually {
+            let document = try json(try broker.retained(topic + "/state"))
+            let last = document["lastMissedReminder"] as? [String: Any]
+            return document["muted"] as? Bool == true && last?["text"] as? String == "Take the heart pills"
+                && last?["at"] as? String == "2026-11-23T21:15:00+01:00" && last?["outcome"] as? String == "not acknowledged"
+        })
+        let node = try settings().nodeID
+        let muted = try json(try broker.retained("homeassistant/switch/\(node)/muted/config"))
+        #expect(muted["command_topic"] as? String == topic + "/muted/set")
+        let acknowledge = try json(try broker.retained("homeassistant/button/\(node)/acknowledge/config"))
+        #expect(acknowledge["command_topic"] as? String == topic + "/acknowledge/press")
+        let sensor = try json(try broker.retained("homeassistant/sensor/\(node)/last_missed_reminder/config"))
+        #expect(sensor["state_topic"] as? String == topic + "/state")
+        #expect(try broker.retained("homeassistant/sensor/\(node)/last_acknowledged_reminder/config") != nil)
     }
 
     /// A retained command (anyone may publish one; some tools retain by default) is never

@@ -196,6 +196,9 @@ public struct SoundStatus: Codable, Sendable, Hashable {
     public var problem: String?
     /// The last reminders, newest first.
     public var reminders: [Reminder]
+    /// The last one missed (or sounded without an acknowledgement), the last one acknowledged.
+    public var lastMissed: Reminder?
+    public var lastAcknowledged: Reminder?
     /// Of the last reminder played: milliseconds to its first sample, and to make its words.
     public var firstSampleMilliseconds: Double?
     public var synthesisMilliseconds: Double?

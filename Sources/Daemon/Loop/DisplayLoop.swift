@@ -366,17 +366,22 @@ final class DisplayLoop {
     /// Tells the status how reminders are heard and what became of the last ones.
     private func publishReminders() {
         guard let plan = reminders else { return }
-        let records = plan.recent.map { record in
+        let offset = snapshot.utcOffset
+        func shown(_ record: ReminderPlan.Record) -> SoundStatus.Reminder {
             SoundStatus.Reminder(
                 text: record.text, trigger: record.trigger.rfc3339, outcome: record.outcome.rawValue,
-                at: ZonedTime(instant: record.at, utcOffset: snapshot.utcOffset).rfc3339, soundings: record.soundings)
+                at: ZonedTime(instant: record.at, utcOffset: offset).rfc3339, soundings: record.soundings)
         }
+        let records = plan.recent.map(shown)
+        let (missed, acknowledged) = (plan.lastMissed.map(shown), plan.lastAcknowledged.map(shown))
         state.update { shared in
             var sound = shared.sound ?? SoundStatus(speak: "", device: "", muted: false, reminders: [])
             sound.speak = plan.settings.speak.rawValue
             sound.device = plan.settings.device
             sound.muted = plan.muted
             sound.reminders = records
+            sound.lastMissed = missed
+            sound.lastAcknowledged = acknowledged
             shared.sound = sound
             shared.version += 1
         }

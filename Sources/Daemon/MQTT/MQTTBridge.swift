@@ -24,6 +24,9 @@ final class MQTTBridge: Sendable {
         /// A message sent now, and taking it off.
         var sayCommand: String { base + "/say/set" }
         var clearCommand: String { base + "/say/clear" }
+        /// The reminders' mute, and an acknowledgement of the one sounding.
+        var mutedCommand: String { base + "/muted/set" }
+        var acknowledgeCommand: String { base + "/acknowledge/press" }
         var result: String { base + "/result" }
         /// When the calendar subscription at `index` was last fetched, retained, once it was.
         func calendarUpdated(_ index: Int) -> String { base + "/calendar/\(index + 1)/updated" }
@@ -102,7 +105,8 @@ final class MQTTBridge: Sendable {
         // Commands first: once `online` is seen, a command sent is heard (the broker takes a
         // connection's packets in order).
         if settings.commands {
-            for topic in [topics.pausedCommand, topics.refreshCommand, topics.sayCommand, topics.clearCommand] {
+            for topic in [topics.pausedCommand, topics.refreshCommand, topics.sayCommand, topics.clearCommand,
+                          topics.mutedCommand, topics.acknowledgeCommand] {
                 connection.subscribe(topic)
             }
         }
@@ -227,6 +231,20 @@ final class MQTTBridge: Sendable {
             default:
                 return (nil, "\(topics.pausedCommand) takes ON or OFF", true)
             }
+        case topics.mutedCommand:
+            switch command {
+            case "ON", "MUTE":
+                mailbox.post(.control(.mute))
+                return ("mute", nil, false)
+            case "OFF", "UNMUTE":
+                mailbox.post(.control(.unmute))
+                return ("unmute", nil, false)
+            default:
+                return (nil, "\(topics.mutedCommand) takes ON or OFF", true)
+            }
+        case topics.acknowledgeCommand:
+            mailbox.post(.control(.acknowledge))
+            return ("acknowledge", nil, false)
         case topics.refreshCommand:
             // As the socket's reload: a configuration that cannot be used is the answer, and
             // nothing is reloaded (it answered ok and the journal said "keeping the previous").
@@ -266,7 +284,8 @@ final class MQTTBridge: Sendable {
             problems: (commandProblem.withLock { $0 }.map { ["MQTT: \($0)"] } ?? []) + state.errors(atMost: Self.listedProblems),
             warnings: state.warnings(atMost: Self.listedProblems),
             subscriptions: report.subscriptions.map { .init(address: $0.address, lastSuccess: $0.lastSuccess, error: $0.error) },
-            version: version)
+            muted: report.sound?.muted, lastMissedReminder: report.sound?.lastMissed,
+            lastAcknowledgedReminder: report.sound?.lastAcknowledged, version: version)
         return Self.encode(document)
     }
 
@@ -296,6 +315,11 @@ final class MQTTBridge: Sendable {
         /// The feeds' warnings: something ignored or repaired, the rest used.
         var warnings: [String]
         var subscriptions: [Subscription]
+        /// Whether the reminders are muted (nil: no sound), the last one missed or sounded
+        /// without an acknowledgement, the last one acknowledged.
+        var muted: Bool?
+        var lastMissedReminder: SoundStatus.Reminder?
+        var lastAcknowledgedReminder: SoundStatus.Reminder?
         var version: String
     }
 
@@ -350,6 +374,17 @@ final class MQTTBridge: Sendable {
                 $0.icon = "mdi:message-off-outline"
                 $0.entity_category = "config"
             },
+            entity("switch", "muted", "Reminders muted") {
+                $0.state_topic = topics.state
+                $0.value_template = "{{ 'ON' if value_json.muted else 'OFF' }}"
+                $0.command_topic = topics.mutedCommand
+                $0.icon = "mdi:volume-off"
+            },
+            entity("button", "acknowledge", "Acknowledge reminder") {
+                $0.command_topic = topics.acknowledgeCommand
+                $0.payload_press = "PRESS"
+                $0.icon = "mdi:bell-check-outline"
+            },
             entity("button", "refresh", "Refresh calendars") {
                 $0.command_topic = topics.refreshCommand
                 $0.payload_press = "PRESS"
@@ -385,6 +420,20 @@ final class MQTTBridge: Sendable {
                 $0.entity_category = "diagnostic"
                 $0.json_attributes_topic = topics.state
                 $0.json_attributes_template = "{{ {'problems': value_json.problems, 'warnings': value_json.warnings} | tojson }}"
+            },
+            entity("sensor", "last_missed_reminder", "Last missed reminder") {
+                $0.state_topic = topics.state
+                $0.value_template = "{{ (value_json.lastMissedReminder.text if value_json.lastMissedReminder else '')[:255] }}"
+                $0.json_attributes_topic = topics.state
+                $0.json_attributes_template = "{{ (value_json.lastMissedReminder or {}) | tojson }}"
+                $0.icon = "mdi:bell-alert-outline"
+            },
+            entity("sensor", "last_acknowledged_reminder", "Last acknowledged reminder") {
+                $0.state_topic = topics.state
+                $0.value_template = "{{ (value_json.lastAcknowledgedReminder.text if value_json.lastAcknowledgedReminder else '')[:255] }}"
+                $0.json_attributes_topic = topics.state
+                $0.json_attributes_template = "{{ (value_json.lastAcknowledgedReminder or {}) | tojson }}"
+                $0.icon = "mdi:bell-check-outline"
             },
             entity("image", "screen", "Screen") {
                 $0.image_topic = topics.screen

@@ -83,6 +83,10 @@ struct ReminderPlan {
     /// Every trigger decided, with when: never decided again.
     private(set) var heard: [Key: Int64]
     private(set) var recent: [Record] = []
+    /// The last reminder that was missed or that nobody acknowledged, and the last one
+    /// acknowledged: what a carer's phone is told.
+    private(set) var lastMissed: Record?
+    private(set) var lastAcknowledged: Record?
 
     private struct Waiting {
         var key: Key
@@ -222,6 +226,7 @@ struct ReminderPlan {
     var isWaiting: Bool { !waiting.isEmpty }
 
     private mutating func note(_ record: Record) {
+        if record.outcome == .missed { lastMissed = record }
         recent.insert(record, at: 0)
         if recent.count > Self.listed { recent.removeLast(recent.count - Self.listed) }
     }
@@ -231,6 +236,8 @@ struct ReminderPlan {
         recent[index].outcome = outcome
         recent[index].at = Instant(secondsSinceEpoch: now)
         recent[index].soundings = soundings
+        if outcome == .notAcknowledged { lastMissed = recent[index] }
+        if outcome == .acknowledged { lastAcknowledged = recent[index] }
     }
 
     private mutating func forget(before limit: Int64, decisions: inout Decisions) {
