@@ -63,6 +63,29 @@ import Testing
         #expect(restarted.state.report.sound?.reminders == [])
     }
 
+    /// A key pressed while a reminder sounds acknowledges it; at any other time it does nothing.
+    @Test func aKeyAcknowledgesTheReminderSounding() async throws {
+        let folder = try TemporaryFolder()
+        let wav = folder.path + "/played.wav"
+        let feed = calendar(event("UID:a", "DTSTART:20260701T100000Z", "SUMMARY:Lunch", "X-MARQUEE-SPEAK:YES"))
+        var settings = sound(into: wav)
+        settings.repeatUntilAcknowledged = 2
+        let kit = try await DisplayLoopKit(files: ["a.ics": feed], at: "2026-07-01T09:59:59Z", zone: "UTC",
+                                           sound: settings, stateFolder: folder.path)
+        await kit.post(.keyPressed)
+        #expect(kit.state.report.sound?.reminders == [])
+        await kit.advance(seconds: 1)
+        #expect(played(kit, wav))
+        await kit.advance(seconds: 20)
+        await kit.post(.keyPressed)
+        let reminder = try #require(kit.state.report.sound?.reminders.first)
+        #expect(reminder.outcome == "acknowledged" && reminder.at == "2026-07-01T10:00:20+00:00")
+        #expect(kit.state.report.sound?.lastAcknowledged == reminder)
+        try FileManager.default.removeItem(atPath: wav)
+        await kit.advance(seconds: 600)
+        #expect(!played(kit, wav))
+    }
+
     /// A carer's recording beside the calendar plays after the chime instead of the words.
     @Test func theCarersRecordingPlaysInsteadOfTheWords() async throws {
         let folder = try TemporaryFolder()

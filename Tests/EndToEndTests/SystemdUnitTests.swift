@@ -36,6 +36,6 @@ import Testing
         #expect(guide.contains("`systemd-analyze security`\nrates it \(measured);"), "measured \(measured)")
         let text = try String(contentsOfFile: unit, encoding: .utf8)
         #expect(text.contains("DevicePolicy=closed\n"))
-        #expect(text.contains("SupplementaryGroups=video audio\n"))
+        #expect(text.contains("SupplementaryGroups=video audio input\n"))
     }
 }

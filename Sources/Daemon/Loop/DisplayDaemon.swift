@@ -160,6 +160,12 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
                   otherwise: "after an NTP step or `date -s` the messages follow at their next change, not at once") {
         try ClockChangeWatcher { mailbox.post(.clockStepped) }
     }
+    if configuration.sound.map({ $0.speak != .off }) == true {
+        sources.start("read the keyboards and buttons of the box (/dev/input)",
+                      otherwise: "reminders are acknowledged with `marquee ack` or from Home Assistant") {
+            try KeyWatcher(log: log) { mailbox.post(.keyPressed) }
+        }
+    }
     if let etc = configuration.systemZoneFolder {
         sources.start("follow the system's time zone in \(etc)", otherwise: "a new zone shows after a reload") {
             try FolderWatcher(folder: etc, isRelevant: SystemTimeZone.isZoneFile) { mailbox.post(.systemZoneChanged) }

@@ -244,12 +244,10 @@ final class DisplayLoop {
         case .control(.status):
             break
         case .control(.acknowledge):
-            guard var plan = reminders else { break }
-            let acknowledged = plan.acknowledge(at: wall.instant)
-            reminders = plan
-            log?.log(.notice, acknowledged.isEmpty ? "acknowledged, but no reminder was sounding"
-                : "acknowledged: " + acknowledged.map { "\"\($0)\"" }.joined(separator: ", "))
-            publishReminders()
+            acknowledge(at: wall, by: "request")
+        case .keyPressed:
+            // Any key acknowledges a reminder sounding; otherwise a key means nothing here.
+            if reminders?.isWaiting == true { acknowledge(at: wall, by: "a key") }
         case .control(.mute):
             mute(true)
         case .control(.unmute):
@@ -352,6 +350,16 @@ final class DisplayLoop {
         }
         if decisions.heardChanged { voice?.keepHeard(ReminderPlan.encodeHeard(plan.heard)) }
         if !decisions.play.isEmpty || !decisions.journal.isEmpty || decisions.heardChanged { publishReminders() }
+    }
+
+    /// The reminders sounding now were heard: their repeats stop.
+    private func acknowledge(at wall: WallInstant, by whom: String) {
+        guard var plan = reminders else { return }
+        let acknowledged = plan.acknowledge(at: wall.instant)
+        reminders = plan
+        log?.log(.notice, acknowledged.isEmpty ? "acknowledged by \(whom), but no reminder was sounding"
+            : "acknowledged by \(whom): " + acknowledged.map { "\"\($0)\"" }.joined(separator: ", "))
+        publishReminders()
     }
 
     /// Silences the reminders until unmuted (the screen is unchanged), or hears them again.

@@ -1,0 +1,52 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import Daemon
+
+/// Keys acknowledging reminders: the kernel's input events, as evdev hands them out, written
+/// into named pipes standing for `/dev/input/event*` (this machine has no input devices; the
+/// kiosk test presses a real key in QEMU).
+@Suite(.tier(.live)) struct KeyWatcherTests {
+    /// One `struct input_event`: a time, then type, code and value.
+    private func event(type: UInt16, code: UInt16, value: Int32) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: MemoryLayout<timeval>.size)
+        bytes += withUnsafeBytes(of: type.littleEndian, Array.init)
+        bytes += withUnsafeBytes(of: code.littleEndian, Array.init)
+        bytes += withUnsafeBytes(of: value.littleEndian, Array.init)
+        return bytes
+    }
+
+    private let keyA: UInt16 = 30
+
+    @Test func aKeyGoingDownIsAPress() {
+        let synchronize = event(type: 0, code: 0, value: 0)
+        #expect(KeyWatcher.pressed(in: (event(type: 1, code: keyA, value: 1) + synchronize)[...]))
+        #expect(!KeyWatcher.pressed(in: (event(type: 1, code: keyA, value: 0) + synchronize)[...]), "released")
+        #expect(!KeyWatcher.pressed(in: event(type: 1, code: keyA, value: 2)[...]), "held, repeating")
+        #expect(!KeyWatcher.pressed(in: event(type: 2, code: 0, value: 1)[...]), "a mouse moving")
+        #expect(!KeyWatcher.pressed(in: Array(event(type: 1, code: keyA, value: 1).prefix(20))[...]), "a part of an event")
+    }
+
+    /// A device there at the start and one plugged in later are both read; one pulled out is
+    /// let go.
+    @Test func devicesComeAndGo() async throws {
+        let folder = try TemporaryFolder()
+        let presses = Mutex(0)
+        #expect(mkfifo(folder.path + "/event0", 0o600) == 0)
+        let watcher = try KeyWatcher(folder: folder.path, quietAfterPress: 0, log: nil) { presses.withLock { $0 += 1 } }
+        #expect(watcher.openDevices == ["event0"])
+        let first = try #require(FileHandle(forWritingAtPath: folder.path + "/event0"))
+        first.write(Data(event(type: 1, code: keyA, value: 1)))
+        #expect(await eventually { presses.withLock { $0 } == 1 })
+        #expect(mkfifo(folder.path + "/event3", 0o600) == 0)
+        #expect(await eventually { watcher.openDevices == ["event0", "event3"] })
+        let second = try #require(FileHandle(forWritingAtPath: folder.path + "/event3"))
+        second.write(Data(event(type: 1, code: 28, value: 1)))
+        #expect(await eventually { presses.withLock { $0 } == 2 })
+        try first.close()
+        #expect(await eventually { watcher.openDevices == ["event3"] })
+        try second.close()
+    }
+}
