@@ -44,7 +44,7 @@ let package = Package(
         .executableTarget(name: "marquee-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/MarqueeBenchmark"),
         .executableTarget(
             name: "framebuffer-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/FramebufferBenchmark"),
-        .executableTarget(name: "sound-benchmark", dependencies: ["Sound"], path: "Benchmarks/SoundBenchmark"),
+        .executableTarget(name: "sound-benchmark", dependencies: ["Sound", "Display", "Marquee"], path: "Benchmarks/SoundBenchmark"),
         .executableTarget(name: "schedule-fuzz", dependencies: ["Schedule"], path: "Fuzz/ScheduleFuzz"),
         .testTarget(name: "ScheduleTests", dependencies: ["Support", "Schedule", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SoundTests", dependencies: ["Sound", "TestSupport"]),

@@ -248,8 +248,8 @@ final class DisplayLoopKit {
         let schedule = try await Schedule(displayZone: zone, orientation: orientation)
         await schedule.load([folder], around: wall)
         let snapshot = await schedule.snapshot(at: wall)
-        let state = state
-        let (reminders, voice) = sound.map { hearing($0, stateFolder: stateFolder, state: state, log: log) } ?? (nil, nil)
+        let (state, mailbox) = (state, mailbox)
+        let (reminders, voice) = sound.map { hearing($0, stateFolder: stateFolder, state: state, mailbox: mailbox, log: log) } ?? (nil, nil)
         self.voice = voice
         loop = DisplayLoop(
             clock: clock, screen: screen, schedule: ScheduleService(schedule: schedule, mailbox: mailbox, log: nil),

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Schedule
 import Sound
 import TestSupport
@@ -86,6 +87,25 @@ import Testing
         #expect(!played(kit, wav))
     }
 
+    /// 500 reminders at once: a few are played one after another, the last of them says how
+    /// many more there were, and nothing waits for the rest.
+    @Test func fiveHundredAtOnceAreBounded() throws {
+        let folder = try TemporaryFolder()
+        let played = Mutex<[String]>([])
+        let voice = ReminderVoice(settings: sound(into: folder.path + "/played.wav"), stateFolder: nil, log: nil) { report in
+            played.withLock { $0.append(report.text) }
+        }
+        for index in 0..<500 {
+            voice.play(ReminderPlan.Due(key: .init(event: "r\(index)", trigger: 0, origin: "event"), text: "Reminder \(index)",
+                                        number: 1, of: 1, atNight: false))
+        }
+        voice.finish()
+        let texts = played.withLock { $0 }
+        #expect(texts.count <= ReminderVoice.queued + 1, "\(texts)")
+        let more = texts.compactMap { $0.firstMatch(of: /And (\d+) more reminders/).flatMap { Int($0.1) } }.reduce(0, +)
+        #expect(texts.count + more == 500, "\(texts)")
+    }
+
     /// A carer's recording beside the calendar plays after the chime instead of the words.
     @Test func theCarersRecordingPlaysInsteadOfTheWords() async throws {
         let folder = try TemporaryFolder()
@@ -169,17 +189,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/" + ReminderVoice.mutedFile))
     }
 
-    /// A device that is not there is said in the status; the display goes on.
-    @Test func aMissingDeviceIsSaidAndTheDisplayGoesOn() async throws {
+    /// A device that is not there is said in the status, and where the carer asked for sound,
+    /// among the problems the screen shows; the display goes on.
+    @Test(arguments: [false, true]) func aMissingDeviceIsSaidAndTheDisplayGoesOn(askedFor: Bool) async throws {
         let folder = try TemporaryFolder()
         let feed = calendar(event("UID:a", "DTSTART:20260701T100000Z", "SUMMARY:Lunch", "X-MARQUEE-SPEAK:YES"))
         var settings = sound(into: folder.path + "/unused.wav")
         settings.device = "hw:CARD=NoSuchCard"
+        settings.isAskedFor = askedFor
         let kit = try await DisplayLoopKit(files: ["a.ics": feed], at: "2026-07-01T09:59:59Z", zone: "UTC",
-                                           sound: settings, stateFolder: folder.path)
+                                           showsProblems: true, sound: settings, stateFolder: folder.path)
         await kit.advance(seconds: 2)
         kit.voice?.finish()
+        await kit.settle()
         #expect(kit.state.report.sound?.problem?.contains("cannot open the sound device \"hw:CARD=NoSuchCard\"") == true)
         #expect(kit.screen.shown.last?.line.contains("Lunch") == true)
+        let shown = kit.screen.problems.contains { $0.hasPrefix("marquee: reminders are not heard: cannot open the sound device") }
+        #expect(shown == askedFor, "\(kit.screen.problems)")
     }
 }

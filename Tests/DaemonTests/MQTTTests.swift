@@ -543,7 +543,7 @@ struct MQTTTests {
         let text = "Dad; the taxi is late, sorry \\ I'll be there at 11 — 🚕🚕🚕 Ünïcödé ümläüts ñ and 中文 text to fold the line past 75 octets"
         let now = instant("2026-11-23T10:00:00+01:00")
         let start = Instant(secondsSinceEpoch: now.secondsSinceEpoch)
-        let file = SaidNow.calendar(SaidNow.Request(text: text, minutes: 30, colour: "orange"), from: start,
+        let file = SaidNow.calendar(SaidNow.Request(text: text, minutes: 30, colour: "orange", speak: true), from: start,
                                     to: Instant(secondsSinceEpoch: start.secondsSinceEpoch + 1800))
         #expect(file.split(separator: "\r\n").allSatisfy { $0.utf8.count <= 75 })
         let feeds = try feedFolder([SaidNow.fileName: file])
@@ -553,6 +553,7 @@ struct MQTTTests {
         let shown = await schedule.snapshot(at: Instant(secondsSinceEpoch: now.secondsSinceEpoch + 60)).messages
         #expect(shown.map(\.text) == [text])
         #expect(shown.first?.color == RGBColor(css: "orange"))
+        #expect(shown.first?.sounding?.origin == .event && shown.first?.sounding?.trigger.instant == start)
         #expect(await schedule.snapshot(at: Instant(secondsSinceEpoch: now.secondsSinceEpoch + 1801)).messages.isEmpty)
     }
 }

@@ -85,6 +85,7 @@ public struct ConfigurationFile: Sendable, Hashable {
     /// How reminders are heard, in the voice of `language`.
     public func soundSettings(language: String) -> SoundSettings {
         var sound = SoundSettings(language: language)
+        sound.isAskedFor = speak != nil || soundDevice != nil
         if let speak { sound.speak = speak }
         if let volume = dayVolume.flatMap(Volume.init(percent:)) { sound.dayVolume = volume }
         if let volume = nightVolume.flatMap(Volume.init(percent:)) { sound.nightVolume = volume }

@@ -223,6 +223,8 @@ final class DisplayState: Sendable {
         var subscriptions: [SubscriptionStatus] = []
         var mqtt: MQTTStatus?
         var sound: SoundStatus?
+        /// Whether a sound device that does not play is among the errors (the carer asked for sound).
+        var soundProblemIsError = false
         /// Steady times of the last frames drawn, oldest first overwritten.
         var frameTimes = [SteadyInstant](repeating: SteadyInstant(sinceOrigin: .min), count: 256)
         var framesDrawn = 0
@@ -274,9 +276,11 @@ final class DisplayState: Sendable {
     /// (`feeds/family.ics:12: error: …`), at most `count` and then how many more: what the
     /// screen shows when it shows problems, and the broker's *Problem*.
     func errors(atMost count: Int) -> [String] {
-        let (box, feeds, subscriptions) = shared.withLock { ($0.boxProblems, $0.snapshot?.feeds ?? [], $0.subscriptions) }
+        let (box, feeds, subscriptions, sound) = shared.withLock {
+            ($0.boxProblems, $0.snapshot?.feeds ?? [], $0.subscriptions, $0.soundProblemIsError ? $0.sound?.problem : nil)
+        }
         return Self.atMost(count, box + feeds.flatMap(\.problems).filter { $0.severity == .error }.map(\.description)
-            + subscriptions.compactMap(\.errorLine))
+            + subscriptions.compactMap(\.errorLine) + (sound.map { ["reminders are not heard: \($0)"] } ?? []))
     }
 
     /// The feeds' warnings (something ignored or repaired, the rest of the file used), in the

@@ -177,7 +177,7 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
         watchDevices(configuration, with: sources) { mailbox.post(.screenDeviceChanged) }
     }
     let (reminders, voice) = configuration.sound.map {
-        hearing($0, stateFolder: configuration.stateDirectory, state: state, log: log)
+        hearing($0, stateFolder: configuration.stateDirectory, state: state, mailbox: mailbox, log: log)
     } ?? (nil, nil)
     let status = await onRenderThread {
         mailbox.receiveSignals()
@@ -199,9 +199,10 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
 }
 
 /// Which reminders are heard, as the state folder remembers them (the triggers decided, the
-/// carer's mute), and the voice that plays them, telling the status what it played or why not.
+/// carer's mute), and the voice that plays them, telling the status (and the loop, for the
+/// problems it shows) what it played or why not.
 func hearing(
-    _ settings: SoundSettings, stateFolder folder: String?, state: DisplayState, log: EventLog?
+    _ settings: SoundSettings, stateFolder folder: String?, state: DisplayState, mailbox: EventMailbox, log: EventLog?
 ) -> (ReminderPlan, ReminderVoice) {
     var heard: [ReminderPlan.Key: Int64] = [:]
     if let path = folder.map({ $0 + "/" + ReminderVoice.heardFile }), access(path, F_OK) == 0 {
@@ -225,6 +226,7 @@ func hearing(
             shared.sound = sound
             shared.version += 1
         }
+        mailbox.post(.soundReported)
     }
     return (plan, voice)
 }

@@ -283,7 +283,7 @@ final class DisplayLoop {
             request.answer(screen.copyForPicture())
         case .clockStepped, .feedsPartlyRead:
             requestMessages(at: wall)
-        case .subscriptionsChanged:
+        case .subscriptionsChanged, .soundReported:
             showProblems()
         case .schedule(let answer, let number):
             guard number == request else { break }
@@ -391,6 +391,7 @@ final class DisplayLoop {
             sound.lastMissed = missed
             sound.lastAcknowledged = acknowledged
             shared.sound = sound
+            shared.soundProblemIsError = plan.settings.isAskedFor
             shared.version += 1
         }
     }

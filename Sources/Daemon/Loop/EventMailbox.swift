@@ -37,6 +37,8 @@ enum DisplayEvent: Sendable {
     case screenDeviceChanged
     /// A request on the control socket that changes what the display does.
     case control(ControlRequest.Kind)
+    /// The sound device played a reminder, or could not (the problems shown may change).
+    case soundReported
     /// A key was pressed on a keyboard or button of the box (`KeyWatcher`).
     case keyPressed
     /// SIGHUP: under systemd a reload, else the terminal went away.

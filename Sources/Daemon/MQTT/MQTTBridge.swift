@@ -219,32 +219,25 @@ final class MQTTBridge: Sendable {
         guard payload.count <= 64 else { return (nil, "a command is a word (ON, OFF, PRESS), not \(payload.count) bytes", true) }
         guard let word = String(validating: payload, as: UTF8.self) else { return (nil, "the command is not UTF-8 text", true) }
         let command = word.trimmingCharacters(in: " \t\r\n").uppercased()
+        /// A switch's command: ON (or the word of `on`) and OFF (or the word of `off`).
+        func switched(_ on: ControlRequest.Kind, _ off: ControlRequest.Kind) -> (String?, String?, Bool) {
+            let kind: ControlRequest.Kind? = switch command {
+            case "ON", on.rawValue.uppercased(): on
+            case "OFF", off.rawValue.uppercased(): off
+            default: nil
+            }
+            guard let kind else { return (nil, "\(topic) takes ON or OFF", true) }
+            mailbox.post(.control(kind))
+            return (kind.rawValue, nil, false)
+        }
         switch topic {
         case topics.pausedCommand:
-            switch command {
-            case "ON", "PAUSE":
-                mailbox.post(.control(.pause))
-                return ("pause", nil, false)
-            case "OFF", "RESUME":
-                mailbox.post(.control(.resume))
-                return ("resume", nil, false)
-            default:
-                return (nil, "\(topics.pausedCommand) takes ON or OFF", true)
-            }
+            return switched(.pause, .resume)
         case topics.mutedCommand:
-            switch command {
-            case "ON", "MUTE":
-                mailbox.post(.control(.mute))
-                return ("mute", nil, false)
-            case "OFF", "UNMUTE":
-                mailbox.post(.control(.unmute))
-                return ("unmute", nil, false)
-            default:
-                return (nil, "\(topics.mutedCommand) takes ON or OFF", true)
-            }
+            return switched(.mute, .unmute)
         case topics.acknowledgeCommand:
             mailbox.post(.control(.acknowledge))
-            return ("acknowledge", nil, false)
+            return (ControlRequest.Kind.acknowledge.rawValue, nil, false)
         case topics.refreshCommand:
             // As the socket's reload: a configuration that cannot be used is the answer, and
             // nothing is reloaded (it answered ok and the journal said "keeping the previous").

@@ -24,11 +24,13 @@ struct SaidNow: Sendable {
     static let longestText = 255
     static let defaultMinutes = 60
 
-    /// What a carer sends: plain text, or `{"text": "…", "minutes": 30, "colour": "orange"}`.
+    /// What a carer sends: plain text, or `{"text": "…", "minutes": 30, "colour": "orange",
+    /// "speak": true}` (`speak`: heard as a reminder is, when it is shown).
     struct Request: Decodable, Sendable, Hashable {
         var text: String
         var minutes: Int?
         var colour: String?
+        var speak: Bool?
     }
 
     /// The request in a command's payload, or why it is refused.
@@ -68,7 +70,7 @@ struct SaidNow: Sendable {
         if let colour = request.colour, RGBColor(css: colour) == nil {
             return .failure(SaidNowError("\(colour) is not a colour (a CSS name or #rrggbb)"))
         }
-        return .success(Request(text: words, minutes: request.minutes, colour: request.colour))
+        return .success(Request(text: words, minutes: request.minutes, colour: request.colour, speak: request.speak))
     }
 
     /// Shows `request` from `now` for its minutes (replacing the one before); why not, if it failed.
@@ -99,6 +101,7 @@ struct SaidNow: Sendable {
             "X-MARQUEE-EFFECT:typewriter",
         ]
         if let colour = request.colour { lines.append("COLOR:" + colour.trimmingCharacters(in: " \t")) }
+        if request.speak == true { lines.append("X-MARQUEE-SPEAK:YES") }
         lines += ["END:VEVENT", "END:VCALENDAR"]
         return lines.map(folded).joined(separator: "\r\n") + "\r\n"
     }

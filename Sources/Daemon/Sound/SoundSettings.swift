@@ -22,6 +22,9 @@ public struct SoundSettings: Sendable, Hashable {
     public var repeatUntilAcknowledged: Int
     /// The language of the voice (`de`, `en_GB`): the display's.
     public var language: String
+    /// Whether the carer asked for sound (set `speak` or `sound_device`): then a device that
+    /// does not play is among the problems the screen and the broker show.
+    public var isAskedFor = false
 
     public init(speak: Speak = .alarms, dayVolume: Volume = Volume(percent: 80)!, nightVolume: Volume = Volume(percent: 30)!,
                 device: String = "default", repeatUntilAcknowledged: Int = 2, language: String = "en") {
