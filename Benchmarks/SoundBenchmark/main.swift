@@ -3,11 +3,12 @@
 // 1. Speech synthesis (eSpeak NG, one thread): processor seconds per second of speech, for
 //    short and long reminders in English and German.
 // 2. From the call to the first samples on the device (ALSA's `file` PCM into a temporary
-//    file, which does not pace; a real card adds its own buffer): the device opened, the chime
-//    made and written. The first reminder of a process (eSpeak's start) and the ones after.
+//    file, which does not pace; a real card adds its own buffer): eSpeak started (the first
+//    reminder of a process only), the chime made, the device opened, the chime written.
 // 3. The display's frames while it speaks: a 1920x1080 band drawn at 60 frames a second at
 //    absolute deadlines for 20 s, silent and then while reminders play one after another on
-//    another thread (as the daemon's sound queue does): each frame's lateness, p50/p99/max.
+//    another thread (as the daemon's sound queue does; into the unpaced file PCM, so the
+//    sound thread never rests: a worst case): each frame's lateness, p50/p99/max.
 // The whole path from a trigger in a calendar to the first sample, through the installed
 // binary, is scripts/sound-latency.
 import Display

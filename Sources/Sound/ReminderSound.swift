@@ -10,7 +10,8 @@ public enum ReminderSound {
         public var spoken: Speech.Spoken?
         /// Why the recording asked for could not be played (the words were spoken instead).
         public var recordingProblem: String?
-        /// Seconds from the call to the first samples on the device.
+        /// Seconds from the call to the first samples on the device (the recording read, the
+        /// chime made, the device opened).
         public var firstSampleAfter: Double
         /// Seconds of processor time the words took to make.
         public var synthesisSeconds: Double
@@ -22,6 +23,7 @@ public enum ReminderSound {
     public static func play(
         _ text: String, recording: String? = nil, language: String, volume: Volume, on device: SoundDevice
     ) throws -> Played {
+        let began = monotonicSeconds()
         var recordingProblem: String?
         var recorded: SoundClip?
         if let recording {
@@ -50,7 +52,7 @@ public enum ReminderSound {
                 words = made.clip
             }
             return SoundClip.silence(seconds: pause, sampleRate: rate).followed(by: words.atVolume(volume))
-        }, whenPlaying: { firstSample = $0 })
+        }, whenPlaying: { firstSample = monotonicSeconds() - began })
         return Played(spoken: spoken, recordingProblem: recordingProblem, firstSampleAfter: firstSample,
                       synthesisSeconds: synthesis)
     }

@@ -21,12 +21,9 @@ public struct SoundDevice: Sendable {
     }
 
     /// Plays the clips one after another without a gap; `whenPlaying` is told as the first
-    /// samples reach the device, with the seconds since `play` was called. A later clip is
-    /// asked for (`next`) only once the earlier ones are written, so it can be made meanwhile.
-    public func play(
-        first: SoundClip, then next: () throws -> SoundClip?, whenPlaying: (Double) -> Void = { _ in }
-    ) throws {
-        let began = monotonicSeconds()
+    /// samples reach the device. A later clip is asked for (`next`) only once the earlier ones
+    /// are written, so it can be made meanwhile.
+    public func play(first: SoundClip, then next: () throws -> SoundClip?, whenPlaying: () -> Void = {}) throws {
         var pcm: OpaquePointer?
         // Opened without blocking (a busy device says so at once), then written blocking.
         var result = snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
@@ -37,7 +34,7 @@ public struct SoundDevice: Sendable {
                                     1, 300_000)
         guard result >= 0 else { throw failure("the sound device refuses 16-bit mono at \(first.sampleRate) Hz", result) }
         try write(first, to: pcm)
-        whenPlaying(monotonicSeconds() - began)
+        whenPlaying()
         while let clip = try next() {
             guard clip.sampleRate == first.sampleRate else {
                 throw Failure(description: "a sound of \(clip.sampleRate) Hz follows one of \(first.sampleRate) Hz")

@@ -20,7 +20,7 @@ def kernel():
 
 def prepare_rootfs(version, cache):
     """The cached Debian 12 userspace, with the guest agent and the kernel's display,
-    virtio-console, DRM and AC97 sound modules."""
+    virtio-console, DRM, AC97 sound and evdev modules."""
     rootfs = os.path.join(cache, "rootfs")
     stamp = os.path.join(rootfs, ".marquee-kiosk-packages")
     if not os.path.exists(stamp) or open(stamp).read() != ROOTFS_PACKAGES:
@@ -63,7 +63,7 @@ WantedBy=multi-user.target
         if not os.path.lexists(f"{wants}/{unit}"):
             os.symlink(target, f"{wants}/{unit}")
     modules = set()
-    for module in ("bochs", "virtio_console", "video", "virtio_net", "snd_intel8x0"):
+    for module in ("bochs", "virtio_console", "video", "virtio_net", "snd_intel8x0", "evdev"):
         shown = subprocess.run(["modprobe", "-S", version, "--show-depends", module], capture_output=True, text=True,
                                check=True).stdout
         modules.update(line.split()[1] for line in shown.splitlines() if line.startswith("insmod"))

@@ -57,10 +57,14 @@ def status(guest):
 
 def run(kiosk, box):
     guest, name = box.guest, box.name
-    _, found = guest.run("cat /proc/asound/cards; id -nG marquee; ls /dev/input/")
-    kiosk.check("ICH" in found and "audio" in found.split() and "input" in found.split() and "event" in found,
-                f"{name}: a sound card, the unit's user in the audio and input groups, a keyboard "
-                f"({' '.join(found.split())[:160]})")
+    # The card's mixer as alsa-utils (which the package recommends) sets it at boot: the AC97
+    # codec starts muted, and the card was there before alsa-utils was installed.
+    _, found = guest.run("alsactl init >/dev/null 2>&1; amixer get Master | tail -1; cat /proc/asound/cards; "
+                         "id -nG marquee; ls /dev/input/")
+    kiosk.check("ICH" in found and "[on]" in found and "audio" in found.split() and "input" in found.split()
+                and "event" in found,
+                f"{name}: a sound card, its mixer on, the unit's user in the audio and input groups, a keyboard "
+                f"({' '.join(found.split())[:200]})")
     path = WAV["path"]
     before, _ = samples(path)
     # 18:59:50 in Berlin: the evening pills (19:00, PRIORITY 1, ACTION:AUDIO) are ten seconds away.
