@@ -3,7 +3,7 @@ snd-intel8x0) plays into a WAV file on the host, which the host reads as it grow
 evening pills (an audio alarm at 19:00 Europe/Berlin) are heard within a second of their time,
 silent before; the chime leads; a key pressed on the box's keyboard (QMP send-key, through the
 kernel's evdev) acknowledges them."""
-import json, math, os, struct, time
+import json, math, os, shutil, struct, time
 
 from kiosk.harness import wait_until
 
@@ -79,6 +79,8 @@ def run(kiosk, box):
                 f"was set 10 s before their time, silent before ({len(before)} samples at first)")
     if heard:
         time.sleep(6)
+        # What the box played, for a person to listen to.
+        shutil.copy2(path, os.path.join(kiosk.out, f"{name}.sound.wav"))
         values, rate = samples(path)
         start = heard[1]
         chime = values[start + rate // 20:start + rate * 3 // 10]
