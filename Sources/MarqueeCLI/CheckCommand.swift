@@ -2,6 +2,7 @@ import ArgumentParser
 import Daemon
 import Display
 import Schedule
+import Sound
 import Support
 
 #if canImport(Glibc)
@@ -73,7 +74,7 @@ struct CheckCommand: AsyncParsableCommand {
         let agenda = await schedule.agenda(
             from: start, to: Instant(secondsSinceEpoch: start.secondsSinceEpoch + Self.charactersAhead), limit: 20_000)
         let missing = charactersNoFontHas(agenda, style: DisplayOptions.style(configuration))
-        var warnings = missing.warnings
+        var warnings = missing.warnings + recordingsThatCannotPlay(agenda)
         // A calendar all in the past reads well and shows nothing: worth a word.
         if agenda.stop == nil {
             let shown = Set(agenda.entries.map(\.message.source))
@@ -112,6 +113,29 @@ struct CheckCommand: AsyncParsableCommand {
         } else {
             say("\(report.path): unusable")
         }
+    }
+
+    /// The recordings the coming year's audio alarms (`agenda`) attach that the box cannot play
+    /// (missing, damaged, too long, not beside the calendar), once each, with their calendar.
+    private func recordingsThatCannotPlay(_ agenda: Agenda) -> [(String, String)] {
+        var tried: Set<[String]> = []
+        var found: [(String, String)] = []
+        for entry in agenda.entries where entry.change != .end {
+            guard let sounding = entry.message.sounding, let attachment = sounding.attachment,
+                  tried.insert([entry.message.source, attachment]).inserted
+            else { continue }
+            let (path, unplayable) = AttachedRecording.resolve(attachment, calendar: entry.message.source)
+            if let unplayable {
+                found.append((entry.message.source, "\(unplayable); the reminder is spoken instead"))
+            } else if let path {
+                do {
+                    _ = try Recording.load(path)
+                } catch {
+                    found.append((entry.message.source, "ATTACH \(attachment): \(error); the reminder is spoken instead"))
+                }
+            }
+        }
+        return found
     }
 
     /// The characters in the coming year's messages (`agenda`) that the framebuffer has no font

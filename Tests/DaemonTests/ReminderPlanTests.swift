@@ -162,7 +162,7 @@ struct ReminderPlanTests {
         ("https://example.com/a.mp3", nil, "the sound at an address (ATTACH https://example.com/a.mp3) is not fetched"),
     ] as [(String, String?, String?)])
     func attachmentsNameRecordingsBesideTheCalendar(attachment: String, path: String?, unplayable: String?) {
-        let found = ReminderPlan.recording(attachment, calendar: "/feeds/family.ics")
+        let found = AttachedRecording.resolve(attachment, calendar: "/feeds/family.ics")
         #expect(found.path == path && found.unplayable == unplayable)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Sound
 import TestSupport
 import Testing
 
@@ -224,6 +225,35 @@ import Testing
             #expect(reports.last?["events"] as? Int == 1)
             let problems = try #require(reports.last?["problems"] as? [[String: Any]])
             #expect(problems.count == 1 && problems[0]["severity"] as? String == "warning")
+        }
+    }
+
+    /// `check` tries the recordings the coming reminders attach: one that is missing, damaged or
+    /// at an address is said with its calendar; one that plays is not.
+    @Test func checkTriesTheAttachedRecordings() throws {
+        try withTemporaryFolder { temporary in
+            let folder = temporary.url
+            let tomorrow = Date().addingTimeInterval(86_400)
+            let day = tomorrow.formatted(.iso8601.year().month().day().dateSeparator(.omitted))
+            func reminder(_ uid: String, _ attachment: String) -> String {
+                event("UID:\(uid)", "DTSTAMP:20260101T000000Z", "DTSTART;VALUE=DATE:\(day)", "SUMMARY:\(uid)",
+                      "BEGIN:VALARM\r\nACTION:AUDIO\r\nTRIGGER:PT9H\r\nATTACH:\(attachment)\r\nEND:VALARM")
+            }
+            let feed = calendar(reminder("pills", "pills.ogg"), reminder("walk", "https://example.com/walk.mp3"),
+                                reminder("damaged", "damaged.wav"), reminder("lunch", "lunch.wav"))
+            try Data(feed.utf8).write(to: folder.appendingPathComponent("voices.ics"))
+            try Data("RIFF then nothing a sound file would hold".utf8).write(to: folder.appendingPathComponent("damaged.wav"))
+            let tone = SoundClip(samples: (0..<8_000).map { Int16(4_000 * sin(Double($0) / 5)) }, sampleRate: 8_000)
+            try Data(tone.wav).write(to: folder.appendingPathComponent("lunch.wav"))
+            let run = try Self.marquee("check", folder.path)
+            #expect(run.status == 0)
+            let told = run.output.split(separator: "\n").filter { $0.contains("ATTACH") || $0.contains("the sound at") }
+            let calendarPath = "\(folder.path)/voices.ics"
+            #expect(told.count == 3, "\(run.output)")
+            #expect(told.contains { $0.hasPrefix("\(calendarPath): warning: ATTACH pills.ogg: the recording \(folder.path)/pills.ogg "
+                + "cannot be read: No such file or directory") })
+            #expect(told.contains { $0.hasPrefix("\(calendarPath): warning: ATTACH damaged.wav: the recording") && $0.contains("cannot be played") })
+            #expect(told.contains { $0.contains("(ATTACH https://example.com/walk.mp3) is not fetched") })
         }
     }
 

@@ -131,7 +131,7 @@ struct ReminderPlan {
                 let (repeats, interval) = sounding.repeats > 0
                     ? (sounding.repeats, sounding.repeatSeconds)
                     : (settings.repeatUntilAcknowledged, Self.repeatSeconds)
-                let (recording, unplayable) = Self.recording(sounding.attachment, calendar: message.source)
+                let (recording, unplayable) = AttachedRecording.resolve(sounding.attachment, calendar: message.source)
                 if let unplayable { decisions.journal.append("reminder \"\(message.text)\": \(unplayable); it is spoken") }
                 decisions.play.append(Due(key: key, text: message.text, recording: recording, number: 1, of: repeats + 1,
                                           atNight: isNight))
@@ -180,31 +180,6 @@ struct ReminderPlan {
             kept.append(reminder)
         }
         waiting = kept
-    }
-
-    /// The recording an alarm's ATTACH names, as a path in the calendar's own folder: a name
-    /// (`dentist.ogg`, `voices/dentist.ogg`), or a `file://` address or an absolute path, of
-    /// which only the file's name counts (Thunderbird writes the path on the carer's computer;
-    /// the file is copied next to the calendar). Apple's named sounds (`Chord`) are the chime:
-    /// no recording, nothing to say. Anything else is not played, and why.
-    static func recording(_ attachment: String?, calendar: String) -> (path: String?, unplayable: String?) {
-        guard let attachment else { return (nil, nil) }
-        let folder = splitPath(calendar).folder
-        var name = attachment
-        if attachment.lowercased().hasPrefix("file://") {
-            name = splitPath(URL(string: attachment)?.path(percentEncoded: false) ?? "").name
-        } else if attachment.contains(":") {
-            return (nil, "the sound at an address (ATTACH \(attachment)) is not fetched")
-        } else if attachment.hasPrefix("/") {
-            name = splitPath(attachment).name
-        } else if !attachment.contains(".") {
-            return (nil, nil)
-        }
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-        guard !name.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else {
-            return (nil, "ATTACH \(attachment) is not a file in the calendar's folder \(folder)")
-        }
-        return (folder + "/" + name, nil)
     }
 
     /// The next instant a repeat sounds or a reminder's time to be acknowledged ends.
@@ -268,5 +243,33 @@ extension ReminderPlan {
     private struct HeardEntry: Codable {
         var key: Key
         var decidedAt: Int64
+    }
+}
+
+/// Where the recording an audio alarm attaches is: what the box plays and `check` tries.
+public enum AttachedRecording {
+    /// The recording an alarm's ATTACH names, as a path in the calendar's own folder: a name
+    /// (`dentist.ogg`, `voices/dentist.ogg`), or a `file://` address or an absolute path, of
+    /// which only the file's name counts (Thunderbird writes the path on the carer's computer;
+    /// the file is copied next to the calendar). Apple's named sounds (`Chord`) are the chime:
+    /// no recording, nothing to say. Anything else is not played, and why.
+    public static func resolve(_ attachment: String?, calendar: String) -> (path: String?, unplayable: String?) {
+        guard let attachment else { return (nil, nil) }
+        let folder = splitPath(calendar).folder
+        var name = attachment
+        if attachment.lowercased().hasPrefix("file://") {
+            name = splitPath(URL(string: attachment)?.path(percentEncoded: false) ?? "").name
+        } else if attachment.contains(":") {
+            return (nil, "the sound at an address (ATTACH \(attachment)) is not fetched")
+        } else if attachment.hasPrefix("/") {
+            name = splitPath(attachment).name
+        } else if !attachment.contains(".") {
+            return (nil, nil)
+        }
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard !name.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else {
+            return (nil, "ATTACH \(attachment) is not a file in the calendar's folder \(folder)")
+        }
+        return (folder + "/" + name, nil)
     }
 }
