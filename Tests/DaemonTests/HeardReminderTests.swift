@@ -64,7 +64,8 @@ import Testing
         #expect(restarted.state.report.sound?.reminders == [])
     }
 
-    /// A key pressed while a reminder sounds acknowledges it; at any other time it does nothing.
+    /// A key pressed while a reminder sounds acknowledges it, and the band marks it ✓; at any
+    /// other time a key does nothing.
     @Test func aKeyAcknowledgesTheReminderSounding() async throws {
         let folder = try TemporaryFolder()
         let wav = folder.path + "/played.wav"
@@ -82,6 +83,9 @@ import Testing
         let reminder = try #require(kit.state.report.sound?.reminders.first)
         #expect(reminder.outcome == "acknowledged" && reminder.at == "2026-07-01T10:00:20+00:00")
         #expect(kit.state.report.sound?.lastAcknowledged == reminder)
+        // The band marks it heard, and the status says what the band shows.
+        #expect(kit.screen.shown.last?.line.contains("✓ Lunch") == true)
+        #expect(kit.state.report.showing == ["✓ Lunch"] && kit.state.report.messages.map(\.text) == ["✓ Lunch"])
         try FileManager.default.removeItem(atPath: wav)
         await kit.advance(seconds: 600)
         #expect(!played(kit, wav))

@@ -263,7 +263,7 @@ final class DisplayLoop {
             settings = fresh
             dimForTheNight()
             controller.reconfigure(NightPolicy(fresh).marquee(atNight: isNight), at: steady)
-            controller.show(snapshot, settings: fresh, at: steady, width: screen.bandWidth)
+            controller.show(marked(snapshot), settings: fresh, at: steady, width: screen.bandWidth)
             tellMissingCharacters()
             publishShown()
             if let scheduleSettings = reloaded?.schedule {
@@ -290,7 +290,7 @@ final class DisplayLoop {
             awaitingSchedule = false
             snapshot = answer
             validUntil = WallInstant(answer.validUntil.instant)
-            controller.show(answer, settings: settings, at: steady, width: screen.bandWidth)
+            controller.show(marked(answer), settings: settings, at: steady, width: screen.bandWidth)
             remindersToLook = true
             screen.showOrientation(answer.orientationShown(idleTemplate: settings.idleText))
             tellMissingCharacters()
@@ -318,9 +318,9 @@ final class DisplayLoop {
     /// Tells the status what is shown: the messages, the screen, whether paused. Called when
     /// one of them changes, not for every frame.
     private func publishShown() {
-        var shown = snapshot
+        var shown = marked(snapshot)
         shown.orientation = snapshot.orientationShown(idleTemplate: settings.idleText)
-        let showing = snapshot.marqueeMessages(idleTemplate: settings.idleText).map(\.text)
+        let showing = shown.marqueeMessages(idleTemplate: settings.idleText).map(\.text)
         let output = screen.outputDescription
         let paused = controller.isPaused
         state.update { shared in
@@ -352,11 +352,36 @@ final class DisplayLoop {
         if !decisions.play.isEmpty || !decisions.journal.isEmpty || decisions.heardChanged { publishReminders() }
     }
 
-    /// The reminders sounding now were heard: their repeats stop.
+    /// `snapshot` as the band shows it: a reminder someone acknowledged is marked ✓ (the
+    /// person sees that it was heard; the mark stands still, nothing flashes).
+    private func marked(_ snapshot: ScheduleSnapshot) -> ScheduleSnapshot {
+        let acknowledged = Set((reminders?.recent ?? []).filter { $0.outcome == .acknowledged }
+            .map { [$0.text, String($0.key.trigger)] })
+        guard !acknowledged.isEmpty else { return snapshot }
+        var marked = snapshot
+        for index in marked.messages.indices {
+            let message = marked.messages[index]
+            guard let trigger = message.sounding?.trigger.instant.secondsSinceEpoch,
+                  acknowledged.contains([message.text, String(trigger)])
+            else { continue }
+            marked.messages[index].text = Self.acknowledgedMark + message.text
+        }
+        return marked
+    }
+
+    /// Before a reminder someone acknowledged.
+    static let acknowledgedMark = "✓ "
+
+    /// The reminders sounding now were heard: their repeats stop, and they are marked on the band.
     private func acknowledge(at wall: WallInstant, by whom: String) {
         guard var plan = reminders else { return }
         let acknowledged = plan.acknowledge(at: wall.instant)
         reminders = plan
+        if !acknowledged.isEmpty {
+            controller.show(marked(snapshot), settings: settings, at: clock.steadyTime(), width: screen.bandWidth)
+            tellMissingCharacters()
+            publishShown()
+        }
         log?.log(.notice, acknowledged.isEmpty ? "acknowledged by \(whom), but no reminder was sounding"
             : "acknowledged by \(whom): " + acknowledged.map { "\"\($0)\"" }.joined(separator: ", "))
         publishReminders()
