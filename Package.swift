@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "Display", dependencies: ["Support", "Marquee", "CLinux", "CFreeType", "CZlib", "CHarfBuzz", "CFriBidi", "CDRM", "CICU"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .systemLibrary(name: "CEspeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
-        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .target(name: "CALSA", linkerSettings: [.linkedLibrary("asound")]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         // Reminders heard: the chime, speech (eSpeak NG), recordings (libsndfile) and the sound
         // device (ALSA).

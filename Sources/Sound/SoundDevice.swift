@@ -18,6 +18,7 @@ public struct SoundDevice: Sendable {
 
     public init(name: String) {
         self.name = name
+        mq_alsa_keep_quiet()
     }
 
     /// Plays the clips one after another without a gap; `whenPlaying` is told as the first

@@ -228,6 +228,24 @@ import Testing
         }
     }
 
+    /// `say` writes what the box plays to a WAV file; to a device that is not there it says so
+    /// in one line (ALSA's own complaints, which would draw on a terminal display, are kept
+    /// quiet).
+    @Test func sayWritesTheSoundOrSaysWhyNot() throws {
+        try withTemporaryFolder { temporary in
+            let wav = temporary.path + "/pills.wav"
+            let written = try Self.marquee(["say", "Time for your pills 💊", "--language", "de", "--out", wav])
+            #expect(written.status == 0 && written.output.hasPrefix("wrote \(wav): "), "\(written.errors)")
+            #expect(written.errors.isEmpty)
+            #expect(FileManager.default.fileExists(atPath: wav))
+            try Data("sound_device = \"hw:CARD=NoSuchCard\"\n".utf8).write(to: URL(fileURLWithPath: temporary.path + "/m.toml"))
+            let missing = try Self.marquee(["say", "hello", "--config", temporary.path + "/m.toml"])
+            #expect(missing.status == 1)
+            #expect(missing.errors.hasPrefix("marquee say: cannot open the sound device \"hw:CARD=NoSuchCard\": "))
+            #expect(missing.errors.split(separator: "\n").count == 1, "\(missing.errors)")
+        }
+    }
+
     /// `check` tries the recordings the coming reminders attach: one that is missing, damaged or
     /// at an address is said with its calendar; one that plays is not.
     @Test func checkTriesTheAttachedRecordings() throws {
