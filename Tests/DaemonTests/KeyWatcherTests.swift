@@ -29,8 +29,8 @@ import Testing
         #expect(!KeyWatcher.pressed(in: Array(event(type: 1, code: keyA, value: 1).prefix(20))[...]), "a part of an event")
     }
 
-    /// A device there at the start and one plugged in later are both read; one pulled out is
-    /// let go.
+    /// A device there at the start and one plugged in later are both read; one pulled out (its
+    /// node removed) is let go.
     @Test func devicesComeAndGo() async throws {
         let folder = try TemporaryFolder()
         let presses = Mutex(0)
@@ -45,7 +45,9 @@ import Testing
         let second = try #require(FileHandle(forWritingAtPath: folder.path + "/event3"))
         second.write(Data(event(type: 1, code: 28, value: 1)))
         #expect(await eventually { presses.withLock { $0 } == 2 })
+        // Pulled out: the kernel removes its node.
         try first.close()
+        #expect(unlink(folder.path + "/event0") == 0)
         #expect(await eventually { watcher.openDevices == ["event3"] })
         try second.close()
     }

@@ -52,8 +52,15 @@ final class KeyWatcher: Sendable {
     /// The names of the devices read now.
     var openDevices: [String] { devices.withLock { $0.keys.sorted() } }
 
+    /// Opens the devices that appeared and lets go of those whose node is gone.
     private func openNewDevices() {
         let names = (directoryEntries(folder) ?? []).map { shownName($0.bytes) }.filter { $0.hasPrefix("event") }
+        let gone = devices.withLock { open in
+            let gone = open.filter { !names.contains($0.key) }
+            for name in gone.keys { open[name] = nil }
+            return gone.values
+        }
+        for source in gone { source.cancel() }
         for name in names where devices.withLock({ $0[name] == nil }) {
             let path = folder + "/" + name
             let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
