@@ -319,8 +319,8 @@ final class DisplayLoop {
     /// one of them changes, not for every frame.
     private func publishShown() {
         var shown = marked(snapshot)
-        shown.orientation = snapshot.orientationShown(idleTemplate: settings.idleText)
         let showing = shown.marqueeMessages(idleTemplate: settings.idleText).map(\.text)
+        shown.orientation = snapshot.orientationShown(idleTemplate: settings.idleText)
         let output = screen.outputDescription
         let paused = controller.isPaused
         state.update { shared in
