@@ -20,6 +20,14 @@ import Testing
 
     private let keyA: UInt16 = 30
 
+    /// The device's other end, as the kernel's would write it; fails (never waits) when the
+    /// watcher does not read it.
+    private func writer(_ path: String) throws -> FileHandle {
+        let descriptor = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        try #require(descriptor >= 0, "nobody reads \(path)")
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    }
+
     @Test func aKeyGoingDownIsAPress() {
         let synchronize = event(type: 0, code: 0, value: 0)
         #expect(KeyWatcher.pressed(in: (event(type: 1, code: keyA, value: 1) + synchronize)[...]))
@@ -37,12 +45,12 @@ import Testing
         #expect(mkfifo(folder.path + "/event0", 0o600) == 0)
         let watcher = try KeyWatcher(folder: folder.path, quietAfterPress: 0, log: nil) { presses.withLock { $0 += 1 } }
         #expect(watcher.openDevices == ["event0"])
-        let first = try #require(FileHandle(forWritingAtPath: folder.path + "/event0"))
+        let first = try writer(folder.path + "/event0")
         first.write(Data(event(type: 1, code: keyA, value: 1)))
         #expect(await eventually { presses.withLock { $0 } == 1 })
         #expect(mkfifo(folder.path + "/event3", 0o600) == 0)
         #expect(await eventually { watcher.openDevices == ["event0", "event3"] })
-        let second = try #require(FileHandle(forWritingAtPath: folder.path + "/event3"))
+        let second = try writer(folder.path + "/event3")
         second.write(Data(event(type: 1, code: 28, value: 1)))
         #expect(await eventually { presses.withLock { $0 } == 2 })
         // Pulled out: the kernel removes its node.

@@ -36,8 +36,11 @@ final class KeyWatcher: Sendable {
         self.quietAfterPress = quietAfterPress
         self.log = log
         self.onPress = onPress
+        // Devices are opened and let go on this watcher's own queue only, one look at a time.
         let watcher = try FolderWatcher(folder: folder, debounce: .milliseconds(100), isRelevant: { $0.hasPrefix("event") }) {
-            [weak self] in self?.openNewDevices()
+            [weak self] in
+            guard let self else { return }
+            queue.async { [weak self] in self?.openNewDevices() }
         }
         folderWatcher.withLock { $0 = watcher }
         queue.sync { openNewDevices() }
