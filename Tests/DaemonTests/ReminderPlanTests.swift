@@ -75,6 +75,27 @@ struct ReminderPlanTests {
         #expect(decisions.play.map(\.text) == ["Urgent"])
         #expect(decisions.play.first?.atNight == true)
         #expect(Set(plan.recent.map(\.outcome)) == [.quietAtNight, .sounding])
+        // Late by night (the box was off at its time): missed, not kept for the morning.
+        var late = ReminderPlan(settings: SoundSettings())
+        #expect(late.look(at: [message("Calm", uid: "a")], now: at(600), isNight: true).journal.count == 1)
+        #expect(late.look(at: [message("Calm", uid: "a")], now: at(9 * 3_600), isNight: false).play.isEmpty)
+    }
+
+    /// What the night kept quiet is heard when it ends, if its message still shows (an all-day
+    /// birthday asked to be heard at its start, midnight); repeats count from then.
+    @Test func whatTheNightKeptQuietIsHeardInTheMorning() {
+        var plan = ReminderPlan(settings: SoundSettings(repeatUntilAcknowledged: 1))
+        let birthday = message("It's Johnny's birthday!", origin: .event, uid: "birthday")
+        let bins = message("Put the bins out", origin: .event, uid: "bins")
+        #expect(plan.look(at: [birthday, bins], now: at(0), isNight: true).play.isEmpty)
+        #expect(plan.recent.map(\.outcome) == [.quietAtNight, .quietAtNight])
+        #expect(plan.look(at: [birthday, bins], now: at(3_600), isNight: true).play.isEmpty)
+        // Morning, seven hours on: the bins' message ended, the birthday shows all day.
+        let morning = plan.look(at: [birthday], now: at(7 * 3_600), isNight: false)
+        #expect(morning.play.map(\.text) == ["It's Johnny's birthday!"] && morning.journal.isEmpty)
+        #expect(plan.nextDue == at(7 * 3_600 + ReminderPlan.repeatSeconds))
+        #expect(plan.recent.first { $0.text == "It's Johnny's birthday!" }?.outcome == .sounding)
+        #expect(plan.look(at: [birthday], now: at(7 * 3_600 + 10), isNight: false).play.isEmpty)
     }
 
     @Test func mutedNothingSounds() {

@@ -341,6 +341,7 @@ final class DisplayLoop {
               remindersToLook || plan.nextDue.map({ wall.instant >= $0 }) == true
         else { return }
         remindersToLook = false
+        let before = plan.recent
         let decisions = plan.look(at: snapshot.messages, now: wall.instant, isNight: NightPolicy.isNight(snapshot.partOfDay))
         reminders = plan
         for line in decisions.journal { log?.log(.warning, line) }
@@ -349,7 +350,7 @@ final class DisplayLoop {
             voice?.play(due)
         }
         if decisions.heardChanged { voice?.keepHeard(ReminderPlan.encodeHeard(plan.heard)) }
-        if !decisions.play.isEmpty || !decisions.journal.isEmpty || decisions.heardChanged { publishReminders() }
+        if plan.recent != before || decisions.heardChanged { publishReminders() }
     }
 
     /// `snapshot` as the band shows it: a reminder someone acknowledged is marked ✓ (the

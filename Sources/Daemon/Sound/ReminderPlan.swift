@@ -13,7 +13,9 @@ import Support
 /// missed while the box was off is said, not played hours later), once per trigger whatever
 /// happens to the feed, the clock or the process (what was decided is kept across restarts,
 /// `heard`), then again as its calendar's REPEAT says, or `repeatUntilAcknowledged` times,
-/// until someone acknowledges it. By night only urgent reminders sound; a mute silences all.
+/// until someone acknowledges it. By night only urgent reminders sound (the others when the
+/// night ends, if they still show: an all-day birthday asked to be heard at midnight is heard
+/// in the morning); a mute silences all.
 struct ReminderPlan {
     /// One trigger of one reminder, whichever file holds it (a calendar saved under a new name
     /// is not heard anew).
@@ -33,7 +35,7 @@ struct ReminderPlan {
         case notAcknowledged = "not acknowledged"
         /// Its time passed while the box was off or the clock elsewhere: not played late.
         case missed
-        /// Not urgent, at night.
+        /// Not urgent, at night: heard when the night ends if it still shows.
         case quietAtNight = "quiet at night"
         case muted
     }
@@ -101,6 +103,9 @@ struct ReminderPlan {
     }
 
     private var waiting: [Waiting] = []
+    /// Triggers the night kept quiet (not urgent), heard when the night ends if their message
+    /// still shows; not kept across a restart.
+    private var quietAtNight: Set<Key> = []
 
     init(settings: SoundSettings, heard: [Key: Int64] = [:]) {
         self.settings = settings
@@ -116,17 +121,25 @@ struct ReminderPlan {
             let key = Key(event: message.uid.isEmpty ? message.text : message.uid,
                           trigger: sounding.trigger.instant.secondsSinceEpoch, origin: sounding.origin.rawValue)
             guard heard[key] == nil else { continue }
+            // Kept quiet by the night: heard in the morning if it still shows then.
+            let fromTheNight = quietAtNight.contains(key)
+            if isNight, !message.isUrgent, !muted, fromTheNight || seconds - key.trigger <= Self.lateLimit {
+                if quietAtNight.insert(key).inserted {
+                    note(Record(key: key, text: message.text, trigger: sounding.trigger, outcome: .quietAtNight, at: now,
+                                soundings: 0))
+                }
+                continue
+            }
+            quietAtNight.remove(key)
             heard[key] = seconds
             decisions.heardChanged = true
             let outcome: Outcome
-            if seconds - key.trigger > Self.lateLimit {
+            if !fromTheNight, seconds - key.trigger > Self.lateLimit {
                 outcome = .missed
                 decisions.journal.append("reminder \"\(message.text)\" of \(sounding.trigger.rfc3339) was missed: "
                     + "the box was off or its clock elsewhere at that time; it is not played late")
             } else if muted {
                 outcome = .muted
-            } else if isNight, !message.isUrgent {
-                outcome = .quietAtNight
             } else {
                 let (repeats, interval) = sounding.repeats > 0
                     ? (sounding.repeats, sounding.repeatSeconds)
@@ -135,13 +148,18 @@ struct ReminderPlan {
                 if let unplayable { decisions.journal.append("reminder \"\(message.text)\": \(unplayable); it is spoken") }
                 decisions.play.append(Due(key: key, text: message.text, recording: recording, number: 1, of: repeats + 1,
                                           atNight: isNight))
+                // Repeats count from the trigger; from the morning for one the night kept quiet.
                 waiting.append(Waiting(key: key, text: message.text, recording: recording, urgent: message.isUrgent,
-                                       next: key.trigger + interval, remaining: repeats, interval: interval, soundings: 1,
-                                       total: repeats + 1))
+                                       next: (fromTheNight ? seconds : key.trigger) + interval, remaining: repeats,
+                                       interval: interval, soundings: 1, total: repeats + 1))
                 outcome = .sounding
             }
-            note(Record(key: key, text: message.text, trigger: sounding.trigger, outcome: outcome, at: now,
-                        soundings: outcome == .sounding ? 1 : 0))
+            if fromTheNight {
+                update(key, outcome: outcome, at: seconds, soundings: outcome == .sounding ? 1 : 0)
+            } else {
+                note(Record(key: key, text: message.text, trigger: sounding.trigger, outcome: outcome, at: now,
+                            soundings: outcome == .sounding ? 1 : 0))
+            }
         }
         repeatsDue(now: seconds, isNight: isNight, into: &decisions)
         forget(before: seconds - Self.rememberedSeconds, decisions: &decisions)
