@@ -438,16 +438,15 @@ public struct ScheduleLimits: Sendable, Hashable {
         var record = AlarmRecord(text: shown, trigger: trigger, isAudio: action == ICAL_ACTION_AUDIO,
                                  attachment: action == ICAL_ACTION_AUDIO ? attachment : nil)
         if let repeats, repeats > 0 {
-            let seconds = interval.map { Int64($0.days) * 86_400 + $0.seconds } ?? 0
-            if seconds <= 0 {
-                report(.warning, propertyLine("REPEAT"), "REPEAT without a DURATION longer than zero; the alarm sounds once")
-            } else {
+            if let seconds = interval?.approximateSeconds {
                 if repeats > Sounding.mostRepeats {
                     report(.warning, propertyLine("REPEAT"),
                            "REPEAT:\(repeats) is more than \(Sounding.mostRepeats); the alarm sounds again \(Sounding.mostRepeats) times")
                 }
                 record.repeats = min(repeats, Sounding.mostRepeats)
                 record.repeatSeconds = seconds
+            } else {
+                report(.warning, propertyLine("REPEAT"), "REPEAT without a DURATION longer than zero; the alarm sounds once")
             }
         }
         return record

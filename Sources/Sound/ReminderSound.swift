@@ -1,3 +1,9 @@
+import Support
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What a reminder sounds like: the chime, a breath's pause, then its words — spoken, or the
 /// carer's own recording — one sound, at one volume, played on one device.
 public enum ReminderSound {
@@ -23,7 +29,7 @@ public enum ReminderSound {
     public static func play(
         _ text: String, recording: String? = nil, language: String, volume: Volume, on device: SoundDevice
     ) throws -> Played {
-        let began = monotonicSeconds()
+        let began = readClock(CLOCK_MONOTONIC)
         var recordingProblem: String?
         var recorded: SoundClip?
         if let recording {
@@ -45,14 +51,14 @@ public enum ReminderSound {
             if let recorded {
                 words = recorded
             } else {
-                let began = processorSeconds()
+                let began = readClock(CLOCK_THREAD_CPUTIME_ID)
                 let made = try Speech.speak(text, language: language)
-                synthesis = processorSeconds() - began
+                synthesis = Double(readClock(CLOCK_THREAD_CPUTIME_ID) - began) / 1e9
                 spoken = made
                 words = made.clip
             }
             return SoundClip.silence(seconds: pause, sampleRate: rate).followed(by: words.atVolume(volume))
-        }, whenPlaying: { firstSample = monotonicSeconds() - began })
+        }, whenPlaying: { firstSample = Double(readClock(CLOCK_MONOTONIC) - began) / 1e9 })
         return Played(spoken: spoken, recordingProblem: recordingProblem, firstSampleAfter: firstSample,
                       synthesisSeconds: synthesis)
     }

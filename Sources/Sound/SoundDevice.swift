@@ -65,17 +65,3 @@ public struct SoundDevice: Sendable {
         Failure(description: "\(what) \"\(name)\": \(String(cString: snd_strerror(code)))")
     }
 }
-
-/// Seconds of this thread's processor time, for figures.
-func processorSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
-
-/// Seconds on the monotonic clock, for figures.
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
