@@ -1,11 +1,11 @@
 import Dispatch
 import Sound
+import Support
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
-import Support
-import Synchronization
 
 /// Plays the reminders the loop decides on, one after another, on a queue of its own: a
 /// sound never delays a frame, a reload or the socket. At most `queued` wait; more are said as
