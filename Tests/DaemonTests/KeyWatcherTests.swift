@@ -37,6 +37,22 @@ import Testing
         #expect(!KeyWatcher.pressed(in: Array(event(type: 1, code: keyA, value: 1).prefix(20))[...]), "a part of an event")
     }
 
+    /// Devices that cannot be opened are said in one line, once, by reason: a desktop lists dozens.
+    @Test func devicesThatCannotBeReadAreSaidOnce() throws {
+        let folder = try TemporaryFolder()
+        for name in ["event2", "event1"] {
+            #expect(symlink(folder.path + "/gone-" + name, folder.path + "/" + name) == 0)
+        }
+        let pipe = Pipe()
+        let log = EventLog(environment: ["JOURNAL_STREAM": journalStream(of: pipe)],
+                           descriptor: pipe.fileHandleForWriting.fileDescriptor)
+        let watcher = try KeyWatcher(folder: folder.path, log: log) {}
+        #expect(watcher.openDevices.isEmpty)
+        let lines = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n")
+        #expect(lines == ["<4>cannot read the keys of \(folder.path)/event1, event2 (No such file or directory); "
+            + "a key on them does not acknowledge reminders"])
+    }
+
     /// A device there at the start and one plugged in later are both read; one pulled out (its
     /// node removed) is let go.
     @Test func devicesComeAndGo() async throws {

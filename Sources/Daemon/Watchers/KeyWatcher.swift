@@ -64,14 +64,20 @@ final class KeyWatcher: Sendable {
             return gone.values
         }
         for source in gone { source.cancel() }
+        var newlyRefused: [String: [String]] = [:]
+        defer {
+            // One line for what one look could not open, by reason: a desktop has dozens.
+            for (why, refusedNames) in newlyRefused.sorted(by: { $0.key < $1.key }) {
+                log?.log(.warning, "cannot read the keys of \(folder)/\(refusedNames.sorted().joined(separator: ", ")) (\(why)); "
+                    + "a key on \(refusedNames.count == 1 ? "it" : "them") does not acknowledge reminders")
+            }
+        }
         for name in names where devices.withLock({ $0[name] == nil }) {
             let path = folder + "/" + name
             let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
             guard descriptor >= 0 else {
                 let why = String(cString: strerror(errno))
-                if refused.withLock({ $0.updateValue(why, forKey: name) != why }) {
-                    log?.log(.warning, "cannot read the keys of \(path) (\(why)); a key on it does not acknowledge reminders")
-                }
+                if refused.withLock({ $0.updateValue(why, forKey: name) != why }) { newlyRefused[why, default: []].append(name) }
                 continue
             }
             let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
