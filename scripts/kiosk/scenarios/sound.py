@@ -98,3 +98,13 @@ def run(kiosk, box):
     kiosk.check(sounding.get("outcome") == "sounding" and acknowledged is not None and "acknowledged by a key" in journal,
                 f"{name}: a key on the box's keyboard acknowledges the reminder ({sounding.get('text', '')[:40]}: "
                 f"{' / '.join(journal.strip().splitlines()[-2:])})")
+    # The person sees it was heard: the band marks it, and the status says what the band shows.
+    time.sleep(1)
+    guest.screenshot("acknowledged")
+    _, shown = guest.run("marquee status --json")
+    try:
+        showing = json.loads(shown).get("showing", [])
+    except ValueError:
+        showing = []
+    kiosk.check(any(text.startswith("✓ Take your evening pills") for text in showing),
+                f"{name}: the acknowledged reminder is marked on the band ({showing[:3]})")
