@@ -397,7 +397,7 @@ public struct ScheduleLimits: Sendable, Hashable {
         var action: icalproperty_action?
         var trigger: AlarmTrigger?
         var text: String?
-        var attachment: String?
+        var attachment: Attachment?
         var repeats: Int?
         var interval: NominalDuration?
         for property in properties(of: alarm) {
@@ -407,7 +407,7 @@ public struct ScheduleLimits: Sendable, Hashable {
             case ICAL_DESCRIPTION_PROPERTY:
                 text = swiftString(icalproperty_get_description(property))
             case ICAL_ATTACH_PROPERTY:
-                attachment = attachmentName(property, line: propertyLine("ATTACH"))
+                attachment = self.attachment(property, line: propertyLine("ATTACH"))
             case ICAL_REPEAT_PROPERTY:
                 repeats = Int(icalproperty_get_repeat(property))
             case ICAL_DURATION_PROPERTY:
@@ -435,8 +435,14 @@ public struct ScheduleLimits: Sendable, Hashable {
         }
         guard action == ICAL_ACTION_DISPLAY || action == ICAL_ACTION_AUDIO, let trigger else { return nil }
         let shown = text.map(singleLine).flatMap { $0.isEmpty || Self.isPlaceholderAlarmText($0) ? nil : $0 }
-        var record = AlarmRecord(text: shown, trigger: trigger, isAudio: action == ICAL_ACTION_AUDIO,
-                                 attachment: action == ICAL_ACTION_AUDIO ? attachment : nil)
+        var record = AlarmRecord(text: shown, trigger: trigger, isAudio: action == ICAL_ACTION_AUDIO)
+        if action == ICAL_ACTION_AUDIO {
+            switch attachment {
+            case .name(let name): record.attachment = name
+            case .embedded(let sound): record.embedded = sound
+            case nil: break
+            }
+        }
         if let repeats, repeats > 0 {
             if let seconds = interval?.approximateSeconds {
                 if repeats > Sounding.mostRepeats {
@@ -452,17 +458,29 @@ public struct ScheduleLimits: Sendable, Hashable {
         return record
     }
 
-    /// What an `ATTACH` names: its URI (Apple's named sounds are URIs such as `Chord`); nil,
-    /// said, for a recording written into the file itself, which marquee does not play.
-    private func attachmentName(_ property: OpaquePointer, line: Int?) -> String? {
+    private enum Attachment {
+        case name(String)
+        case embedded(EmbeddedSound)
+    }
+
+    /// What an `ATTACH` holds: a URI (Apple's named sounds are URIs such as `Chord`), or a
+    /// recording written into the file itself (`ENCODING=BASE64`), decoded; nil, said, for one
+    /// that cannot be decoded (bounded by the file's own size).
+    private func attachment(_ property: OpaquePointer, line: Int?) -> Attachment? {
         guard let attach = icalproperty_get_attach(property) else { return nil }
-        guard icalattach_get_is_url(attach) != 0, let url = swiftString(icalattach_get_url(attach)) else {
-            report(.warning, line, "a sound written into the calendar (ATTACH;ENCODING=BASE64) is not played; "
+        if icalattach_get_is_url(attach) != 0 {
+            guard let url = swiftString(icalattach_get_url(attach)) else { return nil }
+            let name = url.trimmingCharacters(in: " ")
+            return name.isEmpty ? nil : .name(String(name.prefix(1_024)))
+        }
+        guard let data = icalattach_get_data(attach) else { return nil }
+        let text = UnsafeBufferPointer(start: data, count: strlen(UnsafeRawPointer(data).assumingMemoryBound(to: CChar.self)))
+        guard let bytes = decodeBase64(text), !bytes.isEmpty else {
+            report(.warning, line, "the sound written into the calendar (ATTACH;ENCODING=BASE64) is not base64; "
                 + "the reminder is spoken instead")
             return nil
         }
-        let name = url.trimmingCharacters(in: " ")
-        return name.isEmpty ? nil : String(name.prefix(1_024))
+        return .embedded(EmbeddedSound(bytes))
     }
 
     /// What calendar apps write into a reminder when the person wrote nothing: the event's own

@@ -67,6 +67,8 @@ struct NominalDuration: Hashable {
     var isAudio = false
     /// An `ACTION:AUDIO` alarm's `ATTACH` (a URI or a file name).
     var attachment: String?
+    /// Or the sound itself, written into the calendar.
+    var embedded: EmbeddedSound?
     /// `REPEAT` and `DURATION`: how many times more, how many seconds apart.
     var repeats = 0
     var repeatSeconds: Int64 = 0

@@ -35,6 +35,7 @@ struct MessageTemplate: Sendable, Hashable {
 struct SoundTemplate: Sendable, Hashable {
     var origin: Sounding.Origin
     var attachment: String?
+    var embedded: EmbeddedSound?
     var repeats: Int
     var repeatSeconds: Int64
 
@@ -42,17 +43,18 @@ struct SoundTemplate: Sendable, Hashable {
     @ICalActor init?(_ record: EventRecord, alarm: Int?) {
         guard let alarm else {
             guard record.speaks else { return nil }
-            self.init(origin: .event, attachment: nil, repeats: 0, repeatSeconds: 0)
+            self.init(origin: .event, attachment: nil, embedded: nil, repeats: 0, repeatSeconds: 0)
             return
         }
         let written = record.alarms[alarm]
         self.init(origin: written.isAudio ? .audioAlarm : .displayAlarm, attachment: written.attachment,
-                  repeats: written.repeats, repeatSeconds: written.repeatSeconds)
+                  embedded: written.embedded, repeats: written.repeats, repeatSeconds: written.repeatSeconds)
     }
 
-    init(origin: Sounding.Origin, attachment: String?, repeats: Int, repeatSeconds: Int64) {
+    init(origin: Sounding.Origin, attachment: String?, embedded: EmbeddedSound?, repeats: Int, repeatSeconds: Int64) {
         self.origin = origin
         self.attachment = attachment
+        self.embedded = embedded
         self.repeats = repeats
         self.repeatSeconds = repeatSeconds
     }
@@ -281,6 +283,7 @@ extension FeedExpansion {
             writer.string(template.effect?.rawValue ?? "")
             writer.integer(template.sound?.originNumber ?? 0)
             writer.string(template.sound?.attachment ?? "")
+            writer.data(template.sound?.embedded?.bytes ?? [])
             writer.integer(Int64(template.sound?.repeats ?? 0))
             writer.integer(template.sound?.repeatSeconds ?? 0)
         }
@@ -318,11 +321,13 @@ extension FeedExpansion {
         for _ in 0..<templateCount {
             guard let text = reader.string(), let uid = reader.string(), let priority = reader.integer(),
                 let color = reader.integer(), let effect = reader.string(), let origin = reader.integer(),
-                let attachment = reader.string(), let repeats = reader.integer(), let repeatSeconds = reader.integer(),
+                let attachment = reader.string(), let embedded = reader.data(), let repeats = reader.integer(),
+                let repeatSeconds = reader.integer(),
                 (0...Int64(Sounding.mostRepeats)).contains(repeats)
             else { return nil }
             let sound = SoundTemplate.origin(number: origin).map {
-                SoundTemplate(origin: $0, attachment: attachment.isEmpty ? nil : attachment, repeats: Int(repeats),
+                SoundTemplate(origin: $0, attachment: attachment.isEmpty ? nil : attachment,
+                              embedded: embedded.isEmpty ? nil : EmbeddedSound(embedded), repeats: Int(repeats),
                               repeatSeconds: repeatSeconds)
             }
             templates.append(MessageTemplate(

@@ -1,3 +1,5 @@
+import Support
+
 /// One line of text that should be on screen during an interval: an event occurrence, or a
 /// display alarm leading up to one.
 public struct Message: Hashable, Sendable {
@@ -62,6 +64,8 @@ public struct Sounding: Hashable, Sendable {
     /// What an `ACTION:AUDIO` alarm attached (`ATTACH`): a named sound (Apple's `Chord`), a
     /// file or an address; nil when none.
     public var attachment: String?
+    /// A recording written into the calendar itself (`ATTACH;ENCODING=BASE64`), decoded.
+    public var embedded: EmbeddedSound?
     /// How many times more it sounds (`REPEAT`), and how many seconds apart (`DURATION`).
     public var repeats: Int
     public var repeatSeconds: Int64
@@ -69,12 +73,38 @@ public struct Sounding: Hashable, Sendable {
     /// The most times an alarm sounds again (`REPEAT`): a reminder repeated for hours is noise.
     public static let mostRepeats = 10
 
-    public init(origin: Origin, trigger: ZonedTime, attachment: String? = nil, repeats: Int = 0, repeatSeconds: Int64 = 0) {
+    public init(
+        origin: Origin, trigger: ZonedTime, attachment: String? = nil, embedded: EmbeddedSound? = nil, repeats: Int = 0,
+        repeatSeconds: Int64 = 0
+    ) {
         self.origin = origin
         self.trigger = trigger
         self.attachment = attachment
+        self.embedded = embedded
         self.repeats = repeats
         self.repeatSeconds = repeatSeconds
+    }
+}
+
+/// The bytes of a sound a calendar carries inline, shared by every occurrence of its alarm
+/// and compared by a digest, so a recording of megabytes costs nothing when messages are
+/// compared or copied.
+public struct EmbeddedSound: Hashable, Sendable {
+    public let bytes: [UInt8]
+    private let digest: UInt64
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        digest = stableHash(bytes)
+    }
+
+    public static func == (lhs: EmbeddedSound, rhs: EmbeddedSound) -> Bool {
+        lhs.digest == rhs.digest && lhs.bytes.count == rhs.bytes.count
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(digest)
+        hasher.combine(bytes.count)
     }
 }
 
@@ -170,7 +200,7 @@ extension Message: Encodable {
     }
 
     private enum SoundingKeys: String, CodingKey {
-        case origin, trigger, attachment, repeats, repeatSeconds = "repeat_seconds"
+        case origin, trigger, attachment, embeddedBytes = "embedded_bytes", repeats, repeatSeconds = "repeat_seconds"
     }
 
     /// The `marquee messages --json` shape: times in RFC 3339 with offset, colour `#rrggbb`.
@@ -190,6 +220,7 @@ extension Message: Encodable {
             try heard.encode(sounding.origin.rawValue, forKey: .origin)
             try heard.encode(sounding.trigger.rfc3339, forKey: .trigger)
             try heard.encodeIfPresent(sounding.attachment, forKey: .attachment)
+            try heard.encodeIfPresent(sounding.embedded?.bytes.count, forKey: .embeddedBytes)
             try heard.encode(sounding.repeats, forKey: .repeats)
             try heard.encode(sounding.repeatSeconds, forKey: .repeatSeconds)
         }

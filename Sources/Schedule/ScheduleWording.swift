@@ -60,7 +60,7 @@ extension ScheduleState {
             color: template.color, effect: template.effect,
             sounding: template.sound.map { sound in
                 Sounding(origin: sound.origin, trigger: zone.zoned(start), attachment: sound.attachment,
-                         repeats: sound.repeats, repeatSeconds: sound.repeatSeconds)
+                         embedded: sound.embedded, repeats: sound.repeats, repeatSeconds: sound.repeatSeconds)
             })
     }
 }

@@ -1,8 +1,11 @@
 /// A hash of a text that is the same on every run and every machine, unlike `Hasher`
 /// (FNV-1a): for names of files kept across restarts, and seeds that must not change.
-public func stableHash(_ text: String) -> UInt64 {
+public func stableHash(_ text: String) -> UInt64 { stableHash(text.utf8) }
+
+/// `stableHash` of bytes.
+public func stableHash(_ bytes: some Sequence<UInt8>) -> UInt64 {
     var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-    for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
     return hash
 }
 

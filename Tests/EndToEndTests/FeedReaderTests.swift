@@ -331,6 +331,33 @@ import Testing
         }
     }
 
+    /// A recording written into a calendar (`ATTACH;ENCODING=BASE64`, its lines folded as
+    /// RFC 5545 asks) reaches the display through the helper byte for byte, one copy for every
+    /// day the alarm sounds.
+    @Test func aRecordingWrittenIntoTheCalendarCrossesTheHelper() throws {
+        try withTemporaryFolder { temporary in
+            let recording = (0..<30_000).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }
+            let value = "ATTACH;ENCODING=BASE64;VALUE=BINARY;FMTTYPE=audio/wav:" + Data(recording).base64EncodedString()
+            let folded = stride(from: 0, to: value.utf8.count, by: 74).map { offset in
+                let start = value.utf8.index(value.utf8.startIndex, offsetBy: offset)
+                let end = value.utf8.index(start, offsetBy: min(74, value.utf8.count - offset))
+                return (offset == 0 ? "" : " ") + String(value[start..<end])
+            }.joined(separator: "\r\n")
+            let text = TestSupport.calendar(event("UID:pills", "DTSTART:20260701T100000Z", "RRULE:FREQ=DAILY", "SUMMARY:Pills",
+                                      "BEGIN:VALARM\r\nACTION:AUDIO\r\nTRIGGER:PT0S\r\n\(folded)\r\nEND:VALARM"))
+            try Data(text.utf8).write(to: temporary.url.appendingPathComponent("pills.ics"))
+            let schedule = try ScheduleState(displayZone: "UTC",
+                                             reader: .helper(executable: CommandLineTests.binary, arguments: ["read-feed"]))
+            let status = try #require(schedule.load([temporary.url.path], around: instant(Self.at)).first)
+            #expect(status.state == .loaded && status.problems.isEmpty, "\(status.problems.map(\.message))")
+            for day in ["2026-07-01", "2026-07-02"] {
+                let sounding = try #require(schedule.messages(at: instant(day + "T10:00:30Z")).first?.sounding)
+                #expect(sounding.embedded?.bytes == recording)
+                #expect(sounding.attachment == nil)
+            }
+        }
+    }
+
     /// Between the processes an expansion keeps its event count, however few activations it holds.
     @Test func anExpansionKeepsItsEventCount() throws {
         let expansion = FeedExpansion(eventCount: 100_000, coverage: 0..<86_400)

@@ -64,7 +64,7 @@ import Testing
             event("UID:b", "DTSTART:20260701T120000Z", "SUMMARY:Zero",
                   alarm("ACTION:DISPLAY", "DESCRIPTION:Now", "TRIGGER:-PT10M", "REPEAT:3", "DURATION:PT0S")),
             event("UID:c", "DTSTART:20260701T140000Z", "SUMMARY:Inline",
-                  alarm("ACTION:AUDIO", "TRIGGER:-PT10M", "ATTACH;ENCODING=BASE64;VALUE=BINARY:UklGRg==")),
+                  alarm("ACTION:AUDIO", "TRIGGER:-PT10M", "ATTACH;ENCODING=BASE64;VALUE=BINARY:UklG*Rg==")),
             event("UID:d", "DTSTART:20260701T160000Z", "SUMMARY:Maybe", "X-MARQUEE-SPEAK:perhaps"),
             event("UID:e", "DTSTART:20260701T170000Z", "SUMMARY:Mail", alarm("ACTION:EMAIL", "TRIGGER:-PT10M")))
         let schedule = try schedule(feed, zone: "UTC")
@@ -80,7 +80,7 @@ import Testing
         ], "\(problems)")
         #expect(problems[0].message.contains("more than 10"))
         #expect(problems[1].message.contains("sounds once"))
-        #expect(problems[2].message.contains("is not played"))
+        #expect(problems[2].message.contains("is not base64"))
         #expect(problems[3].message.contains("neither YES nor NO"))
         #expect(schedule.messages(at: instant("2026-07-01T09:55:00Z")).first?.sounding?.repeats == Sounding.mostRepeats)
         #expect(schedule.messages(at: instant("2026-07-01T11:55:00Z")).first?.sounding?.repeats == 0)
