@@ -74,7 +74,7 @@ struct CheckCommand: AsyncParsableCommand {
         let agenda = await schedule.agenda(
             from: start, to: Instant(secondsSinceEpoch: start.secondsSinceEpoch + Self.charactersAhead), limit: 20_000)
         let missing = charactersNoFontHas(agenda, style: DisplayOptions.style(configuration))
-        var warnings = missing.warnings + recordingsThatCannotPlay(agenda)
+        var warnings = missing.warnings + recordingsThatCannotPlay(agenda, configuration: configuration)
         // A calendar all in the past reads well and shows nothing: worth a word.
         if agenda.stop == nil {
             let shown = Set(agenda.entries.map(\.message.source))
@@ -116,24 +116,19 @@ struct CheckCommand: AsyncParsableCommand {
     }
 
     /// The recordings the coming year's audio alarms (`agenda`) attach that the box cannot play
-    /// (missing, damaged, too long, not beside the calendar), once each, with their calendar.
-    private func recordingsThatCannotPlay(_ agenda: Agenda) -> [(String, String)] {
-        var tried: Set<[String]> = []
+    /// (missing, damaged, too long, not beside the calendar, not at their address), once each,
+    /// with their calendar.
+    private func recordingsThatCannotPlay(_ agenda: Agenda, configuration: ConfigurationFile) -> [(String, String)] {
+        var tried: Set<[AnyHashable]> = []
         var found: [(String, String)] = []
         for entry in agenda.entries where entry.change != .end {
-            guard let sounding = entry.message.sounding, let attachment = sounding.attachment,
-                  tried.insert([entry.message.source, attachment]).inserted
+            guard let sounding = entry.message.sounding, sounding.attachment != nil || sounding.embedded != nil,
+                  tried.insert([entry.message.source, sounding.attachment, sounding.embedded]).inserted,
+                  let problem = AttachedRecording.problem(
+                      of: sounding, calendar: entry.message.source,
+                      certificateAuthorities: configuration.subscriptionCertificateAuthorities)
             else { continue }
-            let (path, unplayable) = AttachedRecording.resolve(attachment, calendar: entry.message.source)
-            if let unplayable {
-                found.append((entry.message.source, "\(unplayable); the reminder is spoken instead"))
-            } else if let path {
-                do {
-                    _ = try Recording.load(path)
-                } catch {
-                    found.append((entry.message.source, "ATTACH \(attachment): \(error); the reminder is spoken instead"))
-                }
-            }
+            found.append((entry.message.source, "\(problem); the reminder is spoken instead"))
         }
         return found
     }

@@ -42,6 +42,7 @@ struct SayCommand: ParsableCommand {
         let volume = night ? settings.nightVolume : settings.dayVolume
         do {
             // A recording that cannot be played is said, not spoken over.
+            let recording = recording.map(Recording.Source.file)
             if let recording { _ = try Recording.load(recording) }
             let spoken: Speech.Spoken?
             if let out {

@@ -5,15 +5,31 @@ import CSndfile
 #endif
 
 /// A carer's own recording of a reminder (WAV, FLAC, Ogg Vorbis or Opus, MP3: what libsndfile
-/// reads), played instead of the spoken words. Bounded: a file of more than `mostBytes` or a
-/// sound longer than `mostSeconds` is refused, so a 1 GB attachment costs nothing.
+/// reads), played instead of the spoken words: a file next to the calendar, one fetched from an
+/// address, or one written into the calendar itself. Bounded: a file of more than `mostBytes`
+/// or a sound longer than `mostSeconds` is refused, so a 1 GB attachment costs nothing.
 public enum Recording {
     public static let mostBytes = 16 << 20
     public static let mostSeconds = 60.0
 
+    /// Where a recording is.
+    public enum Source: Sendable, Equatable {
+        case file(String)
+        /// The bytes of a sound file, and how to name it in a message.
+        case bytes([UInt8], describedAs: String)
+    }
+
     /// Why a recording cannot be played, with its path.
     public struct Failure: Error, CustomStringConvertible, Equatable {
         public var description: String
+    }
+
+    /// The recording, its channels mixed to one.
+    public static func load(_ source: Source) throws(Failure) -> SoundClip {
+        switch source {
+        case .file(let path): try load(path)
+        case .bytes(let bytes, let name): try load(bytes, describedAs: name)
+        }
     }
 
     /// The recording at `path`, its channels mixed to one.
@@ -30,6 +46,35 @@ public enum Recording {
             throw failure("cannot be played: \(String(cString: sf_strerror(nil)))")
         }
         defer { sf_close(file) }
+        return try decode(file, info, failure: failure)
+    }
+
+    /// The recording in `bytes` (a sound file's contents, read from memory), named `name` in
+    /// what is said of it.
+    public static func load(_ bytes: [UInt8], describedAs name: String) throws(Failure) -> SoundClip {
+        func failure(_ why: String) -> Failure { Failure(description: "the recording \(name) \(why)") }
+        guard bytes.count <= mostBytes else {
+            throw failure("is too large (\(bytes.count / (1 << 20)) MB; at most \(mostBytes >> 20) MB)")
+        }
+        let memory = MemoryFile(bytes)
+        var info = SF_INFO()
+        var io = SF_VIRTUAL_IO(
+            get_filelen: { MemoryFile.from($0).length },
+            seek: { offset, whence, context in MemoryFile.from(context).seek(offset, whence) },
+            read: { buffer, count, context in MemoryFile.from(context).read(into: buffer, count) },
+            write: { _, _, _ in 0 },
+            tell: { MemoryFile.from($0).offset })
+        let opened = withExtendedLifetime(memory) {
+            sf_open_virtual(&io, Int32(SFM_READ), &info, Unmanaged.passUnretained(memory).toOpaque())
+        }
+        guard let file = opened else { throw failure("cannot be played: \(String(cString: sf_strerror(nil)))") }
+        defer { sf_close(file) }
+        return try withExtendedLifetime(memory) { () throws(Failure) in try decode(file, info, failure: failure) }
+    }
+
+    private static func decode(
+        _ file: OpaquePointer, _ info: SF_INFO, failure: (String) -> Failure
+    ) throws(Failure) -> SoundClip {
         let channels = Int(info.channels)
         guard info.samplerate >= 8_000, info.samplerate <= 192_000, (1...8).contains(channels) else {
             throw failure("has \(channels) channels at \(info.samplerate) Hz, which marquee does not play")
@@ -45,5 +90,33 @@ public enum Recording {
             return Int16(sum / channels)
         }
         return SoundClip(samples: mixed, sampleRate: Int(info.samplerate))
+    }
+}
+
+/// Bytes that libsndfile reads through its virtual file calls.
+private final class MemoryFile {
+    let bytes: [UInt8]
+    private(set) var offset: sf_count_t = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var length: sf_count_t { sf_count_t(bytes.count) }
+
+    static func from(_ context: UnsafeMutableRawPointer?) -> MemoryFile {
+        Unmanaged<MemoryFile>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    func seek(_ distance: sf_count_t, _ whence: Int32) -> sf_count_t {
+        let base: sf_count_t = whence == SEEK_CUR ? offset : whence == SEEK_END ? length : 0
+        offset = min(max(base + distance, 0), length)
+        return offset
+    }
+
+    func read(into buffer: UnsafeMutableRawPointer?, _ count: sf_count_t) -> sf_count_t {
+        let taken = Int(min(max(count, 0), length - offset))
+        guard let buffer, taken > 0 else { return 0 }
+        bytes.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress! + Int(offset), byteCount: taken) }
+        offset += sf_count_t(taken)
+        return sf_count_t(taken)
     }
 }

@@ -23,11 +23,11 @@ public enum ReminderSound {
         public var synthesisSeconds: Double
     }
 
-    /// Plays the chime, then the recording at `recording` (a path), or where there is none or
+    /// Plays the chime, then the recording, or where there is none or
     /// it cannot be played, `text` spoken in `language`'s voice (made while the chime plays);
     /// all at `volume`.
     public static func play(
-        _ text: String, recording: String? = nil, language: String, volume: Volume, on device: SoundDevice
+        _ text: String, recording: Recording.Source? = nil, language: String, volume: Volume, on device: SoundDevice
     ) throws -> Played {
         let began = readClock(CLOCK_MONOTONIC)
         var recordingProblem: String?
@@ -66,9 +66,9 @@ public enum ReminderSound {
     /// The whole sound as one clip, as `play` plays it (`marquee say --out`); a recording that
     /// cannot be played is an error here.
     public static func clip(
-        _ text: String, recording: String? = nil, language: String, volume: Volume
+        _ text: String, recording: Recording.Source? = nil, language: String, volume: Volume
     ) throws -> (SoundClip, Speech.Spoken?) {
-        let recorded = try recording.map(Recording.load)
+        let recorded = try recording.map { source throws(Recording.Failure) in try Recording.load(source) }
         let spoken = try recorded == nil ? Speech.speak(text, language: language) : nil
         let words = recorded ?? spoken!.clip
         let clip = Chime.make(sampleRate: words.sampleRate).followed(by: .silence(seconds: pause, sampleRate: words.sampleRate))

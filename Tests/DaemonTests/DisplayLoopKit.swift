@@ -229,7 +229,7 @@ final class DisplayLoopKit {
          showsProblems: Bool = false, watchdog: Nanoseconds? = nil, missing: [Character] = [], log: EventLog? = nil,
          orientation: OrientationSettings? = nil, backlight: Backlight? = nil,
          reloadSettings: (@Sendable () -> ReloadedSettings?)? = nil, sound: SoundSettings? = nil,
-         stateFolder: String? = nil) async throws
+         stateFolder: String? = nil, fetchedRecordings: String? = nil) async throws
     {
         feeds = try TemporaryFolder()
         for (name, text) in files { try feeds.write(name, text) }
@@ -249,7 +249,8 @@ final class DisplayLoopKit {
         await schedule.load([folder], around: wall)
         let snapshot = await schedule.snapshot(at: wall)
         let (state, mailbox) = (state, mailbox)
-        let (reminders, voice) = sound.map { hearing($0, stateFolder: stateFolder, state: state, mailbox: mailbox, log: log) } ?? (nil, nil)
+        let (reminders, voice) = sound.map { hearing($0, stateFolder: stateFolder, fetchedRecordings: fetchedRecordings, state: state,
+                                                      mailbox: mailbox, log: log) } ?? (nil, nil)
         self.voice = voice
         loop = DisplayLoop(
             clock: clock, screen: screen, schedule: ScheduleService(schedule: schedule, mailbox: mailbox, log: nil),

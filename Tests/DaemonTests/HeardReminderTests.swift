@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServers
 import Synchronization
 import Schedule
 import Sound
@@ -110,19 +111,45 @@ import Testing
         #expect(texts.count + more == 500, "\(texts)")
     }
 
-    /// A carer's recording beside the calendar plays after the chime instead of the words.
-    @Test func theCarersRecordingPlaysInsteadOfTheWords() async throws {
+    /// Where a carer's recording is kept: beside the calendar, written into it, at an address.
+    enum Kept: CaseIterable, Sendable {
+        case besideTheCalendar, inTheCalendar, atAnAddress
+    }
+
+    /// A carer's recording plays after the chime instead of the words, wherever it is kept
+    /// (one at an address as fetched ahead from a real web server).
+    @Test(arguments: Kept.allCases) func theCarersRecordingPlaysInsteadOfTheWords(kept: Kept) async throws {
         let folder = try TemporaryFolder()
         let wav = folder.path + "/played.wav"
-        let feed = calendar(event(
-            "UID:pills", "DTSTART:20260701T100000Z", "SUMMARY:Pills",
-            alarm("ACTION:AUDIO", "TRIGGER:PT0S", "ATTACH;FMTTYPE=audio/wav:pills-in-my-voice.wav")))
-        let kit = try await DisplayLoopKit(files: ["a.ics": feed], at: "2026-07-01T09:59:59Z", zone: "UTC",
-                                           sound: sound(into: wav), stateFolder: folder.path)
         let rate = 22_050
         let voice = SoundClip(samples: (0..<rate).map { Int16(8_000 * sin(2 * Double.pi * 330 * Double($0) / Double(rate))) },
                               sampleRate: rate)
-        try Data(voice.wav).write(to: URL(fileURLWithPath: kit.feeds.path + "/pills-in-my-voice.wav"))
+        var server: LoopbackWebServer?
+        let attach: String
+        switch kept {
+        case .besideTheCalendar:
+            attach = "ATTACH;FMTTYPE=audio/wav:pills-in-my-voice.wav"
+        case .inTheCalendar:
+            attach = "ATTACH;ENCODING=BASE64;VALUE=BINARY;FMTTYPE=audio/wav:" + Data(voice.wav).base64EncodedString()
+        case .atAnAddress:
+            let web = try LoopbackWebServer()
+            try Data(voice.wav).write(to: URL(fileURLWithPath: web.root + "/pills.wav"))
+            attach = "ATTACH;FMTTYPE=audio/wav:" + web.url("pills.wav")
+            server = web
+        }
+        let feed = calendar(event("UID:pills", "DTSTART:20260701T100000Z", "SUMMARY:Pills",
+                                  alarm("ACTION:AUDIO", "TRIGGER:PT0S", attach)))
+        let recordings = FetchedRecordings(folder: folder.path + "/recordings",
+                                           certificateAuthorities: server?.certificateAuthorities)
+        if let server {
+            #expect(await recordings.keep([server.url("pills.wav")], now: instant("2026-07-01T09:00:00Z")) == [])
+        }
+        let kit = try await DisplayLoopKit(files: ["a.ics": feed], at: "2026-07-01T09:59:59Z", zone: "UTC",
+                                           sound: sound(into: wav), stateFolder: folder.path,
+                                           fetchedRecordings: recordings.folder)
+        if kept == .besideTheCalendar {
+            try Data(voice.wav).write(to: URL(fileURLWithPath: kit.feeds.path + "/pills-in-my-voice.wav"))
+        }
         await kit.advance(seconds: 1)
         #expect(played(kit, wav))
         let heard = try readWAV(wav)

@@ -1,4 +1,5 @@
 import Schedule
+import Support
 import Sound
 import TestSupport
 import Testing
@@ -169,8 +170,10 @@ struct ReminderPlanTests {
         #expect(plan.recent.count == ReminderPlan.listed)
     }
 
-    /// An ATTACH plays a file in the calendar's own folder (of a path, its name); Apple's named
-    /// sounds are the chime; addresses and names leaving the folder are not played, and said.
+    /// An ATTACH plays a file in the calendar's own folder (of a path, its name), or the copy
+    /// of one at an address fetched ahead; Apple's named sounds are the chime; names leaving
+    /// the folder, other schemes, and addresses with nowhere to fetch them to are not played,
+    /// and said.
     @Test(arguments: [
         ("Chord", nil, nil),
         ("dentist.ogg", "/feeds/dentist.ogg", nil),
@@ -180,11 +183,26 @@ struct ReminderPlanTests {
         ("/etc/shadow", "/feeds/shadow", nil),
         ("../secret.wav", nil, "ATTACH ../secret.wav is not a file in the calendar's folder /feeds"),
         ("voices//x.wav", nil, "ATTACH voices//x.wav is not a file in the calendar's folder /feeds"),
-        ("https://example.com/a.mp3", nil, "the sound at an address (ATTACH https://example.com/a.mp3) is not fetched"),
+        ("ftp://example.com/a.mp3", nil, "ATTACH ftp://example.com/a.mp3 is neither a file nor an https address"),
+        ("HTTPS://example.com/a.mp3", "/state/recordings/" + String(stableHash("HTTPS://example.com/a.mp3"), radix: 16) + ".sound",
+         nil),
     ] as [(String, String?, String?)])
     func attachmentsNameRecordingsBesideTheCalendar(attachment: String, path: String?, unplayable: String?) {
-        let found = AttachedRecording.resolve(attachment, calendar: "/feeds/family.ics")
-        #expect(found.path == path && found.unplayable == unplayable)
+        let sounding = Sounding(origin: .audioAlarm, trigger: ZonedTime(instant: at(0), utcOffset: 0), attachment: attachment)
+        let found = AttachedRecording.resolve(sounding, calendar: "/feeds/family.ics", fetched: "/state/recordings")
+        #expect(found.source == path.map(Recording.Source.file) && found.unplayable == unplayable)
+    }
+
+    /// A recording written into the calendar plays from its bytes; one at an address is not
+    /// played where nothing fetches it.
+    @Test func recordingsInTheCalendarAndAtAddresses() {
+        let trigger = ZonedTime(instant: at(0), utcOffset: 0)
+        let inline = Sounding(origin: .audioAlarm, trigger: trigger, embedded: EmbeddedSound([1, 2, 3]))
+        #expect(AttachedRecording.resolve(inline, calendar: "/feeds/a.ics", fetched: nil).source
+            == .bytes([1, 2, 3], describedAs: "written into /feeds/a.ics"))
+        let address = Sounding(origin: .audioAlarm, trigger: trigger, attachment: "https://example.com/a.mp3")
+        let found = AttachedRecording.resolve(address, calendar: "/feeds/a.ics", fetched: nil)
+        #expect(found.source == nil && found.unplayable == "the sound at an address (ATTACH https://example.com/a.mp3) is not fetched")
     }
 
     /// What is remembered is forgotten after a week and a day.

@@ -257,7 +257,7 @@ import Testing
                 event("UID:\(uid)", "DTSTAMP:20260101T000000Z", "DTSTART;VALUE=DATE:\(day)", "SUMMARY:\(uid)",
                       "BEGIN:VALARM\r\nACTION:AUDIO\r\nTRIGGER:PT9H\r\nATTACH:\(attachment)\r\nEND:VALARM")
             }
-            let feed = calendar(reminder("pills", "pills.ogg"), reminder("walk", "https://example.com/walk.mp3"),
+            let feed = calendar(reminder("pills", "pills.ogg"), reminder("walk", "https://127.0.0.1:1/walk.mp3"),
                                 reminder("damaged", "damaged.wav"), reminder("lunch", "lunch.wav"))
             try Data(feed.utf8).write(to: folder.appendingPathComponent("voices.ics"))
             try Data("RIFF then nothing a sound file would hold".utf8).write(to: folder.appendingPathComponent("damaged.wav"))
@@ -265,13 +265,13 @@ import Testing
             try Data(tone.wav).write(to: folder.appendingPathComponent("lunch.wav"))
             let run = try Self.marquee("check", folder.path)
             #expect(run.status == 0)
-            let told = run.output.split(separator: "\n").filter { $0.contains("ATTACH") || $0.contains("the sound at") }
+            let told = run.output.split(separator: "\n").filter { $0.contains("ATTACH") || $0.contains("the recording at") }
             let calendarPath = "\(folder.path)/voices.ics"
             #expect(told.count == 3, "\(run.output)")
             #expect(told.contains { $0.hasPrefix("\(calendarPath): warning: ATTACH pills.ogg: the recording \(folder.path)/pills.ogg "
                 + "cannot be read: No such file or directory") })
             #expect(told.contains { $0.hasPrefix("\(calendarPath): warning: ATTACH damaged.wav: the recording") && $0.contains("cannot be played") })
-            #expect(told.contains { $0.contains("(ATTACH https://example.com/walk.mp3) is not fetched") })
+            #expect(told.contains { $0.contains("the recording at https://127.0.0.1:1/") && $0.contains(" cannot be fetched: ") })
         }
     }
 

@@ -91,6 +91,7 @@ public struct ConfigurationFile: Sendable, Hashable {
         if let volume = nightVolume.flatMap(Volume.init(percent:)) { sound.nightVolume = volume }
         if let soundDevice { sound.device = soundDevice }
         if let repeatUntilAcknowledged { sound.repeatUntilAcknowledged = repeatUntilAcknowledged }
+        sound.certificateAuthorities = subscriptionCertificateAuthorities
         return sound
     }
 

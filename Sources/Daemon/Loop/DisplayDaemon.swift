@@ -97,9 +97,16 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     let state = DisplayState(clock: clock)
     state.update { $0.boxProblems = configuration.boxProblems }
     for problem in configuration.boxProblems { log.tell(.warning, problem) }
+    // The recordings reminders attach by address, fetched ahead into the state folder.
+    let recordings = configuration.sound.flatMap { sound in
+        configuration.stateDirectory.map {
+            FetchedRecordings(folder: $0 + "/" + FetchedRecordings.folderName,
+                              certificateAuthorities: sound.certificateAuthorities)
+        }
+    }
     let schedule = ScheduleService(
         schedule: configuration.schedule, mailbox: mailbox, log: log, systemZoneFolder: configuration.systemZoneFolder,
-        subscriptions: configuration.subscriptions)
+        subscriptions: configuration.subscriptions, recordings: recordings)
     var server: ControlServer?
     if let path = configuration.socket {
         do {
@@ -140,6 +147,13 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
         }
     }
     defer { fetching?.cancel() }
+    let fetchingRecordings = recordings.map { recordings in
+        Task {
+            await loading.value
+            await keepRecordingsFetched(recordings, schedule: configuration.schedule, displayClock: clock, log: log)
+        }
+    }
+    defer { fetchingRecordings?.cancel() }
     let picture = configuration.mqtt.map { _ in
         ScreenPicture(schedule: configuration.schedule, settings: configuration.settings, style: configuration.style,
                       displayStartedAt: wall, mailbox: mailbox)
@@ -177,7 +191,8 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
         watchDevices(configuration, with: sources) { mailbox.post(.screenDeviceChanged) }
     }
     let (reminders, voice) = configuration.sound.map {
-        hearing($0, stateFolder: configuration.stateDirectory, state: state, mailbox: mailbox, log: log)
+        hearing($0, stateFolder: configuration.stateDirectory, fetchedRecordings: recordings?.folder, state: state,
+                mailbox: mailbox, log: log)
     } ?? (nil, nil)
     let status = await onRenderThread {
         mailbox.receiveSignals()
@@ -202,7 +217,8 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
 /// carer's mute), and the voice that plays them, telling the status (and the loop, for the
 /// problems it shows) what it played or why not.
 func hearing(
-    _ settings: SoundSettings, stateFolder folder: String?, state: DisplayState, mailbox: EventMailbox, log: EventLog?
+    _ settings: SoundSettings, stateFolder folder: String?, fetchedRecordings: String? = nil, state: DisplayState,
+    mailbox: EventMailbox, log: EventLog?
 ) -> (ReminderPlan, ReminderVoice) {
     var heard: [ReminderPlan.Key: Int64] = [:]
     if let path = folder.map({ $0 + "/" + ReminderVoice.heardFile }), access(path, F_OK) == 0 {
@@ -212,7 +228,7 @@ func hearing(
             log?.log(.warning, "\(path) cannot be read; reminders of the last minute may sound again")
         }
     }
-    var plan = ReminderPlan(settings: settings, heard: heard)
+    var plan = ReminderPlan(settings: settings, heard: heard, fetchedRecordings: fetchedRecordings)
     plan.muted = folder.map { access($0 + "/" + ReminderVoice.mutedFile, F_OK) == 0 } ?? false
     if plan.muted { log?.log(.notice, "reminders are muted (by a carer, before this start): shown, not heard") }
     let voice = ReminderVoice(settings: settings, stateFolder: folder, log: log) { report in

@@ -17,16 +17,19 @@ final class ScheduleService: Sendable {
     private let systemZoneFolder: String?
     /// The calendar subscriptions, asked again at once on a carer's reload.
     private let subscriptions: Subscriptions?
+    /// The reminders' recordings at addresses, looked at again after each reading.
+    private let recordings: FetchedRecordings?
 
     init(
         schedule: Schedule, mailbox: EventMailbox, log: EventLog?, systemZoneFolder: String? = nil,
-        subscriptions: Subscriptions? = nil
+        subscriptions: Subscriptions? = nil, recordings: FetchedRecordings? = nil
     ) {
         self.schedule = schedule
         self.mailbox = mailbox
         self.log = log
         self.systemZoneFolder = systemZoneFolder
         self.subscriptions = subscriptions
+        self.recordings = recordings
     }
 
     /// Posts `.schedule(snapshot, request)` with the messages at `instant`.
@@ -39,10 +42,11 @@ final class ScheduleService: Sendable {
     /// Reads the feeds again, logs what became of them, then posts `.feedsReloaded`; while a
     /// file is slow to read, those read already are posted as `.feedsPartlyRead`.
     func reload() {
-        Task { [schedule, mailbox, log] in
+        Task { [schedule, mailbox, log, recordings] in
             let statuses = await schedule.reload { mailbox.post(.feedsPartlyRead) }
             log?.feeds(statuses)
             mailbox.post(.feedsReloaded)
+            recordings?.wake()
         }
     }
 

@@ -1,4 +1,5 @@
 import Schedule
+import Sound
 import Support
 
 #if canImport(FoundationEssentials)
@@ -44,8 +45,8 @@ struct ReminderPlan {
     struct Due: Sendable, Equatable {
         var key: Key
         var text: String
-        /// The carer's recording to play instead of the words (a path), if it has one.
-        var recording: String?
+        /// The carer's recording to play instead of the words, if it has one.
+        var recording: Recording.Source?
         /// Which sounding it is (1: the first) of how many at most.
         var number: Int
         var of: Int
@@ -81,6 +82,8 @@ struct ReminderPlan {
     static let listed = 10
 
     var settings: SoundSettings
+    /// Where the recordings at addresses are fetched to ahead of their time (nil: nowhere).
+    let fetchedRecordings: String?
     var muted = false
     /// Every trigger decided, with when: never decided again.
     private(set) var heard: [Key: Int64]
@@ -93,7 +96,7 @@ struct ReminderPlan {
     private struct Waiting {
         var key: Key
         var text: String
-        var recording: String?
+        var recording: Recording.Source?
         var urgent: Bool
         var next: Int64
         var remaining: Int
@@ -107,9 +110,10 @@ struct ReminderPlan {
     /// still shows; not kept across a restart.
     private var quietAtNight: Set<Key> = []
 
-    init(settings: SoundSettings, heard: [Key: Int64] = [:]) {
+    init(settings: SoundSettings, heard: [Key: Int64] = [:], fetchedRecordings: String? = nil) {
         self.settings = settings
         self.heard = heard
+        self.fetchedRecordings = fetchedRecordings
     }
 
     /// Looks at the messages active now and at the repeats due: what is to be played now.
@@ -144,7 +148,8 @@ struct ReminderPlan {
                 let (repeats, interval) = sounding.repeats > 0
                     ? (sounding.repeats, sounding.repeatSeconds)
                     : (settings.repeatUntilAcknowledged, Self.repeatSeconds)
-                let (recording, unplayable) = AttachedRecording.resolve(sounding.attachment, calendar: message.source)
+                let (recording, unplayable) = AttachedRecording.resolve(sounding, calendar: message.source,
+                                                                        fetched: fetchedRecordings)
                 if let unplayable { decisions.journal.append("reminder \"\(message.text)\": \(unplayable); it is spoken") }
                 decisions.play.append(Due(key: key, text: message.text, recording: recording, number: 1, of: repeats + 1,
                                           atNight: isNight))
@@ -266,19 +271,30 @@ extension ReminderPlan {
 
 /// Where the recording an audio alarm attaches is: what the box plays and `check` tries.
 public enum AttachedRecording {
-    /// The recording an alarm's ATTACH names, as a path in the calendar's own folder: a name
-    /// (`dentist.ogg`, `voices/dentist.ogg`), or a `file://` address or an absolute path, of
-    /// which only the file's name counts (Thunderbird writes the path on the carer's computer;
-    /// the file is copied next to the calendar). Apple's named sounds (`Chord`) are the chime:
-    /// no recording, nothing to say. Anything else is not played, and why.
-    public static func resolve(_ attachment: String?, calendar: String) -> (path: String?, unplayable: String?) {
-        guard let attachment else { return (nil, nil) }
+    /// The recording an alarm attaches: written into the calendar (`ENCODING=BASE64`); at an
+    /// `https` (or `http`) address, as fetched ahead of its time into `fetched`; or a file in
+    /// the calendar's own folder, named (`dentist.ogg`, `voices/dentist.ogg`), or by a
+    /// `file://` address or an absolute path of which only the file's name counts (Thunderbird
+    /// writes the path on the carer's computer; the file is copied next to the calendar).
+    /// Apple's named sounds (`Chord`) are the chime: no recording, nothing to say. Anything
+    /// else is not played, and why.
+    public static func resolve(
+        _ sounding: Sounding, calendar: String, fetched: String?
+    ) -> (source: Recording.Source?, unplayable: String?) {
+        if let embedded = sounding.embedded {
+            return (.bytes(embedded.bytes, describedAs: "written into \(calendar)"), nil)
+        }
+        guard let attachment = sounding.attachment else { return (nil, nil) }
+        if isAddress(attachment) {
+            guard let fetched else { return (nil, "the sound at an address (ATTACH \(attachment)) is not fetched") }
+            return (.file(fetchedPath(attachment, in: fetched)), nil)
+        }
         let folder = splitPath(calendar).folder
         var name = attachment
         if attachment.lowercased().hasPrefix("file://") {
             name = splitPath(URL(string: attachment)?.path(percentEncoded: false) ?? "").name
         } else if attachment.contains(":") {
-            return (nil, "the sound at an address (ATTACH \(attachment)) is not fetched")
+            return (nil, "ATTACH \(attachment) is neither a file nor an https address")
         } else if attachment.hasPrefix("/") {
             name = splitPath(attachment).name
         } else if !attachment.contains(".") {
@@ -288,6 +304,17 @@ public enum AttachedRecording {
         guard !name.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else {
             return (nil, "ATTACH \(attachment) is not a file in the calendar's folder \(folder)")
         }
-        return (folder + "/" + name, nil)
+        return (.file(folder + "/" + name), nil)
+    }
+
+    /// Whether an ATTACH is a recording to fetch from a web server.
+    public static func isAddress(_ attachment: String) -> Bool {
+        let lowered = attachment.lowercased()
+        return lowered.hasPrefix("https://") || lowered.hasPrefix("http://")
+    }
+
+    /// Where the recording at `address` is kept once fetched: named by the address.
+    static func fetchedPath(_ address: String, in folder: String) -> String {
+        folder + "/" + String(stableHash(address), radix: 16) + ".sound"
     }
 }

@@ -76,7 +76,7 @@ final class ReminderVoice: Sendable {
         }
     }
 
-    private func sound(_ text: String, recording: String?, settings: SoundSettings, atNight: Bool) {
+    private func sound(_ text: String, recording: Recording.Source?, settings: SoundSettings, atNight: Bool) {
         let volume = atNight ? settings.nightVolume : settings.dayVolume
         do {
             let played = try ReminderSound.play(text, recording: recording, language: settings.language, volume: volume,

@@ -22,6 +22,9 @@ public struct SoundSettings: Sendable, Hashable {
     public var repeatUntilAcknowledged: Int
     /// The language of the voice (`de`, `en_GB`): the display's.
     public var language: String
+    /// The certificate authorities trusted for recordings fetched from addresses (those of
+    /// `subscription_ca_file`; nil: the system's).
+    public var certificateAuthorities: String?
     /// Whether the carer asked for sound (set `speak` or `sound_device`): then a device that
     /// does not play is among the problems the screen and the broker show.
     public var isAskedFor = false

@@ -4,7 +4,7 @@ import CCurl
     import Glibc
 #endif
 
-/// One HTTP GET of a calendar through libcurl: TLS verified against the system's certificate
+/// One HTTP GET of a calendar (or a reminder's recording) through libcurl: TLS verified against the system's certificate
 /// store, redirects followed (at most 5, and only to http or https), gzip accepted, a
 /// conditional request when validators are known, bounded in time and in size. Blocks the
 /// calling thread: run it on a thread of its own.
@@ -19,6 +19,8 @@ struct HTTPFetch: Sendable {
     var totalSeconds = 120
     /// A file of trusted certificate authorities instead of the system's (`SSL_CERT_FILE`).
     var certificateAuthorities: String?
+    /// What is fetched, as failures name it.
+    var thing = "calendar"
 
     struct Request: Sendable, Hashable {
         var url: String
@@ -87,11 +89,11 @@ struct HTTPFetch: Sendable {
             }
         }
         if sink.overflowed || performed == CURLE_FILESIZE_EXCEEDED {
-            return .failure(Failure(description: "the calendar is larger than \(maximumBytes >> 20) MB"))
+            return .failure(Failure(description: "the \(thing) is larger than \(maximumBytes >> 20) MB"))
         }
         if performed == CURLE_UNSUPPORTED_PROTOCOL, encrypted {
             return .failure(Failure(
-                description: "the server sent the calendar on to an address without encryption (not https://); refused"))
+                description: "the server sent the \(thing) on to an address without encryption (not https://); refused"))
         }
         if performed == CURLE_OUT_OF_MEMORY {
             // What libcurl says of a header line longer than it takes (100 KB), as of real want.
