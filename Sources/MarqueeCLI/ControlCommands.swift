@@ -212,3 +212,40 @@ struct UnmuteCommand: ParsableCommand {
         try requireOK(try ask(ControlRequest(type: .unmute), socketPath: socketOption.path))
     }
 }
+
+/// `marquee show "text"`: a message sent now, shown at once (typed into the announcement box,
+/// then on the tape) for its minutes, as one sent from Home Assistant; `--clear` takes it off.
+struct ShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Show a message now, for a while (as one sent from Home Assistant).")
+
+    @Argument(help: "The message (one line, at most 255 characters).")
+    var text: String?
+
+    @Option(name: .long, help: "For how many minutes (1 to 1440; default 60).")
+    var minutes: Int?
+
+    @Option(name: .long, help: "Its colour: a CSS name or #rrggbb.")
+    var colour: String?
+
+    @Flag(name: .long, help: "Heard as a reminder is: the chime, then the words.")
+    var speak = false
+
+    @Flag(name: .long, help: "Take the message sent now off the screen.")
+    var clear = false
+
+    @OptionGroup var socketOption: SocketOption
+
+    func validate() throws {
+        if clear, text != nil || minutes != nil || colour != nil || speak {
+            throw ValidationError("--clear takes nothing else")
+        }
+        if !clear, text == nil { throw ValidationError("say what to show, or --clear") }
+    }
+
+    func run() throws {
+        let request = clear ? ControlRequest(type: .clear)
+            : ControlRequest(type: .show, text: text, minutes: minutes, colour: colour, speak: speak ? true : nil)
+        try requireOK(try ask(request, socketPath: socketOption.path))
+    }
+}

@@ -88,6 +88,41 @@ import Testing
         withExtendedLifetime(running) {}
     }
 
+    /// A message sent now over the socket is kept where the feeds read it (asked to be heard,
+    /// it is), refused with the reason when it cannot be shown, and taken off by `clear`;
+    /// without a state folder it is refused.
+    @Test func aMessageSentNowIsKeptRefusedAndTakenOff() throws {
+        let said = SaidNow(folder: folder.path + "/said")
+        try FileManager.default.createDirectory(atPath: said.folder, withIntermediateDirectories: true)
+        let running = try ControlServer(path: socketPath, state: state, mailbox: mailbox, said: said,
+                                        clock: ManualClock(wall: Instant(secondsSinceEpoch: 1_795_000_000)))
+        let kept = said.folder + "/" + SaidNow.fileName
+        #expect(try ask(#"{"type":"show","text":"The taxi is late, Dad","minutes":30,"speak":true}"# + "\n")
+            == #"{"ok":true}"#)
+        let calendar = try String(contentsOfFile: kept, encoding: .utf8)
+        #expect(calendar.contains("SUMMARY:The taxi is late\\, Dad\r\n"))
+        #expect(calendar.contains("X-MARQUEE-SPEAK:YES\r\n"))
+        #expect(calendar.contains("DTEND:20261118T113640Z\r\n"))
+        #expect(try ask(#"{"type":"show","text":"Run\u001b[2J"}"# + "\n").contains("control characters"))
+        #expect(try ask(#"{"type":"show","text":"Soon","colour":"sparkly"}"# + "\n").contains("sparkly is not a colour"))
+        #expect(try ask(#"{"type":"show"}"# + "\n").contains("the message is empty"))
+        #expect(try String(contentsOfFile: kept, encoding: .utf8) == calendar)
+        #expect(try ask(#"{"type":"clear"}"# + "\n") == #"{"ok":true}"#)
+        #expect(!FileManager.default.fileExists(atPath: kept))
+        let posted = mailbox.take().compactMap { event -> ControlRequest.Kind? in
+            if case .control(let kind) = event { return kind }
+            return nil
+        }
+        #expect(posted == [.show, .clear])
+        withExtendedLifetime(running) {}
+    }
+
+    @Test func withoutAStateFolderAMessageSentNowIsRefused() throws {
+        let running = try server()
+        #expect(try ask(#"{"type":"show","text":"Hello"}"# + "\n").contains("needs a state folder (state_dir)"))
+        withExtendedLifetime(running) {}
+    }
+
     /// A client that sends a second request after the first's reply has come (a pipelining
     /// client, a script that writes twice) can still send, and reads the whole first reply:
     /// the connection is not closed under it.

@@ -26,11 +26,24 @@ public struct ControlRequest: Codable, Sendable, Hashable {
         case acknowledge = "ack"
         /// No reminder is heard until `unmute` (the screen is unchanged).
         case mute, unmute
+        /// A message sent now (`text`, for `minutes`, in `colour`, heard when `speak`), as
+        /// from Home Assistant; `clear` takes it off.
+        case show, clear
     }
 
     public var type: Kind
+    public var text: String?
+    public var minutes: Int?
+    public var colour: String?
+    public var speak: Bool?
 
-    public init(type: Kind) { self.type = type }
+    public init(type: Kind, text: String? = nil, minutes: Int? = nil, colour: String? = nil, speak: Bool? = nil) {
+        self.type = type
+        self.text = text
+        self.minutes = minutes
+        self.colour = colour
+        self.speak = speak
+    }
 
     /// Whether the request changes what the display does (and so needs permission).
     public var isControl: Bool { type != .status }

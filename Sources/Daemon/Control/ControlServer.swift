@@ -37,15 +37,17 @@ final class ControlServer: Sendable {
     ///   - mailbox: where pause, resume and reload go.
     ///   - checkConfiguration: why the configuration file cannot be used (nil: it can); a reload
     ///     asked for while it is broken is answered with that error and not done.
+    ///   - said: where a message sent now is kept (nil: no state folder), on the display's `clock`.
     init(path: String, group: String? = nil, state: DisplayState, mailbox: EventMailbox,
-         checkConfiguration: (@Sendable () -> ReloadCheck)? = nil) throws(ControlSocketError) {
+         checkConfiguration: (@Sendable () -> ReloadCheck)? = nil, said: SaidNow? = nil,
+         clock: any DisplayClock = SystemClock()) throws(ControlSocketError) {
         self.path = path
         let (descriptor, groupID) = try Self.bind(path, group: group)
         Self.allowManyConnections()
         let queue = DispatchQueue(label: "marquee.control", qos: .utility)
         let clients = Clients(
             queue: queue, policy: ControlPolicy(socketGroup: groupID), state: state, mailbox: mailbox,
-            checkConfiguration: checkConfiguration)
+            checkConfiguration: checkConfiguration, said: said, clock: clock)
         listener = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
         listener.setEventHandler {
             while true {
@@ -176,15 +178,19 @@ private final class Clients: @unchecked Sendable {
     private let state: DisplayState
     private let mailbox: EventMailbox
     private let checkConfiguration: (@Sendable () -> ReloadCheck)?
+    private let said: SaidNow?
+    private let clock: any DisplayClock
     private var clients: [Int32: Client] = [:]
 
     init(queue: DispatchQueue, policy: ControlPolicy, state: DisplayState, mailbox: EventMailbox,
-         checkConfiguration: (@Sendable () -> ReloadCheck)?) {
+         checkConfiguration: (@Sendable () -> ReloadCheck)?, said: SaidNow?, clock: any DisplayClock) {
         self.queue = queue
         self.policy = policy
         self.state = state
         self.mailbox = mailbox
         self.checkConfiguration = checkConfiguration
+        self.said = said
+        self.clock = clock
     }
 
     func serve(_ client: Int32) {
@@ -238,7 +244,7 @@ private final class Clients: @unchecked Sendable {
         }
         guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line)) else {
             return respond(client, ControlReply(
-                ok: false, error: #"malformed request; send one line such as {"type":"status"} (status, pause, resume, reload, ack, mute, unmute)"#))
+                ok: false, error: #"malformed request; send one line such as {"type":"status"} (status, pause, resume, reload, ack, mute, unmute, show, clear)"#))
         }
         if request.isControl {
             guard let peer = ControlPolicy.peer(of: client), policy.mayControl(uid: peer.uid, groups: peer.groups) else {
@@ -266,6 +272,22 @@ private final class Clients: @unchecked Sendable {
         case .pause, .resume, .acknowledge, .mute, .unmute:
             mailbox.post(.control(request.type))
             respond(client, ControlReply(ok: true))
+        case .show, .clear:
+            guard let said else {
+                return respond(client, ControlReply(ok: false, error: "a message sent now needs a state folder (state_dir) to be kept in"))
+            }
+            let problem: String?
+            if request.type == .clear {
+                problem = said.clear()
+            } else {
+                switch SaidNow.validated(SaidNow.Request(text: request.text ?? "", minutes: request.minutes,
+                                                         colour: request.colour, speak: request.speak)) {
+                case .failure(let refusal): return respond(client, ControlReply(ok: false, error: refusal.description))
+                case .success(let message): problem = said.say(message, at: clock.wallTime().instant)
+                }
+            }
+            if problem == nil { mailbox.post(.control(request.type)) }
+            respond(client, ControlReply(ok: problem == nil, error: problem))
         }
     }
 

@@ -107,11 +107,13 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     let schedule = ScheduleService(
         schedule: configuration.schedule, mailbox: mailbox, log: log, systemZoneFolder: configuration.systemZoneFolder,
         subscriptions: configuration.subscriptions, recordings: recordings)
+    // Messages sent now (socket, MQTT) are a feed of their own in the state folder.
+    let said = configuration.stateDirectory.map { SaidNow(folder: $0 + "/said") }
     var server: ControlServer?
     if let path = configuration.socket {
         do {
             server = try ControlServer(path: path, group: configuration.socketGroup, state: state, mailbox: mailbox,
-                                       checkConfiguration: configuration.checkConfiguration)
+                                       checkConfiguration: configuration.checkConfiguration, said: said, clock: clock)
         } catch {
             guard !configuration.socketRequired else {
                 log.tell(.error, "\(error)")
@@ -124,8 +126,6 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             + "\(ControlSocket.userFolder(in: "/tmp")) can be used; `marquee status` cannot reach this display")
     }
     if server != nil, let path = configuration.socket { log.log(.notice, "status socket: \(path)") }
-    // Messages sent now over MQTT are a feed of their own in the state folder.
-    let said = configuration.mqtt == nil ? nil : configuration.stateDirectory.map { SaidNow(folder: $0 + "/said") }
     let configuration = said.map { said in
         _ = mkdir(said.folder, 0o750)
         var withSaid = configuration

@@ -252,6 +252,14 @@ final class DisplayLoop {
             mute(true)
         case .control(.unmute):
             mute(false)
+        case .control(.show):
+            log?.log(.notice, "showing a message sent now by request")
+            reloadsInFlight += 1
+            schedule.reload()
+        case .control(.clear):
+            log?.log(.notice, "the message sent now was taken off by request")
+            reloadsInFlight += 1
+            schedule.reload()
         case .feedsChanged:
             reloadsInFlight += 1
             schedule.reload()

@@ -51,6 +51,11 @@ struct SaidNow: Sendable {
         } else {
             request = Request(text: text)
         }
+        return validated(request)
+    }
+
+    /// `request` with its text trimmed, or why it is refused.
+    static func validated(_ request: Request) -> Result<Request, SaidNowError> {
         let words = request.text.trimmingCharacters(in: " \t\r\n")
         guard !words.isEmpty else { return .failure(SaidNowError("the message is empty (to clear it, use the clear topic)")) }
         guard words.unicodeScalars.count <= longestText else {
