@@ -45,6 +45,52 @@ public struct SoundDevice: Sendable {
         snd_pcm_drain(pcm)
     }
 
+    /// Why what is played here would not be heard: the card's `Master` or `PCM` control is
+    /// switched off or at its lowest. ALSA leaves some cards so until `alsactl init` (which
+    /// alsa-utils runs at boot) sets them up. nil: it would be heard, or the device has no card
+    /// of its own (a file, a network PCM), or it cannot be opened now.
+    public func mixerSilence() -> String? {
+        var pcm: OpaquePointer?
+        guard snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK) >= 0, let pcm else { return nil }
+        var info: OpaquePointer?
+        guard snd_pcm_info_malloc(&info) >= 0, let info else {
+            snd_pcm_close(pcm)
+            return nil
+        }
+        defer { snd_pcm_info_free(info) }
+        let card = snd_pcm_info(pcm, info) >= 0 ? snd_pcm_info_get_card(info) : -1
+        snd_pcm_close(pcm)
+        guard card >= 0 else { return nil }
+        var mixer: OpaquePointer?
+        guard snd_mixer_open(&mixer, 0) >= 0, let mixer else { return nil }
+        defer { snd_mixer_close(mixer) }
+        guard snd_mixer_attach(mixer, "hw:\(card)") >= 0, snd_mixer_selem_register(mixer, nil, nil) >= 0,
+              snd_mixer_load(mixer) >= 0
+        else { return nil }
+        var silenced: [String] = []
+        var element = snd_mixer_first_elem(mixer)
+        while let current = element {
+            defer { element = snd_mixer_elem_next(current) }
+            let control = String(cString: snd_mixer_selem_get_name(current))
+            guard control == "Master" || control == "PCM", snd_mixer_selem_is_active(current) != 0 else { continue }
+            var on: Int32 = 1
+            if snd_mixer_selem_has_playback_switch(current) != 0,
+               snd_mixer_selem_get_playback_switch(current, SND_MIXER_SCHN_FRONT_LEFT, &on) >= 0, on == 0 {
+                silenced.append("\(control) is switched off")
+                continue
+            }
+            var (lowest, highest, volume) = (0, 0, 0)
+            if snd_mixer_selem_has_playback_volume(current) != 0,
+               snd_mixer_selem_get_playback_volume_range(current, &lowest, &highest) >= 0, highest > lowest,
+               snd_mixer_selem_get_playback_volume(current, SND_MIXER_SCHN_FRONT_LEFT, &volume) >= 0, volume <= lowest {
+                silenced.append("\(control) is at its lowest")
+            }
+        }
+        guard !silenced.isEmpty else { return nil }
+        return "the sound card of \"\(name)\" plays nothing that is heard: in its mixer \(silenced.joined(separator: " and ")) "
+            + "(set it up with `alsactl init`, or `amixer -c \(card) sset Master 80% unmute`)"
+    }
+
     private func write(_ clip: SoundClip, to pcm: OpaquePointer) throws {
         var offset = 0
         while offset < clip.samples.count {

@@ -205,7 +205,8 @@ public struct SoundStatus: Codable, Sendable, Hashable {
     public var speak: String
     public var device: String
     public var muted: Bool
-    /// Why the device did not play the last reminder (nil: it played, or none was due yet).
+    /// Why reminders are not heard: the device did not play the last one, or its card's mixer
+    /// is turned down (nil: it played, or none was due yet).
     public var problem: String?
     /// The last reminders, newest first.
     public var reminders: [Reminder]

@@ -244,6 +244,7 @@ func hearing(
         }
         mailbox.post(.soundReported)
     }
+    if settings.speak != .off { voice.checkDevice() }
     return (plan, voice)
 }
 

@@ -82,7 +82,11 @@ final class ReminderVoice: Sendable {
             let played = try ReminderSound.play(text, recording: recording, language: settings.language, volume: volume,
                                                 on: SoundDevice(name: settings.device))
             if let problem = played.recordingProblem { log?.log(.warning, "\(problem); the reminder was spoken instead") }
-            if lastProblem.withLock({ $0.take() }) != nil {
+            // Played, but a mixer turned down plays it to nobody.
+            let silence = SoundDevice(name: settings.device).mixerSilence()
+            if let silence {
+                sayOnce(silence)
+            } else if lastProblem.withLock({ $0.take() }) != nil {
                 log?.log(.notice, "the sound device \"\(settings.device)\" plays again")
             }
             if let spoken = played.spoken, !spoken.voiceMatched,
@@ -93,13 +97,29 @@ final class ReminderVoice: Sendable {
             if played.spoken?.cut == true {
                 log?.log(.notice, "a reminder of \(text.count) characters was spoken up to \(Speech.mostCharacters)")
             }
-            report(Report(text: text, played: played))
+            report(Report(text: text, played: played, problem: silence))
         } catch {
             let problem = "\(error)"
-            if lastProblem.withLock({ last in defer { last = problem }; return last != problem }) {
-                log?.tell(.warning, "\(problem); reminders are shown but not heard until it plays")
-            }
+            sayOnce(problem)
             report(Report(text: text, problem: problem))
+        }
+    }
+
+    /// Looks at the device before any reminder: a card whose mixer is turned down is said at
+    /// the start, not at the first reminder nobody hears.
+    func checkDevice() {
+        queue.async { [self] in
+            let device = waiting.withLock { $0.settings.device }
+            guard let silence = SoundDevice(name: device).mixerSilence() else { return }
+            sayOnce(silence)
+            report(Report(text: "", problem: silence))
+        }
+    }
+
+    /// The journal and the screen's problem rows (`tell`) hear of a trouble once, until it changes.
+    private func sayOnce(_ problem: String) {
+        if lastProblem.withLock({ last in defer { last = problem }; return last != problem }) {
+            log?.tell(.warning, "\(problem); reminders are shown but not heard until it plays")
         }
     }
 

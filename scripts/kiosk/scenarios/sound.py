@@ -57,8 +57,13 @@ def status(guest):
 
 def run(kiosk, box):
     guest, name = box.guest, box.name
-    # The card's mixer as alsa-utils (which the package recommends) sets it at boot: the AC97
-    # codec starts muted, and the card was there before alsa-utils was installed.
+    # The AC97 codec starts muted, and the card was there before alsa-utils was installed:
+    # the box says so before any reminder (it would play to nobody).
+    turned_down = status(guest).get("problem") or ""
+    kiosk.check("plays nothing that is heard: in its mixer Master is" in turned_down,
+                f"{name}: before the mixer is set up the status says reminders would not be heard "
+                f"({turned_down[:160]})")
+    # The card's mixer as alsa-utils (which the package recommends) sets it at boot.
     _, found = guest.run("alsactl init >/dev/null 2>&1; amixer get Master | tail -1; cat /proc/asound/cards; "
                          "id -nG marquee; ls /dev/input/")
     kiosk.check("ICH" in found and "[on]" in found and "audio" in found.split() and "input" in found.split()
@@ -108,3 +113,6 @@ def run(kiosk, box):
         showing = []
     kiosk.check(any(text.startswith("✓ Take your evening pills") for text in showing),
                 f"{name}: the acknowledged reminder is marked on the band ({showing[:3]})")
+    played = status(guest)
+    kiosk.check(not played.get("problem") and played.get("firstSampleMilliseconds") is not None,
+                f"{name}: once played with the mixer set up, the sound problem is gone ({played.get('problem')})")
