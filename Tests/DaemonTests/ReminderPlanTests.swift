@@ -32,7 +32,7 @@ struct ReminderPlanTests {
         let first = plan.look(at: messages, now: at(0), isNight: false)
         #expect(first.play.map(\.text) == ["Leave for the dentist"])
         #expect(first.play.first?.number == 1 && first.play.first?.of == 1)
-        #expect(first.heardChanged)
+        #expect(first.keptChanged)
         #expect(plan.look(at: messages, now: at(1), isNight: false).play.isEmpty)
         // A feed that changes the text does not make it a new reminder.
         var changed = messages
@@ -43,16 +43,43 @@ struct ReminderPlanTests {
         #expect(plan.look(at: messages, now: at(5), isNight: false).play.isEmpty)
     }
 
-    /// What was decided is kept (the state folder's record) and read by the next run.
+    /// What was decided is kept (the state folder's record) and read by the next run; the
+    /// first version's record (a list of decided triggers) is read too.
     @Test func aRestartDoesNotReplay() throws {
         var plan = ReminderPlan(settings: SoundSettings())
         _ = plan.look(at: [message()], now: at(0), isNight: false)
-        let kept = ReminderPlan.encodeHeard(plan.heard)
-        let read = try #require(ReminderPlan.decodeHeard(kept))
-        var restarted = ReminderPlan(settings: SoundSettings(), heard: read)
+        let read = try #require(ReminderPlan.Kept.decode(plan.kept.encoded))
+        var restarted = ReminderPlan(settings: SoundSettings(), kept: read)
         let decisions = restarted.look(at: [message()], now: at(10), isNight: false)
         #expect(decisions.play.isEmpty && decisions.journal.isEmpty)
-        #expect(ReminderPlan.decodeHeard(Array("{not json".utf8)) == nil)
+        #expect(restarted.recent == plan.recent)
+        #expect(ReminderPlan.Kept.decode(Array("{not json".utf8)) == nil)
+        let firstVersion = #"[{"key":{"event":"dentist","trigger":1782898200,"origin":"audio"},"decidedAt":1782898200}]"#
+        let old = try #require(ReminderPlan.Kept.decode(Array(firstVersion.utf8)))
+        #expect(old.heard == [ReminderPlan.Key(event: "dentist", trigger: 1_782_898_200, origin: "audio"): 1_782_898_200])
+    }
+
+    /// A restart between a reminder's soundings: its repeats come at their times with its
+    /// recording (found again from its message), an acknowledgement still stops them, and a
+    /// reminder the night kept for the morning is still heard then.
+    @Test func aRestartKeepsWhatWaits() throws {
+        var plan = ReminderPlan(settings: SoundSettings(repeatUntilAcknowledged: 2))
+        var dentist = message()
+        dentist.sounding?.embedded = EmbeddedSound([7, 7, 7])
+        let birthday = message("It's Johnny's birthday!", origin: .event, uid: "birthday")
+        #expect(plan.look(at: [dentist], now: at(0), isNight: false).play.count == 1)
+        #expect(plan.look(at: [dentist, birthday], now: at(1), isNight: true).play.isEmpty)
+        var restarted = ReminderPlan(settings: SoundSettings(repeatUntilAcknowledged: 2),
+                                     kept: try #require(ReminderPlan.Kept.decode(plan.kept.encoded)))
+        #expect(restarted.nextDue == at(ReminderPlan.repeatSeconds))
+        #expect(restarted.look(at: [dentist, birthday], now: at(60), isNight: true).play.isEmpty)
+        let repeated = restarted.look(at: [dentist, birthday], now: at(ReminderPlan.repeatSeconds), isNight: false)
+        #expect(repeated.play.map(\.text) == ["It's Johnny's birthday!", "Leave for the dentist"])
+        #expect(repeated.play.last?.number == 2 && repeated.play.last?.of == 3)
+        #expect(repeated.play.last?.recording == .bytes([7, 7, 7], describedAs: "written into /feeds/a.ics"))
+        #expect(restarted.acknowledge(at: at(ReminderPlan.repeatSeconds + 5)).sorted()
+            == ["It's Johnny's birthday!", "Leave for the dentist"])
+        #expect(restarted.lastAcknowledged?.text != nil && !restarted.isWaiting)
     }
 
     /// More than a minute late (the box was off at its time) it is said as missed, not played.
@@ -211,6 +238,6 @@ struct ReminderPlanTests {
         _ = plan.look(at: [message()], now: at(0), isNight: false)
         #expect(plan.heard.count == 1)
         let later = plan.look(at: [], now: at(ReminderPlan.rememberedSeconds + 1), isNight: false)
-        #expect(later.heardChanged && plan.heard.isEmpty)
+        #expect(later.keptChanged && plan.heard.isEmpty)
     }
 }

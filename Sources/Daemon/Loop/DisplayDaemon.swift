@@ -220,15 +220,15 @@ func hearing(
     _ settings: SoundSettings, stateFolder folder: String?, fetchedRecordings: String? = nil, state: DisplayState,
     mailbox: EventMailbox, log: EventLog?
 ) -> (ReminderPlan, ReminderVoice) {
-    var heard: [ReminderPlan.Key: Int64] = [:]
+    var kept = ReminderPlan.Kept()
     if let path = folder.map({ $0 + "/" + ReminderVoice.heardFile }), access(path, F_OK) == 0 {
-        if let bytes = try? readFile(path, limit: 16 << 20).get(), let read = ReminderPlan.decodeHeard(bytes) {
-            heard = read
+        if let bytes = try? readFile(path, limit: 16 << 20).get(), let read = ReminderPlan.Kept.decode(bytes) {
+            kept = read
         } else {
             log?.log(.warning, "\(path) cannot be read; reminders of the last minute may sound again")
         }
     }
-    var plan = ReminderPlan(settings: settings, heard: heard, fetchedRecordings: fetchedRecordings)
+    var plan = ReminderPlan(settings: settings, kept: kept, fetchedRecordings: fetchedRecordings)
     plan.muted = folder.map { access($0 + "/" + ReminderVoice.mutedFile, F_OK) == 0 } ?? false
     if plan.muted { log?.log(.notice, "reminders are muted (by a carer, before this start): shown, not heard") }
     let voice = ReminderVoice(settings: settings, stateFolder: folder, log: log) { report in

@@ -357,8 +357,8 @@ final class DisplayLoop {
             log?.log(.notice, "reminder heard: \"\(due.text)\"" + (due.of > 1 ? " (\(due.number) of \(due.of))" : ""))
             voice?.play(due)
         }
-        if decisions.heardChanged { voice?.keepHeard(ReminderPlan.encodeHeard(plan.heard)) }
-        if plan.recent != before || decisions.heardChanged { publishReminders() }
+        if decisions.keptChanged { voice?.keep(plan.kept.encoded) }
+        if plan.recent != before || decisions.keptChanged { publishReminders() }
     }
 
     /// `snapshot` as the band shows it: a reminder someone acknowledged is marked ✓ (the
@@ -387,6 +387,7 @@ final class DisplayLoop {
         let acknowledged = plan.acknowledge(at: wall.instant)
         reminders = plan
         if !acknowledged.isEmpty {
+            voice?.keep(plan.kept.encoded)
             controller.show(marked(snapshot), settings: settings, at: clock.steadyTime(), width: screen.bandWidth)
             tellMissingCharacters()
             publishShown()

@@ -16,7 +16,8 @@ import Support
 /// `heard`), then again as its calendar's REPEAT says, or `repeatUntilAcknowledged` times,
 /// until someone acknowledges it. By night only urgent reminders sound (the others when the
 /// night ends, if they still show: an all-day birthday asked to be heard at midnight is heard
-/// in the morning); a mute silences all.
+/// in the morning); a mute silences all. What it waits for (repeats, the morning) is kept
+/// across restarts too.
 struct ReminderPlan {
     /// One trigger of one reminder, whichever file holds it (a calendar saved under a new name
     /// is not heard anew).
@@ -54,7 +55,7 @@ struct ReminderPlan {
     }
 
     /// A reminder's story, for the status and the broker.
-    struct Record: Sendable, Equatable {
+    struct Record: Sendable, Equatable, Codable {
         var key: Key
         var text: String
         var trigger: ZonedTime
@@ -62,14 +63,44 @@ struct ReminderPlan {
         /// When the outcome last changed.
         var at: Instant
         var soundings: Int
+
+        init(key: Key, text: String, trigger: ZonedTime, outcome: Outcome, at: Instant, soundings: Int) {
+            (self.key, self.text, self.trigger, self.outcome, self.at, self.soundings) = (key, text, trigger, outcome, at, soundings)
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case key, text, trigger, utcOffset, outcome, at, soundings
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            key = try container.decode(Key.self, forKey: .key)
+            text = try container.decode(String.self, forKey: .text)
+            trigger = ZonedTime(instant: Instant(secondsSinceEpoch: try container.decode(Int64.self, forKey: .trigger)),
+                                utcOffset: try container.decode(Int.self, forKey: .utcOffset))
+            outcome = try container.decode(Outcome.self, forKey: .outcome)
+            at = Instant(secondsSinceEpoch: try container.decode(Int64.self, forKey: .at))
+            soundings = try container.decode(Int.self, forKey: .soundings)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(key, forKey: .key)
+            try container.encode(text, forKey: .text)
+            try container.encode(trigger.instant.secondsSinceEpoch, forKey: .trigger)
+            try container.encode(trigger.utcOffset, forKey: .utcOffset)
+            try container.encode(outcome, forKey: .outcome)
+            try container.encode(at.secondsSinceEpoch, forKey: .at)
+            try container.encode(soundings, forKey: .soundings)
+        }
     }
 
     /// What one look decided: what to play and what to say in the journal.
     struct Decisions: Sendable, Equatable {
         var play: [Due] = []
         var journal: [String] = []
-        /// Whether `heard` changed (to be kept).
-        var heardChanged = false
+        /// Whether what is kept across a restart changed (`kept`, to be written).
+        var keptChanged = false
     }
 
     /// The latest a reminder is played after its trigger.
@@ -93,26 +124,39 @@ struct ReminderPlan {
     private(set) var lastMissed: Record?
     private(set) var lastAcknowledged: Record?
 
-    private struct Waiting {
+    /// A reminder that sounded and may sound again.
+    fileprivate struct Waiting: Codable {
         var key: Key
         var text: String
-        var recording: Recording.Source?
         var urgent: Bool
         var next: Int64
         var remaining: Int
         var interval: Int64
         var soundings: Int
         var total: Int
+        /// Not kept across a restart (a recording may be megabytes): found again from its
+        /// message at the first look after it.
+        var recording: Recording.Source?
+        var recordingFound = false
+
+        private enum CodingKeys: String, CodingKey {
+            case key, text, urgent, next, remaining, interval, soundings, total
+        }
     }
 
     private var waiting: [Waiting] = []
     /// Triggers the night kept quiet (not urgent), heard when the night ends if their message
-    /// still shows; not kept across a restart.
+    /// still shows.
     private var quietAtNight: Set<Key> = []
 
-    init(settings: SoundSettings, heard: [Key: Int64] = [:], fetchedRecordings: String? = nil) {
+    init(settings: SoundSettings, kept: Kept = Kept(), fetchedRecordings: String? = nil) {
         self.settings = settings
-        self.heard = heard
+        heard = kept.heard
+        waiting = kept.waiting
+        quietAtNight = kept.quietAtNight
+        recent = kept.recent
+        lastMissed = kept.lastMissed
+        lastAcknowledged = kept.lastAcknowledged
         self.fetchedRecordings = fetchedRecordings
     }
 
@@ -124,11 +168,17 @@ struct ReminderPlan {
             guard let sounding = message.sounding, settings.hears(sounding), sounding.trigger.instant <= now else { continue }
             let key = Key(event: message.uid.isEmpty ? message.text : message.uid,
                           trigger: sounding.trigger.instant.secondsSinceEpoch, origin: sounding.origin.rawValue)
+            if let index = waiting.firstIndex(where: { $0.key == key && !$0.recordingFound }) {
+                waiting[index].recording = AttachedRecording.resolve(sounding, calendar: message.source,
+                                                                     fetched: fetchedRecordings).source
+                waiting[index].recordingFound = true
+            }
             guard heard[key] == nil else { continue }
             // Kept quiet by the night: heard in the morning if it still shows then.
             let fromTheNight = quietAtNight.contains(key)
             if isNight, !message.isUrgent, !muted, fromTheNight || seconds - key.trigger <= Self.lateLimit {
                 if quietAtNight.insert(key).inserted {
+                    decisions.keptChanged = true
                     note(Record(key: key, text: message.text, trigger: sounding.trigger, outcome: .quietAtNight, at: now,
                                 soundings: 0))
                 }
@@ -136,7 +186,7 @@ struct ReminderPlan {
             }
             quietAtNight.remove(key)
             heard[key] = seconds
-            decisions.heardChanged = true
+            decisions.keptChanged = true
             let outcome: Outcome
             if !fromTheNight, seconds - key.trigger > Self.lateLimit {
                 outcome = .missed
@@ -154,12 +204,13 @@ struct ReminderPlan {
                 decisions.play.append(Due(key: key, text: message.text, recording: recording, number: 1, of: repeats + 1,
                                           atNight: isNight))
                 // Repeats count from the trigger; from the morning for one the night kept quiet.
-                waiting.append(Waiting(key: key, text: message.text, recording: recording, urgent: message.isUrgent,
+                waiting.append(Waiting(key: key, text: message.text, urgent: message.isUrgent,
                                        next: (fromTheNight ? seconds : key.trigger) + interval, remaining: repeats,
-                                       interval: interval, soundings: 1, total: repeats + 1))
+                                       interval: interval, soundings: 1, total: repeats + 1, recording: recording,
+                                       recordingFound: true))
                 outcome = .sounding
             }
-            if fromTheNight {
+            if fromTheNight, recent.contains(where: { $0.key == key }) {
                 update(key, outcome: outcome, at: seconds, soundings: outcome == .sounding ? 1 : 0)
             } else {
                 note(Record(key: key, text: message.text, trigger: sounding.trigger, outcome: outcome, at: now,
@@ -180,6 +231,7 @@ struct ReminderPlan {
                 kept.append(reminder)
                 continue
             }
+            decisions.keptChanged = true
             if reminder.remaining == 0 || muted || (isNight && !reminder.urgent) {
                 let outcome: Outcome = reminder.remaining == 0 ? .notAcknowledged : muted ? .muted : .quietAtNight
                 update(reminder.key, outcome: outcome, at: now, soundings: reminder.soundings)
@@ -242,7 +294,7 @@ struct ReminderPlan {
         let old = heard.filter { $0.value < limit }
         guard !old.isEmpty else { return }
         for key in old.keys { heard[key] = nil }
-        decisions.heardChanged = true
+        decisions.keptChanged = true
     }
 
     private func times(_ count: Int) -> String {
@@ -251,16 +303,67 @@ struct ReminderPlan {
 }
 
 extension ReminderPlan {
-    /// The decided triggers as kept in the state folder: one JSON document.
-    static func encodeHeard(_ heard: [Key: Int64]) -> [UInt8] {
-        let entries = heard.map { HeardEntry(key: $0.key, decidedAt: $0.value) }.sorted { $0.decidedAt < $1.decidedAt }
-        return Array((try? JSONEncoder().encode(entries)) ?? Data())
+    /// What outlives a restart: every trigger decided (with when), the reminders whose repeats
+    /// are still to come, and those the night keeps for the morning.
+    struct Kept: Codable {
+        var heard: [Key: Int64] = [:]
+        fileprivate var waiting: [Waiting] = []
+        var quietAtNight: Set<Key> = []
+        /// What the status lists, and what a carer's phone was last told.
+        var recent: [Record] = []
+        var lastMissed: Record?
+        var lastAcknowledged: Record?
+
+        private enum CodingKeys: String, CodingKey {
+            case heard, waiting, quietAtNight, recent, lastMissed, lastAcknowledged
+        }
+
+        init() {}
+
+        init(from decoder: any Decoder) throws {
+            // A list of decided triggers is what the first version kept.
+            if let entries = try? [HeardEntry](from: decoder) {
+                heard = Dictionary(entries.map { ($0.key, $0.decidedAt) }, uniquingKeysWith: max)
+                return
+            }
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let entries = try container.decode([HeardEntry].self, forKey: .heard)
+            heard = Dictionary(entries.map { ($0.key, $0.decidedAt) }, uniquingKeysWith: max)
+            waiting = try container.decode([Waiting].self, forKey: .waiting)
+            quietAtNight = try container.decode(Set<Key>.self, forKey: .quietAtNight)
+            recent = try container.decode([Record].self, forKey: .recent)
+            lastMissed = try container.decodeIfPresent(Record.self, forKey: .lastMissed)
+            lastAcknowledged = try container.decodeIfPresent(Record.self, forKey: .lastAcknowledged)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            let entries = heard.map { HeardEntry(key: $0.key, decidedAt: $0.value) }.sorted { $0.decidedAt < $1.decidedAt }
+            try container.encode(entries, forKey: .heard)
+            try container.encode(waiting, forKey: .waiting)
+            try container.encode(quietAtNight.sorted { ($0.trigger, $0.event) < ($1.trigger, $1.event) }, forKey: .quietAtNight)
+            try container.encode(recent, forKey: .recent)
+            try container.encodeIfPresent(lastMissed, forKey: .lastMissed)
+            try container.encodeIfPresent(lastAcknowledged, forKey: .lastAcknowledged)
+        }
+
+        /// What `encoded` wrote; nil when it cannot be read (then nothing is known as heard).
+        static func decode(_ bytes: [UInt8]) -> Kept? { try? JSONDecoder().decode(Kept.self, from: Data(bytes)) }
+
+        /// One JSON document, for the state folder.
+        var encoded: [UInt8] { Array((try? JSONEncoder().encode(self)) ?? Data()) }
     }
 
-    /// What `encodeHeard` wrote; nil when it cannot be read (then nothing is known as heard).
-    static func decodeHeard(_ bytes: [UInt8]) -> [Key: Int64]? {
-        guard let entries = try? JSONDecoder().decode([HeardEntry].self, from: Data(bytes)) else { return nil }
-        return Dictionary(entries.map { ($0.key, $0.decidedAt) }, uniquingKeysWith: max)
+    /// What is to be kept across a restart now.
+    var kept: Kept {
+        var kept = Kept()
+        kept.heard = heard
+        kept.waiting = waiting
+        kept.quietAtNight = quietAtNight
+        kept.recent = recent
+        kept.lastMissed = lastMissed
+        kept.lastAcknowledged = lastAcknowledged
+        return kept
     }
 
     private struct HeardEntry: Codable {

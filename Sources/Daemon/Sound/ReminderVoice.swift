@@ -15,7 +15,7 @@ import Synchronization
 final class ReminderVoice: Sendable {
     /// How many reminders wait to be played at most.
     static let queued = 3
-    /// In the state folder: the triggers decided, and (while muted) the mute.
+    /// In the state folder: the triggers decided and what waits, and (while muted) the mute.
     static let heardFile = "reminders-heard.json"
     static let mutedFile = "reminders-muted"
 
@@ -123,8 +123,8 @@ final class ReminderVoice: Sendable {
         }
     }
 
-    /// Keeps `bytes` (the plan's record of what was heard) in the state folder.
-    func keepHeard(_ bytes: [UInt8]) {
+    /// Keeps `bytes` (the plan's record of what was heard and what waits) in the state folder.
+    func keep(_ bytes: [UInt8]) {
         guard let heardPath else { return }
         queue.async { [self] in
             if let problem = writeFileAtomically(bytes, to: heardPath) {
