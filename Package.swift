@@ -47,7 +47,7 @@ let package = Package(
         .executableTarget(name: "sound-benchmark", dependencies: ["Sound", "Display", "Marquee"], path: "Benchmarks/SoundBenchmark"),
         .executableTarget(name: "schedule-fuzz", dependencies: ["Schedule"], path: "Fuzz/ScheduleFuzz"),
         .testTarget(name: "ScheduleTests", dependencies: ["Support", "Schedule", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "SoundTests", dependencies: ["Sound", "TestSupport"]),
+        .testTarget(name: "SoundTests", dependencies: ["Sound", "Support", "TestSupport"]),
         .testTarget(name: "MarqueeTests", dependencies: ["Support", "Marquee", "TestSupport"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "CZlib", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "DaemonTests", dependencies: ["Support", "Daemon", "Display", "Schedule", "Marquee", "LoopbackServers", "TestSupport"]),

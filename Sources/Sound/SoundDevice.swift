@@ -58,8 +58,11 @@ public struct SoundDevice: Sendable {
             return nil
         }
         defer { snd_pcm_info_free(info) }
-        let card = snd_pcm_info(pcm, info) >= 0 ? snd_pcm_info_get_card(info) : -1
+        var card = snd_pcm_info(pcm, info) >= 0 ? snd_pcm_info_get_card(info) : -1
         snd_pcm_close(pcm)
+        // A mixing or converting device (dmix, which many cards' `default` is) has no card of
+        // its own in its information: the one its name gives, or ALSA's first.
+        if card < 0 { card = Self.card(in: name) }
         guard card >= 0 else { return nil }
         var mixer: OpaquePointer?
         guard snd_mixer_open(&mixer, 0) >= 0, let mixer else { return nil }
@@ -89,6 +92,18 @@ public struct SoundDevice: Sendable {
         guard !silenced.isEmpty else { return nil }
         return "the sound card of \"\(name)\" plays nothing that is heard: in its mixer \(silenced.joined(separator: " and ")) "
             + "(set it up with `alsactl init`, or `amixer -c \(card) sset Master 80% unmute`)"
+    }
+
+    /// The card an ALSA device name names (`hw:1`, `plughw:CARD=Intel,DEV=0`, `dmix:Intel`),
+    /// card 0 for `default`, `sysdefault` and `dmix` alone; -1 for any other (a file, a
+    /// network device).
+    public static func card(in name: String) -> Int32 {
+        let parts = name.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2 else { return ["default", "sysdefault", "dmix"].contains(name) ? 0 : -1 }
+        let settings = parts[1].split(separator: ",")
+        let given = settings.first { $0.hasPrefix("CARD=") }.map { $0.dropFirst(5) } ?? settings.first
+        guard let given, !given.contains("=") || given.hasPrefix("CARD=") else { return -1 }
+        return snd_card_get_index(String(given))
     }
 
     private func write(_ clip: SoundClip, to pcm: OpaquePointer) throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Sound
+import Support
 import TestSupport
 import Testing
 
@@ -83,6 +84,16 @@ struct ChimeAndVolumeTests {
     }
 
     /// A device that is not there is said with its name; nothing is played.
+    /// Which card's mixer is looked at for a device name; a device that is no card (a file,
+    /// the null device) or a card that is not there has no mixer to turn anything down.
+    @Test func theCardOfADevice() {
+        #expect(SoundDevice.card(in: "default") == 0 && SoundDevice.card(in: "dmix") == 0)
+        #expect(SoundDevice.card(in: "file:FILE=/tmp/a.wav,FORMAT=wav") == -1)
+        #expect(SoundDevice.card(in: "null") == -1 && SoundDevice.card(in: "hw:CARD=NoSuchCard") < 0)
+        #expect(SoundDevice(name: "null").mixerSilence() == nil)
+        #expect(SoundDevice(name: "hw:CARD=NoSuchCard").mixerSilence() == nil)
+    }
+
     @Test func aMissingDeviceIsSaidByName() throws {
         let device = SoundDevice(name: "hw:CARD=NoSuchCard")
         #expect {
@@ -111,6 +122,27 @@ struct RecordingTests {
         }
     }
 
+    /// A recording held in memory (written into a calendar, fetched) reads as the same file
+    /// does; bytes that are no sound are refused with the name given.
+    @Test func aRecordingInMemoryReadsAsItsFile() throws {
+        let wav = tone(440, seconds: 0.5, rate: 16_000).wav
+        let clip = try Recording.load(wav, describedAs: "written into /feeds/a.ics")
+        #expect(clip == tone(440, seconds: 0.5, rate: 16_000))
+        let truncated = try Recording.load(Array(wav.prefix(44 + 2_000)), describedAs: "cut")
+        #expect(truncated.samples.count == 1_000)
+        #expect {
+            try Recording.load(Array("BEGIN:VCALENDAR".utf8), describedAs: "written into /feeds/a.ics")
+        } throws: { error in
+            "\(error)".hasPrefix("the recording written into /feeds/a.ics cannot be played")
+        }
+        let huge = [UInt8](repeating: 0, count: Recording.mostBytes + 1)
+        #expect {
+            try Recording.load(huge, describedAs: "big")
+        } throws: { error in
+            "\(error)" == "the recording big is too large (16 MB; at most 16 MB)"
+        }
+    }
+
     @Test func hostileRecordingsAreRefusedWithTheirPaths() throws {
         try withTemporaryFolder { folder in
             func refusal(_ name: String, _ bytes: [UInt8]?) -> String {
@@ -123,7 +155,7 @@ struct RecordingTests {
                     return error.description
                 }
             }
-            var random = SystemRandomNumberGenerator()
+            var random = SplitMix64(seed: 43)
             let garbage = (0..<10_000).map { _ in UInt8.random(in: 0...255, using: &random) }
             #expect(refusal("garbage.wav", garbage).hasPrefix("the recording \(folder.path)/garbage.wav cannot be played"))
             #expect(refusal("missing.ogg", nil).contains("cannot be read: No such file or directory"))
