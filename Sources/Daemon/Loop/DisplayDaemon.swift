@@ -233,7 +233,9 @@ func hearing(
     if plan.muted { log?.log(.notice, "reminders are muted (by a carer, before this start): shown, not heard") }
     let voice = ReminderVoice(settings: settings, stateFolder: folder, log: log) { report in
         state.update { shared in
-            guard var sound = shared.sound else { return }
+            // The device looked at before the loop's first report of the reminders is said too.
+            var sound = shared.sound ?? SoundStatus(speak: settings.speak.rawValue, device: settings.device, muted: false,
+                                                    reminders: [])
             sound.problem = report.problem
             if let played = report.played {
                 sound.firstSampleMilliseconds = (played.firstSampleAfter * 10_000).rounded() / 10
