@@ -64,6 +64,10 @@ import Testing
         await restarted.advance(seconds: 1)
         #expect(!played(restarted, wav))
         #expect(restarted.state.report.sound?.reminders.map(\.outcome) == ["acknowledged"])
+        // The band marks it from the first frame on, as the status says.
+        #expect(restarted.screen.shown.last?.line.contains("✓ Leave for the dentist") == true,
+                "\(restarted.screen.shown.last?.line ?? "")")
+        #expect(restarted.state.report.showing.contains { $0.hasPrefix("✓ Leave for the dentist") })
     }
 
     /// A key pressed while a reminder sounds acknowledges it, and the band marks it ✓; at any

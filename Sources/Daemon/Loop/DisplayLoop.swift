@@ -110,7 +110,7 @@ final class DisplayLoop {
         }
         controller.announcementBox = screen.announcementBox
         controller.lineBreaking = UnicodeLineBreaking()
-        controller.show(snapshot, settings: settings, at: steady, width: screen.bandWidth)
+        controller.show(marked(snapshot), settings: settings, at: steady, width: screen.bandWidth)
         screen.showOrientation(snapshot.orientationShown(idleTemplate: settings.idleText))
         publishShown()
         publishReminders()

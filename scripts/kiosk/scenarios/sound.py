@@ -103,16 +103,20 @@ def run(kiosk, box):
     kiosk.check(sounding.get("outcome") == "sounding" and acknowledged is not None and "acknowledged by a key" in journal,
                 f"{name}: a key on the box's keyboard acknowledges the reminder ({sounding.get('text', '')[:40]}: "
                 f"{' / '.join(journal.strip().splitlines()[-2:])})")
-    # The person sees it was heard: the band marks it, and the status says what the band shows.
-    time.sleep(1)
+    # The person sees it was heard: the band marks it (what is on screen at the moment stays
+    # where it is; the marked text enters at the next seam), and the status says what the
+    # band shows. The picture is taken once the status says the mark is on screen.
+    marked_on_screen = wait_until(
+        guest, "marquee status --json | grep -q '\"onScreen\":\\[[^]]*\"✓ Take your evening pills'", 90)
     guest.screenshot("acknowledged")
     _, shown = guest.run("marquee status --json")
     try:
         showing = json.loads(shown).get("showing", [])
     except ValueError:
         showing = []
-    kiosk.check(any(text.startswith("✓ Take your evening pills") for text in showing),
-                f"{name}: the acknowledged reminder is marked on the band ({showing[:3]})")
+    kiosk.check(any(text.startswith("✓ Take your evening pills") for text in showing) and marked_on_screen is not None,
+                f"{name}: the acknowledged reminder is marked on the band, on screen "
+                f"{marked_on_screen} s after the key ({showing[:3]})")
     played = status(guest)
     kiosk.check(not played.get("problem") and played.get("firstSampleMilliseconds") is not None,
                 f"{name}: once played with the mixer set up, the sound problem is gone ({played.get('problem')})")
