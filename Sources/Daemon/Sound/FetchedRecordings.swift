@@ -49,7 +49,7 @@ actor FetchedRecordings {
     /// address wants that are older than a reminder is remembered. What to say in the journal:
     /// a new trouble, or an address that works again.
     func keep(_ addresses: Set<String>, now: Instant) async -> [String] {
-        _ = mkdir(folder, 0o750)
+        if !addresses.isEmpty { _ = mkdir(folder, 0o750) }
         var said: [String] = []
         for address in addresses.sorted() {
             let path = AttachedRecording.fetchedPath(address, in: folder)
