@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <locale.h>
 #include <wchar.h>
+#include <linux/cec.h>
 #include <linux/fb.h>
 #include <linux/kd.h>
 #include <linux/vt.h>
@@ -230,4 +231,68 @@ int mq_uevent_socket(void) {
         return -1;
     }
     return fd;
+}
+
+int mq_cec_physical_address(int fd, uint16_t *address) { return ioctl(fd, CEC_ADAP_G_PHYS_ADDR, address); }
+
+int mq_cec_claim(int fd, const char *osd_name) {
+    struct cec_log_addrs addresses;
+    memset(&addresses, 0, sizeof addresses);
+    if (ioctl(fd, CEC_ADAP_G_LOG_ADDRS, &addresses) != 0) return -1;
+    if (addresses.num_log_addrs == 0) {
+        memset(&addresses, 0, sizeof addresses);
+        addresses.cec_version = CEC_OP_CEC_VERSION_2_0;
+        addresses.vendor_id = CEC_VENDOR_ID_NONE;
+        addresses.num_log_addrs = 1;
+        strncpy(addresses.osd_name, osd_name, sizeof addresses.osd_name - 1);
+        addresses.primary_device_type[0] = CEC_OP_PRIM_DEVTYPE_PLAYBACK;
+        addresses.log_addr_type[0] = CEC_LOG_ADDR_TYPE_PLAYBACK;
+        addresses.all_device_types[0] = CEC_OP_ALL_DEVTYPE_PLAYBACK;
+        if (ioctl(fd, CEC_ADAP_S_LOG_ADDRS, &addresses) != 0) return -1;
+    }
+    uint32_t mode = CEC_MODE_INITIATOR | CEC_MODE_FOLLOWER;
+    if (ioctl(fd, CEC_S_MODE, &mode) != 0) return -1;
+    return addresses.log_addr[0];
+}
+
+int mq_cec_transmit(int fd, uint8_t to, uint8_t opcode, const uint8_t *operands, int length, uint8_t reply,
+                    uint32_t timeout_ms, uint8_t *answer, int *answer_length, uint8_t *tx_status, uint8_t *rx_status) {
+    if (length < 0 || length > CEC_MAX_MSG_SIZE - 2) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct cec_log_addrs addresses;
+    if (ioctl(fd, CEC_ADAP_G_LOG_ADDRS, &addresses) != 0) return -1;
+    struct cec_msg message;
+    memset(&message, 0, sizeof message);
+    message.msg[0] = (uint8_t)((addresses.log_addr[0] & 0xf) << 4 | (to & 0xf));
+    message.msg[1] = opcode;
+    memcpy(message.msg + 2, operands, (size_t)length);
+    message.len = (uint32_t)(2 + length);
+    message.reply = reply;
+    message.timeout = reply ? timeout_ms : 0;
+    if (ioctl(fd, CEC_TRANSMIT, &message) != 0) return -1;
+    *tx_status = message.tx_status;
+    *rx_status = message.rx_status;
+    *answer_length = 0;
+    if (reply && (message.rx_status & CEC_RX_STATUS_OK) && message.len >= 2) {
+        *answer_length = (int)message.len - 2;
+        memcpy(answer, message.msg + 2, (size_t)*answer_length);
+    }
+    return 0;
+}
+
+int mq_cec_receive(int fd, uint32_t timeout_ms, uint8_t *from, uint8_t *to, uint8_t *opcode, uint8_t *operands,
+                   int *length) {
+    struct cec_msg message;
+    memset(&message, 0, sizeof message);
+    message.timeout = timeout_ms;
+    if (ioctl(fd, CEC_RECEIVE, &message) != 0) return errno == ETIMEDOUT ? 0 : -1;
+    if (message.len < 2) return 0;
+    *from = message.msg[0] >> 4;
+    *to = message.msg[0] & 0xf;
+    *opcode = message.len >= 2 ? message.msg[1] : 0;
+    *length = message.len >= 2 ? (int)message.len - 2 : 0;
+    memcpy(operands, message.msg + 2, (size_t)*length);
+    return 1;
 }

@@ -205,6 +205,10 @@ final class DisplayLoopKit {
     let state: DisplayState
     let feeds: TemporaryFolder
     let loop: DisplayLoop
+    /// Why the loop asked for the television to be woken, in order (no CEC bus here: the real
+    /// one is tested in the kiosk test, on QEMU with the kernel's vivid driver).
+    let television = WakeRecorder()
+
     /// What plays the reminders (nil: no sound).
     let voice: ReminderVoice?
     /// Where the loop's systemd notifications go (nil: it runs outside systemd).
@@ -256,7 +260,7 @@ final class DisplayLoopKit {
             clock: clock, screen: screen, schedule: ScheduleService(schedule: schedule, mailbox: mailbox, log: nil),
             snapshot: snapshot, settings: settings, state: state, environment: environment, log: log,
             reloadSettings: reloadSettings, showsProblems: showsProblems, backlight: backlight,
-            reminders: reminders, voice: voice)
+            reminders: reminders, voice: voice, television: television)
         await settle()
     }
 
@@ -335,4 +339,13 @@ final class DisplayLoopKit {
         let steady = clock.steadyTime()
         notifications += (notify?.received() ?? []).map { (steady, $0) }
     }
+}
+
+/// The reasons the loop gave for waking the television.
+final class WakeRecorder: TelevisionWaking {
+    private let reasons = Mutex<[String]>([])
+
+    func wake(because reason: String) { reasons.withLock { $0.append(reason) } }
+
+    var woken: [String] { reasons.withLock { $0 } }
 }

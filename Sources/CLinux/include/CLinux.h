@@ -3,6 +3,7 @@
    signal handlers). Nothing else belongs here. */
 #include <signal.h>
 #include <stdint.h>
+#include <linux/cec.h>
 
 /* Rows and columns of the terminal on fd; 0 on success. */
 int mq_terminal_size(int fd, unsigned short *rows, unsigned short *columns);
@@ -70,3 +71,22 @@ int mq_console_process_switching(int fd, int signal);
 int mq_console_auto_switching(int fd);
 /* VT_RELDISP: 1 lets a switch away go ahead, 2 (VT_ACKACQ) acknowledges getting it back. */
 int mq_console_release(int fd, int answer);
+
+/* HDMI-CEC through the kernel's CEC API (linux/cec.h); no library. */
+/* The adapter's physical address (0xffff: none, nothing connected); 0 on success. */
+int mq_cec_physical_address(int fd, uint16_t *address);
+/* Claims one logical address of the Playback kind under `osd_name` (blocks until the kernel
+   has one, or it failed) and asks for the messages sent to it (initiator and follower);
+   the logical address claimed (0xf: none), or -1 (errno). */
+int mq_cec_claim(int fd, const char *osd_name);
+/* One message from the claimed address to `to` (0xf: everybody): `opcode` and `length` bytes
+   of `operands`. With `reply` (an opcode, nonzero) it waits up to `timeout_ms` for that
+   answer, whose operands go to `answer` (at most 14 bytes; their count to `answer_length`).
+   The transmit and receive statuses (CEC_TX_STATUS_*, CEC_RX_STATUS_*) go to `tx_status` and
+   `rx_status`; -1 (errno) when the kernel refused it. */
+int mq_cec_transmit(int fd, uint8_t to, uint8_t opcode, const uint8_t *operands, int length, uint8_t reply,
+                    uint32_t timeout_ms, uint8_t *answer, int *answer_length, uint8_t *tx_status, uint8_t *rx_status);
+/* The next message received within `timeout_ms`: who sent it, to whom, its opcode and
+   operands; 1 for a message, 0 for none in time (or a poll, which carries nothing), -1 (errno). */
+int mq_cec_receive(int fd, uint32_t timeout_ms, uint8_t *from, uint8_t *to, uint8_t *opcode, uint8_t *operands,
+                   int *length);

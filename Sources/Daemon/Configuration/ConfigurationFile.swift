@@ -81,6 +81,8 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var nightVolume: Int?
     public var soundDevice: String?
     public var repeatUntilAcknowledged: Int?
+    /// `cec`: which HDMI-CEC adapter wakes the television (nil: `auto`).
+    public var cec: CECChoice?
 
     /// How reminders are heard, in the voice of `language`.
     public func soundSettings(language: String) -> SoundSettings {
@@ -121,6 +123,7 @@ public struct ConfigurationFile: Sendable, Hashable {
             ("mqtt_ca_file", mqttCertificateAuthorities != earlier.mqttCertificateAuthorities),
             ("mqtt_topic", mqttTopic != earlier.mqttTopic), ("mqtt_discovery", mqttDiscovery != earlier.mqttDiscovery),
             ("mqtt_name", mqttName != earlier.mqttName), ("mqtt_commands", mqttCommands != earlier.mqttCommands),
+            ("cec", cec != earlier.cec),
         ]
         return keys.filter(\.changed).map(\.key)
     }
@@ -396,6 +399,17 @@ public struct ConfigurationFile: Sendable, Hashable {
                 throw TOMLError("must be an ALSA device name such as \"default\" or \"plughw:CARD=PCH\" (`aplay -L` lists them)")
             }
             soundDevice = name
+        case "cec":
+            let text = try string()
+            switch text {
+            case "auto": cec = .auto
+            case "off": cec = .off
+            default:
+                guard text.hasPrefix("/dev/") else {
+                    throw TOMLError("must be \"auto\" (the default), \"off\" or an adapter such as \"/dev/cec0\"")
+                }
+                cec = .device(text)
+            }
         case "repeat_until_acknowledged":
             repeatUntilAcknowledged = try whole(
                 0...SoundSettings.mostRepeats, "a whole number of repeats from 0 to \(SoundSettings.mostRepeats) (the default is 2)")
@@ -453,6 +467,7 @@ public struct ConfigurationFile: Sendable, Hashable {
         "volume_night",
         "sound_device",
         "repeat_until_acknowledged",
+        "cec",
     ]
 }
 

@@ -128,6 +128,8 @@ public struct StatusReport: Codable, Sendable, Hashable {
     public var boxProblems: [String]
     /// The reminders heard and their fate (nil: no sound in this run).
     public var sound: SoundStatus?
+    /// The television over HDMI-CEC (nil: `cec = "off"`).
+    public var television: TelevisionStatus?
     public var uptimeSeconds: Int
 
     public struct Lateness: Codable, Sendable, Hashable {
@@ -218,6 +220,51 @@ public struct SoundStatus: Codable, Sendable, Hashable {
     public var synthesisMilliseconds: Double?
 }
 
+/// What marquee knows of the television over HDMI-CEC: what `marquee status` says of it.
+public struct TelevisionStatus: Codable, Sendable, Hashable {
+    /// The CEC adapter in use (nil: none).
+    public var adapter: String?
+    /// `on`, `standby`, `going to on`, `going to standby`, or `unknown` (it did not answer, or
+    /// there is no adapter: never called off).
+    public var power: String
+    /// Whether it shows marquee's input, as the bus last said (nil: not known).
+    public var showingMarquee: Bool?
+    /// The input it shows instead (a physical address, `2.0.0.0`).
+    public var otherInput: String?
+    /// Why it was last woken (`morning`, `a reminder`…).
+    public var lastWake: String?
+    /// Why it cannot be reached (no adapter, nothing connected, no answer).
+    public var problem: String?
+
+    public init(adapter: String? = nil, power: String, showingMarquee: Bool? = nil, otherInput: String? = nil,
+                lastWake: String? = nil, problem: String? = nil) {
+        self.adapter = adapter
+        self.power = power
+        self.showingMarquee = showingMarquee
+        self.otherInput = otherInput
+        self.lastWake = lastWake
+        self.problem = problem
+    }
+
+    /// One line: "on, showing marquee", "in standby", "on another input (2.0.0.0)", "not known
+    /// (…)".
+    public var summary: String {
+        if adapter == nil { return "not reached over HDMI-CEC" + (problem.map { " (\($0))" } ?? "") }
+        switch power {
+        case "on", "going to on":
+            let state = power == "on" ? "on" : "turning on"
+            switch showingMarquee {
+            case true?: return state + ", showing marquee"
+            case false?: return state + ", on another input" + (otherInput.map { " (\($0))" } ?? "")
+            case nil: return state
+            }
+        case "standby": return "in standby"
+        case "going to standby": return "going to standby"
+        default: return "not known: it does not answer over HDMI-CEC" + (problem.map { " (\($0))" } ?? "")
+        }
+    }
+}
+
 /// What the display loop is doing, kept up to date by the loop and read by the control
 /// socket, which computes the status when it is asked — never waiting for a frame, and never
 /// older than the request.
@@ -237,6 +284,7 @@ final class DisplayState: Sendable {
         var subscriptions: [SubscriptionStatus] = []
         var mqtt: MQTTStatus?
         var sound: SoundStatus?
+        var television: TelevisionStatus?
         /// Whether a sound device that does not play is among the errors (the carer asked for sound).
         var soundProblemIsError = false
         /// Steady times of the last frames drawn, oldest first overwritten.
@@ -359,6 +407,7 @@ final class DisplayState: Sendable {
         report.subscriptions = state.subscriptions
         report.mqtt = state.mqtt
         report.sound = state.sound
+        report.television = state.television
         let recent = state.frameTimes.filter { $0 > steady - Self.frameRateWindow && $0 <= steady }.count
         report.framesPerSecond = (Double(recent) / (Double(Self.frameRateWindow) / 1e9) * 10).rounded() / 10
         let recorded = state.lateness.prefix(min(state.latenessCount, state.lateness.count)).sorted()

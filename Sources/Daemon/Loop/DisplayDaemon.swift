@@ -54,6 +54,8 @@ public struct DaemonConfiguration: Sendable {
     public var version = ""
     /// How reminders are heard (nil: no sound in this run).
     public var sound: SoundSettings?
+    /// Which HDMI-CEC adapter wakes the television.
+    public var cec: CECChoice = .auto
 
     public init(
         schedule: Schedule, settings: DisplaySettings, reloadSettings: (@Sendable () -> ReloadedSettings?)?,
@@ -194,6 +196,13 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
         hearing($0, stateFolder: configuration.stateDirectory, fetchedRecordings: recordings?.folder, state: state,
                 mailbox: mailbox, log: log)
     } ?? (nil, nil)
+    let television = configuration.cec == .off ? nil : Television(choice: configuration.cec, log: log) { status in
+        state.update { shared in
+            shared.television = status
+            shared.version += 1
+        }
+    }
+    television?.start()
     let status = await onRenderThread {
         mailbox.receiveSignals()
         guard let screen = openScreen(configuration, log: log) else { return 1 }
@@ -201,13 +210,14 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             clock: clock, screen: screen, schedule: schedule, snapshot: first, settings: configuration.settings,
             state: state, environment: configuration.environment, log: log,
             reloadSettings: reloadSettings, showsProblems: !log.isEnabled,
-            backlight: findBacklight(configuration, log: log), reminders: reminders, voice: voice)
+            backlight: findBacklight(configuration, log: log), reminders: reminders, voice: voice, television: television)
         return loop.run(mailbox: mailbox) {
             waitForDevices(configuration.device.map { [$0] } ?? ["/dev/fb0"] + drmCardPaths())
             return openScreen(configuration, log: log)
         }
     }
     sources.stopAll()
+    await television?.stop()
     await mqtt?.stop()
     withExtendedLifetime(server) {}
     return status

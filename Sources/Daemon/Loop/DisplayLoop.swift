@@ -68,6 +68,8 @@ final class DisplayLoop {
     private var reminders: ReminderPlan?
     private let voice: ReminderVoice?
     private var remindersToLook = true
+    /// The television over HDMI-CEC, woken when marquee must be seen (nil: `cec = "off"`).
+    private let television: (any TelevisionWaking)?
 
     /// - Parameters:
     ///   - snapshot: the messages at the start (the schedule is loaded before the display starts).
@@ -80,11 +82,13 @@ final class DisplayLoop {
         clock: any DisplayClock, screen: any TickerScreen, schedule: ScheduleService, snapshot: ScheduleSnapshot,
         settings: DisplaySettings, state: DisplayState, environment: [String: String] = [:], log: EventLog? = nil,
         reloadSettings: (@Sendable () -> ReloadedSettings?)? = nil, showsProblems: Bool = false,
-        backlight: Backlight? = nil, reminders: ReminderPlan? = nil, voice: ReminderVoice? = nil
+        backlight: Backlight? = nil, reminders: ReminderPlan? = nil, voice: ReminderVoice? = nil,
+        television: (any TelevisionWaking)? = nil
     ) {
         self.clock = clock
         self.reminders = reminders
         self.voice = voice
+        self.television = television
         self.backlight = backlight
         self.screen = screen
         self.schedule = schedule
@@ -112,6 +116,7 @@ final class DisplayLoop {
         controller.lineBreaking = UnicodeLineBreaking()
         controller.show(marked(snapshot), settings: settings, at: steady, width: screen.bandWidth)
         screen.showOrientation(snapshot.orientationShown(idleTemplate: settings.idleText))
+        if !isNight { television?.wake(because: "marquee started") }
         publishShown()
         publishReminders()
         showProblems()
@@ -296,6 +301,11 @@ final class DisplayLoop {
         case .schedule(let answer, let number):
             guard number == request else { break }
             awaitingSchedule = false
+            // A message announced (typed into the box: one sent now) is for someone to see.
+            let announced = Set(snapshot.messages.filter { $0.effect == .typewriter }.map(\.text))
+            if answer.messages.contains(where: { $0.effect == .typewriter && !announced.contains($0.text) }) {
+                television?.wake(because: "an announcement")
+            }
             snapshot = answer
             validUntil = WallInstant(answer.validUntil.instant)
             controller.show(marked(answer), settings: settings, at: steady, width: screen.bandWidth)
@@ -357,6 +367,7 @@ final class DisplayLoop {
             log?.log(.notice, "reminder heard: \"\(due.text)\"" + (due.of > 1 ? " (\(due.number) of \(due.of))" : ""))
             voice?.play(due)
         }
+        if !decisions.play.isEmpty { television?.wake(because: "a reminder") }
         if decisions.keptChanged { voice?.keep(plan.kept.encoded) }
         if plan.recent != before || decisions.keptChanged { publishReminders() }
     }
@@ -445,6 +456,7 @@ final class DisplayLoop {
         let night = NightPolicy.isNight(snapshot.partOfDay)
         guard night != isNight else { return }
         isNight = night
+        if !night { television?.wake(because: "the morning") }
         let marquee = policy.marquee(atNight: night)
         if marquee != controller.configuration { controller.reconfigure(marquee, at: steady) }
         let still = policy.stillsText(atNight: night)

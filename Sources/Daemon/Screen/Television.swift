@@ -1,0 +1,173 @@
+import Display
+import Schedule
+import Support
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Which HDMI-CEC adapter marquee uses (`cec` in the configuration).
+public enum CECChoice: Sendable, Hashable {
+    /// The first adapter with something connected (a television's own adapter is not one).
+    case auto
+    case off
+    case device(String)
+}
+
+/// What the display loop asks of the television: to be on and show marquee, for a reason.
+protocol TelevisionWaking: Sendable {
+    func wake(because reason: String)
+}
+
+/// The television marquee is plugged into, over HDMI-CEC: woken and switched to marquee's
+/// input when it matters (the morning, a reminder), asked for its power every few minutes, and
+/// listened to (another input taken, the television put to standby). All of it on a thread of
+/// its own with bounded waits: nothing here stops or delays a frame. A box without an adapter
+/// (most PCs) says so once; an adapter with nothing connected is looked at again every minute.
+final class Television: TelevisionWaking {
+    /// How often the television is asked for its power, and how soon after a wake.
+    static let pollSeconds: Int64 = 300
+    static let afterWakeSeconds: Int64 = 3
+    /// How often adapters are looked for while there is none that can be used.
+    static let retrySeconds: Int64 = 60
+
+    private struct Shared {
+        var wakes: [String] = []
+        var stopping = false
+    }
+
+    private let choice: CECChoice
+    private let log: EventLog?
+    private let report: @Sendable (TelevisionStatus) -> Void
+    private let shared = Mutex(Shared())
+    private let thread = Mutex<RunningThread?>(nil)
+
+    /// - Parameter report: told of what is known of the television whenever it changes.
+    init(choice: CECChoice, log: EventLog?, report: @escaping @Sendable (TelevisionStatus) -> Void) {
+        self.choice = choice
+        self.log = log
+        self.report = report
+    }
+
+    /// Starts the thread; false when none could be started (said).
+    @discardableResult
+    func start() -> Bool {
+        guard choice != .off else { return true }
+        let started = runningThread(named: "marquee-cec") { [self] in run() }
+        thread.withLock { $0 = started }
+        if started == nil { log?.log(.warning, "no thread for HDMI-CEC: the television is not woken") }
+        return started != nil
+    }
+
+    /// Ends the thread within a second (its waits are bounded).
+    func stop() async {
+        shared.withLock { $0.stopping = true }
+        _ = await thread.withLock({ $0 })?.ended(within: .seconds(2))
+    }
+
+    /// Turns the television on and to marquee's input, for `reason` (the journal says it).
+    func wake(because reason: String) {
+        shared.withLock { $0.wakes.append(reason) }
+    }
+
+    private func run() {
+        var adapter: CECAdapter?
+        var state: TelevisionState?
+        var status = TelevisionStatus(power: TelevisionPower.unknown.rawValue)
+        var nextLook: Int64 = 0
+        var nextPoll: Int64 = 0
+        var saidMissing: String?
+        func now() -> Int64 { readClock(CLOCK_MONOTONIC) / 1_000_000_000 }
+        func publish(_ fresh: TelevisionStatus) {
+            guard fresh != status else { return }
+            if fresh.power != status.power || fresh.showingMarquee != status.showingMarquee {
+                log?.log(.notice, "television: \(fresh.summary)")
+            }
+            status = fresh
+            report(fresh)
+        }
+        while !shared.withLock({ $0.stopping }) {
+            if adapter == nil {
+                guard now() >= nextLook else {
+                    shared.withLock { $0.wakes.removeAll() }
+                    usleep(200_000)
+                    continue
+                }
+                nextLook = now() + Self.retrySeconds
+                switch open() {
+                case (let opened?, _):
+                    adapter = opened
+                    state = TelevisionState(physicalAddress: opened.physicalAddress, logicalAddress: opened.logicalAddress)
+                    saidMissing = nil
+                    nextPoll = now()
+                    log?.log(.notice, "HDMI-CEC on \(opened.path) as \(CECMessage.shown(opened.physicalAddress)), "
+                        + "logical address \(opened.logicalAddress)")
+                    var fresh = status
+                    fresh.adapter = opened.path
+                    fresh.problem = nil
+                    publish(fresh)
+                case (nil, let why):
+                    if saidMissing != why {
+                        saidMissing = why
+                        log?.log(.notice, "\(why); the television is not woken over HDMI-CEC")
+                    }
+                    publish(TelevisionStatus(power: TelevisionPower.unknown.rawValue, problem: why))
+                    continue
+                }
+            }
+            guard let cec = adapter, var known = state else { continue }
+            var fresh = status
+            do throws(CECAdapter.Failure) {
+                let wakes = shared.withLock { shared in defer { shared.wakes.removeAll() }; return shared.wakes }
+                if let reason = wakes.last {
+                    for answer in known.wake { try cec.send(answer.opcode, to: answer.to, operands: answer.operands) }
+                    known.woken()
+                    log?.log(.notice, "television woken and switched to marquee (\(reason))")
+                    fresh.lastWake = reason
+                    nextPoll = now() + Self.afterWakeSeconds
+                }
+                if now() >= nextPoll {
+                    nextPoll = now() + Self.pollSeconds
+                    let reported = try cec.send(.giveDevicePowerStatus, to: CECMessage.television, reply: .reportPowerStatus)
+                    known.power = reported.flatMap(TelevisionPower.init(reported:)) ?? .unknown
+                    if known.power == .goingOn || known.power == .goingToStandby { nextPoll = now() + Self.afterWakeSeconds }
+                }
+                if let message = try cec.receive(timeoutMilliseconds: 200) {
+                    for answer in known.hear(message) { try cec.send(answer.opcode, to: answer.to, operands: answer.operands) }
+                }
+                fresh.problem = nil
+            } catch {
+                // A television that does not answer is not called off: its power is not known.
+                known.power = .unknown
+                fresh.problem = error.description
+                usleep(200_000)
+            }
+            state = known
+            fresh.power = known.power.rawValue
+            fresh.showingMarquee = known.showsMarquee
+            fresh.otherInput = known.otherInput.map(CECMessage.shown)
+            publish(fresh)
+        }
+    }
+
+    /// The adapter `choice` names, opened and with a logical address; or why there is none.
+    private func open() -> (CECAdapter?, String) {
+        let paths: [String]
+        switch choice {
+        case .off: return (nil, "HDMI-CEC is off")
+        case .device(let path): paths = [path]
+        case .auto: paths = CECAdapter.paths()
+        }
+        guard !paths.isEmpty else { return (nil, "this box has no HDMI-CEC adapter") }
+        var reasons: [String] = []
+        for path in paths {
+            do throws(CECAdapter.Failure) {
+                return (try CECAdapter(path: path, name: TelevisionState.name), "")
+            } catch {
+                reasons.append(error.description)
+            }
+        }
+        return (nil, reasons.joined(separator: "; "))
+    }
+}

@@ -1,0 +1,84 @@
+import Display
+
+/// What marquee knows of the television from the CEC bus, and what it answers there — without
+/// a bus of its own (the messages are given), so every rule is tested as it is written.
+struct TelevisionState: Sendable, Equatable {
+    /// As the television last reported it; `unknown` when it did not answer.
+    var power: TelevisionPower = .unknown
+    /// Whether the television shows marquee's input, as the bus last said (nil: nobody said).
+    var showsMarquee: Bool?
+    /// The physical address of the input it shows instead, when another device took it.
+    var otherInput: UInt16?
+
+    /// One message to send.
+    struct Answer: Sendable, Equatable {
+        var opcode: CECMessage.Opcode
+        var to: UInt8
+        var operands: [UInt8] = []
+    }
+
+    /// The box's own addresses on the bus.
+    let physicalAddress: UInt16
+    let logicalAddress: UInt8
+    /// What the television's menu calls the box.
+    static let name = "marquee"
+
+    init(physicalAddress: UInt16, logicalAddress: UInt8) {
+        self.physicalAddress = physicalAddress
+        self.logicalAddress = logicalAddress
+    }
+
+    /// What waking it says on the bus: the television turns on (Image View On) and shows
+    /// marquee's input (Active Source, to everybody).
+    var wake: [Answer] {
+        [Answer(opcode: .imageViewOn, to: CECMessage.television),
+         Answer(opcode: .activeSource, to: CECMessage.everybody, operands: CECMessage.operands(physicalAddress))]
+    }
+
+    /// After `wake` went out: marquee is the active source.
+    mutating func woken() {
+        showsMarquee = true
+        otherInput = nil
+    }
+
+    /// What `message` tells of the television, and what marquee answers (as CEC asks of a
+    /// playback device: its power, its name, whether it is the active source; a Feature Abort
+    /// to what it does not do).
+    mutating func hear(_ message: CECMessage) -> [Answer] {
+        guard message.from != logicalAddress else { return [] }
+        let toMe = message.to == logicalAddress
+        switch CECMessage.Opcode(rawValue: message.opcode) {
+        case .reportPowerStatus?:
+            if message.from == CECMessage.television, let reported = TelevisionPower(reported: message.operands) {
+                power = reported
+            }
+        case .standby?:
+            if message.from == CECMessage.television || message.to == CECMessage.everybody {
+                power = .standby
+                showsMarquee = false
+            }
+        case .activeSource?, .setStreamPath?, .routingChange?:
+            guard let routed = message.routedTo else { break }
+            let mine = routed == physicalAddress
+            showsMarquee = mine
+            otherInput = mine ? nil : routed
+            if mine, message.opcode == CECMessage.Opcode.setStreamPath.rawValue {
+                return [Answer(opcode: .activeSource, to: CECMessage.everybody, operands: CECMessage.operands(physicalAddress))]
+            }
+        case .requestActiveSource?:
+            if showsMarquee == true {
+                return [Answer(opcode: .activeSource, to: CECMessage.everybody, operands: CECMessage.operands(physicalAddress))]
+            }
+        case .giveDevicePowerStatus?:
+            if toMe { return [Answer(opcode: .reportPowerStatus, to: message.from, operands: [0])] }
+        case .giveOSDName?:
+            if toMe { return [Answer(opcode: .setOSDName, to: message.from, operands: Array(Self.name.utf8))] }
+        case .featureAbort?, .imageViewOn?, .inactiveSource?, .setOSDName?:
+            break
+        case nil:
+            // Directed to marquee and not understood: said so, as CEC asks ("unrecognized opcode").
+            if toMe { return [Answer(opcode: .featureAbort, to: message.from, operands: [message.opcode, 0])] }
+        }
+        return []
+    }
+}

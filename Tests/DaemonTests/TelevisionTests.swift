@@ -1,0 +1,146 @@
+import Display
+import Schedule
+import TestSupport
+import Testing
+
+@testable import Daemon
+
+/// What marquee hears from a television over HDMI-CEC and answers, without a bus (the real
+/// bus is the kiosk test's: QEMU, the kernel's vivid driver and cec-follower as the
+/// television); and when the display loop asks for the television, on its manual clock.
+struct TelevisionTests {
+    /// marquee at 1.0.0.0 (the television's first input), logical address 4 (Playback 1).
+    private func box() -> TelevisionState { TelevisionState(physicalAddress: 0x1000, logicalAddress: 4) }
+
+    private func message(_ opcode: CECMessage.Opcode, from: UInt8 = 0, to: UInt8 = 15, _ operands: [UInt8] = []) -> CECMessage {
+        CECMessage(from: from, to: to, opcode: opcode.rawValue, operands: operands)
+    }
+
+    @Test func wakingTurnsItOnAndToMarqueesInput() {
+        var state = box()
+        #expect(state.wake == [
+            TelevisionState.Answer(opcode: .imageViewOn, to: 0),
+            TelevisionState.Answer(opcode: .activeSource, to: 15, operands: [0x10, 0x00]),
+        ])
+        state.woken()
+        #expect(state.showsMarquee == true && state.otherInput == nil)
+    }
+
+    /// Its power as reported; a standby from it; a value the standard does not name changes
+    /// nothing; a report from another device is not the television's.
+    @Test func itsPowerIsWhatItReports() {
+        var state = box()
+        #expect(state.power == .unknown)
+        _ = state.hear(message(.reportPowerStatus, to: 4, [2]))
+        #expect(state.power == .goingOn)
+        _ = state.hear(message(.reportPowerStatus, to: 4, [0]))
+        #expect(state.power == .on)
+        _ = state.hear(message(.reportPowerStatus, to: 4, [9]))
+        _ = state.hear(message(.reportPowerStatus, from: 5, to: 4, [1]))
+        #expect(state.power == .on)
+        state.woken()
+        _ = state.hear(message(.standby))
+        #expect(state.power == .standby && state.showsMarquee == false)
+    }
+
+    /// Another device made active (a games console at 2.0.0.0), the television routed back to
+    /// marquee, or asked to show it: marquee knows, and says it is the active source when asked.
+    @Test func whichInputItShows() {
+        var state = box()
+        state.woken()
+        #expect(state.hear(message(.activeSource, from: 8, [0x20, 0x00])).isEmpty)
+        #expect(state.showsMarquee == false && state.otherInput == 0x2000)
+        #expect(state.hear(message(.requestActiveSource)).isEmpty)
+        _ = state.hear(message(.routingChange, [0x20, 0x00, 0x10, 0x00]))
+        #expect(state.showsMarquee == true && state.otherInput == nil)
+        #expect(state.hear(message(.requestActiveSource))
+            == [TelevisionState.Answer(opcode: .activeSource, to: 15, operands: [0x10, 0x00])])
+        _ = state.hear(message(.activeSource, from: 8, [0x20, 0x00]))
+        #expect(state.hear(message(.setStreamPath, [0x10, 0x00]))
+            == [TelevisionState.Answer(opcode: .activeSource, to: 15, operands: [0x10, 0x00])])
+        #expect(state.showsMarquee == true)
+        // Too short to say where: nothing changes.
+        _ = state.hear(message(.activeSource, from: 8, [0x20]))
+        #expect(state.showsMarquee == true)
+    }
+
+    /// Asked for its power or name, marquee answers; what it does not do, directed to it, gets
+    /// a Feature Abort; broadcasts and its own messages get nothing.
+    @Test func whatMarqueeAnswers() {
+        var state = box()
+        #expect(state.hear(message(.giveDevicePowerStatus, to: 4))
+            == [TelevisionState.Answer(opcode: .reportPowerStatus, to: 0, operands: [0])])
+        #expect(state.hear(message(.giveOSDName, to: 4))
+            == [TelevisionState.Answer(opcode: .setOSDName, to: 0, operands: Array("marquee".utf8))])
+        #expect(state.hear(CECMessage(from: 0, to: 4, opcode: 0x44, operands: [0x41]))
+            == [TelevisionState.Answer(opcode: .featureAbort, to: 0, operands: [0x44, 0])])
+        #expect(state.hear(CECMessage(from: 0, to: 15, opcode: 0x44)).isEmpty)
+        #expect(state.hear(message(.giveDevicePowerStatus, from: 4, to: 4)).isEmpty)
+        #expect(state.hear(message(.featureAbort, to: 4, [0x8F, 0])).isEmpty)
+    }
+
+    @Test func addressesAsHDMIWritesThem() {
+        #expect(CECMessage.shown(0x1000) == "1.0.0.0" && CECMessage.shown(0x21A0) == "2.1.a.0")
+        #expect(CECMessage.operands(0x2100) == [0x21, 0x00])
+        #expect(TelevisionPower(reported: []) == nil)
+    }
+
+    /// What the status says: never "off" for a television that does not answer.
+    @Test(arguments: [
+        (TelevisionStatus(adapter: "/dev/cec1", power: "on", showingMarquee: true), "on, showing marquee"),
+        (TelevisionStatus(adapter: "/dev/cec1", power: "on", showingMarquee: false, otherInput: "2.0.0.0"),
+         "on, on another input (2.0.0.0)"),
+        (TelevisionStatus(adapter: "/dev/cec1", power: "going to on", showingMarquee: true), "turning on, showing marquee"),
+        (TelevisionStatus(adapter: "/dev/cec1", power: "standby"), "in standby"),
+        (TelevisionStatus(adapter: "/dev/cec1", power: "unknown", problem: "nobody on the CEC bus answered at address 0"),
+         "not known: it does not answer over HDMI-CEC (nobody on the CEC bus answered at address 0)"),
+        (TelevisionStatus(power: "unknown", problem: "this box has no HDMI-CEC adapter"),
+         "not reached over HDMI-CEC (this box has no HDMI-CEC adapter)"),
+    ])
+    func theStatusLine(status: TelevisionStatus, line: String) {
+        #expect(status.summary == line)
+    }
+
+    /// `cec`: auto, off or a device; anything else refused with its line.
+    @Test func theConfigurationKey() throws {
+        #expect(try ConfigurationFile.parse("cec = \"off\"\n", path: "m.toml").cec == .off)
+        #expect(try ConfigurationFile.parse("cec = \"/dev/cec1\"\n", path: "m.toml").cec == .device("/dev/cec1"))
+        #expect(try ConfigurationFile.parse("", path: "m.toml").cec == nil)
+        #expect {
+            try ConfigurationFile.parse("\ncec = \"yes\"\n", path: "m.toml")
+        } throws: { error in
+            "\(error)".hasPrefix("m.toml:2: `cec` must be \"auto\" (the default), \"off\" or an adapter")
+        }
+    }
+}
+
+/// When the display loop asks for the television: at its start by day, in the morning, for
+/// a reminder heard, for a message announced; not at night otherwise.
+@Suite(.tier(.live)) struct TelevisionWakeTests {
+    @Test func theLoopWakesItWhenMarqueeMustBeSeen() async throws {
+        let folder = try TemporaryFolder()
+        let feed = calendar(
+            event("UID:pills", "DTSTART:20260701T200000Z", "SUMMARY:Pills", "X-MARQUEE-SPEAK:YES"),
+            event("UID:news", "DTSTART:20260701T200100Z", "DURATION:PT10M", "SUMMARY:The taxi is here",
+                  "X-MARQUEE-EFFECT:typewriter"))
+        var sound = SoundSettings(device: "file:FILE=\(folder.path)/played.wav,FORMAT=wav", repeatUntilAcknowledged: 0)
+        sound.language = "en"
+        let kit = try await DisplayLoopKit(files: ["a.ics": feed], at: "2026-07-01T19:59:58Z", zone: "UTC",
+                                           sound: sound, stateFolder: folder.path)
+        #expect(kit.television.woken == ["marquee started"])
+        await kit.advance(seconds: 3)
+        #expect(kit.television.woken == ["marquee started", "a reminder"])
+        await kit.advance(seconds: 60)
+        #expect(kit.television.woken == ["marquee started", "a reminder", "an announcement"])
+        kit.voice?.finish()
+    }
+
+    /// Started at night nothing wakes it; the morning does.
+    @Test func theMorningWakesIt() async throws {
+        let kit = try await DisplayLoopKit(at: "2026-07-01T02:00:00+02:00", zone: "Europe/Berlin",
+                                           orientation: OrientationSettings())
+        #expect(kit.television.woken.isEmpty, "\(kit.state.report.orientation)")
+        await kit.advance(seconds: 3_600 * 6)
+        #expect(kit.television.woken == ["the morning"], "\(kit.state.report.orientation)")
+    }
+}
