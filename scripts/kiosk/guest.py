@@ -6,7 +6,8 @@ import base64, glob, json, os, shutil, socket, struct, subprocess, sys, tempfile
 from screenshots import read_png
 
 ROOTFS_PACKAGES = ("systemd,systemd-sysv,udev,kmod,dbus,kbd,procps,libical3,libfreetype6,libharfbuzz0b,libfribidi0,libdrm2,"
-                   "zlib1g,libcurl4,libmosquitto1,ca-certificates,fonts-dejavu-core,fonts-noto-color-emoji,fonts-noto-core,fonts-noto-cjk,tzdata")
+                   "zlib1g,libcurl4,libmosquitto1,ca-certificates,fonts-dejavu-core,fonts-noto-color-emoji,fonts-noto-core,fonts-noto-cjk,tzdata,"
+                   "v4l-utils")
 AGENT_PORT = "org.marquee.agent"
 
 
@@ -20,7 +21,8 @@ def kernel():
 
 def prepare_rootfs(version, cache):
     """The cached Debian 12 userspace, with the guest agent and the kernel's display,
-    virtio-console, DRM, AC97 sound and evdev modules."""
+    virtio-console, DRM, AC97 sound, evdev and vivid (a television on a CEC bus) modules, and
+    v4l-utils (cec-ctl, cec-follower)."""
     rootfs = os.path.join(cache, "rootfs")
     stamp = os.path.join(rootfs, ".marquee-kiosk-packages")
     if not os.path.exists(stamp) or open(stamp).read() != ROOTFS_PACKAGES:
@@ -63,7 +65,7 @@ WantedBy=multi-user.target
         if not os.path.lexists(f"{wants}/{unit}"):
             os.symlink(target, f"{wants}/{unit}")
     modules = set()
-    for module in ("bochs", "virtio_console", "video", "virtio_net", "snd_intel8x0", "evdev"):
+    for module in ("bochs", "virtio_console", "video", "virtio_net", "snd_intel8x0", "evdev", "vivid"):
         shown = subprocess.run(["modprobe", "-S", version, "--show-depends", module], capture_output=True, text=True,
                                check=True).stdout
         modules.update(line.split()[1] for line in shown.splitlines() if line.startswith("insmod"))
