@@ -91,6 +91,19 @@ struct MQTTTests {
         #expect(lastCommand["state_topic"] as? String == topic + "/result")
         #expect(try broker.retained("homeassistant/button/\(node)/refresh/config") != nil)
         #expect(try broker.retained("homeassistant/sensor/\(node)/showing/config") != nil)
+        // The television as the status says it, its fields as attributes.
+        let television = try json(try broker.retained("homeassistant/sensor/\(node)/television/config"))
+        #expect(television["state_topic"] as? String == topic + "/state")
+        state.update {
+            $0.television = TelevisionStatus(adapter: "/dev/cec1", power: "standby")
+            $0.version += 1
+        }
+        #expect(try await eventually {
+            let changed = try json(try broker.retained(topic + "/state"))
+            let reported = changed["television"] as? [String: Any]
+            return reported?["state"] as? String == "in standby"
+                && (reported?["status"] as? [String: Any])?["power"] as? String == "standby"
+        })
 
         await mqtt.stop()
         #expect(try broker.retained(topic + "/availability") == "offline")

@@ -278,7 +278,8 @@ final class MQTTBridge: Sendable {
             warnings: state.warnings(atMost: Self.listedProblems),
             subscriptions: report.subscriptions.map { .init(address: $0.address, lastSuccess: $0.lastSuccess, error: $0.error) },
             muted: report.sound?.muted, lastMissedReminder: report.sound?.lastMissed,
-            lastAcknowledgedReminder: report.sound?.lastAcknowledged, version: version)
+            lastAcknowledgedReminder: report.sound?.lastAcknowledged,
+            television: report.television.map { StateDocument.Television(state: $0.summary, status: $0) }, version: version)
         return Self.encode(document)
     }
 
@@ -313,7 +314,14 @@ final class MQTTBridge: Sendable {
         var muted: Bool?
         var lastMissedReminder: SoundStatus.Reminder?
         var lastAcknowledgedReminder: SoundStatus.Reminder?
+        /// The television over HDMI-CEC (nil: `cec = "off"`): its status line and its fields.
+        var television: Television?
         var version: String
+
+        struct Television: Codable, Sendable, Hashable {
+            var state: String
+            var status: TelevisionStatus
+        }
     }
 
     /// One entity's discovery configuration and its topic
@@ -427,6 +435,13 @@ final class MQTTBridge: Sendable {
                 $0.json_attributes_topic = topics.state
                 $0.json_attributes_template = "{{ (value_json.lastAcknowledgedReminder or {}) | tojson }}"
                 $0.icon = "mdi:bell-check-outline"
+            },
+            entity("sensor", "television", "Television") {
+                $0.state_topic = topics.state
+                $0.value_template = "{{ (value_json.television.state if value_json.television else 'not reached')[:255] }}"
+                $0.json_attributes_topic = topics.state
+                $0.json_attributes_template = "{{ (value_json.television.status if value_json.television else {}) | tojson }}"
+                $0.icon = "mdi:television"
             },
             entity("image", "screen", "Screen") {
                 $0.image_topic = topics.screen
