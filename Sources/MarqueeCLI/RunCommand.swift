@@ -117,6 +117,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.version = marqueeVersion
         configuration.sound = file.soundSettings(language: feedOptions.words(file).locale)
         configuration.cec = file.cec ?? .auto
+        configuration.reclaimInput = file.reclaimInput ?? true
         do {
             let machine = try? readFile("/etc/machine-id", limit: 256).get()
             configuration.mqtt = try file.mqttSettings(address: mqtt, hostname: hostName(),

@@ -341,11 +341,13 @@ final class DisplayLoopKit {
     }
 }
 
-/// The reasons the loop gave for waking the television.
+/// The reasons the loop gave for waking the television, and its asks to take the input back.
 final class WakeRecorder: TelevisionWaking {
     private let reasons = Mutex<[String]>([])
 
     func wake(because reason: String) { reasons.withLock { $0.append(reason) } }
+
+    func reclaimInput() { reasons.withLock { $0.append("reclaim") } }
 
     var woken: [String] { reasons.withLock { $0 } }
 }

@@ -79,6 +79,33 @@ struct TelevisionTests {
         #expect(state.hear(message(.featureAbort, to: 4, [0x8F, 0])).isEmpty)
     }
 
+    /// Another device took the input of a television that is on: marquee takes it back, three
+    /// times an hour at most (a console that insists is not fought in a loop), never from a
+    /// television in standby or when marquee is shown already.
+    @Test func theInputIsTakenBackAFewTimesAnHour() {
+        var state = box()
+        var taken: [Bool] = [state.reclaims(at: 0)]
+        _ = state.hear(message(.reportPowerStatus, to: 4, [0]))
+        _ = state.hear(message(.activeSource, from: 8, [0x20, 0x00]))
+        #expect(state.reclaim == [TelevisionState.Answer(opcode: .activeSource, to: 15, operands: [0x10, 0x00])])
+        for minute in Int64(0)..<3 {
+            taken.append(state.reclaims(at: minute * 60))
+            state.woken()
+            taken.append(state.reclaims(at: minute * 60 + 10))
+            _ = state.hear(message(.activeSource, from: 8, [0x20, 0x00]))
+        }
+        taken.append(state.reclaims(at: 600))
+        #expect(taken == [false, true, false, true, false, true, false, false])
+        #expect(state.givesUpReclaiming)
+        let anHourLater = state.reclaims(at: TelevisionState.reclaimWindow + 1)
+        #expect(anHourLater)
+        state.woken()
+        _ = state.hear(message(.standby))
+        _ = state.hear(message(.activeSource, from: 8, [0x20, 0x00]))
+        let fromStandby = state.reclaims(at: TelevisionState.reclaimWindow + 100)
+        #expect(!fromStandby)
+    }
+
     @Test func addressesAsHDMIWritesThem() {
         #expect(CECMessage.shown(0x1000) == "1.0.0.0" && CECMessage.shown(0x21A0) == "2.1.a.0")
         #expect(CECMessage.operands(0x2100) == [0x21, 0x00])
@@ -106,6 +133,7 @@ struct TelevisionTests {
         #expect(try ConfigurationFile.parse("cec = \"off\"\n", path: "m.toml").cec == .off)
         #expect(try ConfigurationFile.parse("cec = \"/dev/cec1\"\n", path: "m.toml").cec == .device("/dev/cec1"))
         #expect(try ConfigurationFile.parse("", path: "m.toml").cec == nil)
+        #expect(try ConfigurationFile.parse("reclaim_input = false\n", path: "m.toml").reclaimInput == false)
         #expect {
             try ConfigurationFile.parse("\ncec = \"yes\"\n", path: "m.toml")
         } throws: { error in
@@ -128,10 +156,15 @@ struct TelevisionTests {
         let kit = try await DisplayLoopKit(files: ["a.ics": feed], at: "2026-07-01T19:59:58Z", zone: "UTC",
                                            sound: sound, stateFolder: folder.path)
         #expect(kit.television.woken == ["marquee started"])
+        // At 20:00 the pills show (the messages changed by day: the input taken back if
+        // another device took it) and are heard.
         await kit.advance(seconds: 3)
-        #expect(kit.television.woken == ["marquee started", "a reminder"])
+        #expect(kit.television.woken == ["marquee started", "reclaim", "a reminder"])
         await kit.advance(seconds: 60)
-        #expect(kit.television.woken == ["marquee started", "a reminder", "an announcement"])
+        #expect(kit.television.woken == ["marquee started", "reclaim", "a reminder", "an announcement"])
+        // The announcement ends: the messages change again.
+        await kit.advance(seconds: 600)
+        #expect(kit.television.woken.last == "reclaim" && kit.television.woken.count == 5)
         kit.voice?.finish()
     }
 

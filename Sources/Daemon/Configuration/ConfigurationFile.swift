@@ -83,6 +83,8 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var repeatUntilAcknowledged: Int?
     /// `cec`: which HDMI-CEC adapter wakes the television (nil: `auto`).
     public var cec: CECChoice?
+    /// `reclaim_input`: whether marquee takes the television's input back by day (nil: yes).
+    public var reclaimInput: Bool?
 
     /// How reminders are heard, in the voice of `language`.
     public func soundSettings(language: String) -> SoundSettings {
@@ -123,7 +125,7 @@ public struct ConfigurationFile: Sendable, Hashable {
             ("mqtt_ca_file", mqttCertificateAuthorities != earlier.mqttCertificateAuthorities),
             ("mqtt_topic", mqttTopic != earlier.mqttTopic), ("mqtt_discovery", mqttDiscovery != earlier.mqttDiscovery),
             ("mqtt_name", mqttName != earlier.mqttName), ("mqtt_commands", mqttCommands != earlier.mqttCommands),
-            ("cec", cec != earlier.cec),
+            ("cec", cec != earlier.cec), ("reclaim_input", reclaimInput != earlier.reclaimInput),
         ]
         return keys.filter(\.changed).map(\.key)
     }
@@ -410,6 +412,7 @@ public struct ConfigurationFile: Sendable, Hashable {
                 }
                 cec = .device(text)
             }
+        case "reclaim_input": reclaimInput = try boolean()
         case "repeat_until_acknowledged":
             repeatUntilAcknowledged = try whole(
                 0...SoundSettings.mostRepeats, "a whole number of repeats from 0 to \(SoundSettings.mostRepeats) (the default is 2)")
@@ -468,6 +471,7 @@ public struct ConfigurationFile: Sendable, Hashable {
         "sound_device",
         "repeat_until_acknowledged",
         "cec",
+        "reclaim_input",
     ]
 }
 

@@ -54,8 +54,10 @@ public struct DaemonConfiguration: Sendable {
     public var version = ""
     /// How reminders are heard (nil: no sound in this run).
     public var sound: SoundSettings?
-    /// Which HDMI-CEC adapter wakes the television.
+    /// Which HDMI-CEC adapter wakes the television, and whether marquee takes the television's
+    /// input back from another device by day.
     public var cec: CECChoice = .auto
+    public var reclaimInput = true
 
     public init(
         schedule: Schedule, settings: DisplaySettings, reloadSettings: (@Sendable () -> ReloadedSettings?)?,
@@ -196,7 +198,9 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
         hearing($0, stateFolder: configuration.stateDirectory, fetchedRecordings: recordings?.folder, state: state,
                 mailbox: mailbox, log: log)
     } ?? (nil, nil)
-    let television = configuration.cec == .off ? nil : Television(choice: configuration.cec, log: log) { status in
+    let television = configuration.cec == .off ? nil : Television(
+        choice: configuration.cec, reclaimsInput: configuration.reclaimInput, log: log
+    ) { status in
         state.update { shared in
             shared.television = status
             shared.version += 1

@@ -305,6 +305,8 @@ final class DisplayLoop {
             let announced = Set(snapshot.messages.filter { $0.effect == .typewriter }.map(\.text))
             if answer.messages.contains(where: { $0.effect == .typewriter && !announced.contains($0.text) }) {
                 television?.wake(because: "an announcement")
+            } else if !isNight, answer.messages.map(\.text) != snapshot.messages.map(\.text) {
+                television?.reclaimInput()
             }
             snapshot = answer
             validUntil = WallInstant(answer.validUntil.instant)

@@ -18,6 +18,9 @@ public enum CECChoice: Sendable, Hashable {
 /// What the display loop asks of the television: to be on and show marquee, for a reason.
 protocol TelevisionWaking: Sendable {
     func wake(because reason: String)
+    /// The messages changed while marquee should be seen: if another device took the
+    /// television's input, marquee takes it back (`reclaim_input`), a few times an hour at most.
+    func reclaimInput()
 }
 
 /// The television marquee is plugged into, over HDMI-CEC: woken and switched to marquee's
@@ -34,18 +37,22 @@ final class Television: TelevisionWaking {
 
     private struct Shared {
         var wakes: [String] = []
+        var reclaimAsked = false
         var stopping = false
     }
 
     private let choice: CECChoice
+    private let reclaimsInput: Bool
     private let log: EventLog?
     private let report: @Sendable (TelevisionStatus) -> Void
     private let shared = Mutex(Shared())
     private let thread = Mutex<RunningThread?>(nil)
 
     /// - Parameter report: told of what is known of the television whenever it changes.
-    init(choice: CECChoice, log: EventLog?, report: @escaping @Sendable (TelevisionStatus) -> Void) {
+    init(choice: CECChoice, reclaimsInput: Bool = true, log: EventLog?,
+         report: @escaping @Sendable (TelevisionStatus) -> Void) {
         self.choice = choice
+        self.reclaimsInput = reclaimsInput
         self.log = log
         self.report = report
     }
@@ -71,6 +78,11 @@ final class Television: TelevisionWaking {
         shared.withLock { $0.wakes.append(reason) }
     }
 
+    func reclaimInput() {
+        guard reclaimsInput else { return }
+        shared.withLock { $0.reclaimAsked = true }
+    }
+
     private func run() {
         var adapter: CECAdapter?
         var state: TelevisionState?
@@ -78,6 +90,7 @@ final class Television: TelevisionWaking {
         var nextLook: Int64 = 0
         var nextPoll: Int64 = 0
         var saidMissing: String?
+        var saidGivingUp = false
         func now() -> Int64 { readClock(CLOCK_MONOTONIC) / 1_000_000_000 }
         func publish(_ fresh: TelevisionStatus) {
             guard fresh != status else { return }
@@ -90,7 +103,10 @@ final class Television: TelevisionWaking {
         while !shared.withLock({ $0.stopping }) {
             if adapter == nil {
                 guard now() >= nextLook else {
-                    shared.withLock { $0.wakes.removeAll() }
+                    shared.withLock {
+                        $0.wakes.removeAll()
+                        $0.reclaimAsked = false
+                    }
                     usleep(200_000)
                     continue
                 }
@@ -119,7 +135,23 @@ final class Television: TelevisionWaking {
             guard let cec = adapter, var known = state else { continue }
             var fresh = status
             do throws(CECAdapter.Failure) {
-                let wakes = shared.withLock { shared in defer { shared.wakes.removeAll() }; return shared.wakes }
+                let (wakes, reclaim) = shared.withLock { shared in
+                    defer { (shared.wakes, shared.reclaimAsked) = ([], false) }
+                    return (shared.wakes, shared.reclaimAsked)
+                }
+                if wakes.isEmpty, reclaim, let other = known.otherInput {
+                    if known.reclaims(at: now()) {
+                        for answer in known.reclaim { try cec.send(answer.opcode, to: answer.to, operands: answer.operands) }
+                        known.woken()
+                        log?.log(.notice, "television: took its input back from \(CECMessage.shown(other))")
+                        fresh.lastWake = "taking the input back"
+                    } else if known.givesUpReclaiming, !saidGivingUp {
+                        saidGivingUp = true
+                        log?.log(.warning, "television: the device at \(CECMessage.shown(other)) takes the input again each "
+                            + "time; marquee stops taking it back for an hour")
+                    }
+                }
+                if !known.givesUpReclaiming { saidGivingUp = false }
                 if let reason = wakes.last {
                     for answer in known.wake { try cec.send(answer.opcode, to: answer.to, operands: answer.operands) }
                     known.woken()

@@ -41,6 +41,32 @@ struct TelevisionState: Sendable, Equatable {
         otherInput = nil
     }
 
+    /// When marquee took the input back from another device, within the last `reclaimWindow`.
+    private var reclaims: [Int64] = []
+    /// How many times an hour marquee takes the input back: a device that takes it again each
+    /// time (a console that insists) is not fought in a loop.
+    static let mostReclaims = 3
+    static let reclaimWindow: Int64 = 3_600
+
+    /// Whether marquee should take its input back now (`seconds`: a steady clock): another
+    /// device shows on a television that is on, and marquee has not taken it back
+    /// `mostReclaims` times in the last hour. Counts the time when it says yes.
+    mutating func reclaims(at seconds: Int64) -> Bool {
+        guard showsMarquee == false, otherInput != nil, power == .on else { return false }
+        reclaims.removeAll { seconds - $0 >= Self.reclaimWindow }
+        guard reclaims.count < Self.mostReclaims else { return false }
+        reclaims.append(seconds)
+        return true
+    }
+
+    /// Whether marquee stopped taking the input back for the hour.
+    var givesUpReclaiming: Bool { reclaims.count >= Self.mostReclaims }
+
+    /// Taking the input back: marquee is the active source again (the television is on).
+    var reclaim: [Answer] {
+        [Answer(opcode: .activeSource, to: CECMessage.everybody, operands: CECMessage.operands(physicalAddress))]
+    }
+
     /// What `message` tells of the television, and what marquee answers (as CEC asks of a
     /// playback device: its power, its name, whether it is the active source; a Feature Abort
     /// to what it does not do).
