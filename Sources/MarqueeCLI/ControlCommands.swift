@@ -214,6 +214,18 @@ struct UnmuteCommand: ParsableCommand {
     }
 }
 
+/// `marquee wake`: the television on and to marquee's input now, over HDMI-CEC.
+struct WakeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wake", abstract: "Turn the television on and to marquee's input (HDMI-CEC).")
+
+    @OptionGroup var socketOption: SocketOption
+
+    func run() throws {
+        try requireOK(try ask(ControlRequest(type: .wake), socketPath: socketOption.path))
+    }
+}
+
 /// `marquee show "text"`: a message sent now, shown at once (typed into the announcement box,
 /// then on the tape) for its minutes, as one sent from Home Assistant; `--clear` takes it off.
 struct ShowCommand: ParsableCommand {

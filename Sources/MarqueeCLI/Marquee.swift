@@ -12,7 +12,7 @@ import Schedule
         version: marqueeVersion,
         subcommands: [
             RunCommand.self, StatusCommand.self, PauseCommand.self, ResumeCommand.self, ReloadCommand.self,
-            AcknowledgeCommand.self, MuteCommand.self, UnmuteCommand.self, ShowCommand.self, SayCommand.self,
+            AcknowledgeCommand.self, MuteCommand.self, UnmuteCommand.self, ShowCommand.self, WakeCommand.self, SayCommand.self,
             MessagesCommand.self,
             AgendaCommand.self, CheckCommand.self, SnapshotCommand.self, ResetConsoleCommand.self, ReadFeedCommand.self,
         ])

@@ -134,6 +134,8 @@ struct MQTTTests {
         #expect(await received(.unmute))
         try broker.publish(topic + "/acknowledge/press", "PRESS")
         #expect(await received(.acknowledge))
+        try broker.publish(topic + "/wake/press", "PRESS")
+        #expect(await received(.wake))
         seen = []
         try broker.publish(topic + "/paused/set", "sometimes")
         try broker.publish(topic + "/refresh/press", "PRESS")

@@ -168,6 +168,14 @@ struct TelevisionTests {
         kit.voice?.finish()
     }
 
+    /// A carer's `marquee wake` (the socket, Home Assistant's button) wakes it now.
+    @Test func aRequestWakesIt() async throws {
+        let kit = try await DisplayLoopKit(at: "2026-07-01T02:00:00+02:00", zone: "Europe/Berlin",
+                                           orientation: OrientationSettings())
+        await kit.post(.control(.wake))
+        #expect(kit.television.woken == ["a request"])
+    }
+
     /// Started at night nothing wakes it; the morning does.
     @Test func theMorningWakesIt() async throws {
         let kit = try await DisplayLoopKit(at: "2026-07-01T02:00:00+02:00", zone: "Europe/Berlin",

@@ -29,6 +29,8 @@ public struct ControlRequest: Codable, Sendable, Hashable {
         /// A message sent now (`text`, for `minutes`, in `colour`, heard when `speak`), as
         /// from Home Assistant; `clear` takes it off.
         case show, clear
+        /// The television on and to marquee's input now (HDMI-CEC).
+        case wake
     }
 
     public var type: Kind

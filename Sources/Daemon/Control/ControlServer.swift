@@ -244,7 +244,7 @@ private final class Clients: @unchecked Sendable {
         }
         guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line)) else {
             return respond(client, ControlReply(
-                ok: false, error: #"malformed request; send one line such as {"type":"status"} (status, pause, resume, reload, ack, mute, unmute, show, clear)"#))
+                ok: false, error: #"malformed request; send one line such as {"type":"status"} (status, pause, resume, reload, ack, mute, unmute, show, clear, wake)"#))
         }
         if request.isControl {
             guard let peer = ControlPolicy.peer(of: client), policy.mayControl(uid: peer.uid, groups: peer.groups) else {
@@ -269,7 +269,7 @@ private final class Clients: @unchecked Sendable {
             respond(client, ControlReply(ok: true, note: restartKeys.isEmpty ? nil : restartKeys.joined(separator: ", ")
                 + " changed; \(restartKeys.count == 1 ? "it takes" : "they take") effect when marquee restarts "
                 + "(sudo systemctl restart marquee)"))
-        case .pause, .resume, .acknowledge, .mute, .unmute:
+        case .pause, .resume, .acknowledge, .mute, .unmute, .wake:
             mailbox.post(.control(request.type))
             respond(client, ControlReply(ok: true))
         case .show, .clear:

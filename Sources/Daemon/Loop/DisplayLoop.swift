@@ -257,6 +257,13 @@ final class DisplayLoop {
             mute(true)
         case .control(.unmute):
             mute(false)
+        case .control(.wake):
+            if let television {
+                log?.log(.notice, "waking the television by request")
+                television.wake(because: "a request")
+            } else {
+                log?.log(.notice, "asked to wake the television, but HDMI-CEC is off (cec = \"off\")")
+            }
         case .control(.show):
             log?.log(.notice, "showing a message sent now by request")
             reloadsInFlight += 1

@@ -27,6 +27,7 @@ final class MQTTBridge: Sendable {
         /// The reminders' mute, and an acknowledgement of the one sounding.
         var mutedCommand: String { base + "/muted/set" }
         var acknowledgeCommand: String { base + "/acknowledge/press" }
+        var wakeCommand: String { base + "/wake/press" }
         var result: String { base + "/result" }
         /// When the calendar subscription at `index` was last fetched, retained, once it was.
         func calendarUpdated(_ index: Int) -> String { base + "/calendar/\(index + 1)/updated" }
@@ -106,7 +107,7 @@ final class MQTTBridge: Sendable {
         // connection's packets in order).
         if settings.commands {
             for topic in [topics.pausedCommand, topics.refreshCommand, topics.sayCommand, topics.clearCommand,
-                          topics.mutedCommand, topics.acknowledgeCommand] {
+                          topics.mutedCommand, topics.acknowledgeCommand, topics.wakeCommand] {
                 connection.subscribe(topic)
             }
         }
@@ -238,6 +239,9 @@ final class MQTTBridge: Sendable {
         case topics.acknowledgeCommand:
             mailbox.post(.control(.acknowledge))
             return (ControlRequest.Kind.acknowledge.rawValue, nil, false)
+        case topics.wakeCommand:
+            mailbox.post(.control(.wake))
+            return (ControlRequest.Kind.wake.rawValue, nil, false)
         case topics.refreshCommand:
             // As the socket's reload: a configuration that cannot be used is the answer, and
             // nothing is reloaded (it answered ok and the journal said "keeping the previous").
@@ -435,6 +439,10 @@ final class MQTTBridge: Sendable {
                 $0.json_attributes_topic = topics.state
                 $0.json_attributes_template = "{{ (value_json.lastAcknowledgedReminder or {}) | tojson }}"
                 $0.icon = "mdi:bell-check-outline"
+            },
+            entity("button", "wake", "Wake the television") {
+                $0.command_topic = topics.wakeCommand
+                $0.icon = "mdi:television-play"
             },
             entity("sensor", "television", "Television") {
                 $0.state_topic = topics.state
