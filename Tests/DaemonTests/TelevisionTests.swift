@@ -121,6 +121,7 @@ struct TelevisionTests {
         (TelevisionStatus(adapter: "/dev/cec1", power: "standby"), "in standby"),
         (TelevisionStatus(adapter: "/dev/cec1", power: "unknown", problem: "nobody on the CEC bus answered at address 0"),
          "not known: it does not answer over HDMI-CEC (nobody on the CEC bus answered at address 0)"),
+        (TelevisionStatus(adapter: "/dev/cec1", power: "unknown"), "not known yet"),
         (TelevisionStatus(power: "unknown", problem: "this box has no HDMI-CEC adapter"),
          "not reached over HDMI-CEC (this box has no HDMI-CEC adapter)"),
     ])

@@ -262,7 +262,9 @@ public struct TelevisionStatus: Codable, Sendable, Hashable {
             }
         case "standby": return "in standby"
         case "going to standby": return "going to standby"
-        default: return "not known: it does not answer over HDMI-CEC" + (problem.map { " (\($0))" } ?? "")
+        default:
+            guard let problem else { return "not known yet" }
+            return "not known: it does not answer over HDMI-CEC (\(problem))"
         }
     }
 }

@@ -91,10 +91,11 @@ final class Television: TelevisionWaking {
         var nextPoll: Int64 = 0
         var saidMissing: String?
         var saidGivingUp = false
+        var unanswered = false
         func now() -> Int64 { readClock(CLOCK_MONOTONIC) / 1_000_000_000 }
         func publish(_ fresh: TelevisionStatus) {
             guard fresh != status else { return }
-            if fresh.power != status.power || fresh.showingMarquee != status.showingMarquee {
+            if fresh.summary != status.summary, fresh.power != TelevisionPower.unknown.rawValue || fresh.problem != nil {
                 log?.log(.notice, "television: \(fresh.summary)")
             }
             status = fresh
@@ -164,11 +165,12 @@ final class Television: TelevisionWaking {
                     let reported = try cec.send(.giveDevicePowerStatus, to: CECMessage.television, reply: .reportPowerStatus)
                     known.power = reported.flatMap(TelevisionPower.init(reported:)) ?? .unknown
                     if known.power == .goingOn || known.power == .goingToStandby { nextPoll = now() + Self.afterWakeSeconds }
+                    unanswered = known.power == .unknown
                 }
                 if let message = try cec.receive(timeoutMilliseconds: 200) {
                     for answer in known.hear(message) { try cec.send(answer.opcode, to: answer.to, operands: answer.operands) }
                 }
-                fresh.problem = nil
+                fresh.problem = unanswered ? "it did not answer when asked for its power" : nil
             } catch {
                 // A television that does not answer is not called off: its power is not known.
                 known.power = .unknown

@@ -45,7 +45,8 @@ def run(kiosk, box):
     # The adapter appeared after marquee started: it looks again within a minute (a restart
     # finds it at once).
     guest.run("systemctl restart marquee")
-    found = television_until(guest, lambda status: status.get("adapter") == "/dev/cec1", 30)
+    found = television_until(
+        guest, lambda status: status.get("adapter") == "/dev/cec1" and status.get("power") in ("on", "going to on"), 30)
     status = television(guest)
     _, journal = guest.run("journalctl -b -u marquee -o cat --no-pager | grep -E 'HDMI-CEC|television' | tail -4")
     kiosk.check(found is not None and status.get("power") in ("on", "going to on"),
@@ -53,7 +54,9 @@ def run(kiosk, box):
                 f"({status}; {' / '.join(journal.strip().splitlines())})")
     # The television to standby (as its remote would), then a message announced: it wakes
     # and shows marquee.
+    # (cec-follower reports its old power for a few seconds after a change, as televisions do.)
     guest.run("cec-ctl -d /dev/cec1 --to 0 --standby")
+    wait_until(guest, "cec-ctl -d /dev/cec1 --to 0 --give-device-power-status | grep -q 'pwr-state: standby'", 30)
     standby = follower_power(guest)
     guest.run("marquee show 'The taxi is here' --minutes 5")
     woken = wait_until(guest, "cec-ctl -d /dev/cec1 --to 0 --give-device-power-status | grep -q 'pwr-state: on'", 30)
