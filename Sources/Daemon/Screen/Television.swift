@@ -175,6 +175,11 @@ final class Television: TelevisionWaking {
                 // A television that does not answer is not called off: its power is not known.
                 known.power = .unknown
                 fresh.problem = error.description
+                if error.isAdapterGone {
+                    log?.log(.warning, "\(error); looking for an HDMI-CEC adapter again")
+                    (adapter, nextLook) = (nil, now() + Self.retrySeconds)
+                    fresh.adapter = nil
+                }
                 usleep(200_000)
             }
             state = known

@@ -18,6 +18,8 @@ public final class CECAdapter {
     /// Why an adapter cannot be used, or a message was not sent.
     public struct Failure: Error, CustomStringConvertible, Equatable {
         public var description: String
+        /// The adapter is gone (a USB adapter pulled out): it is to be looked for again.
+        public var isAdapterGone = false
     }
 
     /// Opens the adapter at `path` and claims a logical address under `name`.
@@ -75,13 +77,19 @@ public final class CECAdapter {
                                 reply?.rawValue ?? 0, timeoutMilliseconds, answer.baseAddress, &answerLength, &sent, &received)
             }
         }
-        guard result == 0 else { throw Failure(description: "\(path): cannot send: \(String(cString: strerror(errno)))") }
+        guard result == 0 else { throw failure("cannot send") }
         guard sent & UInt8(CEC_TX_STATUS_OK) != 0 else {
             throw Failure(description: sent & UInt8(CEC_TX_STATUS_NACK) != 0
                 ? "nobody on the CEC bus answered at address \(to)" : "the CEC bus did not carry the message (status \(sent))")
         }
         guard reply != nil, received & UInt8(CEC_RX_STATUS_OK) != 0 else { return nil }
         return Array(answer.prefix(Int(answerLength)))
+    }
+
+    /// Why a call failed, from `errno`.
+    private func failure(_ what: String) -> Failure {
+        let gone = errno == ENODEV
+        return Failure(description: "\(path): \(what): \(String(cString: strerror(errno)))", isAdapterGone: gone)
     }
 
     /// The next message for marquee or for everybody within `timeoutMilliseconds`; nil if none.
@@ -92,7 +100,7 @@ public final class CECAdapter {
         let result = operands.withUnsafeMutableBufferPointer {
             mq_cec_receive(descriptor, timeoutMilliseconds, &from, &to, &opcode, $0.baseAddress, &length)
         }
-        guard result >= 0 else { throw Failure(description: "\(path): cannot receive: \(String(cString: strerror(errno)))") }
+        guard result >= 0 else { throw failure("cannot receive") }
         guard result == 1 else { return nil }
         return CECMessage(from: from, to: to, opcode: opcode, operands: Array(operands.prefix(Int(length))))
     }
