@@ -584,9 +584,12 @@ struct MQTTTests {
         let folder = try TemporaryFolder()
         var style = FramebufferStyle()
         style.fontPaths = [folder.path + "/font.ttf"]
+        let pipe = Pipe()
+        let log = EventLog(environment: ["JOURNAL_STREAM": journalStream(of: pipe)],
+                           descriptor: pipe.fileHandleForWriting.fileDescriptor)
         let picture = ScreenPicture(schedule: try await Schedule(displayZone: "Europe/Berlin"),
                                     settings: DisplaySettings(marquee: MarqueeConfiguration()), style: style,
-                                    displayStartedAt: clock.wallTime())
+                                    displayStartedAt: clock.wallTime(), log: log)
         let start = ContinuousClock.now
         func look(after seconds: Int) async -> [UInt8]? {
             await picture.pictureIfDue(changes: state.changes, at: clock.wallTime(), now: start + .seconds(seconds),
@@ -596,6 +599,10 @@ struct MQTTTests {
         try FileManager.default.copyItem(atPath: FontStack.defaultPaths[0], toPath: folder.path + "/font.ttf")
         #expect(await look(after: 1) == nil, "a failure is not tried again at every look")
         #expect(await look(after: 31) != nil, "but once the interval has passed")
+        // Said once when it failed, and when it works again.
+        let lines = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].hasPrefix("<4>MQTT: the screen's picture cannot be drawn (")
+            && lines[1] == "<5>MQTT: the screen's picture is drawn again", "\(lines)")
         #expect(await look(after: 32) == nil, "nothing changed")
         state.update { $0.paused = true }
         #expect(await look(after: 33) != nil, "the pause changed")

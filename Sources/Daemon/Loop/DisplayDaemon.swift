@@ -160,7 +160,7 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     defer { fetchingRecordings?.cancel() }
     let picture = configuration.mqtt.map { _ in
         ScreenPicture(schedule: configuration.schedule, settings: configuration.settings, style: configuration.style,
-                      displayStartedAt: wall, mailbox: mailbox)
+                      displayStartedAt: wall, mailbox: mailbox, log: log)
     }
     let mqtt = configuration.mqtt.map {
         MQTTService(settings: $0, version: configuration.version, state: state, mailbox: mailbox, log: log, said: said,

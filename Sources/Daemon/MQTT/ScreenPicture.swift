@@ -41,10 +41,14 @@ actor ScreenPicture {
     /// When drawing last failed (a font file gone): tried again `movingInterval` later, not at
     /// every look.
     private var failed: ContinuousClock.Instant?
+    /// Where a failure to draw is said, once until it changes or drawing works again.
+    private let log: EventLog?
+    private var saidFailure: String?
 
     init(schedule: Schedule, settings: DisplaySettings, style: FramebufferStyle, displayStartedAt: WallInstant,
-         mailbox: EventMailbox? = nil) {
+         mailbox: EventMailbox? = nil, log: EventLog? = nil) {
         self.mailbox = mailbox
+        self.log = log
         self.schedule = schedule
         self.settings = settings
         self.style = style
@@ -77,9 +81,16 @@ actor ScreenPicture {
         do {
             let picture = try await draw(at: wall, paused: look.paused)
             (drawn, failed) = ((look, now), nil)
+            if saidFailure.take() != nil { log?.log(.notice, "MQTT: the screen's picture is drawn again") }
             return picture
         } catch {
             failed = now
+            let said = "\(error)"
+            if saidFailure != said {
+                saidFailure = said
+                log?.log(.warning, "MQTT: the screen's picture cannot be drawn (\(said)); Home Assistant keeps the last "
+                    + "one, and it is tried again every \(Int(Self.movingInterval.components.seconds)) s")
+            }
             return nil
         }
     }
