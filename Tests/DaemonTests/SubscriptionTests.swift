@@ -131,6 +131,22 @@ struct SubscriptionTests {
         #expect(await subscriptions.fetched()[0].held != nil)
     }
 
+    @Test("A record that cannot be written is said; the calendar is shown all the same")
+    func aRecordThatCannotBeKept() async throws {
+        let server = try LoopbackWebServer()
+        try server.serve("calendar.ics", dentist())
+        let cache = try TemporaryFolder()
+        let (subscriptions, _) = try await makeSubscriptions([server.url("calendar.ics")], server: server, cache: cache)
+        let address = subscriptions.addresses[0]
+        try FileManager.default.createDirectory(atPath: cache.path + "/subscriptions/\(address.key).json",
+                                                withIntermediateDirectories: true)
+        #expect(await subscriptions.refresh(address, at: now))
+        let status = await subscriptions.statuses()[0]
+        #expect(status.lastSuccess == now.description && status.events == 1)
+        #expect(status.error?.hasPrefix("shown, but its record (when to ask next, the server's validators) cannot be kept in "
+            + "\(cache.path)/subscriptions (") == true, "\(status)")
+    }
+
     @Test("A folder made where a calendar's copy goes does not block it: asked for anew and shown")
     func aFolderAtTheCopysPlace() async throws {
         let fetched = try await FirstFetch()

@@ -271,10 +271,16 @@ public actor Subscriptions {
         folder + "/" + address.key + ".json"
     }
 
+    /// Keeps `record` (in memory, and in the folder for the next start); one that cannot be
+    /// written is said in its error, as a copy that cannot be kept is.
     private func save(_ record: SubscriptionRecord, for address: SubscriptionAddress) {
+        var record = record
+        if let folder, let data = try? JSONEncoder().encode(record),
+           let reason = writeFileAtomically(Array(data), to: Self.recordPath(address, in: folder)), record.error == nil {
+            record.error = "shown, but its record (when to ask next, the server's validators) cannot be kept in "
+                + "\(folder) (\(reason)): after a restart it is asked for anew at once"
+        }
         records[address.key] = record
-        guard let folder, let data = try? JSONEncoder().encode(record) else { return }
-        _ = writeFileAtomically(Array(data), to: Self.recordPath(address, in: folder))
     }
 }
 
