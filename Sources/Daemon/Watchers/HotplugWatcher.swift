@@ -15,13 +15,37 @@ final class HotplugWatcher: Sendable {
         guard descriptor >= 0 else { throw WatchError(errno: errno) }
         watch = DescriptorWatch(descriptor: descriptor, label: "marquee.hotplug") {
             var message = [UInt8](repeating: 0, count: 8192)
-            var hotplug = false
-            while true {
+            let hotplug = Self.drain {
                 let count = recv(descriptor, &message, message.count, 0)
-                guard count > 0 else { break }
-                if Self.isDisplayHotplug(message[..<count]) { hotplug = true }
+                return count > 0 ? .event(message[..<count]) : .failed(count < 0 ? errno : 0)
             }
             if hotplug { onHotplug() }
+        }
+    }
+
+    /// What one read of the socket gave.
+    enum Read {
+        case event(ArraySlice<UInt8>)
+        /// Nothing more (`EAGAIN`), or the error (0: the socket ended).
+        case failed(Int32)
+    }
+
+    /// Reads every event waiting (`read`); whether one may have been a screen's hot-plug. When
+    /// the kernel dropped events (`ENOBUFS`: a burst overflowed the socket, as at boot), one
+    /// of them may have been, so the screen is looked at all the same.
+    static func drain(_ read: () -> Read) -> Bool {
+        var hotplug = false
+        while true {
+            switch read() {
+            case .event(let message):
+                if isDisplayHotplug(message) { hotplug = true }
+            case .failed(ENOBUFS):
+                hotplug = true
+            case .failed(EINTR):
+                continue
+            case .failed:
+                return hotplug
+            }
         }
     }
 
