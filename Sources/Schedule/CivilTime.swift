@@ -1,6 +1,6 @@
 /// A point on the time line: whole seconds since 1970-01-01T00:00:00Z. Calendars have
 /// one-second resolution, so the schedule never needs more.
-public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     public var secondsSinceEpoch: Int64
 
     public init(secondsSinceEpoch: Int64) {
@@ -160,7 +160,7 @@ func pad(_ value: Int, _ width: Int = 2) -> String {
 }
 
 /// An instant together with the UTC offset of the zone it is shown in.
-public struct ZonedTime: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct ZonedTime: Hashable, Sendable, Comparable, Codable, CustomStringConvertible {
     public var instant: Instant
     public var utcOffset: Int
 

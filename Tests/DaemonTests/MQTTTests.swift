@@ -95,7 +95,7 @@ struct MQTTTests {
         let television = try json(try broker.retained("homeassistant/sensor/\(node)/television/config"))
         #expect(television["state_topic"] as? String == topic + "/state")
         state.update {
-            $0.television = TelevisionStatus(adapter: "/dev/cec1", power: "standby")
+            $0.television = TelevisionStatus(adapter: "/dev/cec1", power: .standby)
             $0.version += 1
         }
         #expect(try await eventually {

@@ -114,15 +114,15 @@ struct TelevisionTests {
 
     /// What the status says: never "off" for a television that does not answer.
     @Test(arguments: [
-        (TelevisionStatus(adapter: "/dev/cec1", power: "on", showingMarquee: true), "on, showing marquee"),
-        (TelevisionStatus(adapter: "/dev/cec1", power: "on", showingMarquee: false, otherInput: "2.0.0.0"),
+        (TelevisionStatus(adapter: "/dev/cec1", power: .on, showingMarquee: true), "on, showing marquee"),
+        (TelevisionStatus(adapter: "/dev/cec1", power: .on, showingMarquee: false, otherInput: "2.0.0.0"),
          "on, on another input (2.0.0.0)"),
-        (TelevisionStatus(adapter: "/dev/cec1", power: "going to on", showingMarquee: true), "turning on, showing marquee"),
-        (TelevisionStatus(adapter: "/dev/cec1", power: "standby"), "in standby"),
-        (TelevisionStatus(adapter: "/dev/cec1", power: "unknown", problem: "nobody on the CEC bus answered at address 0"),
+        (TelevisionStatus(adapter: "/dev/cec1", power: .goingOn, showingMarquee: true), "turning on, showing marquee"),
+        (TelevisionStatus(adapter: "/dev/cec1", power: .standby), "in standby"),
+        (TelevisionStatus(adapter: "/dev/cec1", power: .unknown, problem: "nobody on the CEC bus answered at address 0"),
          "not known: it does not answer over HDMI-CEC (nobody on the CEC bus answered at address 0)"),
-        (TelevisionStatus(adapter: "/dev/cec1", power: "unknown"), "not known yet"),
-        (TelevisionStatus(power: "unknown", problem: "this box has no HDMI-CEC adapter"),
+        (TelevisionStatus(adapter: "/dev/cec1", power: .unknown), "not known yet"),
+        (TelevisionStatus(power: .unknown, problem: "this box has no HDMI-CEC adapter"),
          "not reached over HDMI-CEC (this box has no HDMI-CEC adapter)"),
     ])
     func theStatusLine(status: TelevisionStatus, line: String) {

@@ -226,9 +226,9 @@ public struct SoundStatus: Codable, Sendable, Hashable {
 public struct TelevisionStatus: Codable, Sendable, Hashable {
     /// The CEC adapter in use (nil: none).
     public var adapter: String?
-    /// `on`, `standby`, `going to on`, `going to standby`, or `unknown` (it did not answer, or
-    /// there is no adapter: never called off).
-    public var power: String
+    /// As it reported it; `unknown` when it did not answer or there is no adapter (never
+    /// called off).
+    public var power: TelevisionPower
     /// Whether it shows marquee's input, as the bus last said (nil: not known).
     public var showingMarquee: Bool?
     /// The input it shows instead (a physical address, `2.0.0.0`).
@@ -238,7 +238,7 @@ public struct TelevisionStatus: Codable, Sendable, Hashable {
     /// Why it cannot be reached (no adapter, nothing connected, no answer).
     public var problem: String?
 
-    public init(adapter: String? = nil, power: String, showingMarquee: Bool? = nil, otherInput: String? = nil,
+    public init(adapter: String? = nil, power: TelevisionPower, showingMarquee: Bool? = nil, otherInput: String? = nil,
                 lastWake: String? = nil, problem: String? = nil) {
         self.adapter = adapter
         self.power = power
@@ -253,16 +253,16 @@ public struct TelevisionStatus: Codable, Sendable, Hashable {
     public var summary: String {
         if adapter == nil { return "not reached over HDMI-CEC" + (problem.map { " (\($0))" } ?? "") }
         switch power {
-        case "on", "going to on":
-            let state = power == "on" ? "on" : "turning on"
+        case .on, .goingOn:
+            let state = power == .on ? "on" : "turning on"
             switch showingMarquee {
             case true?: return state + ", showing marquee"
             case false?: return state + ", on another input" + (otherInput.map { " (\($0))" } ?? "")
             case nil: return state
             }
-        case "standby": return "in standby"
-        case "going to standby": return "going to standby"
-        default:
+        case .standby: return "in standby"
+        case .goingToStandby: return "going to standby"
+        case .unknown:
             guard let problem else { return "not known yet" }
             return "not known: it does not answer over HDMI-CEC (\(problem))"
         }

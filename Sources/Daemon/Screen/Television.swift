@@ -86,7 +86,7 @@ final class Television: TelevisionWaking {
     private func run() {
         var adapter: CECAdapter?
         var state: TelevisionState?
-        var status = TelevisionStatus(power: TelevisionPower.unknown.rawValue)
+        var status = TelevisionStatus(power: .unknown)
         var nextLook: Int64 = 0
         var nextPoll: Int64 = 0
         var saidMissing: String?
@@ -95,7 +95,7 @@ final class Television: TelevisionWaking {
         func now() -> Int64 { readClock(CLOCK_MONOTONIC) / 1_000_000_000 }
         func publish(_ fresh: TelevisionStatus) {
             guard fresh != status else { return }
-            if fresh.summary != status.summary, fresh.power != TelevisionPower.unknown.rawValue || fresh.problem != nil {
+            if fresh.summary != status.summary, fresh.power != .unknown || fresh.problem != nil {
                 log?.log(.notice, "television: \(fresh.summary)")
             }
             status = fresh
@@ -129,7 +129,7 @@ final class Television: TelevisionWaking {
                         saidMissing = why
                         log?.log(.notice, "\(why); the television is not woken over HDMI-CEC")
                     }
-                    publish(TelevisionStatus(power: TelevisionPower.unknown.rawValue, problem: why))
+                    publish(TelevisionStatus(power: .unknown, problem: why))
                     continue
                 }
             }
@@ -183,7 +183,7 @@ final class Television: TelevisionWaking {
                 usleep(200_000)
             }
             state = known
-            fresh.power = known.power.rawValue
+            fresh.power = known.power
             fresh.showingMarquee = known.showsMarquee
             fresh.otherInput = known.otherInput.map(CECMessage.shown)
             publish(fresh)

@@ -63,36 +63,6 @@ struct ReminderPlan {
         /// When the outcome last changed.
         var at: Instant
         var soundings: Int
-
-        init(key: Key, text: String, trigger: ZonedTime, outcome: Outcome, at: Instant, soundings: Int) {
-            (self.key, self.text, self.trigger, self.outcome, self.at, self.soundings) = (key, text, trigger, outcome, at, soundings)
-        }
-
-        private enum CodingKeys: String, CodingKey {
-            case key, text, trigger, utcOffset, outcome, at, soundings
-        }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            key = try container.decode(Key.self, forKey: .key)
-            text = try container.decode(String.self, forKey: .text)
-            trigger = ZonedTime(instant: Instant(secondsSinceEpoch: try container.decode(Int64.self, forKey: .trigger)),
-                                utcOffset: try container.decode(Int.self, forKey: .utcOffset))
-            outcome = try container.decode(Outcome.self, forKey: .outcome)
-            at = Instant(secondsSinceEpoch: try container.decode(Int64.self, forKey: .at))
-            soundings = try container.decode(Int.self, forKey: .soundings)
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(key, forKey: .key)
-            try container.encode(text, forKey: .text)
-            try container.encode(trigger.instant.secondsSinceEpoch, forKey: .trigger)
-            try container.encode(trigger.utcOffset, forKey: .utcOffset)
-            try container.encode(outcome, forKey: .outcome)
-            try container.encode(at.secondsSinceEpoch, forKey: .at)
-            try container.encode(soundings, forKey: .soundings)
-        }
     }
 
     /// What one look decided: what to play and what to say in the journal.
