@@ -10,9 +10,9 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CLibical", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
         .target(name: "CICU", linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]),
-        // What every module may need and needs nothing of ours: clocks, files, stable hashes,
-        // printable text.
-        .target(name: "Support"),
+        // What every module may need and needs nothing of ours but the Linux bridge: clocks,
+        // files, threads, stable hashes, printable text.
+        .target(name: "Support", dependencies: ["CLinux"]),
         .target(name: "Schedule", dependencies: ["Support", "CLibical", "CICU", "CLinux"]),
         .target(name: "Marquee", dependencies: ["Support"]),
         .target(name: "CLinux"),
@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "MarqueeTests", dependencies: ["Support", "Marquee", "TestSupport"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "CZlib", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "DaemonTests", dependencies: ["Support", "Daemon", "Display", "Schedule", "Marquee", "LoopbackServers", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["Schedule", "Sound", "LoopbackServers", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Schedule", "Sound", "Support", "LoopbackServers", "TestSupport"], exclude: ["Fixtures"]),
         // Real servers on loopback for the tests (nginx with a certificate authority of its own).
         .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),
         // What the tests share: waiting for what real time drives, sound heard back.

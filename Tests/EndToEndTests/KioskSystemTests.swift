@@ -1,5 +1,5 @@
 import Foundation
-import Schedule
+import Support
 import TestSupport
 import Testing
 

@@ -1,4 +1,4 @@
-import Schedule
+import Support
 
 /// Runs `body` on a thread of its own (not a Dispatch worker: libdispatch watches its
 /// workers once a second while one is busy, which would wake an idle display) and hands

@@ -1,4 +1,5 @@
 import Schedule
+import Support
 
 #if canImport(Glibc)
     import Glibc

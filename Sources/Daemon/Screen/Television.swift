@@ -1,5 +1,4 @@
 import Display
-import Schedule
 import Support
 import Synchronization
 
