@@ -7,7 +7,7 @@ import Testing
 @testable import Daemon
 
 /// The control socket: its file, its answers, and clients that misbehave.
-@Suite struct ControlServerTests {
+@Suite(.tier(.live)) struct ControlServerTests {
     /// The reference's table of the socket's status names every field a status has, and no other.
     @Test func theDocumentedStatusIsTheStatus() throws {
         let reference = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()

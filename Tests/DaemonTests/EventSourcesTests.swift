@@ -23,7 +23,7 @@ private final class Source {
     deinit { stops.names.withLock { $0.append(name) } }
 }
 
-@Suite("The display's event sources")
+@Suite("The display's event sources", .tier(.live))
 struct EventSourcesTests {
     @Test("One that cannot start is said with what that costs; the rest stop, the last started first")
     func startedByNameStoppedInReverse() throws {

@@ -8,7 +8,7 @@ import Testing
 /// inotify on a real folder: a burst of changes to feed files is reported once; other
 /// files are not reported. What is reported is waited for; that nothing is reported needs a
 /// while of real time (a few times the debounce) in which nothing comes.
-@Suite struct FolderWatcherTests {
+@Suite(.tier(.live)) struct FolderWatcherTests {
     @Test func reportsFeedChangesOncePerBurst() async throws {
         let temporary = try TemporaryFolder()
         let folder = URL(fileURLWithPath: temporary.path)
