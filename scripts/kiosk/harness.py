@@ -1,6 +1,6 @@
 """What every scenario of the kiosk system test uses: the run's checks (PASS/FAIL, with what
 marquee was doing when one failed) and ways to wait for the guest and look at its screen."""
-import socket, time
+import json, socket, time
 
 from screenshots import band_rows, line_rows, shift, stray_rows
 
@@ -30,6 +30,15 @@ class Kiosk:
                 diagnosis = f"(no diagnosis: {error})"
             print("\n".join("    | " + line for line in diagnosis.splitlines()), flush=True)
         return ok
+
+
+def status_report(guest):
+    """`marquee status --json` in the guest, read ({} when nothing answers or it is not JSON)."""
+    _, output = guest.run("marquee status --json")
+    try:
+        return json.loads(output)
+    except ValueError:
+        return {}
 
 
 def main_pid(guest):

@@ -6,7 +6,7 @@ Assistant's entities are announced, a pause sent over MQTT pauses it, and killed
 through its last will until systemd has it back."""
 import json, os, struct, zlib
 
-from kiosk.harness import main_pid, wait_until
+from kiosk.harness import main_pid, status_report, wait_until
 
 TOPIC = "marquee/kiosk"
 
@@ -49,11 +49,7 @@ def run(kiosk, box):
                              f"({output.strip()[-200:]})")
     online = broker.wait_for(f"{TOPIC}/availability", lambda p: p == b"online", 60)
     kiosk.check(online is not None, f"{name}: the installed service is online on the broker after {online} s (TLS, password)")
-    _, local = guest.run("marquee status --json")
-    try:
-        shown = json.loads(local)["showing"]
-    except (ValueError, KeyError):
-        shown = None
+    shown = status_report(guest).get("showing")
     same = broker.wait_for(f"{TOPIC}/state", lambda p: json.loads(p).get("showing") == shown, 30)
     state = json.loads(broker.retained(f"{TOPIC}/state") or b"{}")
     kiosk.check(same is not None and bool(shown), f"{name}: the broker's state shows what `marquee status` shows: {shown}; "

@@ -3,9 +3,9 @@ snd-intel8x0) plays into a WAV file on the host, which the host reads as it grow
 evening pills (an audio alarm at 19:00 Europe/Berlin) are heard within a second of their time,
 silent before; the chime leads; a key pressed on the box's keyboard (QMP send-key, through the
 kernel's evdev) acknowledges them."""
-import json, math, os, shutil, struct, time
+import math, os, shutil, struct, time
 
-from kiosk.harness import wait_until
+from kiosk.harness import status_report, wait_until
 
 WAV = {}
 
@@ -48,11 +48,7 @@ def goertzel(values, rate, frequency):
 
 
 def status(guest):
-    _, output = guest.run("marquee status --json")
-    try:
-        return json.loads(output).get("sound") or {}
-    except ValueError:
-        return {}
+    return status_report(guest).get("sound") or {}
 
 
 def run(kiosk, box):
@@ -109,11 +105,7 @@ def run(kiosk, box):
     marked_on_screen = wait_until(
         guest, "marquee status --json | grep -q '\"onScreen\":\\[[^]]*\"✓ Take your evening pills'", 90)
     guest.screenshot("acknowledged")
-    _, shown = guest.run("marquee status --json")
-    try:
-        showing = json.loads(shown).get("showing", [])
-    except ValueError:
-        showing = []
+    showing = status_report(guest).get("showing", [])
     kiosk.check(any(text.startswith("✓ Take your evening pills") for text in showing) and marked_on_screen is not None,
                 f"{name}: the acknowledged reminder is marked on the band, on screen "
                 f"{marked_on_screen} s after the key ({showing[:3]})")

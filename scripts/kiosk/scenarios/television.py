@@ -4,17 +4,13 @@ cec-follower (v4l-utils) on the television's side answers as a television does a
 power. The installed unit finds the source's adapter, says the television's power in its
 status, wakes it from standby and takes its input back when a message is announced, and
 hears the television switched to another input."""
-import json, time
+import time
 
-from kiosk.harness import wait_until
+from kiosk.harness import status_report, wait_until
 
 
 def television(guest):
-    _, output = guest.run("marquee status --json")
-    try:
-        return json.loads(output).get("television") or {}
-    except ValueError:
-        return {}
+    return status_report(guest).get("television") or {}
 
 
 def television_until(guest, wanted, timeout):
