@@ -34,14 +34,15 @@ public final class Schedule: Sendable {
     ///     is kept, so a file that breaks while marquee is not running still shows its old version.
     ///   - words: the language of dates and times in messages, the idle text and the orientation line.
     ///   - orientation: the orientation line's settings (nil: no line).
+    ///   - screenOff: when the screen is dark (nil: never).
     public init(
         displayZone: String, defaultEventDuration: Int64 = 3600, limits: ScheduleLimits = .init(),
         reader: FeedReader = .inProcess, lastGoodDirectory: String? = nil, words: CalendarWords = .init(),
-        orientation: OrientationSettings? = nil
+        orientation: OrientationSettings? = nil, screenOff: DarkHours? = nil
     ) async throws {
         state = try await ScheduleState(
             displayZone: displayZone, defaultEventDuration: defaultEventDuration, limits: limits, reader: reader,
-            lastGoodDirectory: lastGoodDirectory, words: words, orientation: orientation)
+            lastGoodDirectory: lastGoodDirectory, words: words, orientation: orientation, screenOff: screenOff)
     }
 
     /// Loads (or reloads) feed files and folders: a folder contributes its `*.ics` files
@@ -229,6 +230,9 @@ public struct ScheduleSnapshot: Sendable {
     /// The part of the day, and when it began (for dimming at night and brightening in the
     /// morning); nil without day parts.
     public var partOfDay: (part: PartOfDay, began: Instant)?
+    /// When the screen is lit again, while `screen_off` keeps it dark (nil: lit);
+    /// `validUntil` is no later than the next start or end of the dark hours.
+    public var darkUntil: ZonedTime?
     /// The feed files and their state.
     public var feeds: [FeedStatus]
 }
@@ -243,13 +247,27 @@ public struct ScheduleSettings: Sendable, Hashable {
     public var orientation: OrientationSettings?
     /// How long a timed event without DTEND or DURATION lasts, in seconds.
     public var defaultEventDuration: Int64
+    /// When the screen is dark (`screen_off`; nil: never).
+    public var screenOff: DarkHours?
 
-    public init(displayZone: String, words: CalendarWords, orientation: OrientationSettings?, defaultEventDuration: Int64) {
+    public init(displayZone: String, words: CalendarWords, orientation: OrientationSettings?, defaultEventDuration: Int64,
+                screenOff: DarkHours? = nil) {
         self.displayZone = displayZone
         self.words = words
         self.orientation = orientation
         self.defaultEventDuration = defaultEventDuration
+        self.screenOff = screenOff
     }
+}
+
+/// The hours a carer asked the screen to be dark (`screen_off`), in the display zone's local
+/// time: a bedroom's screen that is lit only for a reminder. Never by default.
+public enum DarkHours: Sendable, Hashable {
+    /// The night part of the day.
+    case night
+    /// From one minute after midnight to another (`23:00-06:30` spans midnight); never empty
+    /// and never the whole day.
+    case between(start: Int, end: Int)
 }
 
 /// The orientation line: the day and the part of it, the date, and if asked the time, in

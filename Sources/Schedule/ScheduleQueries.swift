@@ -128,10 +128,34 @@ extension ScheduleState {
             let start = (began + 24 * 60) % (24 * 60)
             return (current.now.part, self.instant(ofLocal: CivilDateTime(date: day, hour: start / 60, minute: start % 60)))
         }
+        let dark = darkness(at: wall)
+        if let change = dark.change, change > instant { next = min(next, change) }
         return ScheduleSnapshot(
             messages: messages(at: instant), validUntil: zoned(next), utcOffset: offset,
             idleText: write(.fullDate, CivilDateTime(date: today)),
-            orientation: orientation?.showsLine == true ? line?.text : nil, partOfDay: partOfDay, feeds: feeds)
+            orientation: orientation?.showsLine == true ? line?.text : nil, partOfDay: partOfDay,
+            darkUntil: dark.isDark ? dark.change.map(zoned) : nil, feeds: feeds)
+    }
+
+    /// Whether `screen_off` keeps the screen dark at the local time `wall`, and when that next
+    /// changes (nil: never). "night" is dark from the night's start to the morning's.
+    private func darkness(at wall: CivilDateTime) -> (isDark: Bool, change: Instant?) {
+        let minute = wall.hour * 60 + wall.minute
+        let start: Int, end: Int
+        switch screenOff {
+        case nil: return (false, nil)
+        case .between(let from, let to)?: (start, end) = (from, to)
+        case .night?:
+            guard let starts = orientation?.parts.starts, let night = starts[.night], let morning = starts[.morning] else {
+                return (false, nil)
+            }
+            (start, end) = (night, morning)
+        }
+        let isDark = start < end ? (start..<end).contains(minute) : minute >= start || minute < end
+        // The next time the clock reads that minute: today if it is still to come, else tomorrow.
+        let target = isDark ? end : start
+        let day = target > minute ? wall.date : wall.date.adding(days: 1)
+        return (isDark, instant(ofLocal: CivilDateTime(date: day, hour: target / 60, minute: target % 60)))
     }
 
     /// The first second after `start` whose UTC offset differs from `start`'s, given that

@@ -30,6 +30,8 @@ import Support
     var words: CalendarWords
     /// The orientation line's settings (nil: no line).
     var orientation: OrientationSettings?
+    /// When the screen is dark (nil: never).
+    var screenOff: DarkHours?
     /// Dates and times written out already: ICU is asked once for each.
     var written: [WrittenKey: String] = [:]
     /// The load whose changed files are being read, if one is; a load that begins later
@@ -97,10 +99,11 @@ import Support
     ///     is kept, so a file that breaks while marquee is not running still shows its old version.
     ///   - words: the language of dates and times in messages, the idle text and the orientation line.
     ///   - orientation: the orientation line's settings (nil: no line).
+    ///   - screenOff: when the screen is dark (nil: never).
     init(
         displayZone: String, defaultEventDuration: Int64 = 3600, limits: ScheduleLimits = .init(),
         reader: FeedReader = .inProcess, lastGoodDirectory: String? = nil, words: CalendarWords = .init(),
-        orientation: OrientationSettings? = nil
+        orientation: OrientationSettings? = nil, screenOff: DarkHours? = nil
     ) throws {
         ICalActor.ensureConfigured()
         guard let zone = SystemZones.zone(named: displayZone) else {
@@ -114,6 +117,7 @@ import Support
         self.lastGoodDirectory = lastGoodDirectory
         self.words = words
         self.orientation = orientation
+        self.screenOff = screenOff
     }
 
     /// Loads (or reloads) feed files and folders: a folder contributes its `*.ics` files
@@ -345,7 +349,7 @@ import Support
     /// True when the files must be read again (`Schedule` does it beside the actor).
     func setDisplayZone(_ name: String) throws -> Bool {
         try apply(ScheduleSettings(displayZone: name, words: words, orientation: orientation,
-                                   defaultEventDuration: defaultDuration))
+                                   defaultEventDuration: defaultDuration, screenOff: screenOff))
     }
 
     /// How times are counted and written from now on. A new zone or default length of an
@@ -361,6 +365,7 @@ import Support
             orientation = settings.orientation
             written = [:]
         }
+        screenOff = settings.screenOff
         guard settings.displayZone != displayZoneName || settings.defaultEventDuration != defaultDuration else { return false }
         displayZoneName = settings.displayZone
         displayZone = zone
