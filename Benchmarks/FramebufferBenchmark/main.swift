@@ -235,6 +235,7 @@ final class InstantCard: PageFlipper {
     }
     func takeMaster() -> Bool { true }
     func dropMaster() {}
+    func setPower(_ on: Bool) {}
 }
 
 func kmsFrames(width: Int, height: Int) throws {

@@ -186,6 +186,10 @@ int mq_fb_activate(int fd) {
     return ioctl(fd, FBIOPUT_VSCREENINFO, &var);
 }
 
+int mq_fb_blank(int fd, int blank) {
+    return ioctl(fd, FBIOBLANK, blank ? FB_BLANK_POWERDOWN : FB_BLANK_UNBLANK);
+}
+
 int mq_fb_wait_for_vsync(int fd) {
     __u32 crtc = 0;
     return ioctl(fd, FBIO_WAITFORVSYNC, &crtc);

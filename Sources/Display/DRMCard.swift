@@ -285,6 +285,31 @@ final class DRMCard: PageFlipper {
     func takeMaster() -> Bool { drmSetMaster(fd) == 0 }
 
     func dropMaster() { _ = drmDropMaster(fd) }
+
+    func setPower(_ on: Bool) throws(KMSError) {
+        guard let property = Self.propertyID(named: "DPMS", of: connectorID, fd: fd) else {
+            throw KMSError("\(path) \(connectorName): the driver has no DPMS property")
+        }
+        let level = UInt64(on ? DRM_MODE_DPMS_ON : DRM_MODE_DPMS_OFF)
+        guard drmModeConnectorSetProperty(fd, connectorID, property, level) == 0 else {
+            let code = errno
+            throw KMSError("\(path) \(connectorName): cannot power the display \(on ? "up" : "down") (DPMS): "
+                + String(cString: strerror(code)), code: code)
+        }
+    }
+
+    /// The id of a connector's property by its name (nil: it has none of that name).
+    private static func propertyID(named name: String, of connector: UInt32, fd: Int32) -> UInt32? {
+        guard let properties = drmModeObjectGetProperties(fd, connector, UInt32(DRM_MODE_OBJECT_CONNECTOR)) else { return nil }
+        defer { drmModeFreeObjectProperties(properties) }
+        for id in UnsafeBufferPointer(start: properties.pointee.props, count: Int(properties.pointee.count_props)) {
+            guard let property = drmModeGetProperty(fd, id) else { continue }
+            defer { drmModeFreeProperty(property) }
+            let found = withUnsafeBytes(of: property.pointee.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if found == name { return id }
+        }
+        return nil
+    }
 }
 
 /// A KMS card with no screen connected (the television off or on another input at boot):
@@ -319,6 +344,9 @@ final class WaitingKMSOutput: Scanout {
     func deviceChanged() {}
 
     func consoleShown(_ shown: Bool) {}
+
+    /// Nothing is shown: there is no screen to power.
+    func setPowered(_ powered: Bool) throws(ScreenPowerError) -> String { "no screen connected" }
 }
 
 /// Opens the KMS output for a pixel screen: the card at `path`, or the first of

@@ -208,4 +208,14 @@ public final class Framebuffer: Scanout {
 
     /// The console repaints its text while away; the screen's next picture is drawn in full.
     public func consoleShown(_ shown: Bool) {}
+
+    /// FBIOBLANK: a DRM driver's framebuffer powers the display (DPMS); firmware framebuffers
+    /// (efifb, vesafb, simplefb), files and memory cannot.
+    public func setPowered(_ powered: Bool) throws(ScreenPowerError) -> String {
+        guard mq_fb_blank(fd, powered ? 0 : 1) == 0 else {
+            throw ScreenPowerError("\(path) (\(name)) cannot be blanked: \(String(cString: strerror(errno)))")
+        }
+        if powered { contents.invalidate() }
+        return "FBIOBLANK"
+    }
 }

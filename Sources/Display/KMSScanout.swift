@@ -30,6 +30,8 @@ public protocol PageFlipper: AnyObject {
     func takeMaster() -> Bool
     /// Lets another program (the next console) set its mode.
     func dropMaster()
+    /// Powers the connector's display down or up (its DPMS property).
+    func setPower(_ on: Bool) throws(KMSError)
 }
 
 /// When frames are seen on a page-flipped output: each flip's event gives the vertical blank
@@ -105,6 +107,9 @@ public final class KMSScanout: Scanout {
     private(set) var timeline: VblankTimeline
     /// Whether the display is ours (DRM master, the console shown).
     private var holdsDisplay = true
+    /// Whether the display was powered down: nothing is flipped (a CRTC that is off takes no
+    /// flips) until it is powered again.
+    private var poweredDown = false
     /// What went wrong last, said in the status until a frame is shown again.
     private(set) var problem: String?
     /// A failure that showing again will not mend (the device gone, a flip refused for good):
@@ -152,7 +157,7 @@ public final class KMSScanout: Scanout {
     }
 
     public func show(_ picture: ScanoutPicture) {
-        guard holdsDisplay else { return }
+        guard holdsDisplay, !poweredDown else { return }
         finishPendingFlip()
         if let front, !contents[front].lacks(picture) { return }
         let back = front.map { ($0 + 1) % buffers.count } ?? 0
@@ -232,10 +237,37 @@ public final class KMSScanout: Scanout {
             problem = holdsDisplay ? nil : "another program holds the display"
             front = nil
             for index in contents.indices { contents[index].invalidate() }
+            // The other console powered it up for its own picture.
+            if holdsDisplay, poweredDown { try? flipper.setPower(false) }
         } else {
             finishPendingFlip()
             flipper.dropMaster()
             holdsDisplay = false
         }
+    }
+
+    /// Powered down: the flip in flight lands first. Powered up: the mode is set again with the
+    /// next picture, drawn in full.
+    public func setPowered(_ powered: Bool) throws(ScreenPowerError) -> String {
+        guard powered == poweredDown else { return "DPMS" }
+        // Without master nothing may be set: done when the console comes back.
+        guard holdsDisplay else {
+            poweredDown = !powered
+            return "DPMS"
+        }
+        finishPendingFlip()
+        // Powered up or not, pictures are shown again: setting the mode powers it too.
+        if powered {
+            poweredDown = false
+            front = nil
+            for index in contents.indices { contents[index].invalidate() }
+        }
+        do throws(KMSError) {
+            try flipper.setPower(powered)
+        } catch {
+            throw ScreenPowerError(error.description)
+        }
+        poweredDown = !powered
+        return "DPMS"
     }
 }

@@ -88,6 +88,9 @@ public struct ScreenCopy: Sendable {
         (self.width, self.height, self.format, self.black, self.layers) = (width, height, format, black, layers)
     }
 
+    /// The same screen all black (it is dark).
+    public var darkened: ScreenCopy { ScreenCopy(width: width, height: height, format: format, black: 0, layers: []) }
+
     /// A screen that is `image` (a screen drawn some other way).
     public init(_ image: ScreenImage) {
         var bytes: [UInt8] = []

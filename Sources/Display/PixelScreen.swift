@@ -213,6 +213,20 @@ public final class PixelScreen: TickerScreen {
         }
     }
 
+    public func setDark(_ dark: Bool) -> String {
+        mustRepaint = true
+        do {
+            let control = try scanout.setPowered(!dark)
+            return dark ? "powered down (\(control))" : ""
+        } catch {
+            guard dark else { return "" }
+            // Black where the display cannot be powered down: the same to the eye in a dark room.
+            generation += 1
+            scanout.show(ScanoutPicture(layers: [], generation: generation, black: painter.black))
+            return "black: \(error)"
+        }
+    }
+
     /// Not drawn: the people in front of a kiosk cannot act on them. They are in the journal,
     /// or on the terminal marquee was started from, which a framebuffer leaves alone.
     public func showProblems(_ lines: [String]) {}

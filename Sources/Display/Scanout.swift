@@ -29,6 +29,20 @@ public protocol Scanout: AnyObject {
     /// The console is switched away (false) or back (true): let go of the display, or take it
     /// again; the next picture is drawn in full.
     func consoleShown(_ shown: Bool)
+    /// Powers the display down (nothing is shown until it is powered again) or up (the next
+    /// picture is drawn in full). Answers the device's control that did it ("DPMS"), or throws
+    /// why it cannot (a driver without one: the screen shows black instead).
+    @discardableResult
+    func setPowered(_ powered: Bool) throws(ScreenPowerError) -> String
+}
+
+/// Why a display cannot be powered down or up.
+public struct ScreenPowerError: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
 }
 
 /// A picture of layers (the band, the box, the line), each a buffer of whole rows at a row of

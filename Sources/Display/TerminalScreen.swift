@@ -507,6 +507,17 @@ extension TerminalScreen: TickerScreen {
         mustRepaint = false
     }
 
+    /// A terminal cannot be powered down: it is cleared.
+    public func setDark(_ dark: Bool) -> String {
+        mustRepaint = true
+        guard dark else { return "" }
+        lastRows = [:]
+        var out: [UInt8] = []
+        setSGR("", into: &out)
+        try? send(out + Array("\u{1B}[2J".utf8))
+        return "cleared (a terminal cannot be powered down)"
+    }
+
     public func showProblems(_ lines: [String]) {
         guard lines != problems else { return }
         problems = lines

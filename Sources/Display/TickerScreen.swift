@@ -35,6 +35,10 @@ public protocol ScreenDevice: AnyObject {
     func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant
     /// The page flips that reached the glass (nil: the screen does not flip pages).
     var pageFlips: PageFlipFigures? { get }
+    /// Dark (`screen_off`: the display powered down where the device can, else black) or lit
+    /// again, drawn in full with the next frame; no frames are drawn while it is dark. Answers
+    /// how it went dark, for the status ("" when lit).
+    func setDark(_ dark: Bool) -> String
 }
 
 /// The band a screen draws the marquee's frames on: how it measures text, and frames.

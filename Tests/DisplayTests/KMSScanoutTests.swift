@@ -56,6 +56,16 @@ final class ScriptedCard: PageFlipper {
         return flip.landsAt
     }
 
+    /// Whether the display is powered (DPMS), and whether the driver has that property.
+    private(set) var isPowered = true
+    var hasDPMS = true
+
+    func setPower(_ on: Bool) throws(KMSError) {
+        guard hasDPMS else { throw KMSError("the driver has no DPMS property") }
+        guard isMaster else { throw KMSError("set property: not master", code: EACCES) }
+        isPowered = on
+    }
+
     func takeMaster() -> Bool {
         isMaster = true
         return true
@@ -244,4 +254,44 @@ final class KMSRig {
         }
         #expect(rig.card.flips > 60)
     }
+
+    /// Dark (`screen_off`): the connector's DPMS off after the flip in flight landed, nothing
+    /// flipped while it is (a CRTC that is off takes no flips); lit again: DPMS on, the mode
+    /// set and everything drawn with the next picture.
+    @Test func poweredDownNothingIsFlippedUntilItIsPoweredAgain() throws {
+        let rig = KMSRig.started()
+        let screen = try PixelScreen(scanout: rig.scanout)
+        #expect(screen.setDark(true) == "powered down (DPMS)")
+        #expect(!rig.card.isPowered)
+        let (flips, modeSets) = (rig.card.flips, rig.card.modeSets)
+        rig.show(band: 3)
+        #expect(rig.card.flips == flips && rig.card.modeSets == modeSets)
+        #expect(screen.setDark(false) == "")
+        #expect(rig.card.isPowered)
+        rig.show(band: 4, generation: 2)
+        #expect(rig.card.modeSets == modeSets + 1)
+        #expect(rig.uniform(rows: 80..<120) == 4)
+    }
+
+    /// A driver without DPMS: the screen goes black instead (the same to the eye in a dark
+    /// room), said as such; lit again, the next picture is drawn in full.
+    @Test func withoutDPMSTheScreenIsBlack() throws {
+        let rig = KMSRig.started()
+        rig.card.hasDPMS = false
+        let screen = try PixelScreen(scanout: rig.scanout)
+        let controller = MarqueeController(metrics: screen.metrics, configuration: MarqueeConfiguration(charactersPerSecond: 8),
+                                           origin: 0)
+        controller.update(messages: PixelScreenTests.messages(), at: 0, width: screen.bandWidth)
+        screen.show(controller.frame(at: 0, width: screen.bandWidth, includingPartialGlyphs: true), fullRepaint: true)
+        _ = screen.presentationTime(ofFrameDueAt: 0, now: 0)
+        #expect(rig.uniform(rows: 0..<KMSRig.height) == nil, "the ticker is on the glass")
+        #expect(screen.setDark(true) == "black: the driver has no DPMS property")
+        _ = screen.presentationTime(ofFrameDueAt: 0, now: 0)
+        #expect(rig.uniform(rows: 0..<KMSRig.height) == 0)
+        _ = screen.setDark(false)
+        screen.show(controller.frame(at: 0, width: screen.bandWidth, includingPartialGlyphs: true))
+        _ = screen.presentationTime(ofFrameDueAt: 0, now: 0)
+        #expect(rig.uniform(rows: 0..<KMSRig.height) == nil, "the ticker is back")
+    }
 }
+

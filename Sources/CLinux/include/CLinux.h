@@ -58,6 +58,9 @@ int mq_fb_info(int fd, struct mq_fb_info *info);
    driver's fbdev emulation programs the display only then, and with the console in graphics
    mode nothing else does it after the driver took over from the firmware framebuffer. */
 int mq_fb_activate(int fd);
+/* FBIOBLANK: 1 powers the display down (FB_BLANK_POWERDOWN), 0 up again; -1 (errno) when the
+   driver cannot. */
+int mq_fb_blank(int fd, int blank);
 /* FBIO_WAITFORVSYNC on CRTC 0: 0 when it returned, -1 (errno) when the driver has none. */
 int mq_fb_wait_for_vsync(int fd);
 /* KDSETMODE: 1 graphics (the console stops drawing), 0 text. */
