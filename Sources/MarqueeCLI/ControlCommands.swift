@@ -109,6 +109,7 @@ struct StatusCommand: ParsableCommand {
                 : mqtt.connecting ? "connecting" : "not connected"
             say("mqtt: \(state) to \(mqtt.broker)" + (mqtt.lastError.map { "; last error: \($0)" } ?? ""))
         }
+        if let screen = status.screen { say("screen: \(screen.summary)") }
         if let television = status.television { say("television: \(television.summary)") }
         if let sound = status.sound {
             let heard = sound.speak == "off" ? "off" : sound.muted ? "muted" : "on (\(sound.speak))"

@@ -47,7 +47,8 @@ struct DisplayOptions: ParsableArguments {
             }
             colour = Colour(red: parsed.red, green: parsed.green, blue: parsed.blue)
         }
-        return DisplaySettings(marquee: marquee, idleText: file.idleText ?? "{date}", textColour: colour, night: file.nightSettings)
+        return DisplaySettings(marquee: marquee, idleText: file.idleText ?? "{date}", textColour: colour, night: file.nightSettings,
+                               televisionStandby: file.cecStandby ?? false)
     }
 
     /// The framebuffer's fonts and text size from the configuration file.

@@ -95,7 +95,7 @@ struct FeedOptions: ParsableArguments {
         ScheduleSettings(
             displayZone: displayZone(configuration), words: words(configuration),
             orientation: configuration.orientationSettings,
-            defaultEventDuration: Int64(configuration.defaultEventMinutes ?? 60) * 60)
+            defaultEventDuration: Int64(configuration.defaultEventMinutes ?? 60) * 60, screenOff: configuration.screenOff)
     }
 
     /// A schedule in the chosen zone with the feeds loaded around the instant a TIME option
@@ -142,7 +142,7 @@ struct FeedOptions: ParsableArguments {
             schedule = try await Schedule(
                 displayZone: settings.displayZone, defaultEventDuration: settings.defaultEventDuration,
                 reader: feedReader, lastGoodDirectory: lastGoodDirectory, words: settings.words,
-                orientation: settings.orientation)
+                orientation: settings.orientation, screenOff: settings.screenOff)
         } catch {
             throw ValidationError("\(error)")
         }

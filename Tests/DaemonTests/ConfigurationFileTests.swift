@@ -48,6 +48,7 @@ import Testing
         ("night", "\"22:00\"", "\"21:00\"", false), ("default_event_minutes", "60", "30", false),
         ("speak", "\"alarms\"", "\"off\"", false), ("volume_day", "80", "60", false), ("volume_night", "30", "10", false),
         ("sound_device", "\"default\"", "\"plughw:CARD=PCH\"", false), ("repeat_until_acknowledged", "2", "0", false),
+        ("screen_off", "\"23:00-06:30\"", "\"night\"", false), ("cec_standby", "false", "true", false),
     ])
     func everyKeyReloadedOrToldToRestart(key: String, before: String, after: String, restarts: Bool) throws {
         let earlier = try ConfigurationFile.parse("\(key) = \(before)", path: "m.toml")
@@ -175,6 +176,22 @@ import Testing
             + "\"plughw:CARD=PCH\" (`aplay -L` lists them)"),
         ("repeat_until_acknowledged = 100000", "m.toml:1: `repeat_until_acknowledged` must be a whole number of repeats "
             + "from 0 to 10 (the default is 2)"),
+        ("screen_off = \"06:30-06:30\"", "m.toml:1: `screen_off` is empty: it begins and ends at 06:30, so the screen "
+            + "would never be dark"),
+        ("screen_off = \"06:30-23:00\"", "m.toml:1: `screen_off` would keep the screen dark 16 hours 30 minutes a day "
+            + "(at most 16); the first time is when it goes dark: did you mean \"23:00-06:30\"?"),
+        ("screen_off = \"00:00-23:59\"", "m.toml:1: `screen_off` would keep the screen dark 23 hours 59 minutes a day "
+            + "(at most 16); the first time is when it goes dark: did you mean \"23:59-00:00\"?"),
+        ("screen_off = \"23:00\"", "m.toml:1: `screen_off` must be \"night\" or the hours the screen is dark, such as "
+            + "\"23:00-06:30\""),
+        ("screen_off = \"23:00-24:00\"", "m.toml:1: `screen_off` must be \"night\" or the hours the screen is dark, such as "
+            + "\"23:00-06:30\""),
+        ("screen_off = \"11pm-6am\"", "m.toml:1: `screen_off` must be \"night\" or the hours the screen is dark, such as "
+            + "\"23:00-06:30\""),
+        ("screen_off = \"23:00-06:30-07:00\"", "m.toml:1: `screen_off` must be \"night\" or the hours the screen is dark, "
+            + "such as \"23:00-06:30\""),
+        ("screen_off = true", "m.toml:1: `screen_off` must be a string in quotes"),
+        ("cec_standby = \"yes\"", "m.toml:1: `cec_standby` must be true or false"),
     ])
     func mistakesAreNamed(text: String, message: String) {
         #expect(throws: ConfigurationError.self) { try ConfigurationFile.parse(text, path: "m.toml") }
@@ -237,6 +254,17 @@ import Testing
 
     /// The orientation line's settings: its language, on or off, with the time, the clock, and
     /// when each part of the day begins (the others keep the Day Clock's hours).
+    /// `screen_off`: a range of local times (across midnight, or within a day) or the night.
+    @Test func darkHours() throws {
+        #expect(try ConfigurationFile.parse("screen_off = \"23:00-06:30\"", path: "m.toml").screenOff
+            == .between(start: 23 * 60, end: 6 * 60 + 30))
+        #expect(try ConfigurationFile.parse("screen_off = \"13:00-15:00\"", path: "m.toml").screenOff
+            == .between(start: 13 * 60, end: 15 * 60))
+        #expect(try ConfigurationFile.parse("screen_off = \"night\"", path: "m.toml").screenOff == .night)
+        #expect(try ConfigurationFile.parse("speed = 5", path: "m.toml").screenOff == nil)
+        #expect(try ConfigurationFile.parse("cec_standby = true", path: "m.toml").cecStandby == true)
+    }
+
     @Test func orientationSettings() throws {
         let file = try ConfigurationFile.parse("""
             language = "de"

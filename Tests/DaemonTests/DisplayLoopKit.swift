@@ -152,6 +152,17 @@ final class RecordingScreen: TickerScreen {
 
     /// The last frame's text without the blanks around it.
     var line: String { (shown.last?.line ?? "").trimmingCharacters(in: .whitespaces) }
+
+    /// Whether it is dark, and every change of it with the steady time.
+    private(set) var isDark = false
+    private(set) var darkChanges: [(steady: SteadyInstant, dark: Bool)] = []
+
+    func setDark(_ dark: Bool) -> String {
+        isDark = dark
+        darkChanges.append((clock.steadyTime(), dark))
+        mustRepaint = true
+        return dark ? "powered down (recording)" : ""
+    }
 }
 
 /// A systemd notify socket of the test's own: what the loop tells systemd.
@@ -228,12 +239,13 @@ final class DisplayLoopKit {
     ///   - orientation: the parts of the day and the orientation line (nil: neither, no night).
     ///   - backlight: dimmed at night instead of the colours.
     ///   - reloadSettings: reads the configuration file on a reload.
+    ///   - screenOff: the hours the screen is dark (`screen_off`).
     init(files: [String: String] = [:], at start: String, zone: String = "Europe/Berlin",
          settings: DisplaySettings = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5)),
          showsProblems: Bool = false, watchdog: Nanoseconds? = nil, missing: [Character] = [], log: EventLog? = nil,
          orientation: OrientationSettings? = nil, backlight: Backlight? = nil,
          reloadSettings: (@Sendable () -> ReloadedSettings?)? = nil, sound: SoundSettings? = nil,
-         stateFolder: String? = nil, fetchedRecordings: String? = nil) async throws
+         stateFolder: String? = nil, fetchedRecordings: String? = nil, screenOff: DarkHours? = nil) async throws
     {
         feeds = try TemporaryFolder()
         for (name, text) in files { try feeds.write(name, text) }
@@ -249,7 +261,7 @@ final class DisplayLoopKit {
             environment = ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": String(watchdog / 1000)]
         }
         let folder = feeds.path
-        let schedule = try await Schedule(displayZone: zone, orientation: orientation)
+        let schedule = try await Schedule(displayZone: zone, orientation: orientation, screenOff: screenOff)
         await schedule.load([folder], around: wall)
         let snapshot = await schedule.snapshot(at: wall)
         let (state, mailbox) = (state, mailbox)
@@ -341,11 +353,14 @@ final class DisplayLoopKit {
     }
 }
 
-/// The reasons the loop gave for waking the television, and its asks to take the input back.
+/// The reasons the loop gave for waking the television, its asks to take the input back
+/// ("reclaim") and to put it to standby ("standby: screen_off").
 final class WakeRecorder: TelevisionWaking {
     private let reasons = Mutex<[String]>([])
 
     func wake(because reason: String) { reasons.withLock { $0.append(reason) } }
+
+    func standby(because reason: String) { reasons.withLock { $0.append("standby: " + reason) } }
 
     func reclaimInput() { reasons.withLock { $0.append("reclaim") } }
 

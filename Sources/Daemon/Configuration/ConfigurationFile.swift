@@ -85,6 +85,11 @@ public struct ConfigurationFile: Sendable, Hashable {
     public var cec: CECChoice?
     /// `reclaim_input`: whether marquee takes the television's input back by day (nil: yes).
     public var reclaimInput: Bool?
+    /// `screen_off`: the hours the screen is dark, lit only for a reminder (nil: never dark).
+    public var screenOff: DarkHours?
+    /// `cec_standby`: whether the television is put to standby while the screen is dark
+    /// (nil: no, the picture alone goes dark).
+    public var cecStandby: Bool?
 
     /// How reminders are heard, in the voice of `language`.
     public func soundSettings(language: String) -> SoundSettings {
@@ -413,6 +418,8 @@ public struct ConfigurationFile: Sendable, Hashable {
                 cec = .device(text)
             }
         case "reclaim_input": reclaimInput = try boolean()
+        case "screen_off": screenOff = try Self.darkHours(try string())
+        case "cec_standby": cecStandby = try boolean()
         case "repeat_until_acknowledged":
             repeatUntilAcknowledged = try whole(
                 0...SoundSettings.mostRepeats, "a whole number of repeats from 0 to \(SoundSettings.mostRepeats) (the default is 2)")
@@ -472,7 +479,34 @@ public struct ConfigurationFile: Sendable, Hashable {
         "repeat_until_acknowledged",
         "cec",
         "reclaim_input",
+        "screen_off",
+        "cec_standby",
     ]
+
+    /// The most hours a day `screen_off` may keep the screen dark: more is a range written the
+    /// wrong way round (`06:30-23:00` for the night), and a screen dark all day is a blank one.
+    static let mostDarkHours = 16
+
+    /// `screen_off`'s value: `"night"` or a range of local times such as `"23:00-06:30"`.
+    static func darkHours(_ text: String) throws(TOMLError) -> DarkHours {
+        if text == "night" { return .night }
+        let ends = text.split(separator: "-", omittingEmptySubsequences: false).map { end -> Int? in
+            let parts = end.split(separator: ":").compactMap { Int($0) }
+            guard end.count == 5, parts.count == 2, (0..<24).contains(parts[0]), (0..<60).contains(parts[1]) else { return nil }
+            return parts[0] * 60 + parts[1]
+        }
+        guard ends.count == 2, let start = ends[0], let end = ends[1] else {
+            throw TOMLError("must be \"night\" or the hours the screen is dark, such as \"23:00-06:30\"")
+        }
+        guard start != end else { throw TOMLError("is empty: it begins and ends at \(text.prefix(5)), so the screen would never be dark") }
+        let dark = (end - start + 24 * 60) % (24 * 60)
+        guard dark <= mostDarkHours * 60 else {
+            let written = "\(dark / 60) hours" + (dark % 60 == 0 ? "" : " \(dark % 60) minutes")
+            throw TOMLError("would keep the screen dark \(written) a day (at most \(mostDarkHours)); the first time is when "
+                + "it goes dark: did you mean \"\(text.suffix(5))-\(text.prefix(5))\"?")
+        }
+        return .between(start: start, end: end)
+    }
 }
 
 /// A problem in the configuration file, with where it is.

@@ -132,6 +132,8 @@ public struct StatusReport: Codable, Sendable, Hashable {
     public var sound: SoundStatus?
     /// The television over HDMI-CEC (nil: `cec = "off"`).
     public var television: TelevisionStatus?
+    /// The screen itself: on, dark for `screen_off`, or lit within it (nil: not known yet).
+    public var screen: ScreenStatus?
     public var uptimeSeconds: Int
 
     public struct Lateness: Codable, Sendable, Hashable {
@@ -233,8 +235,9 @@ public struct TelevisionStatus: Codable, Sendable, Hashable {
     public var showingMarquee: Bool?
     /// The input it shows instead (a physical address, `2.0.0.0`).
     public var otherInput: String?
-    /// Why it was last woken (`morning`, `a reminder`…).
+    /// Why it was last woken (`morning`, `a reminder`…), and last put to standby (`screen_off`).
     public var lastWake: String?
+    public var lastStandby: String?
     /// Why it cannot be reached (no adapter, nothing connected, no answer).
     public var problem: String?
 
@@ -289,6 +292,7 @@ final class DisplayState: Sendable {
         var mqtt: MQTTStatus?
         var sound: SoundStatus?
         var television: TelevisionStatus?
+        var screen: ScreenStatus?
         /// Whether a sound device that does not play is among the errors (the carer asked for sound).
         var soundProblemIsError = false
         /// Steady times of the last frames drawn, oldest first overwritten.
@@ -388,8 +392,18 @@ final class DisplayState: Sendable {
         }
     }
 
-    /// Whether a frame was drawn: before it, what is shown is not known yet.
-    var hasDrawn: Bool { shared.withLock { $0.framesDrawn > 0 } }
+    /// Whether what is shown is known: a frame was drawn, or the screen is dark.
+    var hasDrawn: Bool { shared.withLock { $0.framesDrawn > 0 || $0.screen?.state == .dark } }
+
+    /// The screen went dark: nothing is in view, and nothing moves.
+    func darkened() {
+        shared.withLock { state in
+            state.inView = []
+            state.moving = false
+            state.version += 1
+            state.changes += 1
+        }
+    }
 
     /// The status now.
     var report: StatusReport {
@@ -412,6 +426,7 @@ final class DisplayState: Sendable {
         report.mqtt = state.mqtt
         report.sound = state.sound
         report.television = state.television
+        report.screen = state.screen
         let recent = state.frameTimes.filter { $0 > steady - Self.frameRateWindow && $0 <= steady }.count
         report.framesPerSecond = (Double(recent) / (Double(Self.frameRateWindow) / 1e9) * 10).rounded() / 10
         let recorded = state.lateness.prefix(min(state.latenessCount, state.lateness.count)).sorted()

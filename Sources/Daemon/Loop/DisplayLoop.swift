@@ -70,6 +70,10 @@ final class DisplayLoop {
     private var remindersToLook = true
     /// The television over HDMI-CEC, woken when marquee must be seen (nil: `cec = "off"`).
     private let television: (any TelevisionWaking)?
+    /// Whether the screen is dark (`screen_off`) and why, whether it was made dark, and how.
+    private var lighting = ScreenLighting()
+    private var isDark = false
+    private var darkBy: String?
 
     /// - Parameters:
     ///   - snapshot: the messages at the start (the schedule is loaded before the display starts).
@@ -105,6 +109,7 @@ final class DisplayLoop {
         lastPing = steady
         validUntil = WallInstant(snapshot.validUntil.instant)
         isNight = NightPolicy.isNight(snapshot.partOfDay)
+        lighting.follow(darkUntil: snapshot.darkUntil)
         let night = NightPolicy(settings)
         controller = MarqueeController(
             metrics: screen.metrics, configuration: night.marquee(atNight: isNight), origin: steady)
@@ -116,8 +121,9 @@ final class DisplayLoop {
         controller.lineBreaking = UnicodeLineBreaking()
         controller.show(marked(snapshot), settings: settings, at: steady, width: screen.bandWidth)
         screen.showOrientation(snapshot.orientationShown(idleTemplate: settings.idleText))
-        if !isNight { television?.wake(because: "marquee started") }
+        if !isNight, !lighting.isDark(at: lastTurn.wall.instant) { television?.wake(because: "marquee started") }
         publishShown()
+        publishScreen(at: lastTurn.wall)
         publishReminders()
         showProblems()
         tellMissingCharacters()
@@ -176,6 +182,7 @@ final class DisplayLoop {
         }
         screen = next
         dimForTheNight()
+        if isDark { darkBy = next.setDark(true) }
         next.showOrientation(snapshot.orientationShown(idleTemplate: settings.idleText))
         controller.announcementBox = next.announcementBox
         controller.remeasure(with: next.metrics, at: clock.steadyTime(), width: next.bandWidth)
@@ -209,7 +216,11 @@ final class DisplayLoop {
         if wall >= validUntil, !awaitingSchedule { requestMessages(at: wall) }
         hearReminders(at: wall)
         followTheNight(steady: steady, wall: wall)
-        guard drawFrame(at: steady) else { return .finished(0) }
+        followTheDark(at: wall)
+        if !isDark {
+            guard drawFrame(at: steady) else { return .finished(0) }
+        }
+        tellSystemd(at: steady)
         let deadline = nextDeadline(steady: steady, wall: wall)
         // A paced screen (a framebuffer) makes its next frame ready now; a terminal has nothing
         // to make ready, and its frame is not computed twice.
@@ -251,13 +262,15 @@ final class DisplayLoop {
         case .control(.acknowledge):
             acknowledge(at: wall, by: "request")
         case .keyPressed:
-            // Any key acknowledges a reminder sounding; otherwise a key means nothing here.
+            // Any key acknowledges a reminder sounding, and lights a dark screen for a while.
             if reminders?.isWaiting == true { acknowledge(at: wall, by: "a key") }
+            lightByHand(because: "a key", at: wall)
         case .control(.mute):
             mute(true)
         case .control(.unmute):
             mute(false)
         case .control(.wake):
+            lightByHand(because: "a request", at: wall)
             if let television {
                 log?.log(.notice, "waking the television by request")
                 television.wake(because: "a request")
@@ -300,7 +313,7 @@ final class DisplayLoop {
             reloadsInFlight = max(0, reloadsInFlight - 1)
             requestMessages(at: wall)
         case .pictureWanted(let request):
-            request.answer(screen.copyForPicture())
+            request.answer(isDark ? screen.copyForPicture()?.darkened : screen.copyForPicture())
         case .clockStepped, .feedsPartlyRead:
             requestMessages(at: wall)
         case .subscriptionsChanged, .soundReported:
@@ -310,9 +323,11 @@ final class DisplayLoop {
             awaitingSchedule = false
             // A message announced (typed into the box: one sent now) is for someone to see.
             let announced = Set(snapshot.messages.filter { $0.effect == .typewriter }.map(\.text))
-            if answer.messages.contains(where: { $0.effect == .typewriter && !announced.contains($0.text) }) {
+            lighting.follow(darkUntil: answer.darkUntil)
+            if let new = answer.messages.first(where: { $0.effect == .typewriter && !announced.contains($0.text) }) {
+                lighting.light(for: new, because: "an announcement", at: wall.instant)
                 television?.wake(because: "an announcement")
-            } else if !isNight, answer.messages.map(\.text) != snapshot.messages.map(\.text) {
+            } else if !isNight, !lighting.isDark(at: wall.instant), answer.messages.map(\.text) != snapshot.messages.map(\.text) {
                 television?.reclaimInput()
             }
             snapshot = answer
@@ -375,6 +390,11 @@ final class DisplayLoop {
         for due in decisions.play {
             log?.log(.notice, "reminder heard: \"\(due.text)\"" + (due.of > 1 ? " (\(due.number) of \(due.of))" : ""))
             voice?.play(due)
+        }
+        for due in decisions.play {
+            if let message = snapshot.messages.first(where: { $0.text == due.text }) {
+                lighting.light(for: message, because: "a reminder", at: wall.instant)
+            }
         }
         if !decisions.play.isEmpty { television?.wake(because: "a reminder") }
         if decisions.keptChanged { voice?.keep(plan.kept.encoded) }
@@ -465,7 +485,7 @@ final class DisplayLoop {
         let night = NightPolicy.isNight(snapshot.partOfDay)
         guard night != isNight else { return }
         isNight = night
-        if !night { television?.wake(because: "the morning") }
+        if !night, !lighting.isDark(at: wall.instant) { television?.wake(because: "the morning") }
         let marquee = policy.marquee(atNight: night)
         if marquee != controller.configuration { controller.reconfigure(marquee, at: steady) }
         let still = policy.stillsText(atNight: night)
@@ -493,6 +513,53 @@ final class DisplayLoop {
             }
         }
         screen.setShade(shade)
+    }
+
+    // MARK: - The dark screen
+
+    /// Darkens the screen when `screen_off`'s hours begin or a light within them ends (the
+    /// television to standby too, if the carer asked for it), and lights it again when they
+    /// end or something lights it; frames are drawn only while it is lit.
+    private func followTheDark(at wall: WallInstant) {
+        let dark = lighting.isDark(at: wall.instant)
+        guard dark != isDark else { return }
+        isDark = dark
+        if dark {
+            darkBy = screen.setDark(true)
+            state.darkened()
+            let until = lighting.darkUntil.map { " until " + $0.wallClock.clock() } ?? ""
+            log?.log(.notice, "the screen is dark\(until) (screen_off): \(darkBy ?? "")")
+            if settings.televisionStandby { television?.standby(because: "screen_off") }
+        } else {
+            _ = screen.setDark(false)
+            frameDeadline = nil
+            frameGridOrigin = nil
+            if let reason = lighting.litBecause {
+                log?.log(.notice, "the screen is lit for \(reason) within screen_off")
+            } else {
+                log?.log(.notice, "the screen is lit: screen_off ended")
+                television?.wake(because: "the end of screen_off")
+            }
+        }
+        publishScreen(at: wall)
+    }
+
+    /// A key or a request lights a dark screen for a while, and wakes the television for it.
+    private func lightByHand(because reason: String, at wall: WallInstant) {
+        let before = lighting
+        lighting.lightByHand(because: reason, at: wall.instant)
+        guard lighting != before else { return }
+        if isDark, reason == "a key" { television?.wake(because: "a key") }
+        publishScreen(at: wall)
+    }
+
+    /// Tells the status whether the screen is on, dark or lit for a while.
+    private func publishScreen(at wall: WallInstant) {
+        let screenStatus = lighting.status(at: wall.instant, utcOffset: snapshot.utcOffset, darkBy: darkBy)
+        state.update { shared in
+            shared.screen = screenStatus
+            shared.version += 1
+        }
     }
 
     /// Characters of the messages that no font of the screen has, once each: they are left out.
@@ -556,12 +623,16 @@ final class DisplayLoop {
         }
         state.frameDrawn(at: steady, lateness: lateness, moving: frame.isMoving, inView: frame.textsInView,
                          glyphCache: screen.glyphCache, pageFlips: screen.pageFlips)
+        return true
+    }
+
+    /// READY=1 after the first turn (its frame drawn, or the screen dark), and the watchdog.
+    private func tellSystemd(at steady: SteadyInstant) {
         if !ready {
             ready = systemd.send("READY=1")
             systemd.send("STATUS=" + Self.summary(snapshot))
         }
         if let watchdogInterval, steady - lastPing >= watchdogInterval { pingWatchdog(at: steady) }
-        return true
     }
 
     /// Tells systemd's watchdog the display is alive.
@@ -577,7 +648,7 @@ final class DisplayLoop {
     private func nextDeadline(steady: SteadyInstant, wall: WallInstant) -> SteadyInstant? {
         var deadline: SteadyInstant? = awaitingSchedule ? nil : steady + max(0, validUntil - wall)
         func consider(_ candidate: SteadyInstant) { deadline = min(deadline ?? candidate, candidate) }
-        if screen.isShowing, var next = controller.nextFrameChange(after: steady, effectStep: screen.effectStep) {
+        if screen.isShowing, !isDark, var next = controller.nextFrameChange(after: steady, effectStep: screen.effectStep) {
             if let period = screen.framePeriod { next = max(next, nextFrame(after: steady, period: period)) }
             if deadline.map({ next < $0 }) ?? true { frameDeadline = next }
             consider(next)
@@ -588,6 +659,7 @@ final class DisplayLoop {
             consider(steady + (step - wall))
         }
         if let due = reminders?.nextDue { consider(steady + max(0, WallInstant(due) - wall)) }
+        if let dark = lighting.nextChange(after: wall.instant) { consider(steady + max(0, WallInstant(dark) - wall)) }
         return deadline
     }
 

@@ -11,13 +11,17 @@ public struct DisplaySettings: Sendable, Hashable {
     /// For messages without a COLOR of their own.
     public var textColour: Colour?
     public var night: NightSettings
+    /// Whether the television is put to standby while `screen_off` keeps the screen dark
+    /// (`cec_standby`).
+    public var televisionStandby: Bool
 
     public init(marquee: MarqueeConfiguration, idleText: String = "{date}", textColour: Colour? = nil,
-                night: NightSettings = .init()) {
+                night: NightSettings = .init(), televisionStandby: Bool = false) {
         self.marquee = marquee
         self.idleText = idleText
         self.textColour = textColour
         self.night = night
+        self.televisionStandby = televisionStandby
     }
 }
 

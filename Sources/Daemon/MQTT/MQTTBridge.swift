@@ -283,7 +283,8 @@ final class MQTTBridge: Sendable {
             subscriptions: report.subscriptions.map { .init(address: $0.address, lastSuccess: $0.lastSuccess, error: $0.error) },
             muted: report.sound?.muted, lastMissedReminder: report.sound?.lastMissed,
             lastAcknowledgedReminder: report.sound?.lastAcknowledged,
-            television: report.television.map { StateDocument.Television(state: $0.summary, status: $0) }, version: version)
+            television: report.television.map { StateDocument.Television(state: $0.summary, status: $0) },
+            screen: report.screen.map { StateDocument.Screen(state: $0.summary, status: $0) }, version: version)
         return Self.encode(document)
     }
 
@@ -320,11 +321,18 @@ final class MQTTBridge: Sendable {
         var lastAcknowledgedReminder: SoundStatus.Reminder?
         /// The television over HDMI-CEC (nil: `cec = "off"`): its status line and its fields.
         var television: Television?
+        /// The screen itself: on, dark for `screen_off`, or lit within it; its line and fields.
+        var screen: Screen?
         var version: String
 
         struct Television: Codable, Sendable, Hashable {
             var state: String
             var status: TelevisionStatus
+        }
+
+        struct Screen: Codable, Sendable, Hashable {
+            var state: String
+            var status: ScreenStatus
         }
     }
 
@@ -440,7 +448,14 @@ final class MQTTBridge: Sendable {
                 $0.json_attributes_template = "{{ (value_json.lastAcknowledgedReminder or {}) | tojson }}"
                 $0.icon = "mdi:bell-check-outline"
             },
-            entity("button", "wake", "Wake the television") {
+            entity("sensor", "screen_state", "Screen state") {
+                $0.state_topic = topics.state
+                $0.value_template = "{{ (value_json.screen.state if value_json.screen else 'not known yet')[:255] }}"
+                $0.json_attributes_topic = topics.state
+                $0.json_attributes_template = "{{ (value_json.screen.status if value_json.screen else {}) | tojson }}"
+                $0.icon = "mdi:monitor"
+            },
+            entity("button", "wake", "Wake the screen") {
                 $0.command_topic = topics.wakeCommand
                 $0.icon = "mdi:television-play"
             },

@@ -14,9 +14,11 @@ public enum CECChoice: Sendable, Hashable {
     case device(String)
 }
 
-/// What the display loop asks of the television: to be on and show marquee, for a reason.
+/// What the display loop asks of the television: to be on and show marquee, or in standby
+/// while the screen is dark, for a reason.
 protocol TelevisionWaking: Sendable {
     func wake(because reason: String)
+    func standby(because reason: String)
     /// The messages changed while marquee should be seen: if another device took the
     /// television's input, marquee takes it back (`reclaim_input`), a few times an hour at most.
     func reclaimInput()
@@ -34,8 +36,14 @@ final class Television: TelevisionWaking {
     /// How often adapters are looked for while there is none that can be used.
     static let retrySeconds: Int64 = 60
 
+    /// What the loop asked last: the latest request wins.
+    private enum Request {
+        case wake(String)
+        case standby(String)
+    }
+
     private struct Shared {
-        var wakes: [String] = []
+        var request: Request?
         var reclaimAsked = false
         var stopping = false
     }
@@ -74,7 +82,12 @@ final class Television: TelevisionWaking {
 
     /// Turns the television on and to marquee's input, for `reason` (the journal says it).
     func wake(because reason: String) {
-        shared.withLock { $0.wakes.append(reason) }
+        shared.withLock { $0.request = .wake(reason) }
+    }
+
+    /// Puts the television to standby (the screen is dark), for `reason`.
+    func standby(because reason: String) {
+        shared.withLock { $0.request = .standby(reason) }
     }
 
     func reclaimInput() {
@@ -104,7 +117,7 @@ final class Television: TelevisionWaking {
             if adapter == nil {
                 guard now() >= nextLook else {
                     shared.withLock {
-                        $0.wakes.removeAll()
+                        $0.request = nil
                         $0.reclaimAsked = false
                     }
                     usleep(200_000)
@@ -135,13 +148,13 @@ final class Television: TelevisionWaking {
             guard let cec = adapter, var known = state else { continue }
             var fresh = status
             do throws(CECAdapter.Failure) {
-                let (wakes, reclaim) = shared.withLock { shared in
-                    defer { (shared.wakes, shared.reclaimAsked) = ([], false) }
-                    return (shared.wakes, shared.reclaimAsked)
+                let (request, reclaim) = shared.withLock { shared in
+                    defer { (shared.request, shared.reclaimAsked) = (nil, false) }
+                    return (shared.request, shared.reclaimAsked)
                 }
-                if wakes.isEmpty, reclaim, let other = known.otherInput {
+                if request == nil, reclaim, let other = known.otherInput {
                     if known.reclaims(at: now()) {
-                        for answer in known.reclaim { try cec.send(answer.opcode, to: answer.to, operands: answer.operands) }
+                        try say(known.reclaim, on: cec)
                         known.woken()
                         log?.log(.notice, "television: took its input back from \(CECMessage.shown(other))")
                         fresh.lastWake = "taking the input back"
@@ -152,12 +165,21 @@ final class Television: TelevisionWaking {
                     }
                 }
                 if !known.givesUpReclaiming { saidGivingUp = false }
-                if let reason = wakes.last {
-                    for answer in known.wake { try cec.send(answer.opcode, to: answer.to, operands: answer.operands) }
+                switch request {
+                case .wake(let reason)?:
+                    try say(known.wake, on: cec)
                     known.woken()
                     log?.log(.notice, "television woken and switched to marquee (\(reason))")
                     fresh.lastWake = reason
                     nextPoll = now() + Self.afterWakeSeconds
+                case .standby(let reason)?:
+                    try say(known.standby, on: cec)
+                    known.putToStandby()
+                    log?.log(.notice, "television put to standby (\(reason))")
+                    fresh.lastStandby = reason
+                    nextPoll = now() + Self.afterWakeSeconds
+                case nil:
+                    break
                 }
                 if now() >= nextPoll {
                     nextPoll = now() + Self.pollSeconds
@@ -167,7 +189,7 @@ final class Television: TelevisionWaking {
                     unanswered = known.power == .unknown
                 }
                 if let message = try cec.receive(timeoutMilliseconds: 200) {
-                    for answer in known.hear(message) { try cec.send(answer.opcode, to: answer.to, operands: answer.operands) }
+                    try say(known.hear(message), on: cec)
                 }
                 fresh.problem = unanswered ? "it did not answer when asked for its power" : nil
             } catch {
@@ -187,6 +209,11 @@ final class Television: TelevisionWaking {
             fresh.otherInput = known.otherInput.map(CECMessage.shown)
             publish(fresh)
         }
+    }
+
+    /// Sends `answers` in order.
+    private func say(_ answers: [TelevisionState.Answer], on cec: CECAdapter) throws(CECAdapter.Failure) {
+        for answer in answers { try cec.send(answer.opcode, to: answer.to, operands: answer.operands) }
     }
 
     /// The adapter `choice` names, opened and with a logical address; or why there is none.

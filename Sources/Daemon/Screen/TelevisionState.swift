@@ -41,6 +41,20 @@ struct TelevisionState: Sendable, Equatable {
         otherInput = nil
     }
 
+    /// What putting it to standby says on the bus: marquee is no longer the source (Inactive
+    /// Source), and the television goes to standby (Standby, to it alone: other devices on the
+    /// bus are left as they are).
+    var standby: [Answer] {
+        [Answer(opcode: .inactiveSource, to: CECMessage.television, operands: CECMessage.operands(physicalAddress)),
+         Answer(opcode: .standby, to: CECMessage.television)]
+    }
+
+    /// After `standby` went out: marquee is not shown, and another input is nobody's to take back.
+    mutating func putToStandby() {
+        showsMarquee = false
+        otherInput = nil
+    }
+
     /// When marquee took the input back from another device, within the last `reclaimWindow`.
     private var reclaims: [Int64] = []
     /// How many times an hour marquee takes the input back: a device that takes it again each

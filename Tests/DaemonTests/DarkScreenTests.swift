@@ -1,0 +1,161 @@
+import Marquee
+import Schedule
+import Sound
+import TestSupport
+import Testing
+
+@testable import Daemon
+
+/// `screen_off`: the screen dark for the hours a carer set, lit within them for a reminder, a
+/// key or a request, and what the status and the television are told — on the loop kit's
+/// manual clock, with a screen that records when it went dark.
+@Suite struct DarkScreenTests {
+    static let overnight = DarkHours.between(start: 23 * 60, end: 6 * 60 + 30)
+    static let standing = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5), televisionStandby: true)
+
+    func message(ending end: String) -> Message {
+        Message(text: "Pills", start: ZonedTime(instant: instant("2026-11-24T02:00:00+01:00"), utcOffset: 3600),
+                end: ZonedTime(instant: instant(end), utcOffset: 3600), source: "a.ics", uid: "pills", kind: .alarm,
+                priority: 0, color: nil, effect: nil)
+    }
+
+    /// The rules alone: a key lights for five minutes; a reminder while its message shows and a
+    /// minute more, at most ten minutes and that minute; a later light is kept; nothing lights
+    /// the day, and what lit the dark goes with it.
+    @Test func whatLightsTheDark() {
+        var lighting = ScreenLighting()
+        let now = instant("2026-11-24T02:00:00+01:00")
+        lighting.lightByHand(because: "a key", at: now)
+        #expect(!lighting.isDark(at: now) && lighting.litUntil == nil)
+        lighting.follow(darkUntil: ZonedTime(instant: instant("2026-11-24T06:30:00+01:00"), utcOffset: 3600))
+        #expect(lighting.isDark(at: now))
+        lighting.lightByHand(because: "a key", at: now)
+        #expect(!lighting.isDark(at: now + 299) && lighting.isDark(at: now + 300))
+        #expect(lighting.nextChange(after: now) == now + 300)
+        lighting.light(for: message(ending: "2026-11-24T02:02:00+01:00"), because: "a reminder", at: now)
+        #expect(lighting.litUntil == now + 300 && lighting.litBecause == "a key")
+        lighting.light(for: message(ending: "2026-11-24T04:00:00+01:00"), because: "a reminder", at: now)
+        #expect(lighting.litUntil == now + 660 && lighting.litBecause == "a reminder")
+        #expect(lighting.nextChange(after: now + 660) == nil)
+        lighting.follow(darkUntil: nil)
+        #expect(lighting.litUntil == nil && !lighting.isDark(at: now))
+    }
+
+    @Test(arguments: [
+        (ScreenStatus(state: .on), "on"),
+        (ScreenStatus(state: .dark, darkUntil: "2026-11-24T06:30:00+01:00", darkBy: "powered down (DPMS)"),
+         "dark until 06:30 (screen_off)"),
+        (ScreenStatus(state: .lit, until: "2026-11-24T02:11:00+01:00", litBecause: "a reminder",
+                      darkUntil: "2026-11-24T06:30:00+01:00"),
+         "lit for a reminder until 02:11, then dark until 06:30 (screen_off)"),
+    ])
+    func theStatusLine(status: ScreenStatus, line: String) {
+        #expect(status.summary == line)
+    }
+
+    /// Through a night: dark at 23:00 (the television to standby, no frames drawn, systemd's
+    /// watchdog still fed), lit by a key for five minutes and by a request, then dark again,
+    /// and lit at 06:30 with the television woken.
+    @Test func throughANight() async throws {
+        let kit = try await DisplayLoopKit(
+            files: ["a.ics": calendar(event("UID:d", "DTSTART:20261123T120000Z", "DURATION:PT48H", "SUMMARY:Visit on Sunday"))],
+            at: "2026-11-23T22:59:58+01:00", settings: Self.standing, watchdog: 30_000_000_000,
+            orientation: OrientationSettings(), screenOff: Self.overnight)
+        #expect(!kit.screen.isDark && kit.state.report.screen?.state == .on)
+        await kit.advance(seconds: 3)
+        #expect(kit.screen.isDark)
+        #expect(kit.television.woken == ["standby: screen_off"])
+        let report = kit.state.report
+        #expect(report.screen?.summary == "dark until 06:30 (screen_off)")
+        #expect(report.screen?.darkBy == "powered down (recording)")
+        #expect(report.onScreen.isEmpty && !report.moving && report.showing == ["Visit on Sunday"])
+        let frames = kit.screen.shown.count
+        let pings = kit.notifications.filter { $0.message == "WATCHDOG=1" }.count
+        await kit.advance(seconds: 3_600)
+        #expect(kit.screen.shown.count == frames)
+        #expect(kit.notifications.filter { $0.message == "WATCHDOG=1" }.count >= pings + 100)
+
+        await kit.post(.keyPressed)
+        #expect(!kit.screen.isDark && kit.television.woken.last == "a key")
+        #expect(kit.state.report.screen?.summary == "lit for a key until 00:05, then dark until 06:30 (screen_off)")
+        await kit.advance(seconds: 1)
+        #expect(kit.screen.shown.count > frames && kit.screen.line.contains("Visit on Sunday"))
+        #expect(kit.screen.shown[frames].fullRepaint)
+        await kit.advance(seconds: 299)
+        #expect(kit.screen.isDark && kit.television.woken.last == "standby: screen_off")
+
+        await kit.post(.control(.wake))
+        #expect(!kit.screen.isDark && kit.television.woken.last == "a request")
+        #expect(kit.state.report.screen?.litBecause == "a request")
+
+        await kit.advance(seconds: 6 * 3_600 + 30 * 60)
+        #expect(!kit.screen.isDark)
+        #expect(kit.television.woken.last == "the end of screen_off")
+        #expect(kit.state.report.screen?.state == .on)
+        #expect(kit.screen.darkChanges.map(\.dark) == [true, false, true, false, true, false])
+    }
+
+    /// Started within the dark hours: dark from the first turn, nothing drawn, ready for
+    /// systemd all the same, the television not woken; and the carer's picture is black.
+    @Test func startedInTheDark() async throws {
+        let kit = try await DisplayLoopKit(
+            at: "2026-11-24T02:00:00+01:00", settings: Self.standing, watchdog: 30_000_000_000,
+            orientation: OrientationSettings(), screenOff: Self.overnight)
+        #expect(kit.screen.isDark && kit.screen.shown.isEmpty)
+        #expect(kit.notifications.contains { $0.message == "READY=1" })
+        #expect(kit.television.woken == ["standby: screen_off"])
+        #expect(kit.state.report.screen?.state == .dark)
+        // What is shown is known (dark): the broker hears it without waiting for a frame.
+        #expect(kit.state.hasDrawn)
+    }
+
+    /// Without `cec_standby` the picture goes dark and the television is left alone.
+    @Test func theTelevisionLeftOnUnlessAsked() async throws {
+        let kit = try await DisplayLoopKit(at: "2026-11-24T02:00:00+01:00", orientation: OrientationSettings(),
+                                           screenOff: Self.overnight)
+        #expect(kit.screen.isDark && kit.television.woken.isEmpty)
+    }
+
+    /// A reload that sets `screen_off` takes effect at once; one that removes it lights the
+    /// screen.
+    @Test func aReloadChangesTheHours() async throws {
+        let kit = try await DisplayLoopKit(at: "2026-11-24T02:00:00+01:00", orientation: OrientationSettings(),
+                                           screenOff: Self.overnight)
+        #expect(kit.screen.isDark)
+        let settings = DisplaySettings(marquee: MarqueeConfiguration(charactersPerSecond: 5))
+        await kit.post(.settingsRead(ReloadedSettings(display: settings, schedule: ScheduleSettings(
+            displayZone: "Europe/Berlin", words: CalendarWords(), orientation: OrientationSettings(),
+            defaultEventDuration: 3_600))))
+        #expect(!kit.screen.isDark && kit.state.report.screen?.state == .on)
+        await kit.post(.settingsRead(ReloadedSettings(display: settings, schedule: ScheduleSettings(
+            displayZone: "Europe/Berlin", words: CalendarWords(), orientation: OrientationSettings(),
+            defaultEventDuration: 3_600, screenOff: .night))))
+        #expect(kit.screen.isDark && kit.state.report.screen?.summary == "dark until 07:00 (screen_off)")
+    }
+}
+
+/// A reminder heard within the dark hours (an urgent one: the night keeps the others for the
+/// morning) lights the screen while its message shows and a minute more, and wakes the
+/// television; then the screen is dark again.
+@Suite(.tier(.live)) struct DarkScreenReminderTests {
+    @Test func aReminderLightsTheDark() async throws {
+        let folder = try TemporaryFolder()
+        let feed = calendar(event("UID:pills", "DTSTART:20261124T010000Z", "DURATION:PT5M", "SUMMARY:Pills",
+                                  "PRIORITY:1", "X-MARQUEE-SPEAK:YES"))
+        var sound = SoundSettings(device: "file:FILE=\(folder.path)/played.wav,FORMAT=wav", repeatUntilAcknowledged: 0)
+        sound.language = "en"
+        let kit = try await DisplayLoopKit(
+            files: ["a.ics": feed], at: "2026-11-24T01:59:58+01:00", settings: DarkScreenTests.standing,
+            orientation: OrientationSettings(), sound: sound, stateFolder: folder.path, screenOff: DarkScreenTests.overnight)
+        #expect(kit.screen.isDark)
+        await kit.advance(seconds: 3)
+        #expect(!kit.screen.isDark)
+        #expect(kit.television.woken == ["standby: screen_off", "a reminder"])
+        #expect(kit.state.report.screen?.summary == "lit for a reminder until 02:06, then dark until 06:30 (screen_off)")
+        await kit.advance(seconds: 1)
+        #expect(kit.screen.line.contains("Pills"))
+        await kit.advance(seconds: 6 * 60)
+        #expect(kit.screen.isDark && kit.television.woken.last == "standby: screen_off")
+        kit.voice?.finish()
+    }
+}
