@@ -89,7 +89,9 @@ struct StatusCommand: ParsableCommand {
             for text in status.showing { say("  \(text)  (nothing scheduled)") }
         }
         for message in status.messages {
-            say("  \(message.text)  (\(status.onScreen.contains(message.text) ? "on screen now" : "next on the band"))")
+            let place = status.screen?.state == .dark ? "the screen is dark"
+                : status.onScreen.contains(message.text) ? "on screen now" : "next on the band"
+            say("  \(message.text)  (\(place))")
             say("      \(message.kind) until \(message.end) · \(message.source)")
         }
         if let more = status.messagesNotListed { say("  … and \(more) more active messages") }

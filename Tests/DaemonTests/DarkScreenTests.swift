@@ -48,6 +48,9 @@ import Testing
         (ScreenStatus(state: .lit, until: "2026-11-24T02:11:00+01:00", litBecause: "a reminder",
                       darkUntil: "2026-11-24T06:30:00+01:00"),
          "lit for a reminder until 02:11, then dark until 06:30 (screen_off)"),
+        (ScreenStatus(state: .lit, until: "2026-11-24T06:30:00+01:00", litBecause: "a key",
+                      darkUntil: "2026-11-24T06:30:00+01:00"),
+         "lit for a key; screen_off ends at 06:30"),
     ])
     func theStatusLine(status: ScreenStatus, line: String) {
         #expect(status.summary == line)
@@ -88,11 +91,20 @@ import Testing
         #expect(!kit.screen.isDark && kit.television.woken.last == "a request")
         #expect(kit.state.report.screen?.litBecause == "a request")
 
-        await kit.advance(seconds: 6 * 3_600 + 30 * 60)
+        // Lit by hand as the hours end: the status follows the end all the same.
+        await kit.advance(seconds: 6 * 3_600 + 22 * 60)
+        #expect(kit.screen.isDark)
+        await kit.post(.control(.wake))
+        #expect(kit.state.report.screen?.summary == "lit for a request; screen_off ends at 06:30")
+        await kit.advance(seconds: 10 * 60)
         #expect(!kit.screen.isDark)
-        #expect(kit.television.woken.last == "the end of screen_off")
         #expect(kit.state.report.screen?.state == .on)
         #expect(kit.screen.darkChanges.map(\.dark) == [true, false, true, false, true, false])
+        // The end of the hours wakes the television when it was dark then.
+        await kit.advance(seconds: 16 * 3_600 + 30 * 60)
+        #expect(kit.screen.isDark && kit.television.woken.last == "standby: screen_off")
+        await kit.advance(seconds: 7 * 3_600 + 30 * 60)
+        #expect(!kit.screen.isDark && kit.television.woken.last == "the end of screen_off")
     }
 
     /// Started within the dark hours: dark from the first turn, nothing drawn, ready for

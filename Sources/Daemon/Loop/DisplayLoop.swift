@@ -72,6 +72,8 @@ final class DisplayLoop {
     private let television: (any TelevisionWaking)?
     /// Whether the screen is dark (`screen_off`) and why, whether it was made dark, and how.
     private var lighting = ScreenLighting()
+    /// The lighting the status was last told of.
+    private var publishedLighting: ScreenLighting?
     private var isDark = false
     private var darkBy: String?
 
@@ -522,7 +524,10 @@ final class DisplayLoop {
     /// end or something lights it; frames are drawn only while it is lit.
     private func followTheDark(at wall: WallInstant) {
         let dark = lighting.isDark(at: wall.instant)
-        guard dark != isDark else { return }
+        guard dark != isDark else {
+            if lighting != publishedLighting { publishScreen(at: wall) }
+            return
+        }
         isDark = dark
         if dark {
             darkBy = screen.setDark(true)
@@ -555,6 +560,7 @@ final class DisplayLoop {
 
     /// Tells the status whether the screen is on, dark or lit for a while.
     private func publishScreen(at wall: WallInstant) {
+        publishedLighting = lighting
         let screenStatus = lighting.status(at: wall.instant, utcOffset: snapshot.utcOffset, darkBy: darkBy)
         state.update { shared in
             shared.screen = screenStatus

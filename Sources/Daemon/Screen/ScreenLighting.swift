@@ -59,7 +59,8 @@ struct ScreenLighting: Equatable {
         func shown(_ instant: Instant) -> String { ZonedTime(instant: instant, utcOffset: utcOffset).rfc3339 }
         guard let darkUntil else { return ScreenStatus(state: .on) }
         if !isDark(at: now), let litUntil {
-            return ScreenStatus(state: .lit, until: shown(litUntil), litBecause: litBecause, darkUntil: darkUntil.rfc3339)
+            return ScreenStatus(state: .lit, until: shown(min(litUntil, darkUntil.instant)), litBecause: litBecause,
+                                darkUntil: darkUntil.rfc3339)
         }
         return ScreenStatus(state: .dark, darkUntil: darkUntil.rfc3339, darkBy: darkBy)
     }
@@ -94,14 +95,15 @@ public struct ScreenStatus: Codable, Sendable, Hashable {
     }
 
     /// "on", "dark until 06:30 (screen_off)", "lit for a reminder until 23:41, then dark until
-    /// 06:30 (screen_off)".
+    /// 06:30 (screen_off)", "lit for a key; screen_off ends at 06:30".
     public var summary: String {
         func clock(_ rfc3339: String?) -> String { rfc3339.map { String($0.dropFirst(11).prefix(5)) } ?? "?" }
+        let lit = "lit for \(litBecause ?? "a while")"
         switch state {
         case .on: return "on"
         case .dark: return "dark until \(clock(darkUntil)) (screen_off)"
-        case .lit:
-            return "lit for \(litBecause ?? "a while") until \(clock(until)), then dark until \(clock(darkUntil)) (screen_off)"
+        case .lit where until == darkUntil: return "\(lit); screen_off ends at \(clock(darkUntil))"
+        case .lit: return "\(lit) until \(clock(until)), then dark until \(clock(darkUntil)) (screen_off)"
         }
     }
 }
