@@ -1,0 +1,70 @@
+"""A bedroom's screen: `screen_off` on the installed unit. Within the hours the connector's DPMS
+reads Off, the glass is black and the television (vivid's, answered by cec-follower, as in the
+television scenario) is put to standby; a message announced lights the screen and wakes the
+television, and the end of the light darkens both again; the end of the hours lights the screen
+and wakes the television. The guest's clock is set to move through the night."""
+import time
+
+from kiosk.harness import check_picture, status_report, wait_until
+from screenshots import band_rows
+
+# The connected connector's DPMS, as the kernel says it.
+DPMS = "for c in /sys/class/drm/card*-*; do [ \"$(cat $c/status)\" = connected ] && cat $c/dpms; done"
+POWER = "cec-ctl -d /dev/cec1 --to 0 --give-device-power-status | grep -q 'pwr-state: {}'"
+
+
+def screen(guest):
+    return status_report(guest).get("screen") or {}
+
+
+def brightest(guest, label):
+    """The brightest pixel on the glass now (0 to 255)."""
+    _, _, rows = guest.screenshot(label)
+    return max(max(row) for row in rows)
+
+
+def run(kiosk, box):
+    guest, name = box.guest, box.name
+    guest.run("cec-ctl -d /dev/cec0 --tv --osd-name TV >/dev/null && "
+              "(setsid cec-follower -d /dev/cec0 >/var/log/cec-follower.log 2>&1 &) && sleep 1", timeout=60)
+    guest.run("cp /etc/marquee/marquee.toml /root/marquee.toml.before && "
+              "printf 'screen_off = \"23:00-06:30\"\\ncec_standby = true\\n' >> /etc/marquee/marquee.toml && "
+              "date -s '2026-11-24 23:30:00' >/dev/null && systemctl reload marquee")
+    dark = wait_until(guest, f"[ \"$({DPMS})\" = Off ]", 20)
+    standby = wait_until(guest, POWER.format("standby"), 30)
+    black = brightest(guest, "dark")
+    _, line = guest.run("marquee status | grep -E '^screen|^television'")
+    kiosk.check(dark is not None and black <= 8 and standby is not None and "screen: dark until 06:30" in line,
+                f"{name}: within screen_off the connector's DPMS is Off in {dark} s, the glass black (brightest "
+                f"pixel {black}), the television in standby in {standby} s ({' / '.join(line.strip().splitlines())})")
+    _, journal = guest.run("journalctl -b -u marquee -o cat --no-pager | grep -E 'screen is dark|standby' | tail -2")
+    kiosk.check("the screen is dark until 06:30 (screen_off): powered down (DPMS)" in journal,
+                f"{name}: the journal says how the screen went dark ({' / '.join(journal.strip().splitlines())})")
+    # A message announced lights it and wakes the television; the picture is the ticker again.
+    guest.run("marquee show 'Your daughter is on her way' --minutes 2")
+    lit = wait_until(guest, f"[ \"$({DPMS})\" = On ]", 20)
+    woken = wait_until(guest, POWER.format("on"), 30)
+    time.sleep(2)
+    _, _, rows = guest.screenshot("lit-for-an-announcement")
+    status = screen(guest)
+    kiosk.check(lit is not None and woken is not None and len(band_rows(rows)) > 10 and status.get("state") == "lit"
+                and status.get("litBecause") == "an announcement",
+                f"{name}: a message announced lights the screen in {lit} s (DPMS On, {len(band_rows(rows))} rows of "
+                f"text in the band) and wakes the television in {woken} s ({status})")
+    # Ten minutes on, the light is over: dark again, and the television to standby.
+    guest.run("date -s '2026-11-24 23:45:00' >/dev/null")
+    again = wait_until(guest, f"[ \"$({DPMS})\" = Off ]", 20)
+    asleep = wait_until(guest, POWER.format("standby"), 30)
+    kiosk.check(again is not None and asleep is not None and brightest(guest, "dark-again") <= 8,
+                f"{name}: after the message and its minute, dark again in {again} s and the television in standby "
+                f"in {asleep} s")
+    # The end of the hours: lit, the television woken, the ticker moving.
+    guest.run("marquee show --clear; date -s '2026-11-25 06:29:58' >/dev/null")
+    morning = wait_until(guest, f"[ \"$({DPMS})\" = On ]", 20)
+    awake = wait_until(guest, POWER.format("on"), 30)
+    _, line = guest.run("marquee status | grep -E '^screen|^television'")
+    kiosk.check(morning is not None and awake is not None and "screen: on" in line,
+                f"{name}: at 06:30 the screen is lit in {morning} s and the television woken in {awake} s "
+                f"({' / '.join(line.strip().splitlines())})")
+    check_picture(kiosk, guest, "after-screen-off")
+    guest.run("cp /root/marquee.toml.before /etc/marquee/marquee.toml && systemctl reload marquee; pkill cec-follower")
