@@ -35,6 +35,9 @@ final class Television: TelevisionWaking {
     static let afterWakeSeconds: Int64 = 3
     /// How often adapters are looked for while there is none that can be used.
     static let retrySeconds: Int64 = 60
+    /// How many times a wake or a standby is sent before it is given up (a television that
+    /// was reconfiguring its own adapter, a bus error), `afterWakeSeconds` apart.
+    static let attempts = 3
 
     /// What the loop asked last: the latest request wins.
     private enum Request {
@@ -104,6 +107,8 @@ final class Television: TelevisionWaking {
         var saidMissing: String?
         var saidGivingUp = false
         var unanswered = false
+        /// A request whose message failed, to be sent again.
+        var retry: (request: Request, attempts: Int, at: Int64)?
         func now() -> Int64 { readClock(CLOCK_MONOTONIC) / 1_000_000_000 }
         func publish(_ fresh: TelevisionStatus) {
             guard fresh != status else { return }
@@ -147,11 +152,13 @@ final class Television: TelevisionWaking {
             }
             guard let cec = adapter, var known = state else { continue }
             var fresh = status
+            let (asked, reclaim) = shared.withLock { shared in
+                defer { (shared.request, shared.reclaimAsked) = (nil, false) }
+                return (shared.request, shared.reclaimAsked)
+            }
+            if asked != nil { retry = nil }
+            let request = asked ?? retry.flatMap { now() >= $0.at ? $0.request : nil }
             do throws(CECAdapter.Failure) {
-                let (request, reclaim) = shared.withLock { shared in
-                    defer { (shared.request, shared.reclaimAsked) = (nil, false) }
-                    return (shared.request, shared.reclaimAsked)
-                }
                 if request == nil, reclaim, let other = known.otherInput {
                     if known.reclaims(at: now()) {
                         try say(known.reclaim, on: cec)
@@ -181,8 +188,11 @@ final class Television: TelevisionWaking {
                 case nil:
                     break
                 }
+                if request != nil { retry = nil }
                 if now() >= nextPoll {
                     nextPoll = now() + Self.pollSeconds
+                    // The box moved to another input, or the television's side was unplugged.
+                    if let moved = cec.movedTo() { throw moved }
                     let reported = try cec.send(.giveDevicePowerStatus, to: CECMessage.television, reply: .reportPowerStatus)
                     known.power = reported.flatMap(TelevisionPower.init(reported:)) ?? .unknown
                     if known.power == .goingOn || known.power == .goingToStandby { nextPoll = now() + Self.afterWakeSeconds }
@@ -196,9 +206,14 @@ final class Television: TelevisionWaking {
                 // A television that does not answer is not called off: its power is not known.
                 known.power = .unknown
                 fresh.problem = error.description
+                if let request {
+                    let attempts = (retry?.attempts ?? 0) + 1
+                    retry = attempts < Self.attempts ? (request, attempts, now() + Self.afterWakeSeconds) : nil
+                    if retry == nil { log?.log(.warning, "television: \(error); given up after \(attempts) attempts") }
+                }
                 if error.isAdapterGone {
                     log?.log(.warning, "\(error); looking for an HDMI-CEC adapter again")
-                    (adapter, nextLook) = (nil, now() + Self.retrySeconds)
+                    (adapter, nextLook) = (nil, now())
                     fresh.adapter = nil
                 }
                 usleep(200_000)

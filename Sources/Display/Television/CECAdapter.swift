@@ -18,7 +18,7 @@ public final class CECAdapter {
     /// Why an adapter cannot be used, or a message was not sent.
     public struct Failure: Error, CustomStringConvertible, Equatable {
         public var description: String
-        /// The adapter is gone (a USB adapter pulled out): it is to be looked for again.
+        /// The adapter is gone (a USB adapter pulled out) or moved: it is to be looked for again.
         public var isAdapterGone = false
     }
 
@@ -84,6 +84,17 @@ public final class CECAdapter {
         }
         guard reply != nil, received & UInt8(CEC_RX_STATUS_OK) != 0 else { return nil }
         return Array(answer.prefix(Int(answerLength)))
+    }
+
+    /// Why the adapter must be opened again (nil: it is as it was opened): the box is at
+    /// another physical address (plugged into another input), or at none (the television's
+    /// side unplugged).
+    public func movedTo() -> Failure? {
+        var address: UInt16 = 0xFFFF
+        guard mq_cec_physical_address(descriptor, &address) == 0 else { return failure("cannot read its physical address") }
+        guard address != physicalAddress else { return nil }
+        return Failure(description: address == 0xFFFF ? "\(path): nothing is connected to its HDMI port any more"
+                           : "\(path): the box is now at \(CECMessage.shown(address))", isAdapterGone: true)
     }
 
     /// Why a call failed, from `errno`.
