@@ -104,6 +104,19 @@ struct MQTTTests {
             return reported?["state"] as? String == "in standby"
                 && (reported?["status"] as? [String: Any])?["power"] as? String == "standby"
         })
+        // The screen likewise: dark for screen_off, its line the state, its fields attributes.
+        let screen = try json(try broker.retained("homeassistant/sensor/\(node)/screen_state/config"))
+        #expect(screen["state_topic"] as? String == topic + "/state" && screen["json_attributes_topic"] as? String == topic + "/state")
+        state.update {
+            $0.screen = ScreenStatus(state: .dark, darkUntil: "2026-11-24T06:30:00+01:00", darkBy: "powered down (DPMS)")
+            $0.version += 1
+        }
+        #expect(try await eventually {
+            let changed = try json(try broker.retained(topic + "/state"))
+            let reported = changed["screen"] as? [String: Any]
+            return reported?["state"] as? String == "dark until 06:30 (screen_off)"
+                && (reported?["status"] as? [String: Any])?["darkBy"] as? String == "powered down (DPMS)"
+        })
 
         await mqtt.stop()
         #expect(try broker.retained(topic + "/availability") == "offline")
@@ -667,6 +680,41 @@ struct MQTTTests {
         await picture.use(DisplaySettings(marquee: MarqueeConfiguration(), idleText: "Nothing today"), style: larger)
         let second = try #require(await look())
         #expect(second != first)
+        #expect(await look() == nil)
+    }
+}
+
+/// A reload read while a picture is being drawn (the actor awaits the display loop's answer):
+/// the picture drawn is the old settings', so the next look draws the new ones. (It was
+/// taken as current, and the new style waited for the text to change.)
+@Suite struct ScreenPictureReentrancyTests {
+    @Test func aReloadDuringADrawingIsDrawnNext() async throws {
+        let clock = ManualClock(wall: instant("2026-11-23T21:50:00+01:00"))
+        let state = DisplayState(clock: clock)
+        let mailbox = EventMailbox()
+        let picture = ScreenPicture(schedule: try await Schedule(displayZone: "Europe/Berlin"),
+                                    settings: DisplaySettings(marquee: MarqueeConfiguration()), style: FramebufferStyle(),
+                                    displayStartedAt: clock.wallTime(), mailbox: mailbox)
+        func look() async -> [UInt8]? {
+            await picture.pictureIfDue(changes: state.changes, at: clock.wallTime(), report: { state.report })
+        }
+        let first = Task { await look() }
+        var asked: PictureRequest?
+        while asked == nil {
+            for case .pictureWanted(let request) in mailbox.take() { asked = request }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        await picture.use(DisplaySettings(marquee: MarqueeConfiguration(), idleText: "Nothing today"), style: nil)
+        asked?.answer(nil)
+        _ = await first.value
+        let answering = Task {
+            while !Task.isCancelled {
+                for case .pictureWanted(let request) in mailbox.take() { request.answer(nil) }
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+        }
+        defer { answering.cancel() }
+        #expect(await look() != nil, "the reload's settings are drawn")
         #expect(await look() == nil)
     }
 }

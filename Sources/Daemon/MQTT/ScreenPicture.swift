@@ -36,6 +36,9 @@ actor ScreenPicture {
     }
 
     private var looked: Look?
+    /// Counts the settings `use` was given: a picture drawn while they changed (the actor
+    /// takes `use` while it awaits the loop's answer) is not the one they ask for.
+    private var settingsChanges = 0
     /// What the last picture shows, and when it was drawn.
     private var drawn: (look: Look, at: ContinuousClock.Instant)?
     /// When drawing last failed (a font file gone): tried again `movingInterval` later, not at
@@ -61,6 +64,7 @@ actor ScreenPicture {
         self.settings = settings
         if let style { self.style = style }
         (drawn, failed) = (nil, nil)
+        settingsChanges += 1
     }
 
     /// A new picture if one is due (nil: the last still holds): the messages or the pause
@@ -78,13 +82,14 @@ actor ScreenPicture {
            drawn.look.paused == look.paused, drawn.look.orientation == look.orientation,
            !look.moving || now - drawn.at < Self.movingInterval { return nil }
         if let failed, now - failed < Self.movingInterval { return nil }
+        let settingsDrawn = settingsChanges
         do {
             let picture = try await draw(at: wall, paused: look.paused)
-            (drawn, failed) = ((look, now), nil)
+            if settingsChanges == settingsDrawn { (drawn, failed) = ((look, now), nil) }
             if saidFailure.take() != nil { log?.log(.notice, "MQTT: the screen's picture is drawn again") }
             return picture
         } catch {
-            failed = now
+            if settingsChanges == settingsDrawn { failed = now }
             let said = "\(error)"
             if saidFailure != said {
                 saidFailure = said
