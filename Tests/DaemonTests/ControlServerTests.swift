@@ -186,6 +186,24 @@ import Testing
         withExtendedLifetime(running) {}
     }
 
+    /// A client still connected when the server goes (the display shutting down) is answered:
+    /// its handlers keep what serves it. (They held it unowned: reading freed memory.)
+    @Test func aClientConnectedWhenTheServerGoesIsAnswered() throws {
+        let waiting: ControlConnection
+        do {
+            let running = try server()
+            waiting = try client()
+            waiting.send("{\"type\":\"sta")
+            // Answered after the first: the first was taken in before.
+            #expect(try ask("{\"type\":\"status\"}\n").contains("\"ok\":true"))
+            withExtendedLifetime(running) {}
+        }
+        // The listener's cancellation runs on the server's queue: give it the time it takes.
+        usleep(100_000)
+        waiting.send("tus\"}\n")
+        #expect(waiting.reply().contains("\"ok\":true"))
+    }
+
     /// Over the limit of clients served at once, each gets the documented reply, not a reset.
     @Test func tooManyClientsAreToldSo() throws {
         let running = try server()

@@ -197,9 +197,11 @@ private final class Clients: @unchecked Sendable {
         let source = DispatchSource.makeReadSource(fileDescriptor: client, queue: queue)
         let timer = DispatchSource.makeTimerSource(queue: queue)
         clients[client] = Client(source: source, timer: timer, refused: clients.count >= ControlServer.maximumClients)
-        source.setEventHandler { [unowned self] in self.read(client) }
+        // The handlers keep the clients while their connection lasts: the server may be gone
+        // (shutting down) while a client is still connected, and each ends within 2 s.
+        source.setEventHandler { [self] in read(client) }
         source.setCancelHandler { close(client) }
-        timer.setEventHandler { [unowned self] in
+        timer.setEventHandler { [self] in
             if clients[client]?.reply == nil {
                 respond(client, ControlReply(ok: false, error: "no request within 2 seconds"))
             } else {
@@ -303,7 +305,7 @@ private final class Clients: @unchecked Sendable {
         flush(client)
         guard let pending = clients[client]?.reply, !pending.isEmpty, clients[client]?.writer == nil else { return }
         let writer = DispatchSource.makeWriteSource(fileDescriptor: client, queue: queue)
-        writer.setEventHandler { [unowned self] in self.flush(client) }
+        writer.setEventHandler { [self] in flush(client) }
         clients[client]?.writer = writer
         writer.resume()
     }
