@@ -1,5 +1,10 @@
 import Display
+import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @testable import Daemon
 
@@ -43,5 +48,30 @@ import Testing
         #expect(OutputChoice.decide(.framebuffer, device: "/dev/fb1", console: nil).targets == [.framebuffer])
         #expect(OutputChoice.decide(.kms, device: nil, console: nil).targets == [.kms])
         #expect(OutputChoice.decide(.terminal, device: nil, console: (1, .root)).targets == [.terminal])
+    }
+}
+
+/// Before a screen is opened again (a device went away): the devices that are there are waited
+/// for until they open, those that are not are not (a box without fbdev has no /dev/fb0: each
+/// unplug waited 10 s for it on the render thread), and a stop ends the wait and stays for the
+/// loop.
+@Suite(.temporaryFolders) struct DeviceWaitTests {
+    @Test func aDeviceThatIsNotThereIsNotWaitedFor() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("card0", "")
+        let mailbox = EventMailbox()
+        #expect(waitForDevices([folder.path + "/fb0", folder.path + "/card0"], mailbox: mailbox) == 0)
+    }
+
+    @Test func aStopEndsTheWait() throws {
+        let folder = try TemporaryFolder()
+        // A folder is there and never opens for writing: a device whose group is not set yet.
+        let unopenable = folder.path
+        let mailbox = EventMailbox()
+        mailbox.post(.control(.pause))
+        mailbox.post(.stop(signal: SIGTERM))
+        #expect(waitForDevices([unopenable], mailbox: mailbox) == 0)
+        let kept = mailbox.take()
+        #expect(kept.count == 2 && kept.contains { if case .stop = $0 { true } else { false } })
     }
 }

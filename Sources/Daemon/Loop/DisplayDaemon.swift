@@ -176,7 +176,9 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     }
     sources.start("notice the clock being set",
                   otherwise: "after an NTP step or `date -s` the messages follow at their next change, not at once") {
-        try ClockChangeWatcher { mailbox.post(.clockStepped) }
+        try ClockChangeWatcher { mailbox.post(.clockStepped) } onFailure: { problem in
+            log.log(.warning, "\(problem); the clock being set is noticed at the display's next turn, not at once")
+        }
     }
     if configuration.sound.map({ $0.speak != .off }) == true {
         sources.start("read the keyboards and buttons of the box (/dev/input)",
@@ -216,7 +218,7 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             reloadSettings: reloadSettings, showsProblems: !log.isEnabled,
             backlight: findBacklight(configuration, log: log), reminders: reminders, voice: voice, television: television)
         return loop.run(mailbox: mailbox) {
-            waitForDevices(configuration.device.map { [$0] } ?? ["/dev/fb0"] + drmCardPaths())
+            waitForDevices(configuration.device.map { [$0] } ?? ["/dev/fb0"] + drmCardPaths(), mailbox: mailbox)
             return openScreen(configuration, log: log)
         }
     }
@@ -407,16 +409,26 @@ private func findBacklight(_ configuration: DaemonConfiguration, log: EventLog) 
 
 /// After a framebuffer went away, its successor takes a moment to appear (udev creates the
 /// node, then gives it its group), and so does the DRM card of the driver that took over:
-/// up to 10 s for the devices to open for writing, so the card is not passed over for the
-/// framebuffer while its group is still being set.
-private func waitForDevices(_ devices: [String]) {
-    for _ in 0..<100 {
-        let open = devices.allSatisfy { device in
+/// up to 10 s while a device that is there cannot be opened for writing yet, or none is there
+/// at all, so the card is not passed over for the framebuffer while its group is still being
+/// set. A device that is not there is not waited for (a box without fbdev has no /dev/fb0),
+/// and a stop ends the wait at once (it stays in the mailbox for the loop). Answers how many
+/// tenths of a second it waited.
+@discardableResult
+func waitForDevices(_ devices: [String], mailbox: EventMailbox) -> Int {
+    var taken: [DisplayEvent] = []
+    defer { for event in taken { mailbox.post(event) } }
+    for waited in 0..<100 {
+        let present = devices.filter { access($0, F_OK) == 0 }
+        let ready = present.allSatisfy { device in
             let fd = Glibc.open(device, O_RDWR | O_CLOEXEC)
             if fd >= 0 { close(fd) }
             return fd >= 0
         }
-        if open { return }
-        usleep(100_000)
+        if ready, !present.isEmpty { return waited }
+        taken += mailbox.take()
+        if taken.contains(where: { if case .stop = $0 { true } else { false } }) { return waited }
+        mailbox.wait(nanoseconds: 100_000_000)
     }
+    return 100
 }
