@@ -32,10 +32,19 @@ int mq_terminal_size(int fd, unsigned short *rows, unsigned short *columns) {
     return 0;
 }
 
+/* The UTF-8 locale wcwidth reads, made once for every thread (pthread_once: the first callers
+   may be two threads at once). */
+static locale_t utf8_locale;
+static pthread_once_t utf8_locale_made = PTHREAD_ONCE_INIT;
+
+static void make_utf8_locale(void) {
+    utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", 0);
+}
+
 int mq_cell_width(uint32_t code_point) {
-    static locale_t utf8 = 0;
-    if (!utf8) utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", 0);
-    locale_t previous = uselocale(utf8);
+    pthread_once(&utf8_locale_made, make_utf8_locale);
+    if (!utf8_locale) return wcwidth((wchar_t)code_point);
+    locale_t previous = uselocale(utf8_locale);
     int width = wcwidth((wchar_t)code_point);
     uselocale(previous);
     return width;
@@ -120,7 +129,7 @@ int mq_take_clock_change(int fd) {
     if (read(fd, &expirations, sizeof expirations) >= 0) return 0;
     if (errno == EAGAIN) return 0;
     if (errno != ECANCELED) return -1;
-    return arm_clock_change(fd) == 0 ? 1 : -1;
+    return arm_clock_change(fd) == 0 ? 1 : 2;
 }
 
 int mq_peer_credentials(int fd, uint32_t *uid, uint32_t *gid) {

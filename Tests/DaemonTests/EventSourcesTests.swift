@@ -51,3 +51,20 @@ struct EventSourcesTests {
         #expect(sources.names.isEmpty)
     }
 }
+
+/// What reading the clock's timer gave, acted on: a step is told; a step whose timer cannot be
+/// armed again is told, and so is the failure, and the watch ends (it was silently dead).
+@Suite struct ClockChangeReadingTests {
+    @Test(arguments: [
+        (Int32(0), [String](), true),
+        (1, ["changed"], true),
+        (2, ["changed", "the clock's timer cannot be armed again (Invalid argument)"], false),
+        (-1, ["the clock's timer cannot be read (Invalid argument)"], false),
+    ])
+    func eachAnswer(result: Int32, told: [String], goesOn: Bool) {
+        var heard: [String] = []
+        let more = ClockChangeWatcher.take(result, errno: EINVAL, onChange: { heard.append("changed") },
+                                           onFailure: { heard.append($0) })
+        #expect(heard == told && more == goesOn)
+    }
+}

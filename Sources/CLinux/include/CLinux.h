@@ -37,7 +37,8 @@ int mq_name_thread(const char *name);
 int mq_map_allocations_from(int bytes);
 /* A timerfd that turns readable when CLOCK_REALTIME is set (NTP step, date -s, suspend). */
 int mq_clock_change_fd(void);
-/* Reads it: 1 if the clock was set (and re-arms it), 0 if nothing happened, -1 on error. */
+/* Reads it: 1 if the clock was set (and re-arms it), 2 if it was set and cannot be re-armed
+   (errno), 0 if nothing happened, -1 when it cannot be read (errno). */
 int mq_take_clock_change(int fd);
 /* A netlink socket receiving the kernel's device events (uevents: "change@/devices/...", then
    KEY=value strings), non-blocking; -1 on error. */

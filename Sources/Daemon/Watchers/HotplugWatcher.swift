@@ -20,6 +20,7 @@ final class HotplugWatcher: Sendable {
                 return count > 0 ? .event(message[..<count]) : .failed(count < 0 ? errno : 0)
             }
             if hotplug { onHotplug() }
+            return true
         }
     }
 
