@@ -210,9 +210,6 @@ public final class FontStack: GlyphMetrics {
         return Int(delta.x)
     }
 
-    /// Whether a character has a glyph in some font of the stack.
-    func canDraw(_ character: Character) -> Bool { resolve(character) != nil }
-
     /// The font a character is drawn from (nil: none has it).
     func face(for character: Character) -> Int? { resolve(character)?.face }
 

@@ -208,9 +208,6 @@ public struct FeedInspection: Sendable, Hashable {
     public var problems: [FeedProblem]
     /// How often the calendar asks to be fetched again, in seconds (REFRESH-INTERVAL).
     public var refreshSeconds: Int64?
-
-    /// Whether the calendar may be put in effect: it has no errors.
-    public var isUsable: Bool { !problems.contains { $0.severity == .error } }
 }
 
 /// What a display needs from the schedule at an instant: the messages to show and until

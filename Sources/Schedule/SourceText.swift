@@ -76,8 +76,6 @@ final class SourceText {
         return String(validating: unfolded, as: UTF8.self) != nil
     }
 
-    var lineCount: Int { lineStarts.count }
-
     /// The text for libical, NUL-terminated, with over-long physical lines folded
     /// (RFC 5545 §3.1: unfolding gives back exactly the same bytes).
     /// A truncated file loses its incomplete component and has its calendar closed, so the
