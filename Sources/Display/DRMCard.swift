@@ -37,9 +37,8 @@ final class DRMCard: PageFlipper {
     private var framebufferIDs: [UInt32] = []
     private var handles: [UInt32] = []
     private var mappings: [(UnsafeMutableRawPointer, Int)] = []
-    /// Where the page-flip handler writes the vertical blank's time (libdrm calls it back with
-    /// this pointer); -1 while none has come.
-    private let landedAt = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
+    /// Where the page-flip handler writes each flip's vertical blank.
+    private var flips = FlipSlots()
 
     /// The card's output, its buffers made; throws with what is wrong in words: no such card,
     /// not a KMS driver, no screen connected (`KMSError.noScreen`), no such connector or mode
@@ -71,19 +70,14 @@ final class DRMCard: PageFlipper {
         connectorName = output.name
         crtcID = output.crtc
         mode = output.mode
-        landedAt.pointee = -1
-        do throws(KMSError) {
-            try makeBuffers(count: 2)
-        } catch {
-            releaseBuffers()
-            close(fd)
-            throw error
-        }
+        // From here on the card is whole: a failure is cleaned up by deinit (Swift runs it for
+        // an object that throws once initialized; closing here too closed the descriptor twice).
+        try makeBuffers(count: 2)
     }
 
     deinit {
         releaseBuffers()
-        landedAt.deallocate()
+        flips.releaseAll()
         close(fd)
     }
 
@@ -260,9 +254,10 @@ final class DRMCard: PageFlipper {
     }
 
     func flip(to index: Int) throws(KMSError) {
-        landedAt.pointee = -1
-        guard drmModePageFlip(fd, crtcID, framebufferIDs[index], UInt32(DRM_MODE_PAGE_FLIP_EVENT), landedAt) == 0 else {
+        let slot = flips.queue()
+        guard drmModePageFlip(fd, crtcID, framebufferIDs[index], UInt32(DRM_MODE_PAGE_FLIP_EVENT), slot) == 0 else {
             let code = errno
+            flips.cancelLast()
             throw KMSError("\(path) \(connectorName): page flip failed: \(String(cString: strerror(code)))", code: code)
         }
     }
@@ -274,12 +269,11 @@ final class DRMCard: PageFlipper {
         context.page_flip_handler = { _, _, seconds, microseconds, data in
             data?.assumingMemoryBound(to: Int64.self).pointee = Int64(seconds) * 1_000_000_000 + Int64(microseconds) * 1000
         }
-        while landedAt.pointee < 0 {
+        let landed = flips.waitForLast { [fd] in
             let left = deadline - readClock(CLOCK_MONOTONIC)
-            guard left > 0, mq_wait_readable(fd, left) > 0 else { return nil }
-            guard drmHandleEvent(fd, &context) == 0 else { return nil }
+            return left > 0 && mq_wait_readable(fd, left) > 0 && drmHandleEvent(fd, &context) == 0
         }
-        return SteadyInstant(sinceOrigin: landedAt.pointee)
+        return landed.map(SteadyInstant.init(sinceOrigin:))
     }
 
     func takeMaster() -> Bool { drmSetMaster(fd) == 0 }
@@ -309,6 +303,50 @@ final class DRMCard: PageFlipper {
             if found == name { return id }
         }
         return nil
+    }
+}
+
+/// One slot per page flip queued, handed to libdrm with the flip and written by the page-flip
+/// handler with the vertical blank it landed on (-1 until then). A flip whose event comes late
+/// (after its wait timed out) writes its own slot, so its time is never taken for the next
+/// flip's (one shared slot put the vblank timeline a flip behind for good). A slot is freed
+/// once its event came; one that never comes, with the card.
+struct FlipSlots {
+    private var slots: [UnsafeMutablePointer<Int64>] = []
+
+    /// A slot for the flip about to be queued.
+    mutating func queue() -> UnsafeMutablePointer<Int64> {
+        let slot = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
+        slot.pointee = -1
+        slots.append(slot)
+        return slot
+    }
+
+    /// The flip was not queued after all.
+    mutating func cancelLast() {
+        slots.popLast()?.deallocate()
+    }
+
+    /// Handles events (`handleEvents`: one round; false when the wait is over) until the last
+    /// flip queued has landed: its time, or nil when the wait ended first or none is queued.
+    /// The slots of the flips that landed meanwhile are freed.
+    mutating func waitForLast(handleEvents: () -> Bool) -> Int64? {
+        guard let last = slots.last else { return nil }
+        while last.pointee < 0 {
+            guard handleEvents() else { return nil }
+        }
+        let landed = last.pointee
+        slots.removeAll { slot in
+            guard slot.pointee >= 0 else { return false }
+            slot.deallocate()
+            return true
+        }
+        return landed
+    }
+
+    mutating func releaseAll() {
+        for slot in slots { slot.deallocate() }
+        slots = []
     }
 }
 

@@ -293,5 +293,27 @@ final class KMSRig {
         _ = screen.presentationTime(ofFrameDueAt: 0, now: 0)
         #expect(rig.uniform(rows: 0..<KMSRig.height) == nil, "the ticker is back")
     }
+
+    /// A flip whose event comes after its wait timed out is credited to itself, not to the next
+    /// flip: the next wait ends with the next flip's own vertical blank. (With one shared slot
+    /// the late event was taken for the next flip's, and the timeline ran a flip behind.)
+    @Test func aLateFlipEventIsNotTheNextFlips() {
+        var slots = FlipSlots()
+        let first = slots.queue()
+        #expect(slots.waitForLast { false } == nil, "timed out: no event came")
+        let second = slots.queue()
+        var events = [(first, Int64(1_000)), (second, 2_000)]
+        let landed = slots.waitForLast {
+            guard !events.isEmpty else { return false }
+            let (slot, time) = events.removeFirst()
+            slot.pointee = time
+            return true
+        }
+        #expect(landed == 2_000)
+        _ = slots.queue()
+        slots.cancelLast()
+        #expect(slots.waitForLast { false } == nil, "nothing is in flight once both landed")
+        slots.releaseAll()
+    }
 }
 
