@@ -202,7 +202,13 @@ public final class PixelScreen: TickerScreen {
             // its own mode; taken again once the console is back, and drawn in full.
             if console.isShown {
                 scanout.consoleShown(false)
-                if console.answerSwitch() { mustRepaint = true }
+                _ = console.answerSwitch()
+                // The kernel refused to let the switch go ahead (VT_RELDISP failed): the console
+                // is still shown, so the display is taken back at once.
+                if console.isShown {
+                    scanout.consoleShown(true)
+                    mustRepaint = true
+                }
             } else if console.answerSwitch() {
                 scanout.consoleShown(true)
                 mustRepaint = true
