@@ -29,7 +29,29 @@ import Testing
         try run(executable, arguments)
     }
 
+    /// Runs `executable`. An executable a test has just written (a copy of marquee where
+    /// another user may run it) may still be open for writing in a child another test forked
+    /// at that moment: exec fails with ETXTBSY ("Text file busy", from setpriv too) until that
+    /// child execs, so it is tried again, a few times.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        for _ in 0..<20 {
+            do {
+                let run = try runOnce(executable, arguments, environment: environment)
+                guard run.status == 126 || run.status == 127, run.errors.contains("Text file busy") else { return run }
+            } catch where isTextFileBusy(error as NSError) {
+            }
+            usleep(50_000)
+        }
+        return try runOnce(executable, arguments, environment: environment)
+    }
+
+    /// Whether spawning failed with ETXTBSY (Foundation wraps errno in its own error).
+    private static func isTextFileBusy(_ error: NSError) -> Bool {
+        if error.domain == NSPOSIXErrorDomain { return error.code == Int(ETXTBSY) }
+        return (error.userInfo[NSUnderlyingErrorKey] as? NSError).map(isTextFileBusy) ?? false
+    }
+
+    private static func runOnce(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
