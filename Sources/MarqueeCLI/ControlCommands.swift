@@ -97,6 +97,9 @@ struct StatusCommand: ParsableCommand {
         if let more = status.messagesNotListed { say("  … and \(more) more active messages") }
         if let orientation = status.orientation { say("orientation: \(orientation)") }
         for problem in status.boxProblems { say("problem: \(problem)") }
+        for part in status.parts where part.state != .running {
+            say("part not running: \(part.name): \(part.state.rawValue)" + (part.lastError.map { " (\($0))" } ?? ""))
+        }
         if let cache = status.glyphCache {
             func tenths(_ value: Double) -> Double { (value * 10).rounded() / 10 }
             let found = cache.lookups == 0 ? 1 : Double(cache.found) / Double(cache.lookups)

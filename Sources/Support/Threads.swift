@@ -21,8 +21,8 @@ public func onThread<Result: Sendable>(
 /// Starts `body` on a new thread at once (not when a task gets its turn: the cooperative
 /// threads may all be busy); `ended(within:)` waits for its end. nil when no thread can be
 /// started.
-public func runningThread(named name: String, _ body: @escaping @Sendable () -> Void) -> RunningThread? {
-    let thread = RunningThread()
+public func runningThread(named name: String, _ body: @escaping @Sendable () -> Void) -> Completion? {
+    let thread = Completion()
     guard startThread(named: name, nice: nil, {
         body()
         thread.finish()
@@ -30,8 +30,9 @@ public func runningThread(named name: String, _ body: @escaping @Sendable () -> 
     return thread
 }
 
-/// A thread started by `runningThread`, to wait for.
-public final class RunningThread: Sendable {
+/// Work that ends once — a thread started by `runningThread`, a running part's task — to wait
+/// for, each wait no longer than its caller allows.
+public final class Completion: Sendable {
     private struct State {
         var done = false
         var waiting: [Int: CheckedContinuation<Bool, Never>] = [:]
@@ -40,7 +41,9 @@ public final class RunningThread: Sendable {
 
     private let state = Mutex(State())
 
-    /// Whether the thread's body returned within `limit` (waiting no longer than that).
+    public init() {}
+
+    /// Whether the work ended within `limit` (waiting no longer than that).
     public func ended(within limit: Duration) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let waiter = state.withLock { state -> Int? in
@@ -57,7 +60,8 @@ public final class RunningThread: Sendable {
         }
     }
 
-    fileprivate func finish() {
+    /// The work ended: every wait returns true.
+    public func finish() {
         let waiting = state.withLock { state in
             state.done = true
             defer { state.waiting = [:] }

@@ -134,6 +134,9 @@ public struct StatusReport: Codable, Sendable, Hashable {
     public var television: TelevisionStatus?
     /// The screen itself: on, dark for `screen_off`, or lit within it (nil: not known yet).
     public var screen: ScreenStatus?
+    /// The box's running parts besides the display: the socket, the watchers, the fetching,
+    /// MQTT, the television; each running, failed (with why) or stopped.
+    public var parts: [PartStatus]
     public var uptimeSeconds: Int
 
     public struct Lateness: Codable, Sendable, Hashable {
@@ -157,6 +160,7 @@ public struct StatusReport: Codable, Sendable, Hashable {
         framesPerSecond = 0
         frameLateness = nil
         boxProblems = []
+        parts = []
         uptimeSeconds = 0
     }
 
@@ -293,6 +297,7 @@ final class DisplayState: Sendable {
         var sound: SoundStatus?
         var television: TelevisionStatus?
         var screen: ScreenStatus?
+        var parts: [PartStatus] = []
         /// Whether a sound device that does not play is among the errors (the carer asked for sound).
         var soundProblemIsError = false
         /// Steady times of the last frames drawn, oldest first overwritten.
@@ -427,6 +432,7 @@ final class DisplayState: Sendable {
         report.sound = state.sound
         report.television = state.television
         report.screen = state.screen
+        report.parts = state.parts
         let recent = state.frameTimes.filter { $0 > steady - Self.frameRateWindow && $0 <= steady }.count
         report.framesPerSecond = (Double(recent) / (Double(Self.frameRateWindow) / 1e9) * 10).rounded() / 10
         let recorded = state.lateness.prefix(min(state.latenessCount, state.lateness.count)).sorted()

@@ -138,33 +138,9 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
     } ?? configuration
     let wall = clock.wallTime()
     let (first, loading) = await startReading(configuration, at: wall.instant, mailbox: mailbox, log: log)
-    let sources = EventSources(log: log)
-    for path in configuration.feedPaths {
-        sources.start("watch \(path) for changes", otherwise: "they show after a reload") {
-            try watchFeed(path) { mailbox.post(.feedsChanged) }
-        }
-    }
-    let fetching = configuration.subscriptions.map { subscriptions in
-        Task {
-            await loading.value
-            await keepFetching(subscriptions, schedule: configuration.schedule, mailbox: mailbox, state: state, log: log)
-        }
-    }
-    defer { fetching?.cancel() }
-    let fetchingRecordings = recordings.map { recordings in
-        Task {
-            await loading.value
-            await keepRecordingsFetched(recordings, schedule: configuration.schedule, displayClock: clock, log: log)
-        }
-    }
-    defer { fetchingRecordings?.cancel() }
     let picture = configuration.mqtt.map { _ in
         ScreenPicture(schedule: configuration.schedule, settings: configuration.settings, style: configuration.style,
                       displayStartedAt: wall, mailbox: mailbox, log: log)
-    }
-    let mqtt = configuration.mqtt.map {
-        MQTTService(settings: $0, version: configuration.version, state: state, mailbox: mailbox, log: log, said: said,
-                    picture: picture, clock: clock, checkConfiguration: configuration.checkConfiguration)
     }
     // What a reload reads reaches the picture too.
     let reloadSettings = configuration.reloadSettings.map { read in
@@ -173,28 +149,6 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             if let reloaded, let picture { Task { await picture.use(reloaded.display, style: reloaded.style) } }
             return reloaded
         }
-    }
-    sources.start("notice the clock being set",
-                  otherwise: "after an NTP step or `date -s` the messages follow at their next change, not at once") {
-        try ClockChangeWatcher { mailbox.post(.clockStepped) } onFailure: { problem in
-            log.log(.warning, "\(problem); the clock being set is noticed at the display's next turn, not at once")
-        }
-    }
-    if configuration.sound.map({ $0.speak != .off }) == true {
-        sources.start("read the keyboards and buttons of the box (/dev/input)",
-                      otherwise: "reminders are acknowledged with `marquee ack` or from Home Assistant") {
-            try KeyWatcher(log: log) { mailbox.post(.keyPressed) }
-        }
-    }
-    if let etc = configuration.systemZoneFolder {
-        sources.start("follow the system's time zone in \(etc)", otherwise: "a new zone shows after a reload") {
-            try FolderWatcher(folder: etc, isRelevant: SystemTimeZone.isZoneFile) { mailbox.post(.systemZoneChanged) }
-        }
-    }
-    // A driver taking over the framebuffer removes and makes its node again, a DRM card
-    // appears, a screen is plugged in: the screen is checked then, not by polling.
-    if configuration.output != .terminal {
-        watchDevices(configuration, with: sources) { mailbox.post(.screenDeviceChanged) }
     }
     let (reminders, voice) = configuration.sound.map {
         hearing($0, stateFolder: configuration.stateDirectory, fetchedRecordings: recordings?.folder, state: state,
@@ -208,7 +162,12 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             shared.version += 1
         }
     }
-    television?.start()
+    let parts = RunningParts(state: state, log: log)
+    let box = BoxParts(configuration: configuration, mailbox: mailbox, state: state, log: log, clock: clock)
+    for part in box.parts(server: server, loading: loading, recordings: recordings, picture: picture, said: said,
+                          television: television) {
+        parts.start(part)
+    }
     let status = await onRenderThread {
         mailbox.receiveSignals()
         guard let screen = openScreen(configuration, log: log) else { return 1 }
@@ -222,11 +181,105 @@ public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asyn
             return openScreen(configuration, log: log)
         }
     }
-    sources.stopAll()
-    await television?.stop()
-    await mqtt?.stop()
-    withExtendedLifetime(server) {}
+    await parts.stopAll(within: RunningParts.stopLimit)
     return status
+}
+
+/// The box's running parts besides the display loop, as one list: what `marquee run` starts,
+/// in order (they stop in the reverse order, together). A new long-running part goes here.
+private struct BoxParts {
+    let configuration: DaemonConfiguration
+    let mailbox: EventMailbox
+    let state: DisplayState
+    let log: EventLog
+    let clock: SystemClock
+
+    func parts(server: ControlServer?, loading: Task<Void, Never>, recordings: FetchedRecordings?,
+               picture: ScreenPicture?, said: SaidNow?, television: Television?) -> [RunningPart] {
+        let (mailbox, state, log, clock, configuration) = (mailbox, state, log, clock, configuration)
+        var parts: [RunningPart] = []
+        if let server {
+            parts.append(.holding("answer on the status socket \(server.path)", otherwise: "`marquee status` cannot reach this display") { server })
+        }
+        for path in configuration.feedPaths {
+            parts.append(.holding("watch \(path) for changes", otherwise: "they show after a reload") {
+                try watchFeed(path) { mailbox.post(.feedsChanged) }
+            })
+        }
+        parts.append(.holding("notice the clock being set",
+                              otherwise: "after an NTP step or `date -s` the messages follow at the display's next turn") {
+            try ClockChangeWatcher { mailbox.post(.clockStepped) } onFailure: { problem in
+                log.log(.warning, "\(problem); the clock being set is noticed at the display's next turn, not at once")
+            }
+        })
+        if configuration.sound.map({ $0.speak != .off }) == true {
+            parts.append(.holding("read the keyboards and buttons of the box (/dev/input)",
+                                  otherwise: "reminders are acknowledged with `marquee ack` or from Home Assistant") {
+                try KeyWatcher(log: log) { mailbox.post(.keyPressed) }
+            })
+        }
+        if let etc = configuration.systemZoneFolder {
+            parts.append(.holding("follow the system's time zone in \(etc)", otherwise: "a new zone shows after a reload") {
+                try FolderWatcher(folder: etc, isRelevant: SystemTimeZone.isZoneFile) { mailbox.post(.systemZoneChanged) }
+            })
+        }
+        // A driver taking over the framebuffer removes and makes its node again, a DRM card
+        // appears, a screen is plugged in: the screen is checked then, not by polling.
+        if configuration.output != .terminal { parts += deviceWatches { mailbox.post(.screenDeviceChanged) } }
+        if let subscriptions = configuration.subscriptions {
+            parts.append(RunningPart("fetch the subscriptions", otherwise: "the calendars fetched before are shown") {
+                await loading.value
+                await keepFetching(subscriptions, schedule: configuration.schedule, mailbox: mailbox, state: state, log: log)
+            })
+        }
+        if let recordings {
+            parts.append(RunningPart("fetch the reminders' recordings", otherwise: "reminders are heard with the chime") {
+                await loading.value
+                await keepRecordingsFetched(recordings, schedule: configuration.schedule, displayClock: clock, log: log)
+            })
+        }
+        if let mqtt = configuration.mqtt {
+            parts.append(RunningPart("report to the MQTT broker", otherwise: "Home Assistant does not hear of the box") {
+                let service = MQTTService(
+                    settings: mqtt, version: configuration.version, state: state, mailbox: mailbox, log: log, said: said,
+                    picture: picture, clock: clock, checkConfiguration: configuration.checkConfiguration)
+                await untilCancelled()
+                await service.stop()
+            })
+        }
+        if let television {
+            parts.append(RunningPart("wake the television over HDMI-CEC", otherwise: "the television is not woken") {
+                guard television.start() else { throw PartFailure(description: "no thread can be started for it") }
+                await untilCancelled()
+                await television.stop()
+            })
+        }
+        return parts
+    }
+
+    /// Watches what may change the display under the screen: the framebuffer's node (a DRM
+    /// driver replacing it), the DRM cards' folder (a card appearing), and screens plugged in or
+    /// out. Without them the screen is only looked at every half minute.
+    private func deviceWatches(onChange: @escaping @Sendable () -> Void) -> [RunningPart] {
+        // Folders and the names in them that matter: a whole name, or (cards) its beginning.
+        let nodes: [(folder: String, name: String, isPrefix: Bool)] = if let device = configuration.device {
+            [(splitPath(device).0, splitPath(device).1, false)]
+        } else {
+            [("/dev", "fb0", false), ("/dev/dri", "card", true)]
+        }
+        let otherwise = "the screen is looked at only every 30 s"
+        return nodes.map { node in
+            .holding("watch \(node.folder) for display devices", otherwise: otherwise) {
+                try FolderWatcher(folder: node.folder, debounce: .milliseconds(100),
+                                  isRelevant: { node.isPrefix ? $0.hasPrefix(node.name) : $0 == node.name }, onChange: onChange)
+            }
+        } + [.holding("follow screens being plugged in", otherwise: otherwise) { try HotplugWatcher(onHotplug: onChange) }]
+    }
+}
+
+/// A part that could not run, in words.
+struct PartFailure: Error, CustomStringConvertible {
+    let description: String
 }
 
 /// Which reminders are heard, as the state folder remembers them (the triggers decided, the
@@ -364,29 +417,6 @@ func watchFeed(_ path: String, onChange: @escaping @Sendable () -> Void) throws 
     let (folder, name) = splitPath(path)
     return isFile ? try FolderWatcher(folder: folder, isRelevant: { $0 == name }, onChange: onChange)
         : try FolderWatcher(folder: path, onChange: onChange)
-}
-
-/// Watches what may change the display under the screen: the framebuffer's node (a DRM driver
-/// replacing it), the DRM cards' folder (a card appearing), and screens plugged in or out.
-/// Without them the screen is only looked at every half minute.
-private func watchDevices(
-    _ configuration: DaemonConfiguration, with sources: EventSources, onChange: @escaping @Sendable () -> Void
-) {
-    // Folders and the names in them that matter: a whole name, or (cards) its beginning.
-    let nodes: [(folder: String, name: String, isPrefix: Bool)] = if let device = configuration.device {
-        [(splitPath(device).0, splitPath(device).1, false)]
-    } else {
-        [("/dev", "fb0", false), ("/dev/dri", "card", true)]
-    }
-    for node in nodes {
-        sources.start("watch \(node.folder) for display devices", otherwise: "the screen is looked at only every 30 s") {
-            try FolderWatcher(folder: node.folder, debounce: .milliseconds(100),
-                              isRelevant: { node.isPrefix ? $0.hasPrefix(node.name) : $0 == node.name }, onChange: onChange)
-        }
-    }
-    sources.start("follow screens being plugged in", otherwise: "the screen is looked at only every 30 s") {
-        try HotplugWatcher(onHotplug: onChange)
-    }
 }
 
 /// The panel's backlight, when marquee draws on a virtual console (or was told to use the

@@ -567,7 +567,7 @@ struct CommandBudget {
 /// the connection to end.
 final class MQTTService: Sendable {
     private let connection: MQTTConnection?
-    private let running: RunningThread?
+    private let running: Completion?
     private let drawing: Task<Void, Never>?
 
     /// - Parameter picture: draws the screen for the broker (nil: no picture).

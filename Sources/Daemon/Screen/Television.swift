@@ -56,7 +56,7 @@ final class Television: TelevisionWaking {
     private let log: EventLog?
     private let report: @Sendable (TelevisionStatus) -> Void
     private let shared = Mutex(Shared())
-    private let thread = Mutex<RunningThread?>(nil)
+    private let thread = Mutex<Completion?>(nil)
 
     /// - Parameter report: told of what is known of the television whenever it changes.
     init(choice: CECChoice, reclaimsInput: Bool = true, log: EventLog?,
