@@ -9,13 +9,13 @@ import Support
 
 /// Which output of a card to drive, as the configuration names it (nil: the first connected
 /// connector, its preferred mode).
-public struct KMSChoice: Sendable, Hashable {
+package struct KMSChoice: Sendable, Hashable {
     /// "HDMI-A-2", "Virtual-1".
-    public var connector: String?
+    package var connector: String?
     /// "1920x1080@60" or "1920x1080".
-    public var mode: String?
+    package var mode: String?
 
-    public init(connector: String? = nil, mode: String? = nil) {
+    package init(connector: String? = nil, mode: String? = nil) {
         self.connector = connector
         self.mode = mode
     }
@@ -390,7 +390,7 @@ final class WaitingKMSOutput: Scanout {
 /// Opens the KMS output for a pixel screen: the card at `path`, or the first of
 /// `/dev/dri/card*` that is a display controller, with a screen connected if one is. A card
 /// with nothing connected gives an output that waits for a screen.
-public func openKMSOutput(path: String?, choice: KMSChoice) throws(KMSError) -> any Scanout {
+package func openKMSOutput(path: String?, choice: KMSChoice) throws(KMSError) -> any Scanout {
     let candidates = path.map { [$0] } ?? drmCardPaths()
     guard !candidates.isEmpty else { throw KMSError("no DRM card (/dev/dri/card*)") }
     var problems: [String] = []
@@ -411,7 +411,7 @@ public func openKMSOutput(path: String?, choice: KMSChoice) throws(KMSError) -> 
 }
 
 /// The DRM cards there are now: `/dev/dri/card0`, `/dev/dri/card1`… in order.
-public func drmCardPaths() -> [String] {
+package func drmCardPaths() -> [String] {
     guard let folder = opendir("/dev/dri") else { return [] }
     defer { closedir(folder) }
     var cards: [String] = []

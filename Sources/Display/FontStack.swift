@@ -8,10 +8,10 @@ import Synchronization
 #endif
 
 /// A font that could not be used, or no usable font at all.
-public struct FontError: Error, CustomStringConvertible {
-    public var description: String
+package struct FontError: Error, CustomStringConvertible {
+    package var description: String
     /// The font file it is about, if one.
-    public var path: String?
+    package var path: String?
 }
 
 /// The fonts the framebuffer draws with, in order: the text font first, then fallbacks for
@@ -21,10 +21,10 @@ public struct FontError: Error, CustomStringConvertible {
 /// 1/64 pixel (FreeType's 26.6) so upright text can stand at quarter-pixel positions (a
 /// dancing glyph stands on whole pixels). It rasterizes on request and keeps no pictures: the
 /// painter's `GlyphCache` does, within its budget. Not thread-safe: the render thread owns it.
-public final class FontStack: GlyphMetrics {
+package final class FontStack: GlyphMetrics {
     /// DejaVu Sans Bold (fonts-dejavu-core), DejaVu Sans for what the bold cut lacks, Noto
     /// Color Emoji (fonts-noto-color-emoji).
-    public static let defaultPaths = [
+    package static let defaultPaths = [
         "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
         "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
         "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf",
@@ -60,9 +60,9 @@ public final class FontStack: GlyphMetrics {
     /// Above and below the baseline, in pixels (of the first font).
     let ascender: Int
     let descender: Int
-    public private(set) var unitsPerCharacter: Int
+    package private(set) var unitsPerCharacter: Int
     /// Fonts in the list that could not be opened (the others are used).
-    public let unusable: [FontError]
+    package let unusable: [FontError]
 
     struct Face {
         var handle: FT_Face
@@ -98,7 +98,7 @@ public final class FontStack: GlyphMetrics {
     private static let stackCount = Atomic<Int>(0)
 
     /// Opens the fonts at `paths` (missing ones are noted in `unusable`) at `pixelSize`.
-    public init(paths: [String] = FontStack.defaultPaths, pixelSize: Int) throws(FontError) {
+    package init(paths: [String] = FontStack.defaultPaths, pixelSize: Int) throws(FontError) {
         self.pixelSize = max(4, pixelSize)
         var library: FT_Library?
         guard FT_Init_FreeType(&library) == 0, let library else { throw FontError(description: "FreeType did not start") }
@@ -189,18 +189,18 @@ public final class FontStack: GlyphMetrics {
     }
 
     /// Where the glyphs come from, for the status: "DejaVuSans-Bold.ttf 135 px (+2 fallbacks)".
-    public var summary: String {
+    package var summary: String {
         let name = faces.first.map { String($0.path.split(separator: "/").last ?? "") } ?? "?"
         return "\(name) \(pixelSize) px" + (faces.count > 1 ? " (+\(faces.count - 1) fallbacks)" : "")
     }
 
     // MARK: - Measuring
 
-    public func advance(of character: Character) -> Int {
+    package func advance(of character: Character) -> Int {
         resolve(character)?.advance ?? 0
     }
 
-    public func kerning(between left: Character, and right: Character) -> Int {
+    package func kerning(between left: Character, and right: Character) -> Int {
         guard let first = resolve(left), let second = resolve(right), first.face == second.face,
               let a = first.glyphs.first, let b = second.glyphs.first else { return 0 }
         let face = faces[first.face]
@@ -253,7 +253,7 @@ public final class FontStack: GlyphMetrics {
     }
 
     /// What is told of a character no font has: `no font has "𗀀" (U+17000)`.
-    public static func noFontHas(_ character: Character) -> String {
+    package static func noFontHas(_ character: Character) -> String {
         let codes = character.unicodeScalars.map { scalar in
             let hex = String(scalar.value, radix: 16, uppercase: true)
             return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
@@ -262,7 +262,7 @@ public final class FontStack: GlyphMetrics {
     }
 
     /// Characters no font has that were not told yet (each is told once).
-    public func takeMissing() -> [Character] {
+    package func takeMissing() -> [Character] {
         defer {
             toldMissing.formUnion(missing)
             missing = []

@@ -7,8 +7,8 @@ import Support
 #endif
 
 /// The framebuffer could not be used.
-public struct FramebufferError: Error, CustomStringConvertible {
-    public var description: String
+package struct FramebufferError: Error, CustomStringConvertible {
+    package var description: String
 }
 
 /// Pixels that end up on a screen: a Linux framebuffer device (`/dev/fb0`) mapped into
@@ -16,9 +16,9 @@ public struct FramebufferError: Error, CustomStringConvertible {
 /// pixel layout come from the driver; the stride may be wider than the visible width. It
 /// draws into the very memory scanned out, right after the vertical blank where the device
 /// can wait for it: a fallback where there is no KMS.
-public final class Framebuffer: Scanout {
+package final class Framebuffer: Scanout {
     /// How frames are paced on this device, as measured when it was opened.
-    public enum Pacing: Sendable, Hashable, CustomStringConvertible {
+    package enum Pacing: Sendable, Hashable, CustomStringConvertible {
         /// FBIO_WAITFORVSYNC really waits for the vertical blank.
         case verticalBlank(hertz: Double)
         /// Absolute deadlines at the display's rate (no usable vsync wait).
@@ -30,7 +30,7 @@ public final class Framebuffer: Scanout {
             }
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .verticalBlank(let hertz): "vsync wait, \(Int(hertz.rounded())) Hz"
             case .timer(let hertz): "timer at \(Int(hertz.rounded())) Hz (no vsync)"
@@ -39,10 +39,10 @@ public final class Framebuffer: Scanout {
     }
 
     /// The visible screen.
-    public let surface: PixelSurface
+    package let surface: PixelSurface
     let pacing: Pacing
     /// "vesafb", "bochs-drmdrmfb"…, or what the memory stands for.
-    public let name: String
+    package let name: String
     /// The device's path ("/dev/fb0"), the file's, or "memory".
     let path: String
     private let fd: Int32
@@ -55,7 +55,7 @@ public final class Framebuffer: Scanout {
 
     /// Opens and maps a framebuffer device, and makes its mode the one on the display (a DRM
     /// driver that just replaced the firmware framebuffer has not programmed it yet).
-    public init(device path: String) throws(FramebufferError) {
+    package init(device path: String) throws(FramebufferError) {
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw FramebufferError(description: "\(path): \(String(cString: strerror(errno)))") }
         _ = mq_fb_activate(fd)
@@ -99,7 +99,7 @@ public final class Framebuffer: Scanout {
 
     /// A framebuffer in a file (created or resized to `bytesPerRow · height`), shared with
     /// whoever else maps it.
-    public init(file path: String, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat) throws(FramebufferError) {
+    package init(file path: String, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat) throws(FramebufferError) {
         let length = bytesPerRow * height
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0, ftruncate(fd, off_t(length)) == 0,
@@ -118,7 +118,7 @@ public final class Framebuffer: Scanout {
     }
 
     /// A framebuffer in memory (snapshots).
-    public init(width: Int, height: Int, format: PixelFormat = .xrgb8888) {
+    package init(width: Int, height: Int, format: PixelFormat = .xrgb8888) {
         let bytesPerRow = width * format.bytesPerPixel
         mappingLength = max(1, bytesPerRow * height)
         mapping = UnsafeMutableRawPointer.allocate(byteCount: mappingLength, alignment: 16)
@@ -143,7 +143,7 @@ public final class Framebuffer: Scanout {
     /// Why this mapping no longer is the screen, or nil while it is: the driver let go of the
     /// device (a DRM driver took over from efifb/vesafb/simplefb: the old device answers no
     /// more), or its mode changed. Then the device must be opened again.
-    public func replacement() -> String? {
+    package func replacement() -> String? {
         guard !mode.isEmpty else { return nil }
         var info = mq_fb_info()
         guard mq_fb_info(fd, &info) == 0 else {
@@ -181,37 +181,37 @@ public final class Framebuffer: Scanout {
 
     // MARK: - Scanout
 
-    public var width: Int { surface.width }
-    public var height: Int { surface.height }
-    public var format: PixelFormat { surface.format }
-    public var refreshPeriod: Nanoseconds { Nanoseconds((1e9 / pacing.hertz).rounded()) }
-    public var description: String { "framebuffer \(path) (\(name)) \(width)x\(height) \(format), \(pacing)" }
+    package var width: Int { surface.width }
+    package var height: Int { surface.height }
+    package var format: PixelFormat { surface.format }
+    package var refreshPeriod: Nanoseconds { Nanoseconds((1e9 / pacing.hertz).rounded()) }
+    package var description: String { "framebuffer \(path) (\(name)) \(width)x\(height) \(format), \(pacing)" }
     /// Drawn where the display reads: no page flips.
-    public var pageFlips: PageFlipFigures? { nil }
+    package var pageFlips: PageFlipFigures? { nil }
     /// Whether it is seen is the console's business.
-    public var isShowing: Bool { true }
+    package var isShowing: Bool { true }
 
     /// The frame is copied right after its deadline (and the vertical blank, where there is a
     /// wait that works): it is seen then.
-    public func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant { due }
+    package func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant { due }
 
     /// Copies the layers the screen lacks, right after the vertical blank where the device can
     /// wait for it.
-    public func show(_ picture: ScanoutPicture) {
+    package func show(_ picture: ScanoutPicture) {
         guard contents.lacks(picture) else { return }
         if case .verticalBlank = pacing { _ = mq_fb_wait_for_vsync(fd) }
         contents.update(surface, to: picture)
     }
 
     /// Checked by `replacement()` when it is next asked.
-    public func deviceChanged() {}
+    package func deviceChanged() {}
 
     /// The console repaints its text while away; the screen's next picture is drawn in full.
-    public func consoleShown(_ shown: Bool) {}
+    package func consoleShown(_ shown: Bool) {}
 
     /// FBIOBLANK: a DRM driver's framebuffer powers the display (DPMS); firmware framebuffers
     /// (efifb, vesafb, simplefb), files and memory cannot.
-    public func setPowered(_ powered: Bool) throws(ScreenPowerError) -> String {
+    package func setPowered(_ powered: Bool) throws(ScreenPowerError) -> String {
         guard mq_fb_blank(fd, powered ? 0 : 1) == 0 else {
             throw ScreenPowerError("\(path) (\(name)) cannot be blanked: \(String(cString: strerror(errno)))")
         }

@@ -5,11 +5,11 @@ import Marquee
 #endif
 
 /// A KMS call that failed, with the kernel's errno.
-public struct KMSError: Error, CustomStringConvertible {
-    public var description: String
-    public var code: Int32
+package struct KMSError: Error, CustomStringConvertible {
+    package var description: String
+    package var code: Int32
 
-    public init(_ description: String, code: Int32 = 0) {
+    package init(_ description: String, code: Int32 = 0) {
         self.description = description
         self.code = code
     }
@@ -17,7 +17,7 @@ public struct KMSError: Error, CustomStringConvertible {
 
 /// What a KMS output asks of the kernel: libdrm's calls on a real card (`DRMCard`), a script
 /// in tests, a card that lands every flip at once in the benchmark.
-public protocol PageFlipper: AnyObject {
+package protocol PageFlipper: AnyObject {
     /// Shows buffer `index` at once, setting the output's mode (the first picture, and after
     /// the display was taken back).
     func setMode(showing index: Int) throws(KMSError)
@@ -90,11 +90,11 @@ struct VblankTimeline {
 /// vertical blank its flip lands on. While the console is switched away it lets go of the
 /// display (DRM master) and draws nothing; it takes it back, sets the mode and draws in full
 /// when the console returns.
-public final class KMSScanout: Scanout {
-    public let width: Int
-    public let height: Int
-    public let format: PixelFormat
-    public let refreshPeriod: Nanoseconds
+package final class KMSScanout: Scanout {
+    package let width: Int
+    package let height: Int
+    package let format: PixelFormat
+    package let refreshPeriod: Nanoseconds
     private let flipper: any PageFlipper
     private let buffers: [PixelSurface]
     private var contents: [BufferContents]
@@ -126,7 +126,7 @@ public final class KMSScanout: Scanout {
     ///   - buffers: the buffers `flipper` shows by index, all the output's size.
     ///   - probe: why the output must be opened again (a screen unplugged or plugged in), asked
     ///     now and then, and thoroughly after the device changed.
-    public init(name: String, buffers: [PixelSurface], refreshPeriod: Nanoseconds, flipper: any PageFlipper,
+    package init(name: String, buffers: [PixelSurface], refreshPeriod: Nanoseconds, flipper: any PageFlipper,
                 probe: ((_ thorough: Bool) -> String?)? = nil) {
         precondition(buffers.count >= 2, "a page-flipped output needs two buffers")
         self.name = name
@@ -141,22 +141,22 @@ public final class KMSScanout: Scanout {
         timeline = VblankTimeline(period: refreshPeriod)
     }
 
-    public var description: String { "KMS \(name) \(format), page flips" + (problem.map { "; \($0)" } ?? "") }
+    package var description: String { "KMS \(name) \(format), page flips" + (problem.map { "; \($0)" } ?? "") }
 
-    public var pageFlips: PageFlipFigures? { PageFlipFigures(shown: timeline.presented, missedVblanks: timeline.missed) }
+    package var pageFlips: PageFlipFigures? { PageFlipFigures(shown: timeline.presented, missedVblanks: timeline.missed) }
 
-    public var isShowing: Bool { holdsDisplay }
+    package var isShowing: Bool { holdsDisplay }
 
     /// Waits for the flip in flight to land (its vertical blank is then known), then answers
     /// the vertical blank the next flip will land on.
-    public func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant {
+    package func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant {
         finishPendingFlip()
         let next = timeline.nextPresentation(after: now)
         planned = next
         return next
     }
 
-    public func show(_ picture: ScanoutPicture) {
+    package func show(_ picture: ScanoutPicture) {
         guard holdsDisplay, !poweredDown else { return }
         finishPendingFlip()
         if let front, !contents[front].lacks(picture) { return }
@@ -217,7 +217,7 @@ public final class KMSScanout: Scanout {
         }
     }
 
-    public func replacement() -> String? {
+    package func replacement() -> String? {
         defer { deviceEvent = false }
         guard let reason = failure ?? probe?(deviceEvent) else { return nil }
         // The next output is opened while this one is still held: let the display go first.
@@ -227,11 +227,11 @@ public final class KMSScanout: Scanout {
         return reason
     }
 
-    public func deviceChanged() {
+    package func deviceChanged() {
         deviceEvent = true
     }
 
-    public func consoleShown(_ shown: Bool) {
+    package func consoleShown(_ shown: Bool) {
         if shown {
             holdsDisplay = flipper.takeMaster()
             problem = holdsDisplay ? nil : "another program holds the display"
@@ -248,7 +248,7 @@ public final class KMSScanout: Scanout {
 
     /// Powered down: the flip in flight lands first. Powered up: the mode is set again with the
     /// next picture, drawn in full.
-    public func setPowered(_ powered: Bool) throws(ScreenPowerError) -> String {
+    package func setPowered(_ powered: Bool) throws(ScreenPowerError) -> String {
         guard powered == poweredDown else { return "DPMS" }
         // Without master nothing may be set: done when the console comes back.
         guard holdsDisplay else {

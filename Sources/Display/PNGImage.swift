@@ -1,9 +1,9 @@
 import CZlib
 
 /// A picture of a framebuffer as a PNG file (8-bit RGB): what `marquee snapshot` writes.
-public enum PNGImage {
+package enum PNGImage {
     /// The pixels of `surface`, read through its format.
-    public static func encode(_ surface: PixelSurface) -> [UInt8] {
+    package static func encode(_ surface: PixelSurface) -> [UInt8] {
         var rgb: [UInt8] = []
         rgb.reserveCapacity(surface.width * 3 * surface.height)
         for y in 0..<surface.height {
@@ -16,7 +16,7 @@ public enum PNGImage {
     }
 
     /// An image's pixels.
-    public static func encode(_ image: ScreenImage) -> [UInt8] {
+    package static func encode(_ image: ScreenImage) -> [UInt8] {
         var raw: [UInt8] = []
         raw.reserveCapacity((image.width * 3 + 1) * image.height)
         for y in 0..<image.height {
@@ -51,19 +51,19 @@ public enum PNGImage {
 }
 
 /// A picture of the screen, red, green and blue bytes row by row.
-public struct ScreenImage: Sendable, Hashable {
-    public var width: Int
-    public var height: Int
-    public var rgb: [UInt8]
+package struct ScreenImage: Sendable, Hashable {
+    package var width: Int
+    package var height: Int
+    package var rgb: [UInt8]
 
-    public init(width: Int, height: Int, rgb: [UInt8]) {
+    package init(width: Int, height: Int, rgb: [UInt8]) {
         self.width = width
         self.height = height
         self.rgb = rgb
     }
 
     /// A `width`-wide picture of a `screenWidth`x`screenHeight` screen: the same shape.
-    public static func size(width: Int, ofScreen screenWidth: Int, _ screenHeight: Int) -> (width: Int, height: Int) {
+    package static func size(width: Int, ofScreen screenWidth: Int, _ screenHeight: Int) -> (width: Int, height: Int) {
         let width = max(1, min(width, screenWidth))
         return (width, max(1, (screenHeight * width + screenWidth / 2) / max(1, screenWidth)))
     }
@@ -71,7 +71,7 @@ public struct ScreenImage: Sendable, Hashable {
 
 /// A pixel screen's picture as it was drawn: its layers' rows (the band, the box, the line) on
 /// black, copied in a moment on the display loop and scaled later elsewhere.
-public struct ScreenCopy: Sendable {
+package struct ScreenCopy: Sendable {
     struct Layer: Sendable {
         var rows: Range<Int>
         var bytesPerRow: Int
@@ -89,10 +89,10 @@ public struct ScreenCopy: Sendable {
     }
 
     /// The same screen all black (it is dark).
-    public var darkened: ScreenCopy { ScreenCopy(width: width, height: height, format: format, black: 0, layers: []) }
+    package var darkened: ScreenCopy { ScreenCopy(width: width, height: height, format: format, black: 0, layers: []) }
 
     /// A screen that is `image` (a screen drawn some other way).
-    public init(_ image: ScreenImage) {
+    package init(_ image: ScreenImage) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(image.width * image.height * 4)
         for at in stride(from: 0, to: image.rgb.count, by: 3) {
@@ -104,7 +104,7 @@ public struct ScreenCopy: Sendable {
 
     /// `width` pixels wide, the screen's shape kept: each pixel the average of the screen's
     /// pixels it covers.
-    public func picture(width pictureWidth: Int) -> ScreenImage {
+    package func picture(width pictureWidth: Int) -> ScreenImage {
         let (outWidth, outHeight) = ScreenImage.size(width: pictureWidth, ofScreen: width, height)
         let black = format.unpack(self.black)
         let bytesPerPixel = format.bytesPerPixel

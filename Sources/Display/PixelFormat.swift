@@ -3,12 +3,12 @@ import Marquee
 /// How a framebuffer stores one pixel, as its driver describes it (bits per pixel and where
 /// each colour channel sits). Nothing is assumed: RGB565, XRGB8888, 24-bit and BGR orders
 /// all come out of the same bitfields.
-public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
-    public struct Channel: Hashable, Sendable {
-        public var offset: Int
-        public var length: Int
+package struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
+    package struct Channel: Hashable, Sendable {
+        package var offset: Int
+        package var length: Int
 
-        public init(offset: Int, length: Int) {
+        package init(offset: Int, length: Int) {
             self.offset = offset
             self.length = length
         }
@@ -28,13 +28,13 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     }
 
     var bitsPerPixel: Int
-    public var red: Channel
-    public var green: Channel
-    public var blue: Channel
+    package var red: Channel
+    package var green: Channel
+    package var blue: Channel
     /// Set to all ones in every pixel drawn (some scanouts honour it).
-    public var alpha: Channel
+    package var alpha: Channel
 
-    public init(bitsPerPixel: Int, red: Channel, green: Channel, blue: Channel, alpha: Channel = .init(offset: 0, length: 0)) {
+    package init(bitsPerPixel: Int, red: Channel, green: Channel, blue: Channel, alpha: Channel = .init(offset: 0, length: 0)) {
         self.bitsPerPixel = bitsPerPixel
         self.red = red
         self.green = green
@@ -42,9 +42,9 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
         self.alpha = alpha
     }
 
-    public static let xrgb8888 = PixelFormat(bitsPerPixel: 32, red: .init(offset: 16, length: 8),
+    package static let xrgb8888 = PixelFormat(bitsPerPixel: 32, red: .init(offset: 16, length: 8),
                                              green: .init(offset: 8, length: 8), blue: .init(offset: 0, length: 8))
-    public static let rgb565 = PixelFormat(bitsPerPixel: 16, red: .init(offset: 11, length: 5),
+    package static let rgb565 = PixelFormat(bitsPerPixel: 16, red: .init(offset: 11, length: 5),
                                            green: .init(offset: 5, length: 6), blue: .init(offset: 0, length: 5))
 
     /// Why marquee cannot draw in this format, or nil if it can.
@@ -57,7 +57,7 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
-    public var bytesPerPixel: Int { bitsPerPixel / 8 }
+    package var bytesPerPixel: Int { bitsPerPixel / 8 }
 
     /// The stored value of a colour.
     func pack(_ colour: Colour) -> UInt32 {
@@ -69,7 +69,7 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// "RGB565", "XRGB8888", "BGR888"…: the channels from the highest bit down.
-    public var description: String {
+    package var description: String {
         var channels = [("R", red), ("G", green), ("B", blue)]
         if alpha.length > 0 { channels.append(("A", alpha)) }
         let used = channels.reduce(0) { $0 + $1.1.length }
@@ -83,14 +83,14 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A rectangle of pixels in a device's format, rows `bytesPerRow` apart.
-public struct PixelSurface {
-    public var base: UnsafeMutableRawPointer
-    public var width: Int
-    public var height: Int
+package struct PixelSurface {
+    package var base: UnsafeMutableRawPointer
+    package var width: Int
+    package var height: Int
     var bytesPerRow: Int
-    public var format: PixelFormat
+    package var format: PixelFormat
 
-    public init(base: UnsafeMutableRawPointer, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat) {
+    package init(base: UnsafeMutableRawPointer, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat) {
         self.base = base
         self.width = width
         self.height = height

@@ -6,17 +6,17 @@ import Marquee
 #endif
 
 /// How a pixel display (KMS or framebuffer) looks, apart from the messages.
-public struct FramebufferStyle: Sendable, Hashable {
+package struct FramebufferStyle: Sendable, Hashable {
     /// Font files, the text font first; a character is taken from the first that has it.
-    public var fontPaths: [String] = FontStack.defaultPaths
+    package var fontPaths: [String] = FontStack.defaultPaths
     /// Text size as a share of the screen height (1/8: readable across a room).
-    public var textHeight: Double = 1.0 / 8
+    package var textHeight: Double = 1.0 / 8
     /// Bytes the glyph pictures may take (a small box has little memory; a frame's own
     /// glyphs are kept even past it). nil: as much as the text's size needs (see
     /// `PixelScreen.glyphCacheBudget(pixelSize:)`).
-    public var glyphCacheBudget: Int?
+    package var glyphCacheBudget: Int?
 
-    public init() {}
+    package init() {}
 }
 
 /// The ticker in pixels: black screen, one band of large text across the middle moving by
@@ -24,8 +24,8 @@ public struct FramebufferStyle: Sendable, Hashable {
 /// box and the line are each drawn into a buffer of their own in the device's format when they
 /// change; the scanout (a KMS output, a framebuffer) puts them on the glass. The device's
 /// memory is never read.
-public final class PixelScreen: TickerScreen {
-    public let fonts: FontStack
+package final class PixelScreen: TickerScreen {
+    package let fonts: FontStack
     /// The announcement box's smaller font.
     let boxFonts: FontStack
     /// The orientation line's font, smaller again and calm.
@@ -60,7 +60,7 @@ public final class PixelScreen: TickerScreen {
     /// A smaller font for a line too wide for the screen in `lineFonts`, kept for the next time.
     private var fittedLineFonts: FontStack?
     /// The font, text size and glyph budget it draws with.
-    public let style: FramebufferStyle
+    package let style: FramebufferStyle
     /// The glyphs in the band's buffer (their positions are all the picture depends on).
     private var lastBand: [FrameGlyph]?
     private var lastAnnouncement: Announcement??
@@ -80,7 +80,7 @@ public final class PixelScreen: TickerScreen {
 
     /// - Parameters:
     ///   - console: the virtual console to take over (nil: a file or memory, or not on a VT).
-    public init(scanout: any Scanout, style: FramebufferStyle = .init(), console: VirtualConsole? = nil) throws(FontError) {
+    package init(scanout: any Scanout, style: FramebufferStyle = .init(), console: VirtualConsole? = nil) throws(FontError) {
         self.scanout = scanout
         self.console = console
         let screen = (width: scanout.width, height: scanout.height, format: scanout.format)
@@ -129,7 +129,7 @@ public final class PixelScreen: TickerScreen {
     /// The glyph pictures scrolling text needs grow with the letters' area: 4 MB holds what
     /// text of 135 pixels (1/8 of 1080 lines) needs, so text of 270 pixels (a 4K television)
     /// gets 16 MB. Never less than 4 MB.
-    public static func glyphCacheBudget(pixelSize: Int) -> Int {
+    package static func glyphCacheBudget(pixelSize: Int) -> Int {
         let scale = Double(pixelSize) / 135
         return max(4 << 20, Int(Double(4 << 20) * scale * scale))
     }
@@ -139,35 +139,35 @@ public final class PixelScreen: TickerScreen {
 
     // MARK: - TickerScreen
 
-    public var metrics: any GlyphMetrics { fonts }
-    public var bandWidth: Int { scanout.width * FontStack.unitsPerPixel }
-    public var drawsPartialGlyphs: Bool { true }
-    public var framePeriod: Nanoseconds? { scanout.refreshPeriod }
-    public var effectStep: Nanoseconds { scanout.refreshPeriod }
-    public var isShowing: Bool { (console?.isShown ?? true) && scanout.isShowing }
+    package var metrics: any GlyphMetrics { fonts }
+    package var bandWidth: Int { scanout.width * FontStack.unitsPerPixel }
+    package var drawsPartialGlyphs: Bool { true }
+    package var framePeriod: Nanoseconds? { scanout.refreshPeriod }
+    package var effectStep: Nanoseconds { scanout.refreshPeriod }
+    package var isShowing: Bool { (console?.isShown ?? true) && scanout.isShowing }
     /// In graphics mode the console draws nothing, so nothing is repainted periodically (a full
     /// redraw would only risk a hitch on a slow bus). The device is asked whether it is still
     /// the screen when its node changes (`deviceChanged`), and, in case a mode is changed
     /// without the node changing, this often.
-    public var checkInterval: Nanoseconds? { Self.deviceCheckInterval }
+    package var checkInterval: Nanoseconds? { Self.deviceCheckInterval }
     static let deviceCheckInterval: Nanoseconds = 30_000_000_000
 
     /// The outputs tried before this one and why they were not taken ("not KMS: no DRM card"),
     /// for the status.
-    public var notTaken: [String] = []
+    package var notTaken: [String] = []
 
-    public var outputDescription: String {
+    package var outputDescription: String {
         "\(scanout.description), text \(fonts.summary)" + (notTaken.isEmpty ? "" : " (\(notTaken.joined(separator: "; ")))")
     }
 
-    public func takeOver() throws {
+    package func takeOver() throws {
         try console?.takeOver()
         mustRepaint = true
     }
 
     /// The screen in `style`; a font the carer named that cannot be used is an error (at a
     /// start the fallbacks stand in, with a warning; on a reload the screen keeps its font).
-    public func restyled(_ style: FramebufferStyle) throws -> (any TickerScreen)? {
+    package func restyled(_ style: FramebufferStyle) throws -> (any TickerScreen)? {
         guard style != self.style else { return nil }
         let next = try PixelScreen(scanout: scanout, style: style, console: console)
         if let named = style.fontPaths.first, !FontStack.defaultPaths.contains(named),
@@ -180,11 +180,11 @@ public final class PixelScreen: TickerScreen {
         return next
     }
 
-    public func giveBack() {
+    package func giveBack() {
         console?.giveBack()
     }
 
-    public func noticeChanges(at now: SteadyInstant) throws(ScreenReplaced) {
+    package func noticeChanges(at now: SteadyInstant) throws(ScreenReplaced) {
         guard lastDeviceCheck.map({ now - $0 >= Self.deviceCheckInterval }) ?? true else { return }
         lastDeviceCheck = now
         if let reason = scanout.replacement() {
@@ -192,7 +192,7 @@ public final class PixelScreen: TickerScreen {
         }
     }
 
-    public func notice(_ change: ScreenChange) {
+    package func notice(_ change: ScreenChange) {
         switch change {
         case .resized:
             break
@@ -219,7 +219,7 @@ public final class PixelScreen: TickerScreen {
         }
     }
 
-    public func setDark(_ dark: Bool) -> String {
+    package func setDark(_ dark: Bool) -> String {
         mustRepaint = true
         do {
             let control = try scanout.setPowered(!dark)
@@ -235,9 +235,9 @@ public final class PixelScreen: TickerScreen {
 
     /// Not drawn: the people in front of a kiosk cannot act on them. They are in the journal,
     /// or on the terminal marquee was started from, which a framebuffer leaves alone.
-    public func showProblems(_ lines: [String]) {}
+    package func showProblems(_ lines: [String]) {}
 
-    public func show(_ frame: Frame) {
+    package func show(_ frame: Frame) {
         show(frame, fullRepaint: mustRepaint)
     }
 
@@ -255,15 +255,15 @@ public final class PixelScreen: TickerScreen {
         present()
     }
 
-    public func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant {
+    package func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant {
         scanout.presentationTime(ofFrameDueAt: due, now: now)
     }
 
-    public func showOrientation(_ text: String?) {
+    package func showOrientation(_ text: String?) {
         lineText = text
     }
 
-    public func setShade(_ shade: Double) {
+    package func setShade(_ shade: Double) {
         guard shade != self.shade else { return }
         painter.shade = shade
         inkColours = [:]
@@ -274,7 +274,7 @@ public final class PixelScreen: TickerScreen {
     /// Draws what changed since the last frame into the band's, the box's and the line's
     /// buffers (not yet on the screen).
     @discardableResult
-    public func render(_ frame: Frame) -> (band: Bool, box: Bool, line: Bool) {
+    package func render(_ frame: Frame) -> (band: Bool, box: Bool, line: Bool) {
         let bandChanged = lastBand != frame.glyphs
         let boxChanged = lastAnnouncement.map { $0 != frame.announcement } ?? true
         let lineChanged = drawnLine.map { $0 != lineText } ?? true
@@ -298,7 +298,7 @@ public final class PixelScreen: TickerScreen {
 
     /// Hands the band, the box and the line to the scanout, which copies what its next buffer
     /// lacks.
-    public func present() {
+    package func present() {
         scanout.show(ScanoutPicture(
             layers: [.init(pixels: band, row: bandRows.lowerBound, version: versions.band),
                      .init(pixels: box, row: boxRows.lowerBound, version: versions.box),
@@ -306,28 +306,28 @@ public final class PixelScreen: TickerScreen {
             generation: generation, black: painter.black))
     }
 
-    public var pageFlips: PageFlipFigures? { scanout.pageFlips }
+    package var pageFlips: PageFlipFigures? { scanout.pageFlips }
 
-    public var glyphCache: GlyphCacheFigures? {
+    package var glyphCache: GlyphCacheFigures? {
         GlyphCacheFigures(bytes: painter.cache.bytes, budget: painter.cache.budget, lookups: painter.cache.inkLookups,
                           found: painter.cache.inkFound)
     }
 
     /// Rasterizes and tints what drawing `frame`'s band will need and the cache lacks, so that
     /// drawing it at its deadline only paints.
-    public func prepare(_ frame: Frame) {
+    package func prepare(_ frame: Frame) {
         guard isShowing, lastBand != frame.glyphs else { return }
         painter.cache.nextPicture()
         forEachBandGlyph(frame.glyphs) { key, _, _, ink in _ = painter.ink(key, colour: ink, from: fonts) }
     }
 
     /// The rows of the screen the band covers.
-    public var bandHeight: Int { bandRows.count }
+    package var bandHeight: Int { bandRows.count }
 
     /// The band, the box and the line as last drawn, copied from the screen's own buffers in
     /// memory (never from the scanout's, which may be slow to read): a copy, so the picture is
     /// scaled away from the display loop.
-    public func copyForPicture() -> ScreenCopy? {
+    package func copyForPicture() -> ScreenCopy? {
         let layers = [(band, bandRows), (box, boxRows), (line, lineRows)].map { surface, rows in
             ScreenCopy.Layer(rows: rows, bytesPerRow: surface.bytesPerRow,
                              bytes: Array(UnsafeRawBufferPointer(start: surface.base, count: surface.bytesPerRow * surface.height)))
@@ -472,13 +472,13 @@ public final class PixelScreen: TickerScreen {
         return (width, arrowRoom, max(1, (box.height - 2 * padding) / (boxFonts.ascender + boxFonts.descender)))
     }
 
-    public func takeMissingCharacters() -> [Character] {
+    package func takeMissingCharacters() -> [Character] {
         var missing = fonts.takeMissing()
         for character in boxFonts.takeMissing() where !missing.contains(character) { missing.append(character) }
         return missing
     }
 
-    public var announcementBox: any AnnouncementBox {
+    package var announcementBox: any AnnouncementBox {
         guard box.height > 0 else { return OnePageBox() }
         let text = boxText
         return FontBox(fonts: boxFonts, width: text.width, arrowRoom: text.arrowRoom, lines: text.lines)

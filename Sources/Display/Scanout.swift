@@ -4,7 +4,7 @@ import Marquee
 /// page-flipped buffers, a file or plain memory. The screen draws text into layers of its own;
 /// a scanout only puts them on the display, paces frames and says what happened to the device.
 /// This is the device half of a pixel screen (kmscon's display ops beside its text ops).
-public protocol Scanout: AnyObject {
+package protocol Scanout: AnyObject {
     var width: Int { get }
     var height: Int { get }
     var format: PixelFormat { get }
@@ -37,10 +37,10 @@ public protocol Scanout: AnyObject {
 }
 
 /// Why a display cannot be powered down or up.
-public struct ScreenPowerError: Error, CustomStringConvertible {
-    public var description: String
+package struct ScreenPowerError: Error, CustomStringConvertible {
+    package var description: String
 
-    public init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
     }
 }
@@ -48,8 +48,8 @@ public struct ScreenPowerError: Error, CustomStringConvertible {
 /// A picture of layers (the band, the box, the line), each a buffer of whole rows at a row of
 /// the screen, black elsewhere. A layer's version changes whenever its pixels do, and the
 /// generation whenever everything must be drawn again (another program may have drawn).
-public struct ScanoutPicture {
-    public struct Layer {
+package struct ScanoutPicture {
+    package struct Layer {
         var pixels: PixelSurface
         var row: Int
         var version: Int

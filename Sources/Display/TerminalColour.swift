@@ -5,7 +5,7 @@ import Marquee
 #endif
 
 /// How many colours a terminal shows, and how a colour is written for it.
-public enum ColourDepth: Sendable, Hashable {
+package enum ColourDepth: Sendable, Hashable {
     /// `COLORTERM=truecolor`: 24-bit SGR.
     case trueColour
     /// xterm's 256-colour palette.
@@ -90,7 +90,7 @@ extension Colour {
     var contrastOnBlack: Double { (luminance + 0.05) / 0.05 }
 
     /// This colour, lightened towards white until it reads at `ratio`:1 on black.
-    public func readable(onBlackAtLeast ratio: Double = 7) -> Colour {
+    package func readable(onBlackAtLeast ratio: Double = 7) -> Colour {
         var colour = self
         var step = 0.0
         while colour.contrastOnBlack < ratio, step < 1 {

@@ -6,25 +6,25 @@ import Marquee
 /// do, so a cluster takes the sum of its code points' cells (a Devanagari conjunct 2, a
 /// decomposed "é" 1). Clusters that terminals draw at different widths are sent in a form that
 /// every terminal draws alike (`terminalText`), and are measured in that form.
-public struct TerminalMetrics: GlyphMetrics {
-    public var unitsPerCharacter: Int { 1 }
+package struct TerminalMetrics: GlyphMetrics {
+    package var unitsPerCharacter: Int { 1 }
     /// The code points the Linux console's font has (nil: a terminal emulator, whose fonts have
     /// what they have). The console draws nothing for what its font lacks, in fewer cells than
     /// `wcwidth` says, and joins no accents: there a cluster is its first code point, one cell,
     /// if the font has it (or a plain stand-in: "·" for "•"), and is left out otherwise.
     let consoleFont: Set<UInt32>?
 
-    public init(consoleFont: Set<UInt32>? = nil) {
+    package init(consoleFont: Set<UInt32>? = nil) {
         self.consoleFont = consoleFont
     }
 
-    public func advance(of character: Character) -> Int {
+    package func advance(of character: Character) -> Int {
         Self.cells(of: terminalText(of: character))
     }
 
     /// What is written for a cluster: on the Linux console, what its font has; elsewhere the
     /// cluster without what terminals draw at different widths (`terminalText(of:)`).
-    public func terminalText(of character: Character) -> String {
+    package func terminalText(of character: Character) -> String {
         guard let font = consoleFont else { return Self.terminalText(of: character) }
         guard let base = character.unicodeScalars.first else { return "" }
         if font.contains(base.value), mq_cell_width(base.value) == 1 { return String(base) }
@@ -43,7 +43,7 @@ public struct TerminalMetrics: GlyphMetrics {
     /// the next), zero width joiners (a ZWJ family is 2 cells or 6: its members are shown side
     /// by side), skin tone modifiers, the keycap mark, tag characters, other invisible format
     /// characters, and code points the C library does not know.
-    public static func terminalText(of character: Character) -> String {
+    package static func terminalText(of character: Character) -> String {
         let scalars = character.unicodeScalars
         if scalars.count == 1, let scalar = scalars.first, scalar.value < 0x300 {
             return String(character)

@@ -7,14 +7,14 @@ import Support
 #endif
 
 /// The terminal went away (hang-up, closed pipe): stop drawing.
-public struct TerminalGone: Error {}
+package struct TerminalGone: Error {}
 
 /// A terminal that shows the ticker: takes it over (alternate screen where there is one,
 /// cursor hidden, autowrap off), draws frames as cheaply as possible — only what changed,
 /// one character shift plus the new cell when the line just moved on, in one `write` — and
 /// gives it back as it was. Never clears the screen while running.
-public final class TerminalScreen {
-    public struct Capabilities: Sendable, Hashable {
+package final class TerminalScreen {
+    package struct Capabilities: Sendable, Hashable {
         var isLinuxConsole: Bool
         var hasAlternateScreen: Bool
         var colourDepth: ColourDepth
@@ -24,7 +24,7 @@ public final class TerminalScreen {
         var consoleFont: Set<UInt32>? = nil
 
         /// What `TERM` and `COLORTERM` say (and whether the fd is a Linux console, and its font).
-        public static func detect(fd: Int32, environment: [String: String]) -> Capabilities {
+        package static func detect(fd: Int32, environment: [String: String]) -> Capabilities {
             let term = environment["TERM"] ?? ""
             let linux = term == "linux" || mq_is_linux_console(fd) == 1
             let colourTerm = (environment["COLORTERM"] ?? "").lowercased()
@@ -67,9 +67,9 @@ public final class TerminalScreen {
         var ink: Colour?
     }
 
-    public private(set) var rows = 24
-    public private(set) var columns = 80
-    public private(set) var capabilities: Capabilities
+    package private(set) var rows = 24
+    package private(set) var columns = 80
+    package private(set) var capabilities: Capabilities
     /// Bytes and `write` calls so far (for the benchmark and status).
     private(set) var bytesWritten = 0
     private(set) var frameWrites = 0
@@ -86,7 +86,7 @@ public final class TerminalScreen {
     private var currentSGR = ""
     private var savedTerminal: termios?
 
-    public init(fd: Int32 = STDOUT_FILENO, capabilities: Capabilities) {
+    package init(fd: Int32 = STDOUT_FILENO, capabilities: Capabilities) {
         self.fd = fd
         self.capabilities = capabilities
         _ = refreshSize()
@@ -116,7 +116,7 @@ public final class TerminalScreen {
     }
 
     /// The width the ticker band has, in cells.
-    public var bandWidth: Int { columns }
+    package var bandWidth: Int { columns }
 
     // MARK: - Taking over and giving back
 
@@ -141,7 +141,7 @@ public final class TerminalScreen {
     }
 
     /// The terminal as it was: cursor, autowrap, main screen, echo.
-    public func leave(input: Int32 = STDIN_FILENO) {
+    package func leave(input: Int32 = STDIN_FILENO) {
         var restore = "\u{1B}[0m\u{1B}[?7h"
         restore += capabilities.isLinuxConsole ? "\u{1B}[?25h\u{1B}[?0c" : "\u{1B}[?25h"
         restore += capabilities.hasAlternateScreen ? "\u{1B}[?1049l" : "\u{1B}[2J\u{1B}[H"
@@ -173,7 +173,7 @@ public final class TerminalScreen {
 
     /// Draws a frame: the band in the middle row, dancing letters lifted into the row above,
     /// the announcement box above that. Writes only what changed, in one `write`.
-    public func draw(_ frame: Frame, clearFirst: Bool = false, fullRepaint: Bool = false) throws(TerminalGone) {
+    package func draw(_ frame: Frame, clearFirst: Bool = false, fullRepaint: Bool = false) throws(TerminalGone) {
         let newRows = compose(frame)
         var out: [UInt8] = []
         // On a full repaint the screen may hold anything (a kernel message, text another program
@@ -422,18 +422,18 @@ func containsDA1Reply(_ bytes: [UInt8]) -> Bool {
 }
 
 extension TerminalScreen: TickerScreen {
-    public var metrics: any GlyphMetrics { cellMetrics }
-    public var drawsPartialGlyphs: Bool { false }
-    public var framePeriod: Nanoseconds? { nil }
-    public var effectStep: Nanoseconds { 100_000_000 }
-    public var isShowing: Bool { true }
+    package var metrics: any GlyphMetrics { cellMetrics }
+    package var drawsPartialGlyphs: Bool { false }
+    package var framePeriod: Nanoseconds? { nil }
+    package var effectStep: Nanoseconds { 100_000_000 }
+    package var isShowing: Bool { true }
     /// A terminal draws whatever it is sent (its font decides).
-    public func takeMissingCharacters() -> [Character] { [] }
+    package func takeMissingCharacters() -> [Character] { [] }
 
     /// A terminal's cells are drawn by the terminal, in its font: it has no picture of its own.
     /// The cells as last drawn, in pixels: the grid on the glass (in marquee's fonts, not the
     /// terminal's). Rows marquee does not draw are black.
-    public func copyForPicture() -> ScreenCopy? {
+    package func copyForPicture() -> ScreenCopy? {
         if cellPicture?.columns != columns {
             cellPicture = try? CellPicture(columns: columns, width: Self.pictureWidth)
         }
@@ -443,27 +443,27 @@ extension TerminalScreen: TickerScreen {
     /// About how wide the carers' picture of a terminal is drawn.
     static let pictureWidth = 640
 
-    public func showOrientation(_ text: String?) {
+    package func showOrientation(_ text: String?) {
         orientation = text
     }
 
-    public func setShade(_ shade: Double) {
+    package func setShade(_ shade: Double) {
         guard shade != self.shade else { return }
         self.shade = shade
         mustRepaint = true
     }
 
-    public var announcementBox: any AnnouncementBox {
+    package var announcementBox: any AnnouncementBox {
         guard let width = announcementBoxWidth else { return OnePageBox() }
         return LineBox(width: width - 2, lines: Self.announcementLines)
     }
     /// Something else may write to a terminal: everything is drawn again this often while the
     /// line moves; on a Linux console (kernel messages, a stray `echo`) also while it stands still.
-    public var checkInterval: Nanoseconds? {
+    package var checkInterval: Nanoseconds? {
         capabilities.isLinuxConsole ? 2_000_000_000 : lastFrameMoved ? 10_000_000_000 : nil
     }
 
-    public var outputDescription: String {
+    package var outputDescription: String {
         let colours = switch capabilities.colourDepth {
         case .trueColour: "24-bit colour"
         case .palette256: "256 colours"
@@ -474,41 +474,41 @@ extension TerminalScreen: TickerScreen {
         return "\(kind) \(columns)x\(rows), \(colours)\(sync)"
     }
 
-    public func takeOver() throws {
+    package func takeOver() throws {
         try enter()
         mustRepaint = true
     }
-    public func giveBack() { leave() }
+    package func giveBack() { leave() }
 
     /// A terminal shows what it is sent as it arrives.
-    public func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant { due }
+    package func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant { due }
 
     /// A terminal draws text cells: there is nothing to make ready and no glyph pictures.
-    public func prepare(_ frame: Frame) {}
-    public var glyphCache: GlyphCacheFigures? { nil }
-    public var pageFlips: PageFlipFigures? { nil }
+    package func prepare(_ frame: Frame) {}
+    package var glyphCache: GlyphCacheFigures? { nil }
+    package var pageFlips: PageFlipFigures? { nil }
 
-    public func noticeChanges(at now: SteadyInstant) {
+    package func noticeChanges(at now: SteadyInstant) {
         guard let interval = checkInterval, lastFullRepaint.map({ now - $0 >= interval }) ?? true else { return }
         lastFullRepaint = now
         mustRepaint = true
     }
 
-    public func notice(_ change: ScreenChange) {
+    package func notice(_ change: ScreenChange) {
         switch change {
         case .resized: if refreshSize() { mustRepaint = true }
         case .consoleSwitchRequested, .deviceChanged: break
         }
     }
 
-    public func show(_ frame: Frame) throws {
+    package func show(_ frame: Frame) throws {
         lastFrameMoved = frame.isMoving
         try draw(frame, clearFirst: mustRepaint && sizeChanged, fullRepaint: mustRepaint)
         mustRepaint = false
     }
 
     /// A terminal cannot be powered down: it is cleared.
-    public func setDark(_ dark: Bool) -> String {
+    package func setDark(_ dark: Bool) -> String {
         mustRepaint = true
         guard dark else { return "" }
         lastRows = [:]
@@ -518,7 +518,7 @@ extension TerminalScreen: TickerScreen {
         return "cleared (a terminal cannot be powered down)"
     }
 
-    public func showProblems(_ lines: [String]) {
+    package func showProblems(_ lines: [String]) {
         guard lines != problems else { return }
         problems = lines
         mustRepaint = true

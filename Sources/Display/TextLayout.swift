@@ -41,7 +41,7 @@ extension FontStack {
     /// each run of one font and direction shaped by HarfBuzz with the whole text as context
     /// (Arabic letters join across runs), the runs put in the order they are seen. A cluster no
     /// font has is left out and noted (`takeMissing`).
-    public func layout(_ text: String) -> [LaidGlyph] {
+    package func layout(_ text: String) -> [LaidGlyph] {
         let clusters = text.filter { !$0.unicodeScalars.allSatisfy { $0.properties.generalCategory == .control } }
         guard !clusters.isEmpty else { return [] }
         var scalars: [UInt32] = []

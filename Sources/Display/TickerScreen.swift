@@ -4,11 +4,11 @@ import Marquee
 /// loop owns the clock and the `MarqueeController`; a screen is a device, a band it draws the
 /// marquee's frames on, and what it shows around the band. Each screen remembers when its next
 /// frame must be drawn in full (taken over, resized, a new shade or problems to show).
-public typealias TickerScreen = ScreenDevice & BandDrawing & BandSurroundings
+package typealias TickerScreen = ScreenDevice & BandDrawing & BandSurroundings
 
 /// The device under a screen: taking it over and giving it back, what happens to it from
 /// outside, and when what is drawn on it is seen.
-public protocol ScreenDevice: AnyObject {
+package protocol ScreenDevice: AnyObject {
     /// For the status: "Linux console 80x25, 8 colours", "framebuffer /dev/fb0 1920x1080 …".
     var outputDescription: String { get }
     /// False while nothing drawn would be seen (another console is shown): no frames then.
@@ -42,7 +42,7 @@ public protocol ScreenDevice: AnyObject {
 }
 
 /// The band a screen draws the marquee's frames on: how it measures text, and frames.
-public protocol BandDrawing: AnyObject {
+package protocol BandDrawing: AnyObject {
     /// How the screen measures text (cells, or 1/64 pixels).
     var metrics: any GlyphMetrics { get }
     /// The band's width in the metrics' units.
@@ -75,11 +75,11 @@ public protocol BandDrawing: AnyObject {
 }
 
 extension BandDrawing {
-    public func restyled(_ style: FramebufferStyle) throws -> (any TickerScreen)? { nil }
+    package func restyled(_ style: FramebufferStyle) throws -> (any TickerScreen)? { nil }
 }
 
 /// What a screen shows around the band, each drawn with the next frame.
-public protocol BandSurroundings: AnyObject {
+package protocol BandSurroundings: AnyObject {
     /// The orientation line from now on ("Monday morning · 23 November 2026"; nil: none), below
     /// the band where the screen has room.
     func showOrientation(_ text: String?)
@@ -91,14 +91,14 @@ public protocol BandSurroundings: AnyObject {
 }
 
 /// How full a screen's glyph cache is and how often it had what was asked, for the status.
-public struct GlyphCacheFigures: Sendable, Hashable, Codable {
-    public var bytes: Int
-    public var budget: Int
+package struct GlyphCacheFigures: Sendable, Hashable, Codable {
+    package var bytes: Int
+    package var budget: Int
     /// Look-ups of a glyph picture since the screen opened, and how many found it.
-    public var lookups: Int
-    public var found: Int
+    package var lookups: Int
+    package var found: Int
 
-    public init(bytes: Int, budget: Int, lookups: Int, found: Int) {
+    package init(bytes: Int, budget: Int, lookups: Int, found: Int) {
         self.bytes = bytes
         self.budget = budget
         self.lookups = lookups
@@ -108,18 +108,18 @@ public struct GlyphCacheFigures: Sendable, Hashable, Codable {
 
 /// How many frames a page-flipped screen showed and how many vertical blanks showed a frame
 /// again because the next one was late, for the status.
-public struct PageFlipFigures: Sendable, Hashable, Codable {
-    public var shown: Int
-    public var missedVblanks: Int
+package struct PageFlipFigures: Sendable, Hashable, Codable {
+    package var shown: Int
+    package var missedVblanks: Int
 
-    public init(shown: Int, missedVblanks: Int) {
+    package init(shown: Int, missedVblanks: Int) {
         self.shown = shown
         self.missedVblanks = missedVblanks
     }
 }
 
 /// What happens to a screen from outside, reported by the loop (from signals).
-public enum ScreenChange: Sendable {
+package enum ScreenChange: Sendable {
     /// The terminal's size may have changed (SIGWINCH).
     case resized
     /// The kernel asks to switch the virtual console away, or gives it back (VT_PROCESS).
@@ -130,10 +130,10 @@ public enum ScreenChange: Sendable {
 
 /// The device under a screen went away or changed (a DRM driver replaced the firmware
 /// framebuffer): the screen must be opened again.
-public struct ScreenReplaced: Error, CustomStringConvertible {
-    public var description: String
+package struct ScreenReplaced: Error, CustomStringConvertible {
+    package var description: String
 
-    public init(description: String) {
+    package init(description: String) {
         self.description = description
     }
 }

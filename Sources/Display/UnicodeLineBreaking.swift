@@ -4,10 +4,10 @@ import Marquee
 /// Unicode's line breaking (UAX #14) through ICU: after spaces, between ideographs, Thai, Lao,
 /// Khmer and Burmese words by ICU's dictionaries, never before closing punctuation. The screens
 /// wrap the announcement box, and the band that stands still, with it.
-public struct UnicodeLineBreaking: LineBreaking {
-    public init() {}
+package struct UnicodeLineBreaking: LineBreaking {
+    package init() {}
 
-    public func opportunities(_ glyphs: [LaidGlyph]) -> [Bool] {
+    package func opportunities(_ glyphs: [LaidGlyph]) -> [Bool] {
         var text: [UInt16] = []
         var starts: [Int32] = []
         for glyph in glyphs {

@@ -8,15 +8,15 @@ import CLinux
 /// stops painting its text and cursor over the ticker, and asked to let marquee agree to
 /// console switches (VT_PROCESS), so nothing is drawn while another console is shown and
 /// everything is drawn again when it comes back. Given back in text mode on every exit.
-public final class VirtualConsole {
+package final class VirtualConsole {
     private let fd: Int32
     /// This console's number (tty1 is 1).
-    public let number: Int
+    package let number: Int
     /// False while another console is shown.
     private(set) var isShown = true
 
     /// The console on `fd`, or nil if it is not a Linux virtual console.
-    public init?(fd: Int32) {
+    package init?(fd: Int32) {
         let number = Int(mq_console_number(fd))
         guard number > 0, mq_is_linux_console(fd) == 1 else { return nil }
         self.fd = fd
@@ -27,7 +27,7 @@ public final class VirtualConsole {
     /// controlling terminal of marquee's session (as under the unit's `TTYPath=` with
     /// `StandardInput=tty-force`, or a login on it), or marquee is root. The kernel checks
     /// exactly this (`current->signal->tty == tty`, else CAP_SYS_TTY_CONFIG).
-    public var ownership: Ownership {
+    package var ownership: Ownership {
         if geteuid() == 0 { return .root }
         let session = getsid(0)
         let owner = tcgetsid(fd)
@@ -37,7 +37,7 @@ public final class VirtualConsole {
     }
 
     /// Whether marquee may put this console in graphics mode (see `ownership`).
-    public enum Ownership: Equatable, Sendable {
+    package enum Ownership: Equatable, Sendable {
         case root, controllingTerminal
         /// Not allowed, with the reason.
         case notOurs(String)
@@ -45,7 +45,7 @@ public final class VirtualConsole {
 
     /// Graphics mode and switch requests by SIGUSR2. Fails when marquee may not (the console
     /// is not its controlling terminal and it lacks CAP_SYS_TTY_CONFIG).
-    public func takeOver() throws(FramebufferError) {
+    package func takeOver() throws(FramebufferError) {
         guard mq_console_set_graphics(fd, 1) == 0 else {
             throw FramebufferError(description: "tty\(number): cannot switch to graphics mode: \(String(cString: strerror(errno)))")
         }
@@ -72,13 +72,13 @@ public final class VirtualConsole {
     }
 
     /// Text mode and automatic switching again: the console repaints its own text.
-    public func giveBack() {
+    package func giveBack() {
         Self.reset(fd: fd)
     }
 
     /// Puts a console back in text mode with automatic switching (also for `marquee
     /// reset-console` after a crash).
-    public static func reset(fd: Int32) {
+    package static func reset(fd: Int32) {
         _ = mq_console_auto_switching(fd)
         _ = mq_console_set_graphics(fd, 0)
     }

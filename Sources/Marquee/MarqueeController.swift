@@ -8,12 +8,12 @@ import Support
 /// Where the text is, is a function of time, never accumulated, so a renderer can be torn
 /// down and rebuilt at any moment and continue mid-letter. Lives as long as the display
 /// process; not thread-safe: one owner drives it.
-public final class MarqueeController {
-    public private(set) var configuration: MarqueeConfiguration
+package final class MarqueeController {
+    package private(set) var configuration: MarqueeConfiguration
     /// How the screen's announcement box pages text; an announcement is paged when it is queued.
-    public var announcementBox: any AnnouncementBox = OnePageBox()
+    package var announcementBox: any AnnouncementBox = OnePageBox()
     /// Where the band's line may break while it stands still (the screen's Unicode rules).
-    public var lineBreaking: any LineBreaking = SpaceBreaking()
+    package var lineBreaking: any LineBreaking = SpaceBreaking()
     private var metrics: any GlyphMetrics
     private var unitsPerSecond: Double
     private let origin: SteadyInstant
@@ -32,7 +32,7 @@ public final class MarqueeController {
     /// When motion last resumed after a pause: effects grow back from rest since then.
     private var resumed: SteadyInstant?
 
-    public init(metrics: any GlyphMetrics, configuration: MarqueeConfiguration = .init(), origin: SteadyInstant) {
+    package init(metrics: any GlyphMetrics, configuration: MarqueeConfiguration = .init(), origin: SteadyInstant) {
         self.metrics = metrics
         self.configuration = configuration
         self.origin = origin
@@ -44,7 +44,7 @@ public final class MarqueeController {
 
     /// The active messages changed at `t`. What is on screen stays where it is; new text
     /// enters at the next seam; typewriter messages that just became active are announced.
-    public func update(messages: [MarqueeMessage], at t: SteadyInstant, width: Int) {
+    package func update(messages: [MarqueeMessage], at t: SteadyInstant, width: Int) {
         self.messages = messages
         let effective = effectiveMessages
         for message in effective where message.effect == .typewriter && !activeTexts.contains(message.text) {
@@ -67,7 +67,7 @@ public final class MarqueeController {
 
     /// New settings from `t` on (a reloaded configuration): the text on screen stays where it
     /// is and moves on at the new speed; the new separator and effects apply from the next seam.
-    public func reconfigure(_ configuration: MarqueeConfiguration, at t: SteadyInstant) {
+    package func reconfigure(_ configuration: MarqueeConfiguration, at t: SteadyInstant) {
         let x = position(at: t, of: settle(at: t))
         self.configuration = configuration
         unitsPerSecond = speedOfItems
@@ -82,7 +82,7 @@ public final class MarqueeController {
     /// size, the console instead of the framebuffer): what is laid is measured again, and the
     /// letter at the window's left edge stays there, as far into it as it was. The speed stays
     /// the same in characters per second; the line is centred or moves for the new width.
-    public func remeasure(with metrics: any GlyphMetrics, at t: SteadyInstant, width: Int) {
+    package func remeasure(with metrics: any GlyphMetrics, at t: SteadyInstant, width: Int) {
         let x = position(at: t, of: settle(at: t))
         let ratio = Double(metrics.unitsPerCharacter) / Double(self.metrics.unitsPerCharacter)
         self.metrics = metrics
@@ -156,7 +156,7 @@ public final class MarqueeController {
     /// dancing letters rest upright, an announcement being typed shows whole and its ▶ (after
     /// a page another follows) rests, and announcements still to come wait (their reading time starts again on resume). A
     /// pause stops motion, never the truth.
-    public func pause(at t: SteadyInstant) {
+    package func pause(at t: SteadyInstant) {
         guard pause == nil else { return }
         let current = settle(at: t)
         let effect = effectTime(t)
@@ -170,7 +170,7 @@ public final class MarqueeController {
     }
 
     /// Motion continues from where it was paused; dancing letters and the ▶ ease back in.
-    public func resume(at t: SteadyInstant) {
+    package func resume(at t: SteadyInstant) {
         guard let paused = pause else { return }
         pause = nil
         pausedTotal += t - paused.at
@@ -183,13 +183,13 @@ public final class MarqueeController {
         }
     }
 
-    public var isPaused: Bool { pause != nil }
+    package var isPaused: Bool { pause != nil }
 
     // MARK: - Frames
 
     /// What is visible at `t` in a window `width` units wide. Glyphs cut by the window's edges
     /// are left out (a terminal cannot show half a cell) unless `includingPartialGlyphs`.
-    public func frame(at t: SteadyInstant, width: Int, includingPartialGlyphs: Bool = false) -> Frame {
+    package func frame(at t: SteadyInstant, width: Int, includingPartialGlyphs: Bool = false) -> Frame {
         if width != self.width {
             self.width = width
             reconsider(at: t)
@@ -236,7 +236,7 @@ public final class MarqueeController {
     /// The next instant after `t` at which the frame can look different: the whole-unit
     /// position moves on, a letter is typed, an effect steps (every `effectStep`). nil when
     /// the picture stands still until the next change of messages.
-    public func nextFrameChange(after t: SteadyInstant, effectStep: Nanoseconds) -> SteadyInstant? {
+    package func nextFrameChange(after t: SteadyInstant, effectStep: Nanoseconds) -> SteadyInstant? {
         var next: SteadyInstant?
         func consider(_ candidate: SteadyInstant) {
             if candidate > t { next = min(next ?? candidate, candidate) }

@@ -1,38 +1,38 @@
 /// A duration in nanoseconds: how far apart two readings of one clock are.
-public typealias Nanoseconds = Int64
+package typealias Nanoseconds = Int64
 
 /// A reading of the display's steady clock, which never jumps and whose origin means nothing:
 /// all motion, effects and frame deadlines are functions of it. Wall-clock readings are another
 /// type (`WallInstant`, in Daemon); the two meet only through a duration, so the compiler keeps
 /// motion off the wall clock.
-public struct SteadyInstant: Sendable, Hashable, Comparable {
+package struct SteadyInstant: Sendable, Hashable, Comparable {
     /// Nanoseconds since the clock's origin.
-    public var sinceOrigin: Nanoseconds
+    package var sinceOrigin: Nanoseconds
 
-    public init(sinceOrigin: Nanoseconds) {
+    package init(sinceOrigin: Nanoseconds) {
         self.sinceOrigin = sinceOrigin
     }
 
-    public static func < (a: SteadyInstant, b: SteadyInstant) -> Bool { a.sinceOrigin < b.sinceOrigin }
+    package static func < (a: SteadyInstant, b: SteadyInstant) -> Bool { a.sinceOrigin < b.sinceOrigin }
     /// How far apart two readings are.
-    public static func - (a: SteadyInstant, b: SteadyInstant) -> Nanoseconds { a.sinceOrigin - b.sinceOrigin }
-    public static func + (a: SteadyInstant, duration: Nanoseconds) -> SteadyInstant { SteadyInstant(sinceOrigin: a.sinceOrigin + duration) }
-    public static func - (a: SteadyInstant, duration: Nanoseconds) -> SteadyInstant { SteadyInstant(sinceOrigin: a.sinceOrigin - duration) }
-    public static func += (a: inout SteadyInstant, duration: Nanoseconds) { a = a + duration }
+    package static func - (a: SteadyInstant, b: SteadyInstant) -> Nanoseconds { a.sinceOrigin - b.sinceOrigin }
+    package static func + (a: SteadyInstant, duration: Nanoseconds) -> SteadyInstant { SteadyInstant(sinceOrigin: a.sinceOrigin + duration) }
+    package static func - (a: SteadyInstant, duration: Nanoseconds) -> SteadyInstant { SteadyInstant(sinceOrigin: a.sinceOrigin - duration) }
+    package static func += (a: inout SteadyInstant, duration: Nanoseconds) { a = a + duration }
 }
 
 /// How a message is shown.
-public enum MessageEffect: String, Hashable, Sendable, CaseIterable {
+package enum MessageEffect: String, Hashable, Sendable, CaseIterable {
     case scroll, typewriter, dance
 }
 
 /// A colour for a message.
-public struct Colour: Hashable, Sendable {
-    public var red: UInt8
-    public var green: UInt8
-    public var blue: UInt8
+package struct Colour: Hashable, Sendable {
+    package var red: UInt8
+    package var green: UInt8
+    package var blue: UInt8
 
-    public init(red: UInt8, green: UInt8, blue: UInt8) {
+    package init(red: UInt8, green: UInt8, blue: UInt8) {
         self.red = red
         self.green = green
         self.blue = blue
@@ -40,12 +40,12 @@ public struct Colour: Hashable, Sendable {
 }
 
 /// One message to put on the tape.
-public struct MarqueeMessage: Hashable, Sendable {
-    public var text: String
-    public var colour: Colour?
-    public var effect: MessageEffect
+package struct MarqueeMessage: Hashable, Sendable {
+    package var text: String
+    package var colour: Colour?
+    package var effect: MessageEffect
 
-    public init(text: String, colour: Colour? = nil, effect: MessageEffect = .scroll) {
+    package init(text: String, colour: Colour? = nil, effect: MessageEffect = .scroll) {
         self.text = text
         self.colour = colour
         self.effect = effect
@@ -54,7 +54,7 @@ public struct MarqueeMessage: Hashable, Sendable {
 
 /// How wide each character is on a display, in the display's own units (terminal cells,
 /// or sub-pixels on a framebuffer), measured once when a message is laid on the tape.
-public protocol GlyphMetrics {
+package protocol GlyphMetrics {
     /// The advance of one grapheme cluster; 0 drops it (control characters).
     func advance(of character: Character) -> Int
     /// What "one character" is for speeds given in characters per second.
@@ -71,10 +71,10 @@ public protocol GlyphMetrics {
 
 extension GlyphMetrics {
     /// No kerning: terminals and monospaced displays.
-    public func kerning(between left: Character, and right: Character) -> Int { 0 }
+    package func kerning(between left: Character, and right: Character) -> Int { 0 }
 
     /// Each character at its advance, kerned against the one before, in the text's order.
-    public func layout(_ text: String) -> [LaidGlyph] {
+    package func layout(_ text: String) -> [LaidGlyph] {
         var glyphs: [LaidGlyph] = []
         var offset = 0
         var previous: Character?
@@ -91,39 +91,39 @@ extension GlyphMetrics {
 }
 
 /// The settings of the motion.
-public struct MarqueeConfiguration: Sendable, Hashable {
+package struct MarqueeConfiguration: Sendable, Hashable {
     /// Scrolling speed in characters per second (reading research: 3–7 is comfortable).
-    public var charactersPerSecond: Double = 5
-    public var separator = " • "
+    package var charactersPerSecond: Double = 5
+    package var separator = " • "
     /// Typewriter: time per letter.
     var typewriterLetter: Nanoseconds = 30_000_000
     /// Typewriter: how long a fully typed announcement stays, per character (reading at the
     /// scrolling speed), and at least.
     var minimumReadingPause: Nanoseconds = 3_000_000_000
     /// Applies this effect to every message (`nil`: each message's own).
-    public var effectForAll: MessageEffect?
+    package var effectForAll: MessageEffect?
 
-    public init() {}
+    package init() {}
 
-    public init(charactersPerSecond: Double, separator: String = " • ") {
+    package init(charactersPerSecond: Double, separator: String = " • ") {
         self.charactersPerSecond = charactersPerSecond
         self.separator = separator
     }
 }
 
 /// A glyph laid on the tape: its character and advance, measured once.
-public struct LaidGlyph: Hashable, Sendable {
-    public var character: Character
+package struct LaidGlyph: Hashable, Sendable {
+    package var character: Character
     /// Where it starts within its piece, in display units.
-    public var offset: Int
-    public var advance: Int
+    package var offset: Int
+    package var advance: Int
     /// Which of the display's own forms draws it (a shaped group of glyphs); 0: the character.
-    public var form: Int
+    package var form: Int
     /// Its embedding level in the Unicode Bidirectional Algorithm: odd where it is read right to
     /// left. The lowest of a text's glyphs is its paragraph's.
-    public var level: UInt8
+    package var level: UInt8
 
-    public init(character: Character, offset: Int, advance: Int, form: Int = 0, level: UInt8 = 0) {
+    package init(character: Character, offset: Int, advance: Int, form: Int = 0, level: UInt8 = 0) {
         self.character = character
         self.offset = offset
         self.advance = advance
@@ -134,66 +134,66 @@ public struct LaidGlyph: Hashable, Sendable {
 
 extension [LaidGlyph] {
     /// How far laid text reaches, in display units: to the end of its last glyph.
-    public var width: Int { last.map { $0.offset + $0.advance } ?? 0 }
+    package var width: Int { last.map { $0.offset + $0.advance } ?? 0 }
 }
 
 /// What is visible at one instant: the ticker band and the announcement box.
-public struct Frame: Sendable {
+package struct Frame: Sendable {
     /// The glyphs in the band, positioned relative to the window's left edge.
-    public var glyphs: [FrameGlyph]
-    public var announcement: Announcement?
+    package var glyphs: [FrameGlyph]
+    package var announcement: Announcement?
     /// The tape position of the window's left edge, in display units (fractional).
-    public var position: Double
-    public var isMoving: Bool
+    package var position: Double
+    package var isMoving: Bool
     /// The texts of the messages with a letter in the window, in the order they stand.
-    public var textsInView: [String] = []
+    package var textsInView: [String] = []
 }
 
 /// One visible glyph of the band.
-public struct FrameGlyph: Hashable, Sendable {
-    public var character: Character
+package struct FrameGlyph: Hashable, Sendable {
+    package var character: Character
     /// The display's form of it (see `LaidGlyph.form`).
-    public var form: Int
+    package var form: Int
     /// Left edge relative to the window, in display units; fully inside the window unless the
     /// frame was asked for partial glyphs (then it may start left of 0 or end right of the width).
-    public var x: Int
-    public var advance: Int
-    public var colour: Colour?
+    package var x: Int
+    package var advance: Int
+    package var colour: Colour?
     /// Dance: 0 (resting) … 1 (lifted), and gentle sway/tilt/scale/hue around 0.
-    public var lift: Double
-    public var tilt: Double
-    public var scale: Double
-    public var hueShift: Double
+    package var lift: Double
+    package var tilt: Double
+    package var scale: Double
+    package var hueShift: Double
 }
 
 /// How a screen's announcement box holds text: the glyphs of each page (the lines that fit in
 /// the box at once, wrapped at words), so a long announcement is typed page by page, each page
 /// read before the next. Spaces where pages break belong to no page.
-public protocol AnnouncementBox {
+package protocol AnnouncementBox {
     func pages(of glyphs: [LaidGlyph]) -> [Range<Int>]
 }
 
 /// A box that holds any announcement on one page (no screen said otherwise).
-public struct OnePageBox: AnnouncementBox {
-    public init() {}
+package struct OnePageBox: AnnouncementBox {
+    package init() {}
 
-    public func pages(of glyphs: [LaidGlyph]) -> [Range<Int>] { [glyphs.indices] }
+    package func pages(of glyphs: [LaidGlyph]) -> [Range<Int>] { [glyphs.indices] }
 }
 
 /// The announcement box: a typewriter message being typed or read.
-public struct Announcement: Hashable, Sendable {
+package struct Announcement: Hashable, Sendable {
     /// The page shown: a long announcement is shown a page at a time.
-    public var glyphs: [LaidGlyph]
-    public var colour: Colour?
+    package var glyphs: [LaidGlyph]
+    package var colour: Colour?
     /// How many glyphs are typed so far (the layout of all of them is fixed from the start).
-    public var visibleCount: Int
+    package var visibleCount: Int
     /// The "more" arrow ▶ once a page that another follows is typed: 0 … 1, how far it has
     /// bobbed to the right.
-    public var arrowBob: Double?
+    package var arrowBob: Double?
     /// One page of several: the box keeps the height of a full page for the whole
     /// announcement, so it never shrinks between pages.
-    public var isPaged = false
+    package var isPaged = false
     /// How strongly the page is drawn: 1, falling to 0 over the moment before the next page
     /// of the same announcement is typed (the page fades rather than vanishing in a frame).
-    public var opacity = 1.0
+    package var opacity = 1.0
 }

@@ -1,21 +1,21 @@
 extension [LaidGlyph] {
     /// Whether the text is read right to left: its paragraph's direction (the lowest level).
-    public var readsRightToLeft: Bool { (self.lazy.map(\.level).min() ?? 0) % 2 == 1 }
+    package var readsRightToLeft: Bool { (self.lazy.map(\.level).min() ?? 0) % 2 == 1 }
 }
 
 /// Where a line of text may break: for each glyph (in reading order), whether a line may begin
 /// with it. The screens give Unicode's line breaking (UAX #14, through ICU); `SpaceBreaking`
 /// stands in where none is given.
-public protocol LineBreaking: Sendable {
+package protocol LineBreaking: Sendable {
     func opportunities(_ glyphs: [LaidGlyph]) -> [Bool]
 }
 
 /// After spaces, and around ideographs, kana and Hangul (which are written without spaces),
 /// but never before the CJK punctuation that closes a phrase.
-public struct SpaceBreaking: LineBreaking {
-    public init() {}
+package struct SpaceBreaking: LineBreaking {
+    package init() {}
 
-    public func opportunities(_ glyphs: [LaidGlyph]) -> [Bool] {
+    package func opportunities(_ glyphs: [LaidGlyph]) -> [Bool] {
         glyphs.indices.map { index in
             guard index > 0 else { return false }
             let before = glyphs[index - 1].character, here = glyphs[index].character
@@ -42,12 +42,12 @@ public struct SpaceBreaking: LineBreaking {
 /// in the order they are seen, into lines no wider than `width`, breaking where `breaking`
 /// allows (a word wider than a line is broken anywhere), first line first: text read right to
 /// left fills its lines from the right end, where it begins.
-public func wrapWords(_ glyphs: [LaidGlyph], width: Int, breaking: any LineBreaking = SpaceBreaking()) -> [[LaidGlyph]] {
+package func wrapWords(_ glyphs: [LaidGlyph], width: Int, breaking: any LineBreaking = SpaceBreaking()) -> [[LaidGlyph]] {
     wrapRanges(glyphs, width: width, breaking: breaking).map { Array(glyphs[$0]) }
 }
 
 /// The lines of `wrapWords` as ranges of `glyphs`: spaces where a line breaks belong to no line.
-public func wrapRanges(_ glyphs: [LaidGlyph], width: Int, breaking: any LineBreaking = SpaceBreaking()) -> [Range<Int>] {
+package func wrapRanges(_ glyphs: [LaidGlyph], width: Int, breaking: any LineBreaking = SpaceBreaking()) -> [Range<Int>] {
     guard glyphs.readsRightToLeft else { return wrapFromTheLeft(glyphs, width: width, breaking: breaking) }
     let count = glyphs.count
     return wrapFromTheLeft(Array(glyphs.reversed()), width: width, breaking: breaking)
@@ -107,7 +107,7 @@ private func wrapFromTheLeft(_ glyphs: [LaidGlyph], width: Int, breaking: any Li
 /// The pages of a box `linesPerPage` lines high holding `glyphs` wrapped at `width`. A page that
 /// another follows ends after a whole word where one fits (not after the hyphen inside
 /// "Müller-Lüdenscheidt"), with `endRoom` left on its last line for the ▶ that says more follows.
-public func pageRanges(
+package func pageRanges(
     _ glyphs: [LaidGlyph], width: Int, linesPerPage: Int, breaking: any LineBreaking = SpaceBreaking(), endRoom: Int = 0
 ) -> [Range<Int>] {
     guard glyphs.readsRightToLeft else {

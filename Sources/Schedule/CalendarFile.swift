@@ -6,7 +6,7 @@ import Support
 #endif
 
 /// Limits that keep hostile feed files from hanging or exhausting the display.
-public struct ScheduleLimits: Sendable, Hashable {
+package struct ScheduleLimits: Sendable, Hashable {
     /// Larger files are refused (a family calendar exported over ten years is a few MB).
     var maximumFileBytes = 16 << 20
     /// The feed files of a reading together: the ones past it are not read (and said so), so
@@ -26,11 +26,11 @@ public struct ScheduleLimits: Sendable, Hashable {
     /// ...and all files together; what is not expanded in time is computed when its time comes.
     var maximumExpansionSeconds = 20.0
     /// How long the feed reader may take for one file before it is stopped.
-    public var maximumSecondsPerFile = 15.0
+    package var maximumSecondsPerFile = 15.0
     /// How much memory the feed reader may use for one file.
     var maximumReaderBytes = 512 << 20
 
-    public init() {}
+    package init() {}
 }
 
 /// One feed file parsed by libical, with its events copied out into `EventRecord`s and every
@@ -678,7 +678,7 @@ private func isMark(_ scalar: Unicode.Scalar) -> Bool {
 }
 
 /// An explicit bidirectional embedding, override or isolate, or the end of one.
-public func isDirectionalFormatting(_ scalar: Unicode.Scalar) -> Bool {
+package func isDirectionalFormatting(_ scalar: Unicode.Scalar) -> Bool {
     (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
 }
 

@@ -2,16 +2,16 @@ import Support
 import CICU
 
 /// The parts of a day, as dementia day clocks name them ("Now it is Monday morning").
-public enum PartOfDay: String, CaseIterable, Sendable {
+package enum PartOfDay: String, CaseIterable, Sendable {
     case morning, afternoon, evening, night
 }
 
 /// When each part of the day begins, in minutes after midnight; by default the Bath Institute's
 /// Day Clock: morning 7–12, afternoon 12–17, evening 17–22, night 22–7.
-public struct DayParts: Sendable, Hashable {
-    public var starts: [PartOfDay: Int]
+package struct DayParts: Sendable, Hashable {
+    package var starts: [PartOfDay: Int]
 
-    public init(starts: [PartOfDay: Int] = [.morning: 7 * 60, .afternoon: 12 * 60, .evening: 17 * 60, .night: 22 * 60]) {
+    package init(starts: [PartOfDay: Int] = [.morning: 7 * 60, .afternoon: 12 * 60, .evening: 17 * 60, .night: 22 * 60]) {
         self.starts = starts
     }
 
@@ -38,24 +38,24 @@ public struct DayParts: Sendable, Hashable {
 /// The words a display uses for days, dates and times in one language: weekdays, dates and
 /// clock times from ICU's locale data (the system's libicu), the parts of the day in the
 /// language's usual phrasing ("Monday morning", "Montagmorgen", "lundi matin", "月曜日の朝").
-public struct CalendarWords: Sendable, Hashable {
+package struct CalendarWords: Sendable, Hashable {
     /// An ICU locale: "en_GB", "de", "pt_BR".
-    public let locale: String
+    package let locale: String
     /// A 12-hour clock (true), a 24-hour one (false), or as the locale prefers (nil).
-    public let twelveHours: Bool?
+    package let twelveHours: Bool?
 
     /// The languages whose parts of the day marquee names in words of its own; the others by
     /// CLDR's day periods, through ICU.
-    public static let languages = ["en", "de", "fr", "es", "it", "nl", "pl", "pt", "sv", "ja"]
+    package static let languages = ["en", "de", "fr", "es", "it", "nl", "pl", "pt", "sv", "ja"]
 
-    public init(locale: String = "en_GB", twelveHours: Bool? = nil) {
+    package init(locale: String = "en_GB", twelveHours: Bool? = nil) {
         self.locale = locale
         self.twelveHours = twelveHours
     }
 
     /// The locale of a POSIX locale name (`LANG`): "de_DE.UTF-8" is "de_DE"; "C", "POSIX" and
     /// nothing are British English (day before month, a 24-hour clock).
-    public static func locale(fromPOSIX name: String?) -> String {
+    package static func locale(fromPOSIX name: String?) -> String {
         let base = (name ?? "").split(separator: ".").first.map(String.init) ?? ""
         let locale = base.split(separator: "@").first.map(String.init) ?? ""
         return locale.isEmpty || locale == "C" || locale == "POSIX" ? "en_GB" : locale
@@ -63,7 +63,7 @@ public struct CalendarWords: Sendable, Hashable {
 
     /// Why `locale` ("de", "en_GB", "pt-BR") names no language ICU has (nil: it names one),
     /// with the nearest known code or English name when one is close ("klingon", "germn").
-    public static func unknownLanguage(_ locale: String) -> String? {
+    package static func unknownLanguage(_ locale: String) -> String? {
         let language = String(locale.prefix { $0 != "_" && $0 != "-" }).lowercased()
         let known = knownLanguages
         guard known.isEmpty || known[language] == nil else { return nil }
@@ -90,24 +90,24 @@ public struct CalendarWords: Sendable, Hashable {
     }()
 
     /// The language of the locale: "de" of "de_AT".
-    public var language: String {
+    package var language: String {
         String(locale.prefix { $0 != "_" && $0 != "-" }).lowercased()
     }
 
     /// "Monday".
-    public func weekday(_ date: CivilDate) -> String { format(date, skeleton: "EEEE") }
+    package func weekday(_ date: CivilDate) -> String { format(date, skeleton: "EEEE") }
 
     /// "23 November 2026", "23. November 2026", "2026年11月23日".
-    public func date(_ date: CivilDate) -> String { format(date, skeleton: "dMMMMy") }
+    package func date(_ date: CivilDate) -> String { format(date, skeleton: "dMMMMy") }
 
     /// "Tuesday, 3 March": the `{date}` of a message.
-    public func dayAndMonth(_ date: CivilDate) -> String { format(date, skeleton: "EEEEdMMMM") }
+    package func dayAndMonth(_ date: CivilDate) -> String { format(date, skeleton: "EEEEdMMMM") }
 
     /// "Monday, 23 November 2026": the date shown when nothing is scheduled.
-    public func fullDate(_ date: CivilDate) -> String { format(date, skeleton: "EEEEdMMMMy") }
+    package func fullDate(_ date: CivilDate) -> String { format(date, skeleton: "EEEEdMMMMy") }
 
     /// "09:30" or "9:30 AM", as the locale writes the time of day (or the clock asked for).
-    public func clock(_ time: CivilDateTime) -> String {
+    package func clock(_ time: CivilDateTime) -> String {
         let hours = twelveHours.map { $0 ? "h" : "H" } ?? "j"
         return format(time.date, skeleton: hours + "mm", secondsIntoDay: time.hour * 3600 + time.minute * 60)
     }
@@ -118,7 +118,7 @@ public struct CalendarWords: Sendable, Hashable {
     /// for a time well inside the part (ICU's pattern `B`): which part it is the carer's hours
     /// decide, what it is called the language. A language CLDR gives no day periods (ICU then
     /// writes AM or PM, which is no part of the day and wrong at night) has the day alone.
-    public func dayAndPart(_ part: PartOfDay, on date: CivilDate) -> String {
+    package func dayAndPart(_ part: PartOfDay, on date: CivilDate) -> String {
         let text: String
         let seconds = Self.typicalMinute[part, default: 0] * 60
         if let phrase = Self.phrases[language]?[part] {

@@ -1,35 +1,35 @@
 /// A point on the time line: whole seconds since 1970-01-01T00:00:00Z. Calendars have
 /// one-second resolution, so the schedule never needs more.
-public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
-    public var secondsSinceEpoch: Int64
+package struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    package var secondsSinceEpoch: Int64
 
-    public init(secondsSinceEpoch: Int64) {
+    package init(secondsSinceEpoch: Int64) {
         self.secondsSinceEpoch = secondsSinceEpoch
     }
 
-    public static func < (lhs: Instant, rhs: Instant) -> Bool {
+    package static func < (lhs: Instant, rhs: Instant) -> Bool {
         lhs.secondsSinceEpoch < rhs.secondsSinceEpoch
     }
 
-    public static func + (lhs: Instant, seconds: Int64) -> Instant {
+    package static func + (lhs: Instant, seconds: Int64) -> Instant {
         Instant(secondsSinceEpoch: lhs.secondsSinceEpoch + seconds)
     }
 
-    public static func - (lhs: Instant, seconds: Int64) -> Instant {
+    package static func - (lhs: Instant, seconds: Int64) -> Instant {
         Instant(secondsSinceEpoch: lhs.secondsSinceEpoch - seconds)
     }
 
-    public var description: String { CivilDateTime(secondsAsUTC: secondsSinceEpoch).rfc3339(utcOffset: 0) }
+    package var description: String { CivilDateTime(secondsAsUTC: secondsSinceEpoch).rfc3339(utcOffset: 0) }
 
 }
 
 /// A calendar date in the proleptic Gregorian calendar, with no time zone.
-public struct CivilDate: Hashable, Comparable, Sendable {
-    public var year: Int
-    public var month: Int
-    public var day: Int
+package struct CivilDate: Hashable, Comparable, Sendable {
+    package var year: Int
+    package var month: Int
+    package var day: Int
 
-    public init(year: Int, month: Int, day: Int) {
+    package init(year: Int, month: Int, day: Int) {
         self.year = year
         self.month = month
         self.day = day
@@ -46,7 +46,7 @@ public struct CivilDate: Hashable, Comparable, Sendable {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    public init(daysSinceEpoch days: Int64) {
+    package init(daysSinceEpoch days: Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
@@ -59,16 +59,16 @@ public struct CivilDate: Hashable, Comparable, Sendable {
     }
 
     /// 0 = Sunday … 6 = Saturday.
-    public var weekday: Int {
+    package var weekday: Int {
         let w = (daysSinceEpoch + 4) % 7
         return Int(w < 0 ? w + 7 : w)
     }
 
-    public func adding(days: Int) -> CivilDate {
+    package func adding(days: Int) -> CivilDate {
         CivilDate(daysSinceEpoch: daysSinceEpoch + Int64(days))
     }
 
-    public static func < (lhs: CivilDate, rhs: CivilDate) -> Bool {
+    package static func < (lhs: CivilDate, rhs: CivilDate) -> Bool {
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }
 
@@ -77,8 +77,8 @@ public struct CivilDate: Hashable, Comparable, Sendable {
         return CivilDate(daysSinceEpoch: daysSinceEpoch) == self
     }
 
-    public static func weekdayName(_ weekday: Int) -> String { weekdayNames[weekday] }
-    public static func monthName(_ month: Int) -> String { monthNames[month - 1] }
+    package static func weekdayName(_ weekday: Int) -> String { weekdayNames[weekday] }
+    package static func monthName(_ month: Int) -> String { monthNames[month - 1] }
 
     static let weekdayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
     static let monthNames = [
@@ -92,33 +92,33 @@ public struct CivilDate: Hashable, Comparable, Sendable {
     }
 
     /// "Tuesday 3 March 2026".
-    public var spokenForm: String { "\(dayAndMonth) \(year)" }
+    package var spokenForm: String { "\(dayAndMonth) \(year)" }
 }
 
 /// A wall-clock reading (date and time of day) with no time zone attached.
-public struct CivilDateTime: Hashable, Comparable, Sendable {
-    public var date: CivilDate
-    public var hour: Int
-    public var minute: Int
-    public var second: Int
+package struct CivilDateTime: Hashable, Comparable, Sendable {
+    package var date: CivilDate
+    package var hour: Int
+    package var minute: Int
+    package var second: Int
 
-    public init(date: CivilDate, hour: Int = 0, minute: Int = 0, second: Int = 0) {
+    package init(date: CivilDate, hour: Int = 0, minute: Int = 0, second: Int = 0) {
         self.date = date
         self.hour = hour
         self.minute = minute
         self.second = second
     }
 
-    public init(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) {
+    package init(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) {
         self.init(date: CivilDate(year: year, month: month, day: day), hour: hour, minute: minute, second: second)
     }
 
     /// The seconds since the epoch if this wall clock were read in UTC.
-    public var secondsAsUTC: Int64 {
+    package var secondsAsUTC: Int64 {
         date.daysSinceEpoch * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 
-    public init(secondsAsUTC seconds: Int64) {
+    package init(secondsAsUTC seconds: Int64) {
         var days = seconds / 86_400
         var rest = seconds % 86_400
         if rest < 0 {
@@ -130,16 +130,16 @@ public struct CivilDateTime: Hashable, Comparable, Sendable {
             second: Int(rest % 60))
     }
 
-    public func adding(seconds: Int64) -> CivilDateTime {
+    package func adding(seconds: Int64) -> CivilDateTime {
         CivilDateTime(secondsAsUTC: secondsAsUTC + seconds)
     }
 
-    public static func < (lhs: CivilDateTime, rhs: CivilDateTime) -> Bool {
+    package static func < (lhs: CivilDateTime, rhs: CivilDateTime) -> Bool {
         lhs.secondsAsUTC < rhs.secondsAsUTC
     }
 
     /// `2026-12-24T21:30:00+01:00`.
-    public func rfc3339(utcOffset: Int) -> String {
+    package func rfc3339(utcOffset: Int) -> String {
         let sign = utcOffset < 0 ? "-" : "+"
         let magnitude = abs(utcOffset)
         let zone = "\(sign)\(pad(magnitude / 3600)):\(pad(magnitude % 3600 / 60))"
@@ -147,7 +147,7 @@ public struct CivilDateTime: Hashable, Comparable, Sendable {
     }
 
     /// `21:30` (or `21:30:15`).
-    public func clock(seconds: Bool = false) -> String {
+    package func clock(seconds: Bool = false) -> String {
         let base = "\(pad(hour)):\(pad(minute))"
         return seconds ? "\(base):\(pad(second))" : base
     }
@@ -160,21 +160,21 @@ func pad(_ value: Int, _ width: Int = 2) -> String {
 }
 
 /// An instant together with the UTC offset of the zone it is shown in.
-public struct ZonedTime: Hashable, Sendable, Comparable, Codable, CustomStringConvertible {
-    public var instant: Instant
-    public var utcOffset: Int
+package struct ZonedTime: Hashable, Sendable, Comparable, Codable, CustomStringConvertible {
+    package var instant: Instant
+    package var utcOffset: Int
 
-    public init(instant: Instant, utcOffset: Int) {
+    package init(instant: Instant, utcOffset: Int) {
         self.instant = instant
         self.utcOffset = utcOffset
     }
 
-    public var wallClock: CivilDateTime {
+    package var wallClock: CivilDateTime {
         CivilDateTime(secondsAsUTC: instant.secondsSinceEpoch + Int64(utcOffset))
     }
 
-    public var rfc3339: String { wallClock.rfc3339(utcOffset: utcOffset) }
-    public var description: String { rfc3339 }
+    package var rfc3339: String { wallClock.rfc3339(utcOffset: utcOffset) }
+    package var description: String { rfc3339 }
 
-    public static func < (lhs: ZonedTime, rhs: ZonedTime) -> Bool { lhs.instant < rhs.instant }
+    package static func < (lhs: ZonedTime, rhs: ZonedTime) -> Bool { lhs.instant < rhs.instant }
 }

@@ -19,7 +19,7 @@ func escapedFileName(_ path: String) -> String {
 
 /// Whether a file in a feed folder is a feed: `*.ics` (any case), not hidden (editors' and
 /// sync tools' temporary files are).
-public func isFeedFileName(_ name: String) -> Bool {
+package func isFeedFileName(_ name: String) -> Bool {
     !name.hasPrefix(".") && name.lowercased().hasSuffix(".ics")
 }
 
@@ -59,7 +59,7 @@ func feedFiles(in path: String) -> Result<[FeedFile], FeedProblem> {
 
 /// What is said of a feed folder with no calendar in it: a carer's mistake to be told of, with
 /// the files that would be read if named `*.ics`.
-public func noCalendarsProblem(in folder: String) -> FeedProblem {
+package func noCalendarsProblem(in folder: String) -> FeedProblem {
     let names = (directoryEntries(folder) ?? []).map(\.name).filter { !$0.hasPrefix(".") }
     let near = names.filter { name in [".ical", ".ifb", ".icalendar", ".vcs"].contains { name.lowercased().hasSuffix($0) } }
     return FeedProblem(severity: .error, path: folder, line: nil, message: "no calendar files (*.ics) in it"

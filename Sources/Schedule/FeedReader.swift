@@ -7,7 +7,7 @@ import Support
 /// file overflows, and arithmetic that traps, so the daemon and the CLI run it in a helper
 /// process with a deadline and a memory limit: whatever a file makes libical do costs that
 /// file only, and the caller keeps its last good version.
-public enum FeedReader: Sendable {
+package enum FeedReader: Sendable {
     /// In this process, on `ICalActor` (tests and benchmarks of the parsing itself).
     case inProcess
     /// `executable arguments…` answers one request on its standard input and output
@@ -73,7 +73,7 @@ extension FeedReader {
 /// standard input, bounds its own memory and CPU time, writes each expansion to standard
 /// output as it finishes it and ends the process. Freeing libical's trees and the records
 /// first would cost a fifth of the whole read for nothing.
-public func serveFeedReading() async -> Never {
+package func serveFeedReading() async -> Never {
     var input: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {

@@ -81,11 +81,11 @@ struct VersionChoice: Hashable {
 
 /// Tells one version of a file from another without keeping it: its length and a hash seeded
 /// anew in every process (so no file can be made to match another on purpose).
-public struct FeedFingerprint: Hashable, Sendable {
+package struct FeedFingerprint: Hashable, Sendable {
     let count: Int
     let hash: Int
 
-    public init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         count = bytes.count
         var hasher = Hasher()
         bytes.withUnsafeBytes { hasher.combine(bytes: $0) }

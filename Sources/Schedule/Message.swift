@@ -2,28 +2,28 @@ import Support
 
 /// One line of text that should be on screen during an interval: an event occurrence, or a
 /// display alarm leading up to one.
-public struct Message: Hashable, Sendable {
-    public enum Kind: String, Hashable, Sendable {
+package struct Message: Hashable, Sendable {
+    package enum Kind: String, Hashable, Sendable {
         case event, alarm
     }
 
     /// The text with its placeholders filled in.
-    public var text: String
+    package var text: String
     /// When this message became active and when it stops being active.
-    public var start: ZonedTime
-    public var end: ZonedTime
+    package var start: ZonedTime
+    package var end: ZonedTime
     /// The feed file it comes from.
-    public var source: String
-    public var uid: String
-    public var kind: Kind
+    package var source: String
+    package var uid: String
+    package var kind: Kind
     /// 1 (first) … 9 (last); events without PRIORITY count as 5.
-    public var priority: Int
-    public var color: RGBColor?
-    public var effect: Effect?
+    package var priority: Int
+    package var color: RGBColor?
+    package var effect: Effect?
     /// How it is heard when it starts (nil: it is only shown).
-    public var sounding: Sounding?
+    package var sounding: Sounding?
 
-    public init(
+    package init(
         text: String, start: ZonedTime, end: ZonedTime, source: String, uid: String, kind: Kind, priority: Int,
         color: RGBColor?, effect: Effect?, sounding: Sounding? = nil
     ) {
@@ -40,7 +40,7 @@ public struct Message: Hashable, Sendable {
     }
 
     /// Urgent enough to be heard at night (`PRIORITY` 1–4).
-    public var isUrgent: Bool { priority <= 4 }
+    package var isUrgent: Bool { priority <= 4 }
 
     /// Display order: priority, then start, then text.
     static func displayOrder(_ a: Message, _ b: Message) -> Bool {
@@ -53,27 +53,27 @@ public struct Message: Hashable, Sendable {
 /// What a calendar asks to be heard: an alarm (RFC 5545 §3.6.6, `ACTION:AUDIO` or
 /// `ACTION:DISPLAY`) when it triggers, or an event marked `X-MARQUEE-SPEAK:YES` when it starts.
 /// Whether it is heard is the box's decision (its `speak` setting, the night, a mute).
-public struct Sounding: Hashable, Sendable {
-    public enum Origin: String, Hashable, Sendable {
+package struct Sounding: Hashable, Sendable {
+    package enum Origin: String, Hashable, Sendable {
         case audioAlarm = "audio", displayAlarm = "display", event
     }
 
-    public var origin: Origin
+    package var origin: Origin
     /// The instant it sounds first: the alarm's trigger, the event's start.
-    public var trigger: ZonedTime
+    package var trigger: ZonedTime
     /// What an `ACTION:AUDIO` alarm attached (`ATTACH`): a named sound (Apple's `Chord`), a
     /// file or an address; nil when none.
-    public var attachment: String?
+    package var attachment: String?
     /// A recording written into the calendar itself (`ATTACH;ENCODING=BASE64`), decoded.
-    public var embedded: EmbeddedSound?
+    package var embedded: EmbeddedSound?
     /// How many times more it sounds (`REPEAT`), and how many seconds apart (`DURATION`).
-    public var repeats: Int
-    public var repeatSeconds: Int64
+    package var repeats: Int
+    package var repeatSeconds: Int64
 
     /// The most times an alarm sounds again (`REPEAT`): a reminder repeated for hours is noise.
-    public static let mostRepeats = 10
+    package static let mostRepeats = 10
 
-    public init(
+    package init(
         origin: Origin, trigger: ZonedTime, attachment: String? = nil, embedded: EmbeddedSound? = nil, repeats: Int = 0,
         repeatSeconds: Int64 = 0
     ) {
@@ -89,44 +89,44 @@ public struct Sounding: Hashable, Sendable {
 /// The bytes of a sound a calendar carries inline, shared by every occurrence of its alarm
 /// and compared by a digest, so a recording of megabytes costs nothing when messages are
 /// compared or copied.
-public struct EmbeddedSound: Hashable, Sendable {
-    public let bytes: [UInt8]
+package struct EmbeddedSound: Hashable, Sendable {
+    package let bytes: [UInt8]
     private let digest: UInt64
 
-    public init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         self.bytes = bytes
         digest = stableHash(bytes)
     }
 
-    public static func == (lhs: EmbeddedSound, rhs: EmbeddedSound) -> Bool {
+    package static func == (lhs: EmbeddedSound, rhs: EmbeddedSound) -> Bool {
         lhs.digest == rhs.digest && lhs.bytes.count == rhs.bytes.count
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(digest)
         hasher.combine(bytes.count)
     }
 }
 
 /// How a message is shown (`X-MARQUEE-EFFECT`).
-public enum Effect: String, Hashable, Sendable, CaseIterable {
+package enum Effect: String, Hashable, Sendable, CaseIterable {
     case scroll, typewriter, dance
 }
 
 /// A message colour (RFC 7986 `COLOR`, a CSS colour name, or `#rrggbb`).
-public struct RGBColor: Hashable, Sendable, CustomStringConvertible {
-    public var red: UInt8
-    public var green: UInt8
-    public var blue: UInt8
+package struct RGBColor: Hashable, Sendable, CustomStringConvertible {
+    package var red: UInt8
+    package var green: UInt8
+    package var blue: UInt8
 
-    public init(red: UInt8, green: UInt8, blue: UInt8) {
+    package init(red: UInt8, green: UInt8, blue: UInt8) {
         self.red = red
         self.green = green
         self.blue = blue
     }
 
     /// Parses a CSS3 colour name (`turquoise`) or a hex triplet (`#40e0d0`, `#4ed`).
-    public init?(css text: String) {
+    package init?(css text: String) {
         let name = text.trimmingCharacters(in: " \t").lowercased()
         if name.hasPrefix("#") {
             var digits = Array(name.dropFirst())
@@ -141,7 +141,7 @@ public struct RGBColor: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `#rrggbb`.
-    public var description: String {
+    package var description: String {
         "#" + [red, green, blue].map { byte in
             let hex = String(byte, radix: 16)
             return hex.count == 1 ? "0" + hex : hex
@@ -150,20 +150,20 @@ public struct RGBColor: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A problem found in a feed file, with where it is.
-public struct FeedProblem: Error, Hashable, Sendable, CustomStringConvertible {
-    public enum Severity: String, Hashable, Sendable {
+package struct FeedProblem: Error, Hashable, Sendable, CustomStringConvertible {
+    package enum Severity: String, Hashable, Sendable {
         /// The file (as it is now) is not used; its last good version stays in effect.
         case error
         /// Something was ignored or repaired; the rest of the file is used.
         case warning
     }
 
-    public var severity: Severity
-    public var path: String
-    public var line: Int?
-    public var message: String
+    package var severity: Severity
+    package var path: String
+    package var line: Int?
+    package var message: String
 
-    public init(severity: Severity, path: String, line: Int?, message: String) {
+    package init(severity: Severity, path: String, line: Int?, message: String) {
         self.severity = severity
         self.path = path
         self.line = line
@@ -171,15 +171,15 @@ public struct FeedProblem: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `feeds/family.ics:12: error: …`, the form compilers use, so editors can jump to it.
-    public var description: String {
+    package var description: String {
         let location = line.map { "\(path):\($0)" } ?? path
         return "\(location): \(severity.rawValue): \(message)"
     }
 }
 
 /// What became of one feed file on the last load.
-public struct FeedStatus: Hashable, Sendable {
-    public enum State: Hashable, Sendable {
+package struct FeedStatus: Hashable, Sendable {
+    package enum State: Hashable, Sendable {
         /// In effect as it is now (possibly with warnings).
         case loaded
         /// Not usable as it is now: an earlier good version is in effect (`keptLastGood`), or,
@@ -187,11 +187,11 @@ public struct FeedStatus: Hashable, Sendable {
         case failed(keptLastGood: Bool)
     }
 
-    public var path: String
-    public var state: State
-    public var problems: [FeedProblem]
+    package var path: String
+    package var state: State
+    package var problems: [FeedProblem]
     /// The number of VEVENTs in effect from this file.
-    public var eventCount: Int
+    package var eventCount: Int
 }
 
 extension Message: Encodable {
@@ -204,7 +204,7 @@ extension Message: Encodable {
     }
 
     /// The `marquee messages --json` shape: times in RFC 3339 with offset, colour `#rrggbb`.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(text, forKey: .text)
         try container.encode(start.rfc3339, forKey: .start)

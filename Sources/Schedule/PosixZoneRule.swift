@@ -3,29 +3,29 @@
 /// answers for it as for any other zone: the C library honours such a `TZ`, and so does marquee.
 /// Rules that name a day of the year (`Jn`, `n`) or a change outside its day (`/25`) are not
 /// taken: nil, and the caller says the zone is unknown.
-public struct PosixZoneRule: Equatable, Sendable {
+package struct PosixZoneRule: Equatable, Sendable {
     /// When daylight saving time begins or ends: the `week`th `weekday` (0 Sunday) of `month`
     /// (week 5: the last), `secondsIntoDay` after local midnight.
-    public struct Change: Equatable, Sendable {
+    package struct Change: Equatable, Sendable {
         var month: Int
         var week: Int
         var weekday: Int
         var secondsIntoDay: Int
     }
 
-    public struct Daylight: Equatable, Sendable {
+    package struct Daylight: Equatable, Sendable {
         var name: String
         var offset: Int
         var start: Change
         var end: Change
     }
 
-    public var standardName: String
+    package var standardName: String
     /// Seconds east of UTC (POSIX writes them west: `CET-1` is an hour east).
-    public var standardOffset: Int
-    public var daylight: Daylight?
+    package var standardOffset: Int
+    package var daylight: Daylight?
 
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         var scanner = Scanner(text[...])
         guard let standardName = scanner.name(), let west = scanner.offset() else { return nil }
         self.standardName = standardName

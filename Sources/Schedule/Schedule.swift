@@ -9,11 +9,11 @@
 ///
 /// Safe to share: the work runs on libical's one actor, so callers anywhere await it and
 /// only Swift values come back.
-public final class Schedule: Sendable {
-    public enum ConfigurationError: Error, CustomStringConvertible {
+package final class Schedule: Sendable {
+    package enum ConfigurationError: Error, CustomStringConvertible {
         case unknownTimeZone(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .unknownTimeZone(let name):
                 "unknown time zone \"\(name)\" (expected an IANA name such as Europe/Berlin; is tzdata installed?)"
@@ -35,7 +35,7 @@ public final class Schedule: Sendable {
     ///   - words: the language of dates and times in messages, the idle text and the orientation line.
     ///   - orientation: the orientation line's settings (nil: no line).
     ///   - screenOff: when the screen is dark (nil: never).
-    public init(
+    package init(
         displayZone: String, defaultEventDuration: Int64 = 3600, limits: ScheduleLimits = .init(),
         reader: FeedReader = .inProcess, lastGoodDirectory: String? = nil, words: CalendarWords = .init(),
         orientation: OrientationSettings? = nil, screenOff: DarkHours? = nil
@@ -57,7 +57,7 @@ public final class Schedule: Sendable {
     ///
     /// The files are read beside the schedule's actor: the messages of now, an agenda or a
     /// snapshot are answered meanwhile from what is in effect.
-    @discardableResult public func load(
+    @discardableResult package func load(
         _ paths: [String], fetched: [FetchedFeed] = [], around instant: Instant? = nil, ahead: Int64? = nil,
         progress: (@Sendable () -> Void)? = nil
     ) async -> [FeedStatus] {
@@ -95,7 +95,7 @@ public final class Schedule: Sendable {
     /// the messages of now or a feed file that changed.
     /// A few at a time (the cores' count): ten big calendars fetched at once are not all held
     /// in memory twice at once.
-    public func inspect(_ bytes: [UInt8], name: String) async -> FeedInspection {
+    package func inspect(_ bytes: [UInt8], name: String) async -> FeedInspection {
         await inspections.enter()
         let (request, reader, limits) = await state.inspection(of: bytes, name: name)
         let expansion = await reader.expandBeside([request], limits: limits)[0]
@@ -106,53 +106,53 @@ public final class Schedule: Sendable {
 
     /// The fetched calendars as they are now, for the next reload (a calendar held in memory
     /// is replaced by value).
-    public func replaceFetched(_ fetched: [FetchedFeed]) async {
+    package func replaceFetched(_ fetched: [FetchedFeed]) async {
         await state.replaceFetched(fetched)
     }
 
     /// Loads the same files and folders again.
-    @discardableResult public func reload(progress: (@Sendable () -> Void)? = nil) async -> [FeedStatus] {
+    @discardableResult package func reload(progress: (@Sendable () -> Void)? = nil) async -> [FeedStatus] {
         let (paths, fetched) = await (state.sources, state.fetchedSources)
         return await load(paths, fetched: fetched, progress: progress)
     }
 
     /// The zone the display shows times in; floating times and all-day dates are read in it.
-    public var displayZoneName: String {
+    package var displayZoneName: String {
         get async { await state.displayZoneName }
     }
 
     /// Shows times in another zone from now on (the system's zone changed): every file is
     /// read again, since floating times and all-day dates depend on the zone.
-    public func setDisplayZone(_ name: String) async throws {
+    package func setDisplayZone(_ name: String) async throws {
         if try await state.setDisplayZone(name) { await reload() }
     }
 
     /// Counts and writes times as `settings` say from now on (a carer's reload); a new zone
     /// or default length of an event reads every file again.
-    public func apply(_ settings: ScheduleSettings) async throws {
+    package func apply(_ settings: ScheduleSettings) async throws {
         if try await state.apply(settings) { await reload() }
     }
 
     /// Every feed file and its state, including problems found while expanding recurrences.
-    public var feeds: [FeedStatus] {
+    package var feeds: [FeedStatus] {
         get async { await state.feeds }
     }
 
     /// The messages active at `instant`, in display order, each text once.
-    public func messages(at instant: Instant) async -> [Message] {
+    package func messages(at instant: Instant) async -> [Message] {
         await cover(instant.secondsSinceEpoch, through: instant.secondsSinceEpoch)
         return await state.messages(at: instant)
     }
 
     /// The first instant after `instant` at which a message starts or ends, or nil if none
     /// does within about a year and two months.
-    public func nextChange(after instant: Instant) async -> Instant? {
+    package func nextChange(after instant: Instant) async -> Instant? {
         await cover(instant.secondsSinceEpoch, through: instant.secondsSinceEpoch)
         return await state.nextChange(after: instant)
     }
 
     /// The messages at `instant` and until when they hold, computed in one step.
-    public func snapshot(at instant: Instant) async -> ScheduleSnapshot {
+    package func snapshot(at instant: Instant) async -> ScheduleSnapshot {
         await cover(instant.secondsSinceEpoch, through: instant.secondsSinceEpoch)
         return await state.snapshot(at: instant)
     }
@@ -160,23 +160,23 @@ public final class Schedule: Sendable {
     /// The messages already active at `from`, then every start and end of a message text up
     /// to `to`, or to where a file's expansion was cut (by its budget or its deadline) or to
     /// `limit` changes.
-    public func agenda(from: Instant, to: Instant, limit: Int = 10_000) async -> Agenda {
+    package func agenda(from: Instant, to: Instant, limit: Int = 10_000) async -> Agenda {
         await cover(from.secondsSinceEpoch, through: to.secondsSinceEpoch)
         return await state.agenda(from: from, to: to, limit: limit)
     }
 
     /// An instant with the display zone's UTC offset at that instant.
-    public func zoned(_ instant: Instant) async -> ZonedTime {
+    package func zoned(_ instant: Instant) async -> ZonedTime {
         await state.zoned(instant)
     }
 
     /// The instant a wall-clock reading in the display zone stands for (RFC 5545 §3.3.5).
-    public func instant(ofLocal wall: CivilDateTime) async -> Instant {
+    package func instant(ofLocal wall: CivilDateTime) async -> Instant {
         await state.instant(ofLocal: wall)
     }
 
     /// The instant a command-line time stands for; local times are read in the display zone.
-    public func instant(of time: TimeArgument) async -> Instant {
+    package func instant(of time: TimeArgument) async -> Instant {
         switch time {
         case .instant(let instant): instant
         case .local(let wall): await instant(ofLocal: wall)
@@ -188,14 +188,14 @@ public final class Schedule: Sendable {
 /// file — or the calendar itself when no copy is kept (a one-shot command keeps none, and a
 /// state folder that is read-only, full or missing cannot) — and the name it goes by in
 /// problems, messages and status (the address, its secrets hidden).
-public struct FetchedFeed: Sendable, Hashable {
-    public var name: String
+package struct FetchedFeed: Sendable, Hashable {
+    package var name: String
     /// Where its copy is (nil: none is kept).
-    public var file: String?
+    package var file: String?
     /// The calendar held in memory, read instead of the copy (nil: the copy is read).
-    public var held: [UInt8]?
+    package var held: [UInt8]?
 
-    public init(name: String, file: String?, held: [UInt8]? = nil) {
+    package init(name: String, file: String?, held: [UInt8]? = nil) {
         self.name = name
         self.file = file
         self.held = held
@@ -203,51 +203,51 @@ public struct FetchedFeed: Sendable, Hashable {
 }
 
 /// What a calendar's bytes would give if they were put in effect.
-public struct FeedInspection: Sendable, Hashable {
-    public var eventCount: Int
-    public var problems: [FeedProblem]
+package struct FeedInspection: Sendable, Hashable {
+    package var eventCount: Int
+    package var problems: [FeedProblem]
     /// How often the calendar asks to be fetched again, in seconds (REFRESH-INTERVAL).
-    public var refreshSeconds: Int64?
+    package var refreshSeconds: Int64?
 }
 
 /// What a display needs from the schedule at an instant: the messages to show and until
 /// when they hold (the next change, or local midnight, when the idle date changes).
-public struct ScheduleSnapshot: Sendable {
-    public var messages: [Message]
+package struct ScheduleSnapshot: Sendable {
+    package var messages: [Message]
     /// The next change of messages, local midnight (the idle date changes) or a change of the
     /// display zone's UTC offset, whichever comes first, with the zone's offset then.
-    public var validUntil: ZonedTime
+    package var validUntil: ZonedTime
     /// The display zone's UTC offset from the snapshot's instant until `validUntil` (seconds east).
-    public var utcOffset: Int
+    package var utcOffset: Int
     /// Today's date written out, shown when nothing is scheduled.
-    public var idleText: String
+    package var idleText: String
     /// The day, the part of it and the date in words ("Monday morning · 23 November 2026"),
     /// when the display shows the orientation line; `validUntil` is no later than its next change.
-    public var orientation: String?
+    package var orientation: String?
     /// The part of the day, and when it began (for dimming at night and brightening in the
     /// morning); nil without day parts.
-    public var partOfDay: (part: PartOfDay, began: Instant)?
+    package var partOfDay: (part: PartOfDay, began: Instant)?
     /// When the screen is lit again, while `screen_off` keeps it dark (nil: lit);
     /// `validUntil` is no later than the next start or end of the dark hours.
-    public var darkUntil: ZonedTime?
+    package var darkUntil: ZonedTime?
     /// The feed files and their state.
-    public var feeds: [FeedStatus]
+    package var feeds: [FeedStatus]
 }
 
 /// How a schedule counts and writes time, as the configuration says: what a carer's reload
 /// may change without a restart.
-public struct ScheduleSettings: Sendable, Hashable {
+package struct ScheduleSettings: Sendable, Hashable {
     /// An IANA zone name, `UTC`, or a Windows zone name.
-    public var displayZone: String
-    public var words: CalendarWords
+    package var displayZone: String
+    package var words: CalendarWords
     /// nil: no orientation line.
-    public var orientation: OrientationSettings?
+    package var orientation: OrientationSettings?
     /// How long a timed event without DTEND or DURATION lasts, in seconds.
-    public var defaultEventDuration: Int64
+    package var defaultEventDuration: Int64
     /// When the screen is dark (`screen_off`; nil: never).
-    public var screenOff: DarkHours?
+    package var screenOff: DarkHours?
 
-    public init(displayZone: String, words: CalendarWords, orientation: OrientationSettings?, defaultEventDuration: Int64,
+    package init(displayZone: String, words: CalendarWords, orientation: OrientationSettings?, defaultEventDuration: Int64,
                 screenOff: DarkHours? = nil) {
         self.displayZone = displayZone
         self.words = words
@@ -259,7 +259,7 @@ public struct ScheduleSettings: Sendable, Hashable {
 
 /// The hours a carer asked the screen to be dark (`screen_off`), in the display zone's local
 /// time: a bedroom's screen that is lit only for a reminder. Never by default.
-public enum DarkHours: Sendable, Hashable {
+package enum DarkHours: Sendable, Hashable {
     /// The night part of the day.
     case night
     /// From one minute after midnight to another (`23:00-06:30` spans midnight); never empty
@@ -269,14 +269,14 @@ public enum DarkHours: Sendable, Hashable {
 
 /// The orientation line: the day and the part of it, the date, and if asked the time, in
 /// words, for those who lose track of time first (dementia day clocks).
-public struct OrientationSettings: Sendable, Hashable {
-    public var parts: DayParts
+package struct OrientationSettings: Sendable, Hashable {
+    package var parts: DayParts
     /// Whether the line is shown (the parts of the day count for the night all the same).
-    public var showsLine: Bool
+    package var showsLine: Bool
     /// The time of day too ("· 10:41"); the line then changes every minute.
-    public var showsTime: Bool
+    package var showsTime: Bool
 
-    public init(parts: DayParts = .init(), showsLine: Bool = true, showsTime: Bool = false) {
+    package init(parts: DayParts = .init(), showsLine: Bool = true, showsTime: Bool = false) {
         self.parts = parts
         self.showsLine = showsLine
         self.showsTime = showsTime

@@ -168,9 +168,9 @@ extension ScheduleState {
 }
 
 /// How the active messages change over a period.
-public struct Agenda: Sendable {
+package struct Agenda: Sendable {
     /// Why an agenda stops before the end of its period.
-    public enum Stop: Hashable, Sendable {
+    package enum Stop: Hashable, Sendable {
         /// A file's messages from here on are computed later, when their time comes: it has more
         /// than its budget, or computing them took too long (its problems say which).
         case cut(ZonedTime)
@@ -178,13 +178,13 @@ public struct Agenda: Sendable {
         case limit(ZonedTime)
     }
 
-    public var entries: [AgendaEntry]
-    public var stop: Stop?
+    package var entries: [AgendaEntry]
+    package var stop: Stop?
 }
 
 /// One change in an agenda.
-public struct AgendaEntry: Hashable, Sendable {
-    public enum Change: String, Hashable, Sendable {
+package struct AgendaEntry: Hashable, Sendable {
+    package enum Change: String, Hashable, Sendable {
         /// Already active when the agenda starts.
         case active
         case start
@@ -193,7 +193,7 @@ public struct AgendaEntry: Hashable, Sendable {
         case heard
     }
 
-    public var at: ZonedTime
-    public var change: Change
-    public var message: Message
+    package var at: ZonedTime
+    package var change: Change
+    package var message: Message
 }

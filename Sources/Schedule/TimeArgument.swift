@@ -1,11 +1,11 @@
 /// A time as a person types it on the command line: RFC 3339 with an offset
 /// (`2026-12-24T21:30:00+01:00`, `…Z`), or a local wall-clock time in the display's zone
 /// (`2026-12-24 21:30`, `2026-12-24T21:30:15`, `2026-12-24`).
-public enum TimeArgument: Hashable, Sendable {
+package enum TimeArgument: Hashable, Sendable {
     case instant(Instant)
     case local(CivilDateTime)
 
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let bytes = Array(text.utf8)
         var index = 0
         func number(_ digits: Int) -> Int? {

@@ -180,7 +180,7 @@ extension icaltimetype {
 extension String {
     /// Without the characters of `set` at either end. Compared as Unicode scalars: in `"\r\n"`
     /// as Characters, CR LF is one, and a lone `\n` would stay.
-    public func trimmingCharacters(in set: String) -> String {
+    package func trimmingCharacters(in set: String) -> String {
         let scalars = Set(set.unicodeScalars)
         var slice = Substring(self).unicodeScalars
         while let first = slice.first, scalars.contains(first) { slice.removeFirst() }
@@ -192,7 +192,7 @@ extension String {
 /// Whether `name` names a zone the display can show times in: UTC, an IANA name in the system's
 /// zoneinfo, a Windows zone name, or a POSIX `TZ` rule (checked without libical, for the
 /// configuration file).
-public func isKnownTimeZone(_ name: String, zoneinfo: String = "/usr/share/zoneinfo") -> Bool {
+package func isKnownTimeZone(_ name: String, zoneinfo: String = "/usr/share/zoneinfo") -> Bool {
     if ["UTC", "GMT", "Z"].contains(name.uppercased()) || PosixZoneRule(name) != nil { return true }
     if windowsZoneTable.contains(where: { $0.windowsName.lowercased() == name.lowercased() || $0.displayName.lowercased() == name.lowercased() }) {
         return true

@@ -5,16 +5,16 @@
 /// The chime before a reminder: a soft two-note bell (a fifth falling, as a door chime),
 /// made here rather than shipped. Each note swells in over 30 ms, so it never starts with a
 /// click, and fades as a struck bell does, its overtones sooner than its note.
-public enum Chime {
+package enum Chime {
     /// The notes: their pitch (Hz) and when they begin (seconds).
-    public static let notes: [(frequency: Double, start: Double)] = [(783.99, 0), (523.25, 0.45)]
+    package static let notes: [(frequency: Double, start: Double)] = [(783.99, 0), (523.25, 0.45)]
     /// How long the chime lasts, its last note's ring included.
-    public static let seconds = 1.6
+    package static let seconds = 1.6
     /// The peak of the louder note, as a fraction of full scale: about as loud as the speech.
     static let peak = 0.32
     static let swell = 0.03
 
-    public static func make(sampleRate: Int) -> SoundClip {
+    package static func make(sampleRate: Int) -> SoundClip {
         let count = Int(seconds * Double(sampleRate))
         var mixed = [Double](repeating: 0, count: count)
         for note in notes {

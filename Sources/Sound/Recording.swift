@@ -8,24 +8,24 @@ import CSndfile
 /// reads), played instead of the spoken words: a file next to the calendar, one fetched from an
 /// address, or one written into the calendar itself. Bounded: a file of more than `mostBytes`
 /// or a sound longer than `mostSeconds` is refused, so a 1 GB attachment costs nothing.
-public enum Recording {
-    public static let mostBytes = 16 << 20
-    public static let mostSeconds = 60.0
+package enum Recording {
+    package static let mostBytes = 16 << 20
+    package static let mostSeconds = 60.0
 
     /// Where a recording is.
-    public enum Source: Sendable, Equatable {
+    package enum Source: Sendable, Equatable {
         case file(String)
         /// The bytes of a sound file, and how to name it in a message.
         case bytes([UInt8], describedAs: String)
     }
 
     /// Why a recording cannot be played, with its path.
-    public struct Failure: Error, CustomStringConvertible, Equatable {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible, Equatable {
+        package var description: String
     }
 
     /// The recording, its channels mixed to one.
-    public static func load(_ source: Source) throws(Failure) -> SoundClip {
+    package static func load(_ source: Source) throws(Failure) -> SoundClip {
         switch source {
         case .file(let path): try load(path)
         case .bytes(let bytes, let name): try load(bytes, describedAs: name)
@@ -33,7 +33,7 @@ public enum Recording {
     }
 
     /// The recording at `path`, its channels mixed to one.
-    public static func load(_ path: String) throws(Failure) -> SoundClip {
+    package static func load(_ path: String) throws(Failure) -> SoundClip {
         func failure(_ why: String) -> Failure { Failure(description: "the recording \(path) \(why)") }
         var status = stat()
         guard stat(path, &status) == 0 else { throw failure("cannot be read: \(String(cString: strerror(errno)))") }
@@ -51,7 +51,7 @@ public enum Recording {
 
     /// The recording in `bytes` (a sound file's contents, read from memory), named `name` in
     /// what is said of it.
-    public static func load(_ bytes: [UInt8], describedAs name: String) throws(Failure) -> SoundClip {
+    package static func load(_ bytes: [UInt8], describedAs name: String) throws(Failure) -> SoundClip {
         func failure(_ why: String) -> Failure { Failure(description: "the recording \(name) \(why)") }
         guard bytes.count <= mostBytes else {
             throw failure("is too large (\(bytes.count / (1 << 20)) MB; at most \(mostBytes >> 20) MB)")

@@ -6,27 +6,27 @@ import Support
 
 /// What a reminder sounds like: the chime, a breath's pause, then its words — spoken, or the
 /// carer's own recording — one sound, at one volume, played on one device.
-public enum ReminderSound {
+package enum ReminderSound {
     /// The pause between the chime and the words, in seconds.
-    public static let pause = 0.4
+    package static let pause = 0.4
 
     /// What was heard: the figures of one reminder played.
-    public struct Played: Sendable {
+    package struct Played: Sendable {
         /// The words spoken (nil: the recording played).
-        public var spoken: Speech.Spoken?
+        package var spoken: Speech.Spoken?
         /// Why the recording asked for could not be played (the words were spoken instead).
-        public var recordingProblem: String?
+        package var recordingProblem: String?
         /// Seconds from the call to the first samples on the device (the recording read, the
         /// chime made, the device opened).
-        public var firstSampleAfter: Double
+        package var firstSampleAfter: Double
         /// Seconds of processor time the words took to make.
-        public var synthesisSeconds: Double
+        package var synthesisSeconds: Double
     }
 
     /// Plays the chime, then the recording, or where there is none or
     /// it cannot be played, `text` spoken in `language`'s voice (made while the chime plays);
     /// all at `volume`.
-    public static func play(
+    package static func play(
         _ text: String, recording: Recording.Source? = nil, language: String, volume: Volume, on device: SoundDevice
     ) throws -> Played {
         let began = readClock(CLOCK_MONOTONIC)
@@ -65,7 +65,7 @@ public enum ReminderSound {
 
     /// The whole sound as one clip, as `play` plays it (`marquee say --out`); a recording that
     /// cannot be played is an error here.
-    public static func clip(
+    package static func clip(
         _ text: String, recording: Recording.Source? = nil, language: String, volume: Volume
     ) throws -> (SoundClip, Speech.Spoken?) {
         let recorded = try recording.map { source throws(Recording.Failure) in try Recording.load(source) }
@@ -79,7 +79,7 @@ public enum ReminderSound {
 
 extension SoundClip {
     /// The clip as a WAV file (RIFF, 16-bit PCM, mono).
-    public var wav: [UInt8] {
+    package var wav: [UInt8] {
         var bytes: [UInt8] = []
         func append(_ text: String) { bytes += Array(text.utf8) }
         func append32(_ value: Int) { bytes += (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }

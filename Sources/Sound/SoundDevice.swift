@@ -8,15 +8,15 @@ import CALSA
 /// asoundrc), opened for each reminder and closed after it, so a device plugged in later is
 /// found and nothing is held between reminders. A kiosk's service has no sound server: this is
 /// ALSA itself. Playing blocks until the device has played all: call it on a thread of its own.
-public struct SoundDevice: Sendable {
-    public let name: String
+package struct SoundDevice: Sendable {
+    package let name: String
 
     /// Why a clip could not be played, in words for a carer's journal.
-    public struct Failure: Error, CustomStringConvertible, Equatable {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible, Equatable {
+        package var description: String
     }
 
-    public init(name: String) {
+    package init(name: String) {
         self.name = name
         mq_alsa_keep_quiet()
     }
@@ -24,7 +24,7 @@ public struct SoundDevice: Sendable {
     /// Plays the clips one after another without a gap; `whenPlaying` is told as the first
     /// samples reach the device. A later clip is asked for (`next`) only once the earlier ones
     /// are written, so it can be made meanwhile.
-    public func play(first: SoundClip, then next: () throws -> SoundClip?, whenPlaying: () -> Void = {}) throws {
+    package func play(first: SoundClip, then next: () throws -> SoundClip?, whenPlaying: () -> Void = {}) throws {
         var pcm: OpaquePointer?
         // Opened without blocking (a busy device says so at once), then written blocking.
         var result = snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
@@ -49,7 +49,7 @@ public struct SoundDevice: Sendable {
     /// switched off or at its lowest. ALSA leaves some cards so until `alsactl init` (which
     /// alsa-utils runs at boot) sets them up. nil: it would be heard, or the device has no card
     /// of its own (a file, a network PCM), or it cannot be opened now.
-    public func mixerSilence() -> String? {
+    package func mixerSilence() -> String? {
         var pcm: OpaquePointer?
         guard snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK) >= 0, let pcm else { return nil }
         var info: OpaquePointer?
@@ -97,7 +97,7 @@ public struct SoundDevice: Sendable {
     /// The card an ALSA device name names (`hw:1`, `plughw:CARD=Intel,DEV=0`, `dmix:Intel`),
     /// card 0 for `default`, `sysdefault` and `dmix` alone; -1 for any other (a file, a
     /// network device).
-    public static func card(in name: String) -> Int32 {
+    package static func card(in name: String) -> Int32 {
         let parts = name.split(separator: ":", maxSplits: 1)
         guard parts.count == 2 else { return ["default", "sysdefault", "dmix"].contains(name) ? 0 : -1 }
         let settings = parts[1].split(separator: ",")

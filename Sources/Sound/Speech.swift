@@ -3,26 +3,26 @@ import Synchronization
 
 /// A reminder's words spoken by eSpeak NG (offline; Debian's voices) in the display's language,
 /// at a calm rate. eSpeak is one engine per process, so every use goes through one lock.
-public enum Speech {
+package enum Speech {
     /// Words a minute: slower than eSpeak's 175, for people who hear less well.
-    public static let wordsPerMinute: Int32 = 140
+    package static let wordsPerMinute: Int32 = 140
     /// The most characters spoken of one reminder: a long text is cut at a word.
-    public static let mostCharacters = 400
+    package static let mostCharacters = 400
 
     /// What was spoken and how.
-    public struct Spoken: Sendable {
-        public var clip: SoundClip
+    package struct Spoken: Sendable {
+        package var clip: SoundClip
         /// The language of the voice that spoke (`de`, `en-gb`).
-        public var voice: String
+        package var voice: String
         /// Whether the display's language had a voice of its own (else the nearest spoke).
-        public var voiceMatched: Bool
+        package var voiceMatched: Bool
         /// Whether the text was longer than `mostCharacters` and cut.
-        public var cut: Bool
+        package var cut: Bool
     }
 
     /// Why nothing could be spoken.
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     private final class Engine {
@@ -34,13 +34,13 @@ public enum Speech {
     private static let engine = Mutex(Engine())
 
     /// The rate of the samples speech comes in (the engine started if it was not).
-    public static func sampleRate() throws(Failure) -> Int {
+    package static func sampleRate() throws(Failure) -> Int {
         try engine.withLock { engine throws(Failure) in try start(engine) }
     }
 
     /// `text` in the voice of `language` (a code such as `de` or `en_GB`), its symbols and
     /// emoji left out.
-    public static func speak(_ text: String, language: String) throws(Failure) -> Spoken {
+    package static func speak(_ text: String, language: String) throws(Failure) -> Spoken {
         let (words, cut) = speakable(text)
         return try engine.withLock { engine throws(Failure) -> Spoken in
             let rate = try start(engine)
@@ -109,7 +109,7 @@ public enum Speech {
 
     /// What is read out of `text`: no symbols or emoji (a 🎂 is not read as "birthday cake"),
     /// spaces made single, at most `mostCharacters`, cut at a word; and whether it was cut.
-    public static func speakable(_ text: String) -> (text: String, cut: Bool) {
+    package static func speakable(_ text: String) -> (text: String, cut: Bool) {
         var kept = String.UnicodeScalarView()
         var lastWasSpace = true
         for scalar in text.unicodeScalars {

@@ -3,12 +3,12 @@
 #endif
 
 /// The whole file (at most `limit` bytes), or why it cannot be had.
-public func readFile(_ path: String, limit: Int) -> Result<[UInt8], FileReadError> {
+package func readFile(_ path: String, limit: Int) -> Result<[UInt8], FileReadError> {
     readFile(systemPath: Array(path.utf8), limit: limit)
 }
 
 /// Reads a file whose path may not be UTF-8.
-public func readFile(systemPath: [UInt8], limit: Int) -> Result<[UInt8], FileReadError> {
+package func readFile(systemPath: [UInt8], limit: Int) -> Result<[UInt8], FileReadError> {
     let fd = (systemPath + [0]).withUnsafeBufferPointer { path in
         path.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
     }
@@ -43,12 +43,12 @@ public func readFile(systemPath: [UInt8], limit: Int) -> Result<[UInt8], FileRea
 }
 
 /// Why a file could not be read, in words for a person.
-public struct FileReadError: Error {
-    public var message: String
+package struct FileReadError: Error {
+    package var message: String
 
-    public init(message: String) { self.message = message }
+    package init(message: String) { self.message = message }
 
-    public init(errno code: Int32) {
+    package init(errno code: Int32) {
         let reason = String(cString: strerror(code))
         switch code {
         case ENOENT: message = "cannot read the file: it does not exist"
@@ -59,12 +59,12 @@ public struct FileReadError: Error {
 }
 
 /// "17.2 MB; the limit is 16.0 MB", in bytes where megabytes would read the same.
-public func sizeAgainstLimit(_ size: Int, _ limit: Int) -> String {
+package func sizeAgainstLimit(_ size: Int, _ limit: Int) -> String {
     let (shown, allowed) = (megabytes(size), megabytes(limit))
     return shown == allowed ? "\(size) bytes; the limit is \(limit) bytes" : "\(shown); the limit is \(allowed)"
 }
 
-public func megabytes(_ bytes: Int) -> String {
+package func megabytes(_ bytes: Int) -> String {
     let tenths = (bytes * 10 + (1 << 19)) >> 20
     return "\(tenths / 10).\(tenths % 10) MB"
 }
@@ -75,7 +75,7 @@ public func megabytes(_ bytes: Int) -> String {
 /// takes nothing more is "No space left on device"), flushed to the disk, renamed over the
 /// destination, and the folder flushed so the rename is kept. The reason when it failed
 /// (then nothing was replaced and no temporary file is left).
-public func writeFileAtomically(_ bytes: [UInt8], to destination: String) -> String? {
+package func writeFileAtomically(_ bytes: [UInt8], to destination: String) -> String? {
     var template = Array((destination + ".partial-XXXXXX").utf8CString)
     let descriptor = mkstemp(&template)
     guard descriptor >= 0 else { return String(cString: strerror(errno)) }
@@ -113,7 +113,7 @@ public func writeFileAtomically(_ bytes: [UInt8], to destination: String) -> Str
 
 /// Removes what `writeFileAtomically` leaves in `folder` when the process dies between writing
 /// and renaming (a power cut, a kill): its temporary files, which nothing else would read.
-public func removeUnfinishedWrites(in folder: String) {
+package func removeUnfinishedWrites(in folder: String) {
     for entry in directoryEntries(folder) ?? [] where isUnfinishedWrite(entry.name) {
         unlink(folder + "/" + entry.name)
     }
@@ -128,7 +128,7 @@ func isUnfinishedWrite(_ name: String) -> Bool {
 
 /// The entries of a folder, or nil (with `errno` set) if it cannot be listed: each name as
 /// shown (`shownName`) and as the system spells it.
-public func directoryEntries(_ path: String) -> [(name: String, bytes: [UInt8])]? {
+package func directoryEntries(_ path: String) -> [(name: String, bytes: [UInt8])]? {
     guard let directory = opendir(path) else { return nil }
     defer { closedir(directory) }
     var entries: [(name: String, bytes: [UInt8])] = []
@@ -141,7 +141,7 @@ public func directoryEntries(_ path: String) -> [(name: String, bytes: [UInt8])]
 
 /// A file name as text: its UTF-8, and each byte that is not UTF-8 as `\xHH` (a Latin-1
 /// `M\xFCller.ics`), so two names that differ only there stay two names (as U+FFFD they were one).
-public func shownName(_ bytes: [UInt8]) -> String {
+package func shownName(_ bytes: [UInt8]) -> String {
     var parser = Unicode.UTF8.ForwardParser()
     var iterator = bytes.makeIterator()
     var offset = 0
@@ -162,7 +162,7 @@ public func shownName(_ bytes: [UInt8]) -> String {
 
 /// A path's folder and last component: `/dev/fb0` → (`/dev`, `fb0`), `/etc` → (`/`, `etc`),
 /// `feeds` → (`.`, `feeds`).
-public func splitPath(_ path: String) -> (folder: String, name: String) {
+package func splitPath(_ path: String) -> (folder: String, name: String) {
     guard let slash = path.lastIndex(of: "/") else { return (".", path) }
     return (slash == path.startIndex ? "/" : String(path[..<slash]), String(path[path.index(after: slash)...]))
 }
@@ -170,7 +170,7 @@ public func splitPath(_ path: String) -> (folder: String, name: String) {
 /// Why `user` could not read `path` (an absolute path) or enter a folder on the way to it,
 /// judged by owners, groups and modes ("cannot read it (mode 600, owner root)"); nil when it
 /// could, or when the user is unknown. For a check run as root, who reads everything.
-public func whyUnreadable(_ path: String, byUser user: String) -> String? {
+package func whyUnreadable(_ path: String, byUser user: String) -> String? {
     guard let entry = getpwnam(user) else { return nil }
     let (uid, gid) = (entry.pointee.pw_uid, entry.pointee.pw_gid)
     var count: Int32 = 256
@@ -196,11 +196,11 @@ public func whyUnreadable(_ path: String, byUser user: String) -> String? {
 }
 
 /// A user's name, or its number where the system has no name for it.
-public func userName(_ uid: uid_t) -> String {
+package func userName(_ uid: uid_t) -> String {
     getpwuid(uid).map { String(cString: $0.pointee.pw_name) } ?? String(uid)
 }
 
 /// A group's name, or its number where the system has no name for it.
-public func groupName(_ gid: gid_t) -> String {
+package func groupName(_ gid: gid_t) -> String {
     getgrgid(gid).map { String(cString: $0.pointee.gr_name) } ?? String(gid)
 }

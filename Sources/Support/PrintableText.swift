@@ -2,7 +2,7 @@ extension String {
     /// The text with control characters (C0, DEL, C1) written as visible escapes — `\e`,
     /// `\n`, `\u{9B}` — so that text from a calendar file or a file name can never drive the
     /// terminal, or start a new journal line, where it is shown.
-    public var withControlCharactersEscaped: String {
+    package var withControlCharactersEscaped: String {
         func isControl(_ scalar: Unicode.Scalar) -> Bool {
             scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
         }

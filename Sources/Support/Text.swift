@@ -1,5 +1,5 @@
 /// How many single-character edits turn one text into the other (Levenshtein).
-public func editDistance(_ first: String, _ second: String) -> Int {
+package func editDistance(_ first: String, _ second: String) -> Int {
     let a = Array(first), b = Array(second)
     guard !a.isEmpty else { return b.count }
     var previous = Array(0...b.count)
@@ -16,7 +16,7 @@ public func editDistance(_ first: String, _ second: String) -> Int {
 /// The bytes a base64 text stands for (RFC 4648, as iCalendar's `ENCODING=BASE64` writes it:
 /// line breaks and spaces between the characters are allowed, padding is optional); nil when
 /// it holds anything else.
-public func decodeBase64(_ text: some Collection<UInt8>) -> [UInt8]? {
+package func decodeBase64(_ text: some Collection<UInt8>) -> [UInt8]? {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(text.count / 4 * 3)
     var group: UInt32 = 0

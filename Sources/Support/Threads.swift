@@ -8,7 +8,7 @@ import Synchronization
 /// Runs blocking work (a frame loop, a network transfer, a wait for feed readers) on a new
 /// thread named `name` (for ps, top and /proc), at `nice` where the process may lower it, and
 /// hands its result to the caller's task; nil when no thread can be started.
-public func onThread<Result: Sendable>(
+package func onThread<Result: Sendable>(
     named name: String, nice: Int32? = nil, _ body: @escaping @Sendable () -> Result
 ) async -> Result? {
     await withCheckedContinuation { (continuation: CheckedContinuation<Result?, Never>) in
@@ -21,7 +21,7 @@ public func onThread<Result: Sendable>(
 /// Starts `body` on a new thread at once (not when a task gets its turn: the cooperative
 /// threads may all be busy); `ended(within:)` waits for its end. nil when no thread can be
 /// started.
-public func runningThread(named name: String, _ body: @escaping @Sendable () -> Void) -> Completion? {
+package func runningThread(named name: String, _ body: @escaping @Sendable () -> Void) -> Completion? {
     let thread = Completion()
     guard startThread(named: name, nice: nil, {
         body()
@@ -32,7 +32,7 @@ public func runningThread(named name: String, _ body: @escaping @Sendable () -> 
 
 /// Work that ends once — a thread started by `runningThread`, a running part's task — to wait
 /// for, each wait no longer than its caller allows.
-public final class Completion: Sendable {
+package final class Completion: Sendable {
     private struct State {
         var done = false
         var waiting: [Int: CheckedContinuation<Bool, Never>] = [:]
@@ -41,10 +41,10 @@ public final class Completion: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// Whether the work ended within `limit` (waiting no longer than that).
-    public func ended(within limit: Duration) async -> Bool {
+    package func ended(within limit: Duration) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let waiter = state.withLock { state -> Int? in
                 guard !state.done else { return nil }
@@ -61,7 +61,7 @@ public final class Completion: Sendable {
     }
 
     /// The work ended: every wait returns true.
-    public func finish() {
+    package func finish() {
         let waiting = state.withLock { state in
             state.done = true
             defer { state.waiting = [:] }

@@ -10,19 +10,19 @@ import Foundation
 /// with a certificate nobody trusts (`untrustedPort`). It can be stopped and started again on
 /// the same ports (a broker that goes away and comes back). Test clients are mosquitto_sub and
 /// mosquitto_pub. Stopped and removed with the value.
-public final class LoopbackBroker {
-    public let user = "carer"
-    public let password = "kitchen-window-42"
-    public let port: Int
-    public let tlsPort: Int
-    public let untrustedPort: Int
-    public let certificateAuthorities: String
+package final class LoopbackBroker {
+    package let user = "carer"
+    package let password = "kitchen-window-42"
+    package let port: Int
+    package let tlsPort: Int
+    package let untrustedPort: Int
+    package let certificateAuthorities: String
     /// A file holding `password`, as the unit's credential would.
-    public let passwordFile: String
+    package let passwordFile: String
     private let folder: String
     private var process: Process?
 
-    public init() throws {
+    package init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-broker-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try makeTestCertificates(in: folder)
@@ -61,7 +61,7 @@ public final class LoopbackBroker {
     }
 
     /// Starts the broker (again): ready when it accepts connections on every port.
-    public func start() throws {
+    package func start() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
         process.arguments = ["-c", folder + "/mosquitto.conf"]
@@ -77,7 +77,7 @@ public final class LoopbackBroker {
     }
 
     /// Stops the broker at once (SIGKILL: no goodbye to its clients, as a broker that lost power).
-    public func stop() {
+    package func stop() {
         guard let process else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -85,10 +85,10 @@ public final class LoopbackBroker {
     }
 
     /// The broker's log.
-    public var log: String { (try? String(contentsOfFile: folder + "/broker.log", encoding: .utf8)) ?? "" }
+    package var log: String { (try? String(contentsOfFile: folder + "/broker.log", encoding: .utf8)) ?? "" }
 
     /// The message retained on `topic` now (nil: none).
-    public func retained(_ topic: String) throws -> String? {
+    package func retained(_ topic: String) throws -> String? {
         try retainedBytes(topic).map { String(decoding: $0, as: UTF8.self) }
     }
 
@@ -96,7 +96,7 @@ public final class LoopbackBroker {
     /// right after the broker acknowledges the subscription; none within `afterSubscribing` of
     /// it means there is none. However long the client takes to connect (a loaded machine),
     /// the answer is the broker's, not a guess.
-    public func retainedBytes(_ topic: String) throws -> [UInt8]? {
+    package func retainedBytes(_ topic: String) throws -> [UInt8]? {
         let subscriber = try Subscriber(credentials + ["-t", topic, "-C", "1", "-N", "--retained-only"])
         let subscribed = try subscriber.waitForAcknowledgement()
         while subscriber.isRunning, ContinuousClock.now - subscribed < Self.afterSubscribing {
@@ -126,12 +126,12 @@ public final class LoopbackBroker {
     }
 
     /// Publishes `payload` on `topic`.
-    public func publish(_ topic: String, _ payload: String, retain: Bool = false) throws {
+    package func publish(_ topic: String, _ payload: String, retain: Bool = false) throws {
         try Self.run("/usr/bin/mosquitto_pub", credentials + ["-t", topic, "-m", payload] + (retain ? ["-r"] : []))
     }
 
     /// Publishes `payload`'s bytes as they are (invalid UTF-8, megabytes) on `topic`.
-    public func publish(_ topic: String, bytes payload: [UInt8]) throws {
+    package func publish(_ topic: String, bytes payload: [UInt8]) throws {
         let file = folder + "/payload-\(UUID().uuidString)"
         try Data(payload).write(to: URL(fileURLWithPath: file))
         defer { try? FileManager.default.removeItem(atPath: file) }
@@ -140,14 +140,14 @@ public final class LoopbackBroker {
 
     /// Listens to `pattern` from the broker's acknowledgement on (nothing published after
     /// this returns is missed), as `topic payload` lines, until the value goes away.
-    public func listen(_ pattern: String) throws -> Listener {
+    package func listen(_ pattern: String) throws -> Listener {
         let subscriber = try Subscriber(credentials + ["-t", pattern, "-v"])
         _ = try subscriber.waitForAcknowledgement()
         return Listener(subscriber: subscriber)
     }
 
     /// A mosquitto_sub that runs while the value lives.
-    public final class Listener {
+    package final class Listener {
         private let subscriber: Subscriber
 
         init(subscriber: Subscriber) {
@@ -155,7 +155,7 @@ public final class LoopbackBroker {
         }
 
         /// Every message received so far, as `topic payload`.
-        public var lines: [String] {
+        package var lines: [String] {
             subscriber.read()
             return String(decoding: subscriber.printed, as: UTF8.self).split(separator: "\n")
                 .filter { !$0.hasPrefix("Client ") && !$0.hasPrefix("Subscribed (mid") }.map(String.init)

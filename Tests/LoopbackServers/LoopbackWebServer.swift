@@ -10,25 +10,25 @@ import Foundation
 /// nginx does for real calendars). Also serves, on a second port, the same files with a
 /// certificate from an authority nobody trusts, and on a third, plain HTTP that redirects to
 /// TLS. Stopped and removed with the value.
-public final class LoopbackWebServer {
+package final class LoopbackWebServer {
     /// The server's own folder: certificates, configuration, logs and the files served.
     private let folder: String
     /// The files served: `www/NAME` is `https://127.0.0.1:PORT/NAME`.
-    public let root: String
+    package let root: String
     /// The authority `https` and `http` trust.
-    public let certificateAuthorities: String
-    public let port: Int
-    public let untrustedPort: Int
-    public let plainPort: Int
+    package let certificateAuthorities: String
+    package let port: Int
+    package let untrustedPort: Int
+    package let plainPort: Int
     private let process: Process
 
     /// The requests served so far, one line each: `method path status if-none-match`.
-    public var requests: [String] {
+    package var requests: [String] {
         ((try? String(contentsOfFile: folder + "/access.log", encoding: .utf8)) ?? "")
             .split(separator: "\n").map(String.init)
     }
 
-    public init() throws {
+    package init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-web-\(UUID().uuidString.prefix(8))").path
         let base = folder
         root = base + "/www"
@@ -108,16 +108,16 @@ public final class LoopbackWebServer {
     }
 
     /// The address of a file served over TLS with the test's authority.
-    public func url(_ name: String, scheme: String = "https") -> String { "\(scheme)://127.0.0.1:\(port)/\(name)" }
+    package func url(_ name: String, scheme: String = "https") -> String { "\(scheme)://127.0.0.1:\(port)/\(name)" }
 
-    public func serve(_ name: String, _ text: String) throws {
+    package func serve(_ name: String, _ text: String) throws {
         try Data(text.utf8).write(to: URL(fileURLWithPath: root + "/" + name))
     }
 }
 
 /// Why a test server could not be set up.
-public struct ServerError: Error, CustomStringConvertible {
-    public var description: String
+package struct ServerError: Error, CustomStringConvertible {
+    package var description: String
 }
 
 /// Makes, in `folder`, a certificate authority of the test's (`ca.crt`), one nobody trusts
@@ -152,11 +152,11 @@ private func openssl(_ folder: String, _ arguments: [String]) throws {
 }
 
 /// A listening socket on loopback that never answers: a server that hangs.
-public final class SilentServer {
-    public let port: Int
+package final class SilentServer {
+    package let port: Int
     private let socket: Int32
 
-    public init() throws {
+    package init() throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         port = try bindLoopback(socket, port: 0)
         guard listen(socket, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
@@ -166,7 +166,7 @@ public final class SilentServer {
 }
 
 /// Ports on loopback nobody listens on now.
-public func freePorts(_ count: Int) throws -> [Int] {
+package func freePorts(_ count: Int) throws -> [Int] {
     let sockets = (0..<count).map { _ in socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }
     defer { sockets.forEach { close($0) } }
     return try sockets.map { try bindLoopback($0, port: 0) }
@@ -205,8 +205,8 @@ func accepts(_ port: Int) -> Bool {
 /// A plain HTTP server on loopback that answers every request with a calendar's headers (or
 /// the ones it is given) and then five bytes a second, for as long as the client stays: a server that trickles. It
 /// notes how many clients it held at once. Stops with the value.
-public final class TricklingServer {
-    public let port: Int
+package final class TricklingServer {
+    package let port: Int
     private let shared = Shared()
 
     /// What the serving thread and the value share.
@@ -217,10 +217,10 @@ public final class TricklingServer {
     }
 
     /// The most clients held at the same time so far.
-    public var mostAtOnce: Int { shared.lock.withLock { shared.mostAtOnce } }
+    package var mostAtOnce: Int { shared.lock.withLock { shared.mostAtOnce } }
 
     /// - Parameter headers: the status line and headers it answers with (a calendar's, by default).
-    public init(headers: String = "HTTP/1.1 200 OK\r\nContent-Type: text/calendar\r\nContent-Length: 100000\r\n\r\n") throws {
+    package init(headers: String = "HTTP/1.1 200 OK\r\nContent-Type: text/calendar\r\nContent-Length: 100000\r\n\r\n") throws {
         let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         port = try bindLoopback(listener, port: 0)
         guard listen(listener, 8) == 0 else { throw POSIXError(.EADDRINUSE) }

@@ -3,7 +3,7 @@ import Foundation
 /// Waits until `condition` holds, looking every 10 ms, for at most `limit`; whether it held.
 /// For what real time drives (inotify, a process, tmux): a fixed sleep is too long on a fast
 /// machine and too short on a loaded one. The limit only keeps a broken test from hanging.
-public func eventually(
+package func eventually(
     within limit: Duration = waitLimit, _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
     let end = ContinuousClock.now + limit
@@ -17,15 +17,15 @@ public func eventually(
 /// The limit for a condition that waits on a `Schedule`: it runs on libical's one actor, which
 /// every test in the process shares, and some hold it for a minute at a time (FeedReaderTests
 /// wait for helper processes on it; a loaded machine runs the hostile files slowly).
-public let scheduleWaitLimit: Duration = .seconds(300)
+package let scheduleWaitLimit: Duration = .seconds(300)
 
 /// How long `eventually` and `waitUntil` wait unless told: CI's machine has two cores and runs
 /// the whole suite beside the QEMU kiosk and a release build, where a process of a test (marquee
 /// in a tmux pane reading a 100 KB calendar) went without a processor for more than 30 s.
-public let waitLimit: Duration = .seconds(120)
+package let waitLimit: Duration = .seconds(120)
 
 /// `eventually` for a test that is not async: the thread sleeps between looks.
-public func waitUntil(within limit: Duration = waitLimit, _ condition: () throws -> Bool) rethrows -> Bool {
+package func waitUntil(within limit: Duration = waitLimit, _ condition: () throws -> Bool) rethrows -> Bool {
     let end = ContinuousClock.now + limit
     while true {
         if try condition() { return true }

@@ -2,7 +2,7 @@ import Foundation
 import Sound
 
 /// The samples of a 16-bit mono WAV file as ALSA's `file` PCM writes it.
-public func readWAV(_ path: String) throws -> SoundClip {
+package func readWAV(_ path: String) throws -> SoundClip {
     let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     func value(_ at: Int, _ count: Int) -> Int { (0..<count).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
     guard bytes.count >= 44, String(decoding: bytes[0..<4], as: UTF8.self) == "RIFF", value(22, 2) == 1,
@@ -22,25 +22,25 @@ public func readWAV(_ path: String) throws -> SoundClip {
 }
 
 /// The samples from `start` for `seconds` (fewer at the clip's end).
-public func window(_ clip: SoundClip, from start: Double, seconds: Double) -> ArraySlice<Int16> {
+package func window(_ clip: SoundClip, from start: Double, seconds: Double) -> ArraySlice<Int16> {
     let first = min(clip.samples.count, Int(start * Double(clip.sampleRate)))
     let last = min(clip.samples.count, first + Int(seconds * Double(clip.sampleRate)))
     return clip.samples[first..<last]
 }
 
 /// The root mean square of the samples, in sample units.
-public func rms(_ samples: ArraySlice<Int16>) -> Double {
+package func rms(_ samples: ArraySlice<Int16>) -> Double {
     guard !samples.isEmpty else { return 0 }
     return (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot()
 }
 
 /// Which of `candidates` (Hz) is strongest in `samples` (Goertzel's filter at each).
-public func dominantFrequency(_ samples: ArraySlice<Int16>, rate: Int, among candidates: [Double]) -> Double {
+package func dominantFrequency(_ samples: ArraySlice<Int16>, rate: Int, among candidates: [Double]) -> Double {
     candidates.max { power(samples, rate: rate, at: $0) < power(samples, rate: rate, at: $1) }!
 }
 
 /// The power at one frequency (Goertzel's filter).
-public func power(_ samples: ArraySlice<Int16>, rate: Int, at frequency: Double) -> Double {
+package func power(_ samples: ArraySlice<Int16>, rate: Int, at frequency: Double) -> Double {
     let coefficient = 2 * cos(2 * Double.pi * frequency / Double(rate))
     var (previous, beforePrevious) = (0.0, 0.0)
     for sample in samples {

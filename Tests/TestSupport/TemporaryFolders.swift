@@ -2,10 +2,10 @@ import Foundation
 import Testing
 
 /// A folder of its own under the system's temporary folder, removed with the value.
-public final class TemporaryFolder: Sendable {
-    public let path: String
+package final class TemporaryFolder: Sendable {
+    package let path: String
 
-    public init() throws {
+    package init() throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
@@ -15,26 +15,26 @@ public final class TemporaryFolder: Sendable {
     }
 
     /// The folder as a file URL.
-    public var url: URL { URL(fileURLWithPath: path, isDirectory: true) }
+    package var url: URL { URL(fileURLWithPath: path, isDirectory: true) }
 
-    public func write(_ name: String, _ text: String) throws {
+    package func write(_ name: String, _ text: String) throws {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/" + name))
     }
 }
 
 /// Runs `body` with a folder of its own, removed when `body` returns or throws.
-public func withTemporaryFolder<Result>(_ body: (TemporaryFolder) throws -> Result) throws -> Result {
+package func withTemporaryFolder<Result>(_ body: (TemporaryFolder) throws -> Result) throws -> Result {
     let folder = try TemporaryFolder()
     return try withExtendedLifetime(folder) { try body(folder) }
 }
 
 /// Gives each test a temporary folder for its `feedFolder`s, removed when the test ends.
-public struct TemporaryFolders: SuiteTrait, TestTrait, TestScoping {
+package struct TemporaryFolders: SuiteTrait, TestTrait, TestScoping {
     @TaskLocal static var root: TemporaryFolder?
 
-    public var isRecursive: Bool { true }
+    package var isRecursive: Bool { true }
 
-    public func provideScope(
+    package func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         guard testCase != nil else { return try await function() }
@@ -46,12 +46,12 @@ public struct TemporaryFolders: SuiteTrait, TestTrait, TestScoping {
 
 extension Trait where Self == TemporaryFolders {
     /// Folders made by `feedFolder` in the suite's tests are removed after each test.
-    public static var temporaryFolders: Self { TemporaryFolders() }
+    package static var temporaryFolders: Self { TemporaryFolders() }
 }
 
 /// A fresh folder with the given files in it, in the test's temporary folder (a suite with
 /// the `temporaryFolders` trait).
-public func feedFolder(_ files: [String: String]) throws -> String {
+package func feedFolder(_ files: [String: String]) throws -> String {
     let parent = TemporaryFolders.root?.path ?? FileManager.default.temporaryDirectory.path
     let folder = parent + "/feeds-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -9,11 +9,11 @@ import Testing
 /// (its tests carry no tier: they need nothing). A test whose tier is left out, or
 /// whose needs (root, a program) this machine lacks, is skipped with the reason; where
 /// `MARQUEE_TESTS_REQUIRED=1` (CI sets it) nothing is skipped: such a test runs, and fails.
-public enum TestTier: String, CaseIterable, Sendable {
+package enum TestTier: String, CaseIterable, Sendable {
     case unit, live, system
 
     /// Whether this tier's tests run here, and if not, why.
-    public func skipReason(needing needs: [TestNeed] = []) -> String? {
+    package func skipReason(needing needs: [TestNeed] = []) -> String? {
         let environment = ProcessInfo.processInfo.environment
         if environment["MARQUEE_TESTS_REQUIRED"] == "1" { return nil }
         if self != .unit, let chosen = environment["MARQUEE_TEST_TIERS"] {
@@ -27,7 +27,7 @@ public enum TestTier: String, CaseIterable, Sendable {
 }
 
 /// What a test needs of the machine.
-public enum TestNeed: Sendable, CustomStringConvertible {
+package enum TestNeed: Sendable, CustomStringConvertible {
     case root
     /// A program, by its path.
     case program(String)
@@ -39,7 +39,7 @@ public enum TestNeed: Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .root: "root"
         case .program(let path): path
@@ -49,15 +49,15 @@ public enum TestNeed: Sendable, CustomStringConvertible {
 
 extension Tag {
     /// Real programs on this machine.
-    @Tag public static var live: Self
+    @Tag package static var live: Self
     /// The installed package in QEMU.
-    @Tag public static var system: Self
+    @Tag package static var system: Self
 }
 
 extension Trait where Self == ConditionTrait {
     /// Runs the test (or suite) only where its tier and its needs allow, skipped with the reason
     /// otherwise (never where every test is required).
-    public static func tier(_ tier: TestTier, needs: [TestNeed] = []) -> Self {
+    package static func tier(_ tier: TestTier, needs: [TestNeed] = []) -> Self {
         let reason = tier.skipReason(needing: needs)
         return .enabled(if: reason == nil, Comment(rawValue: "\(tier.rawValue) tier: \(reason ?? "runs")"))
     }

@@ -12,87 +12,87 @@ import Support
 /// strings (which may go on over several lines), and `#` comments; anything else (tables,
 /// other arrays, dates, a key twice, an unknown key, a wrong type)
 /// is an error naming the file, the line and the key.
-public struct ConfigurationFile: Sendable, Hashable {
-    public var feeds: String?
+package struct ConfigurationFile: Sendable, Hashable {
+    package var feeds: String?
     /// Calendars fetched from their addresses (https://, webcal://).
-    public var subscriptions: [String] = []
+    package var subscriptions: [String] = []
     /// How often a subscription is asked for, in minutes.
-    public var refreshMinutes: Int?
+    package var refreshMinutes: Int?
     /// Certificate authorities the subscriptions' servers are checked against, instead of
     /// the system's (a Nextcloud with a private one).
-    public var subscriptionCertificateAuthorities: String?
-    public var output: String?
-    public var device: String?
+    package var subscriptionCertificateAuthorities: String?
+    package var output: String?
+    package var device: String?
     /// The KMS connector to draw on ("HDMI-A-2") and its mode ("1920x1080@60").
-    public var connector: String?
-    public var mode: String?
-    public var timezone: String?
-    public var speed: Double?
-    public var separator: String?
+    package var connector: String?
+    package var mode: String?
+    package var timezone: String?
+    package var speed: Double?
+    package var separator: String?
     /// Shown when nothing is scheduled; `{date}` is today written out.
-    public var idleText: String?
+    package var idleText: String?
     /// The colour of messages without COLOR (`#rrggbb` or a CSS name).
-    public var textColour: String?
+    package var textColour: String?
     /// Show every message this way (e.g. `scroll` to turn dancing and typing off).
-    public var effect: String?
-    public var socket: String?
+    package var effect: String?
+    package var socket: String?
     /// The group the socket belongs to: its members may read the status and pause.
-    public var socketGroup: String?
-    public var stateDirectory: String?
-    public var defaultEventMinutes: Int?
+    package var socketGroup: String?
+    package var stateDirectory: String?
+    package var defaultEventMinutes: Int?
     /// The framebuffer's text font (the default fonts stay as fallbacks).
-    public var font: String?
+    package var font: String?
     /// The framebuffer's text size as a share of the screen height.
-    public var textHeight: Double?
+    package var textHeight: Double?
     /// Megabytes the framebuffer's glyph pictures may take.
-    public var glyphCacheMegabytes: Int?
+    package var glyphCacheMegabytes: Int?
     /// The language of the orientation line, the idle text and dates and times in messages
     /// ("de", "en_GB"); the system's (`LANG`) otherwise.
-    public var language: String?
+    package var language: String?
     /// Whether the orientation line is shown below the band (on unless turned off).
-    public var orientation: Bool?
+    package var orientation: Bool?
     /// Whether the orientation line ends with the time of day.
-    public var orientationTime: Bool?
+    package var orientationTime: Bool?
     /// A 12-hour (12) or 24-hour (24) clock; as the language prefers otherwise.
-    public var clockHours: Int?
+    package var clockHours: Int?
     /// When each part of the day begins, in minutes after midnight.
-    public var partStarts: [PartOfDay: Int] = [:]
+    package var partStarts: [PartOfDay: Int] = [:]
     /// Whether the screen dims at night, and how the text moves then.
-    public var nightDimming: Bool?
-    public var nightMotion: NightSettings.Motion?
+    package var nightDimming: Bool?
+    package var nightMotion: NightSettings.Motion?
     /// The backlight's level at night, as a percentage of the day's.
-    public var nightBacklight: Int?
+    package var nightBacklight: Int?
     /// The carers' MQTT broker (`mqtts://user@broker.lan:8883`) and the keys beside it.
-    public var mqtt: String?
-    public var mqttPasswordFile: String?
-    public var mqttCertificateAuthorities: String?
-    public var mqttTopic: String?
-    public var mqttDiscovery: Bool?
+    package var mqtt: String?
+    package var mqttPasswordFile: String?
+    package var mqttCertificateAuthorities: String?
+    package var mqttTopic: String?
+    package var mqttDiscovery: Bool?
     /// The box's name in Home Assistant (the host name otherwise).
-    public var mqttName: String?
+    package var mqttName: String?
     /// Whether the box obeys commands from the broker (pause, refresh, a message sent now);
     /// false for a box that only reports.
-    public var mqttCommands: Bool?
+    package var mqttCommands: Bool?
     /// Which reminders are heard (`alarms`, `audio-only`, `off`), how loud by day and by night
     /// (0–100), on which ALSA device, and how many times more a reminder sounds until someone
     /// acknowledges it.
-    public var speak: SoundSettings.Speak?
-    public var dayVolume: Int?
-    public var nightVolume: Int?
-    public var soundDevice: String?
-    public var repeatUntilAcknowledged: Int?
+    package var speak: SoundSettings.Speak?
+    package var dayVolume: Int?
+    package var nightVolume: Int?
+    package var soundDevice: String?
+    package var repeatUntilAcknowledged: Int?
     /// `cec`: which HDMI-CEC adapter wakes the television (nil: `auto`).
-    public var cec: CECChoice?
+    package var cec: CECChoice?
     /// `reclaim_input`: whether marquee takes the television's input back by day (nil: yes).
-    public var reclaimInput: Bool?
+    package var reclaimInput: Bool?
     /// `screen_off`: the hours the screen is dark, lit only for a reminder (nil: never dark).
-    public var screenOff: DarkHours?
+    package var screenOff: DarkHours?
     /// `cec_standby`: whether the television is put to standby while the screen is dark
     /// (nil: no, the picture alone goes dark).
-    public var cecStandby: Bool?
+    package var cecStandby: Bool?
 
     /// How reminders are heard, in the voice of `language`.
-    public func soundSettings(language: String) -> SoundSettings {
+    package func soundSettings(language: String) -> SoundSettings {
         var sound = SoundSettings(language: language)
         sound.isAskedFor = speak != nil || soundDevice != nil
         if let speak { sound.speak = speak }
@@ -106,7 +106,7 @@ public struct ConfigurationFile: Sendable, Hashable {
 
     /// The MQTT settings (nil: no broker), `address` given on the command line taking the
     /// file's place.
-    public func mqttSettings(address: String? = nil, hostname: String, machineID: String? = nil) throws(MQTTSettingsError)
+    package func mqttSettings(address: String? = nil, hostname: String, machineID: String? = nil) throws(MQTTSettingsError)
         -> MQTTSettings? {
         guard let address = address ?? mqtt else { return nil }
         return try MQTTSettings(
@@ -118,7 +118,7 @@ public struct ConfigurationFile: Sendable, Hashable {
     /// The keys changed since `earlier` that a reload cannot apply, each taking effect after a
     /// restart: where the display draws, the socket, the state folder, the feeds watched and
     /// fetched. Every other key a reload applies.
-    public func keysNeedingARestart(since earlier: ConfigurationFile) -> [String] {
+    package func keysNeedingARestart(since earlier: ConfigurationFile) -> [String] {
         let keys: [(key: String, changed: Bool)] = [
             ("feeds", feeds != earlier.feeds), ("subscriptions", subscriptions != earlier.subscriptions),
             ("refresh_minutes", refreshMinutes != earlier.refreshMinutes), ("output", output != earlier.output),
@@ -136,17 +136,17 @@ public struct ConfigurationFile: Sendable, Hashable {
     }
 
     /// What the display does at night.
-    public var nightSettings: NightSettings {
+    package var nightSettings: NightSettings {
         var night = NightSettings(dims: nightDimming ?? true, motion: nightMotion ?? .slow)
         if let nightBacklight { night.backlightPercent = nightBacklight }
         return night
     }
 
-    public init() {}
+    package init() {}
 
     /// The parts of the day and the orientation line's settings (the line may be turned off;
     /// the parts still decide the night).
-    public var orientationSettings: OrientationSettings {
+    package var orientationSettings: OrientationSettings {
         var parts = DayParts()
         parts.starts.merge(partStarts) { $1 }
         return OrientationSettings(parts: parts, showsLine: orientation ?? true, showsTime: orientationTime ?? false)
@@ -154,13 +154,13 @@ public struct ConfigurationFile: Sendable, Hashable {
 
     /// The settings at `path`; when the file does not exist and was not asked for by name
     /// (`required` false: the default location), the defaults.
-    public static func load(_ path: String, required: Bool) throws(ConfigurationError) -> ConfigurationFile {
+    package static func load(_ path: String, required: Bool) throws(ConfigurationError) -> ConfigurationFile {
         guard required || access(path, F_OK) == 0 else { return ConfigurationFile() }
         return try load(path)
     }
 
     /// Reads and checks a configuration file.
-    public static func load(_ path: String) throws(ConfigurationError) -> ConfigurationFile {
+    package static func load(_ path: String) throws(ConfigurationError) -> ConfigurationFile {
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
             throw ConfigurationError(path: path, line: nil, key: nil, message: "is a folder, not a configuration file")
@@ -181,7 +181,7 @@ public struct ConfigurationFile: Sendable, Hashable {
 
     /// Parses configuration text (`path` names it in errors), in one pass over it. Every
     /// mistake is said (up to `mistakesSaid`): the first one thrown, the others in its `more`.
-    public static func parse(_ text: String, path: String) throws(ConfigurationError) -> ConfigurationFile {
+    package static func parse(_ text: String, path: String) throws(ConfigurationError) -> ConfigurationFile {
         var configuration = ConfigurationFile()
         var seen: Set<String> = []
         var partLines: [PartOfDay: Int] = [:]
@@ -510,22 +510,22 @@ public struct ConfigurationFile: Sendable, Hashable {
 }
 
 /// A problem in the configuration file, with where it is.
-public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var line: Int?
-    public var key: String?
-    public var message: String
+package struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    package var path: String
+    package var line: Int?
+    package var key: String?
+    package var message: String
     /// The file's further mistakes, in order: a carer mends them all at once.
-    public var more: [ConfigurationError] = []
+    package var more: [ConfigurationError] = []
 
-    public init(path: String, line: Int?, key: String?, message: String) {
+    package init(path: String, line: Int?, key: String?, message: String) {
         self.path = path
         self.line = line
         self.key = key
         self.message = message
     }
 
-    public var description: String {
+    package var description: String {
         let location = line.map { "\(path):\($0)" } ?? path
         return (["\(location): " + (key.map { "`\($0)` " } ?? "") + message] + more.map(\.description))
             .joined(separator: "\n")

@@ -3,15 +3,15 @@
 #endif
 
 /// The state folder could not be made or is not a folder marquee can write.
-public struct StateFolderError: Error, CustomStringConvertible {
-    public var description: String
+package struct StateFolderError: Error, CustomStringConvertible {
+    package var description: String
 }
 
 /// Makes sure the state folder (`state_dir`, `--state-dir`) is there before anything is kept in
 /// it: made, only for marquee's user (mode 0700), with the folders above it, when it is missing
 /// (systemd's `StateDirectory=` makes it under the unit); refused, saying why, when it cannot be
 /// made or written. Without it every last good copy would fail and be lost at a restart.
-public func prepareStateFolder(_ path: String) throws(StateFolderError) {
+package func prepareStateFolder(_ path: String) throws(StateFolderError) {
     var info = stat()
     if stat(path, &info) != 0 {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)

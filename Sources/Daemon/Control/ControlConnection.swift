@@ -5,9 +5,9 @@
 /// One connection to a running display's control socket: how `marquee status`, `pause` and
 /// `resume` talk to it, and how tests play clients, well-behaved or not (one that never
 /// sends, one that never reads).
-public final class ControlConnection {
+package final class ControlConnection {
     /// Why no connection was made.
-    public enum Failure: Error {
+    package enum Failure: Error {
         case pathTooLong
         /// `connect` failed with this `errno` (EACCES: not in the socket's group).
         case cannotConnect(errno: Int32)
@@ -15,7 +15,7 @@ public final class ControlConnection {
 
     private let descriptor: Int32
 
-    public init(path: String) throws(Failure) {
+    package init(path: String) throws(Failure) {
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .cannotConnect(errno: errno) }
         guard let connected = withUnixSocketAddress(path, { connect(descriptor, $0, $1) }) else {
@@ -32,13 +32,13 @@ public final class ControlConnection {
     deinit { close(descriptor) }
 
     /// Sends bytes (a request is one JSON object and a newline).
-    public func send(_ bytes: [UInt8]) {
+    package func send(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
     /// The reply up to and without its newline, or what came before the connection ended or
     /// `seconds` passed without a byte.
-    public func readLine(timeout seconds: Int) -> [UInt8] {
+    package func readLine(timeout seconds: Int) -> [UInt8] {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var reply: [UInt8] = []

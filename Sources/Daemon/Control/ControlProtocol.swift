@@ -14,8 +14,8 @@ import Synchronization
 #endif
 
 /// A request on the control socket: one JSON object on one line, `{"type": "status"}`.
-public struct ControlRequest: Codable, Sendable, Hashable {
-    public enum Kind: String, Codable, Sendable, Hashable {
+package struct ControlRequest: Codable, Sendable, Hashable {
+    package enum Kind: String, Codable, Sendable, Hashable {
         /// Read-only, open to everyone who may connect.
         case status
         /// Stop and restart all motion (WCAG 2.2.2); only root, the daemon's user or its group.
@@ -33,13 +33,13 @@ public struct ControlRequest: Codable, Sendable, Hashable {
         case wake
     }
 
-    public var type: Kind
-    public var text: String?
-    public var minutes: Int?
-    public var colour: String?
-    public var speak: Bool?
+    package var type: Kind
+    package var text: String?
+    package var minutes: Int?
+    package var colour: String?
+    package var speak: Bool?
 
-    public init(type: Kind, text: String? = nil, minutes: Int? = nil, colour: String? = nil, speak: Bool? = nil) {
+    package init(type: Kind, text: String? = nil, minutes: Int? = nil, colour: String? = nil, speak: Bool? = nil) {
         self.type = type
         self.text = text
         self.minutes = minutes
@@ -48,18 +48,18 @@ public struct ControlRequest: Codable, Sendable, Hashable {
     }
 
     /// Whether the request changes what the display does (and so needs permission).
-    public var isControl: Bool { type != .status }
+    package var isControl: Bool { type != .status }
 }
 
 /// The reply: one JSON object on one line.
-public struct ControlReply: Codable, Sendable {
-    public var ok: Bool
-    public var error: String?
-    public var status: StatusReport?
+package struct ControlReply: Codable, Sendable {
+    package var ok: Bool
+    package var error: String?
+    package var status: StatusReport?
     /// What the asker should know of what was done (a reload: the settings that take a restart).
-    public var note: String?
+    package var note: String?
 
-    public init(ok: Bool, error: String? = nil, status: StatusReport? = nil, note: String? = nil) {
+    package init(ok: Bool, error: String? = nil, status: StatusReport? = nil, note: String? = nil) {
         self.ok = ok
         self.error = error
         self.status = status
@@ -68,7 +68,7 @@ public struct ControlReply: Codable, Sendable {
 }
 
 /// What a reload asked for over the socket would make of the configuration file.
-public enum ReloadCheck: Sendable {
+package enum ReloadCheck: Sendable {
     /// It cannot be used: why (the reload is not done).
     case unusable(String)
     /// It can; these changed keys take a restart.
@@ -76,77 +76,77 @@ public enum ReloadCheck: Sendable {
 }
 
 /// What `marquee status` shows.
-public struct StatusReport: Codable, Sendable, Hashable {
-    public struct ActiveMessage: Codable, Sendable, Hashable {
-        public var text: String
-        public var kind: String
-        public var start: String
-        public var end: String
-        public var source: String
-        public var priority: Int
+package struct StatusReport: Codable, Sendable, Hashable {
+    package struct ActiveMessage: Codable, Sendable, Hashable {
+        package var text: String
+        package var kind: String
+        package var start: String
+        package var end: String
+        package var source: String
+        package var priority: Int
     }
 
-    public struct Feed: Codable, Sendable, Hashable {
-        public var path: String
+    package struct Feed: Codable, Sendable, Hashable {
+        package var path: String
         /// `loaded`, or `error` (then `lastGoodKept` says whether an earlier version shows).
-        public var state: String
-        public var lastGoodKept: Bool
-        public var events: Int
-        public var problems: [String]
+        package var state: String
+        package var lastGoodKept: Bool
+        package var events: Int
+        package var problems: [String]
     }
 
     /// The display's clock when this report was made (RFC 3339, in the display's zone).
     var updatedAt: String
     /// The texts on the tape, in display order (the date when nothing is scheduled).
-    public var showing: [String]
+    package var showing: [String]
     /// Those of them with a letter on the screen now; the others are next on the band.
-    public var onScreen: [String]
+    package var onScreen: [String]
     /// The orientation line below the band ("Monday morning · 23 November 2026"), if shown.
-    public var orientation: String?
+    package var orientation: String?
     /// The first `listedMessages` active messages in display order; `messagesNotListed` says
     /// how many more there are (the reply stays small however many are active).
-    public var messages: [ActiveMessage]
-    public var messagesNotListed: Int?
-    public var nextChange: String?
+    package var messages: [ActiveMessage]
+    package var messagesNotListed: Int?
+    package var nextChange: String?
     /// At most `listedFeeds` feed files (those with problems first, when there are more);
     /// `feedsNotListed` says how many more there are.
-    public var feeds: [Feed]
-    public var feedsNotListed: Int?
+    package var feeds: [Feed]
+    package var feedsNotListed: Int?
     /// The calendars fetched from their addresses.
-    public var subscriptions: [SubscriptionStatus]
-    public var output: String
-    public var paused: Bool
-    public var moving: Bool
-    public var framesPerSecond: Double
+    package var subscriptions: [SubscriptionStatus]
+    package var output: String
+    package var paused: Bool
+    package var moving: Bool
+    package var framesPerSecond: Double
     /// The framebuffer's glyph pictures (nil on a terminal).
-    public var glyphCache: GlyphCacheFigures?
+    package var glyphCache: GlyphCacheFigures?
     /// Frames a KMS screen's page flips showed, and vertical blanks missed (nil: no page flips).
-    public var pageFlips: PageFlipFigures?
+    package var pageFlips: PageFlipFigures?
     /// How late frames were drawn after their deadline, over the last frames (milliseconds).
     var frameLateness: Lateness?
     /// The connection to the carers' MQTT broker (nil: none configured).
-    public var mqtt: MQTTStatus?
+    package var mqtt: MQTTStatus?
     /// What is wrong with the box itself: a state folder that cannot be written.
-    public var boxProblems: [String]
+    package var boxProblems: [String]
     /// The reminders heard and their fate (nil: no sound in this run).
-    public var sound: SoundStatus?
+    package var sound: SoundStatus?
     /// The television over HDMI-CEC (nil: `cec = "off"`).
-    public var television: TelevisionStatus?
+    package var television: TelevisionStatus?
     /// The screen itself: on, dark for `screen_off`, or lit within it (nil: not known yet).
-    public var screen: ScreenStatus?
+    package var screen: ScreenStatus?
     /// The box's running parts besides the display: the socket, the watchers, the fetching,
     /// MQTT, the television; each running, failed (with why) or stopped.
-    public var parts: [PartStatus]
-    public var uptimeSeconds: Int
+    package var parts: [PartStatus]
+    package var uptimeSeconds: Int
 
-    public struct Lateness: Codable, Sendable, Hashable {
-        public var frames: Int
+    package struct Lateness: Codable, Sendable, Hashable {
+        package var frames: Int
         var p50: Double
-        public var p99: Double
-        public var max: Double
+        package var p99: Double
+        package var max: Double
     }
 
-    public init(updatedAt: String, output: String) {
+    package init(updatedAt: String, output: String) {
         self.updatedAt = updatedAt
         showing = []
         onScreen = []
@@ -200,52 +200,52 @@ public struct StatusReport: Codable, Sendable, Hashable {
 }
 
 /// How reminders are heard, and the last ones: what `marquee status` says of sound.
-public struct SoundStatus: Codable, Sendable, Hashable {
-    public struct Reminder: Codable, Sendable, Hashable {
-        public var text: String
-        public var trigger: String
+package struct SoundStatus: Codable, Sendable, Hashable {
+    package struct Reminder: Codable, Sendable, Hashable {
+        package var text: String
+        package var trigger: String
         /// `sounding`, `acknowledged`, `not acknowledged`, `missed`, `quiet at night`, `muted`.
-        public var outcome: String
+        package var outcome: String
         /// When the outcome last changed.
-        public var at: String
-        public var soundings: Int
+        package var at: String
+        package var soundings: Int
     }
 
     /// `alarms`, `audio-only` or `off`.
-    public var speak: String
-    public var device: String
-    public var muted: Bool
+    package var speak: String
+    package var device: String
+    package var muted: Bool
     /// Why reminders are not heard: the device did not play the last one, or its card's mixer
     /// is turned down (nil: it played, or none was due yet).
-    public var problem: String?
+    package var problem: String?
     /// The last reminders, newest first.
-    public var reminders: [Reminder]
+    package var reminders: [Reminder]
     /// The last one missed (or sounded without an acknowledgement), the last one acknowledged.
-    public var lastMissed: Reminder?
-    public var lastAcknowledged: Reminder?
+    package var lastMissed: Reminder?
+    package var lastAcknowledged: Reminder?
     /// Of the last reminder played: milliseconds to its first sample, and to make its words.
-    public var firstSampleMilliseconds: Double?
-    public var synthesisMilliseconds: Double?
+    package var firstSampleMilliseconds: Double?
+    package var synthesisMilliseconds: Double?
 }
 
 /// What marquee knows of the television over HDMI-CEC: what `marquee status` says of it.
-public struct TelevisionStatus: Codable, Sendable, Hashable {
+package struct TelevisionStatus: Codable, Sendable, Hashable {
     /// The CEC adapter in use (nil: none).
-    public var adapter: String?
+    package var adapter: String?
     /// As it reported it; `unknown` when it did not answer or there is no adapter (never
     /// called off).
-    public var power: TelevisionPower
+    package var power: TelevisionPower
     /// Whether it shows marquee's input, as the bus last said (nil: not known).
-    public var showingMarquee: Bool?
+    package var showingMarquee: Bool?
     /// The input it shows instead (a physical address, `2.0.0.0`).
-    public var otherInput: String?
+    package var otherInput: String?
     /// Why it was last woken (`morning`, `a reminder`…), and last put to standby (`screen_off`).
-    public var lastWake: String?
-    public var lastStandby: String?
+    package var lastWake: String?
+    package var lastStandby: String?
     /// Why it cannot be reached (no adapter, nothing connected, no answer).
-    public var problem: String?
+    package var problem: String?
 
-    public init(adapter: String? = nil, power: TelevisionPower, showingMarquee: Bool? = nil, otherInput: String? = nil,
+    package init(adapter: String? = nil, power: TelevisionPower, showingMarquee: Bool? = nil, otherInput: String? = nil,
                 lastWake: String? = nil, problem: String? = nil) {
         self.adapter = adapter
         self.power = power
@@ -257,7 +257,7 @@ public struct TelevisionStatus: Codable, Sendable, Hashable {
 
     /// One line: "on, showing marquee", "in standby", "on another input (2.0.0.0)", "not known
     /// (…)".
-    public var summary: String {
+    package var summary: String {
         if adapter == nil { return "not reached over HDMI-CEC" + (problem.map { " (\($0))" } ?? "") }
         switch power {
         case .on, .goingOn:
@@ -472,8 +472,8 @@ final class DisplayState: Sendable {
 /// own under `/tmp` (`marquee-UID`, mode 0700, made when missing; one that someone else made
 /// is not used), so a display started by hand — over ssh, from a cron job — answers `marquee
 /// status` too. `run` and the commands that ask it look in the same order.
-public enum ControlSocket {
-    public static let systemPath = "/run/marquee/marquee.sock"
+package enum ControlSocket {
+    package static let systemPath = "/run/marquee/marquee.sock"
 
     /// The candidates, in order.
     static func candidates(environment: [String: String], system: String, temporary: String) -> [String] {
@@ -483,13 +483,13 @@ public enum ControlSocket {
     }
 
     /// `/tmp/marquee-UID`.
-    public static func userFolder(in temporary: String) -> String {
+    package static func userFolder(in temporary: String) -> String {
         temporary + "/marquee-\(getuid())"
     }
 
     /// For `run`: the first candidate whose folder is writable — the folder under `/tmp` made
     /// if missing, and only if it is the user's own and nobody else's (nil: none is).
-    public static func pathForListening(
+    package static func pathForListening(
         environment: [String: String], system: String = systemPath, temporary: String = "/tmp"
     ) -> String? {
         let own = userFolder(in: temporary)
@@ -504,7 +504,7 @@ public enum ControlSocket {
     /// For `status`, `pause` and `resume`: the first candidate that exists, else the first. The
     /// folder under `/tmp` is asked only if it passes the same checks as for listening: a socket
     /// another user planted there would show a false status and take the user's pause.
-    public static func pathForAsking(
+    package static func pathForAsking(
         environment: [String: String], system: String = systemPath, temporary: String = "/tmp"
     ) -> String {
         let own = userFolder(in: temporary)

@@ -4,7 +4,7 @@
 
 /// Calls `body` with the Unix socket address of `path` (a leading NUL byte: the abstract
 /// namespace) and its length; nil if the path does not fit in `sun_path`.
-public func withUnixSocketAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T? {
+package func withUnixSocketAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T? {
     var bytes = Array(path.utf8)
     if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
     var address = sockaddr_un()

@@ -10,28 +10,28 @@ import Support
 /// is asked about, set by NTP or by hand, so it can jump. Steady time, on which motion and
 /// frame deadlines run, is a `SteadyInstant` (the marquee and the screens know no other); the
 /// two meet only through a duration (`validUntil − wall`), so the compiler keeps them apart.
-public struct WallInstant: Sendable, Hashable, Comparable {
-    public var sinceEpoch: Nanoseconds
+package struct WallInstant: Sendable, Hashable, Comparable {
+    package var sinceEpoch: Nanoseconds
 
-    public init(sinceEpoch: Nanoseconds) {
+    package init(sinceEpoch: Nanoseconds) {
         self.sinceEpoch = sinceEpoch
     }
 
     /// The start of a whole second the schedule names.
-    public init(_ instant: Instant) {
+    package init(_ instant: Instant) {
         sinceEpoch = instant.secondsSinceEpoch * 1_000_000_000
     }
 
     /// The whole second it falls in (the schedule counts in seconds).
-    public var instant: Instant {
+    package var instant: Instant {
         Instant(secondsSinceEpoch: sinceEpoch >= 0 ? sinceEpoch / 1_000_000_000 : (sinceEpoch - 999_999_999) / 1_000_000_000)
     }
 
-    public static func < (a: WallInstant, b: WallInstant) -> Bool { a.sinceEpoch < b.sinceEpoch }
+    package static func < (a: WallInstant, b: WallInstant) -> Bool { a.sinceEpoch < b.sinceEpoch }
     /// How far apart two readings are.
-    public static func - (a: WallInstant, b: WallInstant) -> Nanoseconds { a.sinceEpoch - b.sinceEpoch }
-    public static func + (a: WallInstant, duration: Nanoseconds) -> WallInstant { WallInstant(sinceEpoch: a.sinceEpoch + duration) }
-    public static func - (a: WallInstant, duration: Nanoseconds) -> WallInstant { WallInstant(sinceEpoch: a.sinceEpoch - duration) }
+    package static func - (a: WallInstant, b: WallInstant) -> Nanoseconds { a.sinceEpoch - b.sinceEpoch }
+    package static func + (a: WallInstant, duration: Nanoseconds) -> WallInstant { WallInstant(sinceEpoch: a.sinceEpoch + duration) }
+    package static func - (a: WallInstant, duration: Nanoseconds) -> WallInstant { WallInstant(sinceEpoch: a.sinceEpoch - duration) }
 }
 
 /// The display's two times: the wall clock, which the schedule is asked about, and a steady

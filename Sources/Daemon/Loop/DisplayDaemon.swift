@@ -11,55 +11,55 @@ import Synchronization
 #endif
 
 /// Everything `marquee run` needs, decided by the command line and the configuration file.
-public struct DaemonConfiguration: Sendable {
+package struct DaemonConfiguration: Sendable {
     /// The schedule, its feeds (`feedPaths`, `subscriptions`) read once the display runs.
-    public var schedule: Schedule
-    public var settings: DisplaySettings
+    package var schedule: Schedule
+    package var settings: DisplaySettings
     /// Reads the settings again on a reload (nil: a broken file keeps the ones in use).
-    public var reloadSettings: (@Sendable () -> ReloadedSettings?)?
+    package var reloadSettings: (@Sendable () -> ReloadedSettings?)?
     /// Why the configuration file cannot be used now (nil: it can), for a reload asked over
     /// the socket.
-    public var checkConfiguration: (@Sendable () -> ReloadCheck)?
-    public var output: OutputChoice.Request
+    package var checkConfiguration: (@Sendable () -> ReloadCheck)?
+    package var output: OutputChoice.Request
     /// The display device: a DRM card (`/dev/dri/card1`) or a framebuffer (`/dev/fb1`); nil:
     /// the first card with a screen, then `/dev/fb0`.
-    public var device: String?
+    package var device: String?
     /// Which connector and mode of the card.
-    public var kms: KMSChoice
-    public var style: FramebufferStyle
+    package var kms: KMSChoice
+    package var style: FramebufferStyle
     /// The feed folders and files, watched and read again when they change.
-    public var feedPaths: [String]
+    package var feedPaths: [String]
     /// The calendars fetched from their addresses, fetched again when due.
-    public var subscriptions: Subscriptions?
+    package var subscriptions: Subscriptions?
     /// `/etc`, when times follow the system's time zone.
-    public var systemZoneFolder: String?
+    package var systemZoneFolder: String?
     /// The control socket; whether it was asked for (then failing to open it is an error).
-    public var socket: String?
-    public var socketRequired: Bool
-    public var socketGroup: String?
+    package var socket: String?
+    package var socketRequired: Bool
+    package var socketGroup: String?
     /// The display's wall clock starts here (a preview, `--at`).
-    public var start: WallInstant?
-    public var environment: [String: String]
+    package var start: WallInstant?
+    package var environment: [String: String]
     /// Where the kernel lists backlights (`/sys/class/backlight`; nil: leave them alone). One
     /// is used only when marquee draws on a virtual console, the panel's own screen.
-    public var backlightFolder: String?
+    package var backlightFolder: String?
     /// A folder of marquee's own that outlives a restart (for the day's backlight level).
-    public var stateDirectory: String?
+    package var stateDirectory: String?
     /// What is wrong with the box itself (a state folder that cannot be written), said in the
     /// journal, on the problem rows and in the status.
-    public var boxProblems: [String] = []
+    package var boxProblems: [String] = []
     /// The carers' MQTT broker (nil: none).
-    public var mqtt: MQTTSettings?
+    package var mqtt: MQTTSettings?
     /// marquee's version, as told to the broker.
-    public var version = ""
+    package var version = ""
     /// How reminders are heard (nil: no sound in this run).
-    public var sound: SoundSettings?
+    package var sound: SoundSettings?
     /// Which HDMI-CEC adapter wakes the television, and whether marquee takes the television's
     /// input back from another device by day.
-    public var cec: CECChoice = .auto
-    public var reclaimInput = true
+    package var cec: CECChoice = .auto
+    package var reclaimInput = true
 
-    public init(
+    package init(
         schedule: Schedule, settings: DisplaySettings, reloadSettings: (@Sendable () -> ReloadedSettings?)?,
         output: OutputChoice.Request, device: String?, kms: KMSChoice = .init(), style: FramebufferStyle,
         feedPaths: [String],
@@ -91,7 +91,7 @@ public struct DaemonConfiguration: Sendable {
 /// (feed folder, wall clock, system zone, control socket, signals), all posting to one
 /// mailbox, then runs the loop on a render thread of its own, opening a new screen when the
 /// device under the screen is replaced.
-public func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) async -> Int32 {
+package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) async -> Int32 {
     // Calendars of megabytes come and go (fetched, read, inspected): such buffers are given
     // back to the system when freed. glibc's threshold otherwise rises with the first one
     // freed, and the heap kept 300 MB after ten 15 MB subscriptions were read.

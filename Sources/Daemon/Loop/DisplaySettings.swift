@@ -4,18 +4,18 @@ import Schedule
 
 /// How `marquee run` shows things, from the command line and the configuration file; can be
 /// replaced while running (a reload).
-public struct DisplaySettings: Sendable, Hashable {
-    public var marquee: MarqueeConfiguration
+package struct DisplaySettings: Sendable, Hashable {
+    package var marquee: MarqueeConfiguration
     /// Shown when nothing is scheduled; `{date}` becomes today written out.
-    public var idleText: String
+    package var idleText: String
     /// For messages without a COLOR of their own.
-    public var textColour: Colour?
-    public var night: NightSettings
+    package var textColour: Colour?
+    package var night: NightSettings
     /// Whether the television is put to standby while `screen_off` keeps the screen dark
     /// (`cec_standby`).
-    public var televisionStandby: Bool
+    package var televisionStandby: Bool
 
-    public init(marquee: MarqueeConfiguration, idleText: String = "{date}", textColour: Colour? = nil,
+    package init(marquee: MarqueeConfiguration, idleText: String = "{date}", textColour: Colour? = nil,
                 night: NightSettings = .init(), televisionStandby: Bool = false) {
         self.marquee = marquee
         self.idleText = idleText
@@ -28,13 +28,13 @@ public struct DisplaySettings: Sendable, Hashable {
 /// What a carer's reload reads from the configuration file: the display's settings, the
 /// schedule's, the pixels' font and text size and how reminders are heard (nil: each keeps its
 /// own).
-public struct ReloadedSettings: Sendable {
-    public var display: DisplaySettings
-    public var schedule: ScheduleSettings?
-    public var style: FramebufferStyle?
-    public var sound: SoundSettings?
+package struct ReloadedSettings: Sendable {
+    package var display: DisplaySettings
+    package var schedule: ScheduleSettings?
+    package var style: FramebufferStyle?
+    package var sound: SoundSettings?
 
-    public init(display: DisplaySettings, schedule: ScheduleSettings? = nil, style: FramebufferStyle? = nil,
+    package init(display: DisplaySettings, schedule: ScheduleSettings? = nil, style: FramebufferStyle? = nil,
                 sound: SoundSettings? = nil) {
         self.display = display
         self.schedule = schedule
@@ -44,9 +44,9 @@ public struct ReloadedSettings: Sendable {
 }
 
 /// What the display does at night (the night part of the day): calmer, never dark.
-public struct NightSettings: Sendable, Hashable {
+package struct NightSettings: Sendable, Hashable {
     /// How the text moves at night.
-    public enum Motion: String, Sendable, Hashable, CaseIterable {
+    package enum Motion: String, Sendable, Hashable, CaseIterable {
         /// At half the speed.
         case slow
         /// Not at all, as if paused (resumed in the morning).
@@ -58,12 +58,12 @@ public struct NightSettings: Sendable, Hashable {
     /// Whether the screen dims at night (over ten minutes, brightened again over a quarter of
     /// an hour in the morning): the backlight where the service may set it, else the colours,
     /// darkened to 5:1 on black.
-    public var dims: Bool
-    public var motion: Motion
+    package var dims: Bool
+    package var motion: Motion
     /// The backlight's level at the darkest of the night, as a percentage of the day's.
-    public var backlightPercent: Int
+    package var backlightPercent: Int
 
-    public init(dims: Bool = true, motion: Motion = .slow, backlightPercent: Int = 40) {
+    package init(dims: Bool = true, motion: Motion = .slow, backlightPercent: Int = 40) {
         self.dims = dims
         self.motion = motion
         self.backlightPercent = backlightPercent

@@ -3,9 +3,9 @@ import Display
 /// Where `marquee run` may draw, decided at start from what was asked and what the machine
 /// allows, as outputs to try in order, with the reason said in words for the journal: a kiosk
 /// that falls back to the console's small text must say why.
-public struct OutputChoice: Equatable, Sendable {
+package struct OutputChoice: Equatable, Sendable {
     /// What the user asked for (`--output`, `output =`).
-    public enum Request: String, Sendable, CaseIterable {
+    package enum Request: String, Sendable, CaseIterable {
         case auto, kms, framebuffer, terminal
     }
 
@@ -16,7 +16,7 @@ public struct OutputChoice: Equatable, Sendable {
     /// The outputs to try, best first; the first that opens is drawn on.
     let targets: [Target]
     /// Why: "tty1 is marquee's controlling terminal".
-    public let reason: String
+    package let reason: String
     /// True when `auto` wanted pixels and may not have them: a warning, never silent.
     let isFallback: Bool
 

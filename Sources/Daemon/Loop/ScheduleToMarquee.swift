@@ -22,7 +22,7 @@ extension ScheduleSnapshot {
 
 extension ScheduleSnapshot {
     /// The orientation line below the band: none while the band carries its words.
-    public func orientationShown(idleTemplate: String) -> String? {
+    package func orientationShown(idleTemplate: String) -> String? {
         bandCarriesTheLine(idleTemplate: idleTemplate) ? nil : orientation
     }
 
@@ -55,7 +55,7 @@ extension MessageEffect {
 extension MarqueeController {
     /// Shows what the schedule says from `t` on: the one step from schedule to marquee, taken
     /// by the display loop and by `snapshot`.
-    public func show(_ snapshot: ScheduleSnapshot, settings: DisplaySettings, at t: SteadyInstant, width: Int) {
+    package func show(_ snapshot: ScheduleSnapshot, settings: DisplaySettings, at t: SteadyInstant, width: Int) {
         update(messages: snapshot.marqueeMessages(idleTemplate: settings.idleText, textColour: settings.textColour),
                at: t, width: width)
     }

@@ -7,7 +7,7 @@ import Schedule
 /// change of messages in between, as the loop would have told it. Its steady clock is taken
 /// to have kept pace with the wall clock (no one set the clock in between). `paused`: motion
 /// was stopped by a carer, so the band shows the messages standing still, as the display does.
-public func showSnapshot(
+package func showSnapshot(
     of schedule: Schedule, settings: DisplaySettings, on screen: any TickerScreen, displayStartedAt start: WallInstant,
     at instant: WallInstant, paused: Bool = false
 ) async throws -> Frame {

@@ -8,15 +8,15 @@ import Synchronization
 #endif
 
 /// What `marquee status` says of the connection to the carers' broker.
-public struct MQTTStatus: Codable, Sendable, Hashable {
-    public var broker: String
-    public var connected: Bool
+package struct MQTTStatus: Codable, Sendable, Hashable {
+    package var broker: String
+    package var connected: Bool
     /// When the connection now up was made (RFC 3339, UTC).
-    public var connectedSince: String?
+    package var connectedSince: String?
     /// What went wrong last (kept while connected again, until the next problem).
-    public var lastError: String?
+    package var lastError: String?
     /// Trying to connect now: looking the broker's name up, connecting, waiting for its answer.
-    public var connecting = false
+    package var connecting = false
 }
 
 /// One box's connection to its broker through libmosquitto, kept up on a thread of its own so

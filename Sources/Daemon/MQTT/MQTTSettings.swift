@@ -3,35 +3,35 @@ import Support
 /// Where the box meets the carers' broker, from `mqtt = "mqtts://user@broker.lan:8883"` and the
 /// keys beside it. The password is never in the main file: it is read from its own file when
 /// the display starts (systemd's `LoadCredential=`), and never logged.
-public struct MQTTSettings: Sendable, Hashable {
-    public var host: String
-    public var port: Int
+package struct MQTTSettings: Sendable, Hashable {
+    package var host: String
+    package var port: Int
     /// `mqtts://`: TLS, the broker's certificate checked against the system's authorities (or
     /// `certificateAuthorities`) and its name.
-    public var usesTLS: Bool
-    public var user: String?
+    package var usesTLS: Bool
+    package var user: String?
     /// The file the password is read from (nil: none is sent).
-    public var passwordFile: String?
-    public var certificateAuthorities: String?
+    package var passwordFile: String?
+    package var certificateAuthorities: String?
     /// Every topic of this box starts with it: `marquee/kitchen`.
-    public var topic: String
+    package var topic: String
     /// Whether Home Assistant is told of the box's entities (prefix `homeassistant`); when off,
     /// the entities an earlier run announced are removed.
-    public var discovery: Bool
+    package var discovery: Bool
     /// The box's name in Home Assistant (its entities' unique ids come from the topic).
-    public var name: String
+    package var name: String
     /// Whether it obeys commands from the broker; a box that only reports subscribes to none.
-    public var commands: Bool
+    package var commands: Bool
 
     /// The broker as it may be shown: `mqtts://user@broker.lan:8883`.
-    public var broker: String {
+    package var broker: String {
         (usesTLS ? "mqtts://" : "mqtt://") + (user.map { $0 + "@" } ?? "") + host + ":\(port)"
     }
 
     /// Parses the address; `topic` nil means `marquee/<hostname>-<machine>`, the machine's
     /// `machineID` (`/etc/machine-id`) hashed, so two boxes with one host name (two
     /// `raspberrypi`s) are two boxes. Throws why it cannot be used.
-    public init(address: String, passwordFile: String? = nil, certificateAuthorities: String? = nil, topic: String? = nil,
+    package init(address: String, passwordFile: String? = nil, certificateAuthorities: String? = nil, topic: String? = nil,
                 discovery: Bool = true, name: String? = nil, commands: Bool = true, hostname: String,
                 machineID: String? = nil) throws(MQTTSettingsError) {
         let text = address.trimmingCharacters(in: " \t")
@@ -89,7 +89,7 @@ public struct MQTTSettings: Sendable, Hashable {
 
     /// Refuses a base topic that would reach other boxes' topics or none: wildcards, an empty
     /// level, `$` (the broker's own), a leading or trailing `/`.
-    public static func check(topic: String) throws(MQTTSettingsError) {
+    package static func check(topic: String) throws(MQTTSettingsError) {
         guard !topic.isEmpty, topic.utf8.count <= 200 else { throw MQTTSettingsError("mqtt_topic must be 1 to 200 bytes long") }
         guard !topic.contains("+"), !topic.contains("#") else {
             throw MQTTSettingsError("mqtt_topic \(topic) holds a wildcard (+ or #); name one box: marquee/kitchen")
@@ -104,7 +104,7 @@ public struct MQTTSettings: Sendable, Hashable {
     /// The box's id in Home Assistant and on the broker (its client id): the topic in letters,
     /// digits, `-` and `_`, and a hash of the exact topic, so topics that differ only in case or
     /// in letters outside ASCII (`adv/厨房`, `adv/卧室`) are two boxes, never one.
-    public var nodeID: String { Self.topicWord(topic) + "_" + Self.shortHash(topic) }
+    package var nodeID: String { Self.topicWord(topic) + "_" + Self.shortHash(topic) }
 
     /// The id earlier versions gave the box (without the hash): what they announced is removed.
     var formerNodeID: String { Self.topicWord(topic) }
@@ -123,7 +123,7 @@ public struct MQTTSettings: Sendable, Hashable {
 }
 
 /// Why the MQTT settings cannot be used.
-public struct MQTTSettingsError: Error, Sendable, CustomStringConvertible {
-    public var description: String
+package struct MQTTSettingsError: Error, Sendable, CustomStringConvertible {
+    package var description: String
     init(_ description: String) { self.description = description }
 }

@@ -68,24 +68,24 @@ struct ScreenLighting: Equatable {
 
 /// What `marquee status` says of the screen itself: on, dark for `screen_off`, or lit within
 /// it for a while.
-public struct ScreenStatus: Codable, Sendable, Hashable {
-    public enum State: String, Codable, Sendable {
+package struct ScreenStatus: Codable, Sendable, Hashable {
+    package enum State: String, Codable, Sendable {
         case on
         case dark
         /// Lit within the dark hours (a reminder, a key, a request).
         case lit
     }
 
-    public var state: State
+    package var state: State
     /// When a lit screen goes dark again.
-    public var until: String?
-    public var litBecause: String?
+    package var until: String?
+    package var litBecause: String?
     /// When the dark hours end (`screen_off`).
-    public var darkUntil: String?
+    package var darkUntil: String?
     /// How it is dark: "powered down (DPMS)", "black: …".
-    public var darkBy: String?
+    package var darkBy: String?
 
-    public init(state: State, until: String? = nil, litBecause: String? = nil, darkUntil: String? = nil,
+    package init(state: State, until: String? = nil, litBecause: String? = nil, darkUntil: String? = nil,
                 darkBy: String? = nil) {
         self.state = state
         self.until = until
@@ -96,7 +96,7 @@ public struct ScreenStatus: Codable, Sendable, Hashable {
 
     /// "on", "dark until 06:30 (screen_off)", "lit for a reminder until 23:41, then dark until
     /// 06:30 (screen_off)", "lit for a key; screen_off ends at 06:30".
-    public var summary: String {
+    package var summary: String {
         func clock(_ rfc3339: String?) -> String { rfc3339.map { String($0.dropFirst(11).prefix(5)) } ?? "?" }
         let lit = "lit for \(litBecause ?? "a while")"
         switch state {

@@ -7,7 +7,7 @@ import Synchronization
 #endif
 
 /// Which HDMI-CEC adapter marquee uses (`cec` in the configuration).
-public enum CECChoice: Sendable, Hashable {
+package enum CECChoice: Sendable, Hashable {
     /// The first adapter with something connected (a television's own adapter is not one).
     case auto
     case off

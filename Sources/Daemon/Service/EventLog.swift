@@ -9,15 +9,15 @@ import Synchronization
 /// One line per event on stderr, with the priority prefix journald reads (`<3>` … `<6>`)
 /// when stderr is the journal. Silent when stderr is the terminal the ticker draws on. An
 /// identical line repeated within a minute is held back and counted.
-public final class EventLog: Sendable {
-    public enum Level: Int, Sendable {
+package final class EventLog: Sendable {
+    package enum Level: Int, Sendable {
         case error = 3, warning = 4, notice = 5, info = 6
     }
 
     static let repeatWindow: Int64 = 60_000_000_000
 
     /// False when the log would write onto the terminal the ticker draws on.
-    public let isEnabled: Bool
+    package let isEnabled: Bool
     private let journal: Bool
     private let descriptor: Int32
     private let recent = Mutex<[String: (last: Int64, held: Int)]>([:])
@@ -29,7 +29,7 @@ public final class EventLog: Sendable {
     /// - Parameters:
     ///   - descriptor: where lines go (stderr).
     ///   - display: the terminal the ticker draws on (stdout).
-    public init(environment: [String: String], descriptor: Int32 = STDERR_FILENO, display: Int32 = STDOUT_FILENO) {
+    package init(environment: [String: String], descriptor: Int32 = STDERR_FILENO, display: Int32 = STDOUT_FILENO) {
         self.descriptor = descriptor
         var error = stat()
         var output = stat()
@@ -43,7 +43,7 @@ public final class EventLog: Sendable {
         }
     }
 
-    public func log(_ level: Level, _ message: String) {
+    package func log(_ level: Level, _ message: String) {
         guard isEnabled else { return }
         let now = readClock(CLOCK_MONOTONIC)
         let held: Int? = recent.withLock { recent in
@@ -74,7 +74,7 @@ public final class EventLog: Sendable {
     /// Every feed's state and problems, as after a (re)load: a feed's problems once per set of
     /// them (a subscription fetched again with the same 20,000 warnings floods nothing), the
     /// first few one by one and how many more there are.
-    public func feeds(_ statuses: [FeedStatus]) {
+    package func feeds(_ statuses: [FeedStatus]) {
         for status in statuses {
             let problems = status.problems.map(\.description)
             let isNew = loggedProblems.withLock { logged in

@@ -33,8 +33,8 @@ struct RunningPart: Sendable {
 }
 
 /// What `marquee status` says of a running part.
-public struct PartStatus: Codable, Sendable, Hashable {
-    public enum State: String, Codable, Sendable {
+package struct PartStatus: Codable, Sendable, Hashable {
+    package enum State: String, Codable, Sendable {
         case running
         /// It failed: started again after a pause, if it can be.
         case failed
@@ -42,12 +42,12 @@ public struct PartStatus: Codable, Sendable, Hashable {
         case stopped
     }
 
-    public var name: String
-    public var state: State
+    package var name: String
+    package var state: State
     /// Why it last failed (kept after it runs again, until it fails otherwise).
-    public var lastError: String?
+    package var lastError: String?
     /// How many times it was started again after a failure.
-    public var restarts: Int
+    package var restarts: Int
 }
 
 /// The box's long-running parts under one owner: each runs in a task of its own from `start`

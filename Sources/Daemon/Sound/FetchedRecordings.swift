@@ -170,7 +170,7 @@ extension AttachedRecording {
     /// Why the recording `sounding` attaches would not be played, tried as the box tries it: a
     /// file read, a sound written into the calendar decoded, one at an address fetched now;
     /// nil when it plays or there is none (`marquee check`).
-    public static func problem(of sounding: Sounding, calendar: String, certificateAuthorities: String?) -> String? {
+    package static func problem(of sounding: Sounding, calendar: String, certificateAuthorities: String?) -> String? {
         if let attachment = sounding.attachment, isAddress(attachment) {
             let fetch = FetchedRecordings.fetcher(certificateAuthorities: certificateAuthorities)
             guard case .failure(let failure) = FetchedRecordings.fetchOnce(attachment, with: fetch) else { return nil }

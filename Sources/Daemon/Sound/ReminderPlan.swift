@@ -343,7 +343,7 @@ extension ReminderPlan {
 }
 
 /// Where the recording an audio alarm attaches is: what the box plays and `check` tries.
-public enum AttachedRecording {
+package enum AttachedRecording {
     /// The recording an alarm attaches: written into the calendar (`ENCODING=BASE64`); at an
     /// `https` (or `http`) address, as fetched ahead of its time into `fetched`; or a file in
     /// the calendar's own folder, named (`dentist.ogg`, `voices/dentist.ogg`), or by a
@@ -351,7 +351,7 @@ public enum AttachedRecording {
     /// writes the path on the carer's computer; the file is copied next to the calendar).
     /// Apple's named sounds (`Chord`) are the chime: no recording, nothing to say. Anything
     /// else is not played, and why.
-    public static func resolve(
+    package static func resolve(
         _ sounding: Sounding, calendar: String, fetched: String?
     ) -> (source: Recording.Source?, unplayable: String?) {
         if let embedded = sounding.embedded {
@@ -381,7 +381,7 @@ public enum AttachedRecording {
     }
 
     /// Whether an ATTACH is a recording to fetch from a web server.
-    public static func isAddress(_ attachment: String) -> Bool {
+    package static func isAddress(_ attachment: String) -> Bool {
         let lowered = attachment.lowercased()
         return lowered.hasPrefix("https://") || lowered.hasPrefix("http://")
     }

@@ -3,9 +3,9 @@ import Sound
 
 /// How reminders are heard (`speak`, `volume_day`, `volume_night`, `sound_device`,
 /// `repeat_until_acknowledged`); can be replaced while running (a reload).
-public struct SoundSettings: Sendable, Hashable {
+package struct SoundSettings: Sendable, Hashable {
     /// Which calendar alarms are heard.
-    public enum Speak: String, Sendable, Hashable, CaseIterable {
+    package enum Speak: String, Sendable, Hashable, CaseIterable {
         /// Audio and display alarms, and events marked to speak.
         case alarms
         /// `ACTION:AUDIO` alarms only.
@@ -13,23 +13,23 @@ public struct SoundSettings: Sendable, Hashable {
         case off
     }
 
-    public var speak: Speak
-    public var dayVolume: Volume
-    public var nightVolume: Volume
+    package var speak: Speak
+    package var dayVolume: Volume
+    package var nightVolume: Volume
     /// The ALSA PCM played on.
-    public var device: String
+    package var device: String
     /// How many times more a reminder sounds when its calendar wrote no REPEAT.
-    public var repeatUntilAcknowledged: Int
+    package var repeatUntilAcknowledged: Int
     /// The language of the voice (`de`, `en_GB`): the display's.
-    public var language: String
+    package var language: String
     /// The certificate authorities trusted for recordings fetched from addresses (those of
     /// `subscription_ca_file`; nil: the system's).
-    public var certificateAuthorities: String?
+    package var certificateAuthorities: String?
     /// Whether the carer asked for sound (set `speak` or `sound_device`): then a device that
     /// does not play is among the problems the screen and the broker show.
-    public var isAskedFor = false
+    package var isAskedFor = false
 
-    public init(speak: Speak = .alarms, dayVolume: Volume = Volume(percent: 80)!, nightVolume: Volume = Volume(percent: 30)!,
+    package init(speak: Speak = .alarms, dayVolume: Volume = Volume(percent: 80)!, nightVolume: Volume = Volume(percent: 30)!,
                 device: String = "default", repeatUntilAcknowledged: Int = 2, language: String = "en") {
         self.speak = speak
         self.dayVolume = dayVolume
@@ -41,7 +41,7 @@ public struct SoundSettings: Sendable, Hashable {
 
     /// Whether what a message asks to be heard is heard under `speak` (by day; by night only
     /// urgent ones).
-    public func hears(_ sounding: Sounding) -> Bool {
+    package func hears(_ sounding: Sounding) -> Bool {
         switch speak {
         case .off: false
         case .audioOnly: sounding.origin == .audioAlarm
@@ -50,5 +50,5 @@ public struct SoundSettings: Sendable, Hashable {
     }
 
     /// The most `repeat_until_acknowledged` may be.
-    public static let mostRepeats = 10
+    package static let mostRepeats = 10
 }

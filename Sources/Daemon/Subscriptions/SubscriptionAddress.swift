@@ -4,19 +4,19 @@ import Support
 /// Calendar, iCloud (`webcal://`), Nextcloud or Outlook gives. Knows what is fetched
 /// (`webcal` is https) and how the address may be shown: such an address is a password (see
 /// `redacted(_:)`). Spaces pasted around it are trimmed.
-public struct SubscriptionAddress: Sendable, Hashable, CustomStringConvertible {
+package struct SubscriptionAddress: Sendable, Hashable, CustomStringConvertible {
     /// As written in the configuration or on the command line, without spaces around it.
-    public let given: String
+    package let given: String
     /// What is fetched.
-    public let url: String
+    package let url: String
     /// Safe to log and to show in the status.
-    public let shown: String
+    package let shown: String
     /// Names the subscription's files in the cache folder; says nothing of the address.
-    public let key: String
+    package let key: String
 
     /// nil unless `text` (spaces around it aside) is an `https://`, `http://`, `webcal://` or
     /// `webcals://` address with a host.
-    public init?(_ pasted: String) {
+    package init?(_ pasted: String) {
         let text = pasted.trimmingCharacters(in: " \t\r\n")
         guard let schemeEnd = text.firstRange(of: "://") else { return nil }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
@@ -37,11 +37,11 @@ public struct SubscriptionAddress: Sendable, Hashable, CustomStringConvertible {
         key = String(stableHash(text), radix: 16)
     }
 
-    public var description: String { shown }
+    package var description: String { shown }
 
     /// Whether `text` looks like a web address (a scheme and `://`, or a host name and a path),
     /// parsed or not: then it is shown only redacted.
-    public static func looksLikeAddress(_ text: String) -> Bool {
+    package static func looksLikeAddress(_ text: String) -> Bool {
         let trimmed = text.trimmingCharacters(in: " \t\r\n")
         if trimmed.contains("://") { return true }
         guard let slash = trimmed.firstIndex(of: "/"), slash > trimmed.startIndex else { return false }
@@ -59,7 +59,7 @@ public struct SubscriptionAddress: Sendable, Hashable, CustomStringConvertible {
     /// apart, and every value of a parameter named like a secret (`token`, `key`, `auth`,
     /// `password`, `secret`, `sig`, `code`…) replaced whatever it looks like. The fragment is
     /// left out.
-    public static func redacted(_ pasted: String) -> String {
+    package static func redacted(_ pasted: String) -> String {
         let text = pasted.trimmingCharacters(in: " \t\r\n")
         var rest = Substring(text)
         var scheme = ""

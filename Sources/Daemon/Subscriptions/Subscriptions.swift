@@ -19,8 +19,8 @@ import Support
 /// a restart, so a box that boots before its network is up shows its calendars at once.
 /// Without a folder (a one-shot command), or when a copy cannot be written (a read-only,
 /// full or missing state folder), the calendar is held in memory and shown all the same.
-public actor Subscriptions {
-    public nonisolated let addresses: [SubscriptionAddress]
+package actor Subscriptions {
+    package nonisolated let addresses: [SubscriptionAddress]
     /// The cache folder (nil: nothing is kept on disk).
     private let folder: String?
     private let fetch: HTTPFetch
@@ -34,7 +34,7 @@ public actor Subscriptions {
     /// The backoff jitter's seed, moved on at each draw.
     private var jitter: SplitMix64
     /// Says that addresses became due before their time (`askAgainNow`).
-    public nonisolated let wakeUps: AsyncStream<Void>
+    package nonisolated let wakeUps: AsyncStream<Void>
     private nonisolated let wakeUp: AsyncStream<Void>.Continuation
 
     /// How long a calendar that had events must stay empty before its emptiness is believed.
@@ -48,7 +48,7 @@ public actor Subscriptions {
     ///   - stallSeconds: a server that does not connect, or sends nothing, this long is given up on.
     ///   - inspect: what the schedule makes of fetched bytes (named by the shown address).
     ///   - seed: the backoff's jitter.
-    public init(
+    package init(
         addresses: [SubscriptionAddress], folder: String?, refreshSeconds: Int64 = RefreshPolicy.defaultInterval,
         certificateAuthorities: String? = nil, stallSeconds: Int = 30,
         inspect: @escaping @Sendable ([UInt8], String) async -> FeedInspection, seed: UInt64
@@ -84,14 +84,14 @@ public actor Subscriptions {
 
     /// The calendars as the schedule reads them: each address's cached copy, or the calendar
     /// held in memory.
-    public func fetched() -> [FetchedFeed] {
+    package func fetched() -> [FetchedFeed] {
         addresses.map { FetchedFeed(name: $0.shown, file: copyPath($0), held: held[$0.key]) }
     }
 
     /// The addresses due at `now` (never fetched, or their next attempt has come), each
     /// marked as being attempted at `now`: not due again while its fetch runs, which the
     /// caller starts (`refresh`).
-    public func claimDue(at now: Instant) -> [SubscriptionAddress] {
+    package func claimDue(at now: Instant) -> [SubscriptionAddress] {
         let seconds = now.secondsSinceEpoch
         let due = addresses.filter { !inFlight.contains($0.key) && nextAttempt(of: $0, at: seconds) <= seconds }
         for address in due { markAttempted(address, at: seconds) }
@@ -100,7 +100,7 @@ public actor Subscriptions {
 
     /// Makes every address due now (a carer's reload: the calendar was just changed), but for
     /// one whose server asked to wait, and says so on `wakeUps`.
-    public func askAgainNow(at now: Instant) {
+    package func askAgainNow(at now: Instant) {
         for address in addresses where !inFlight.contains(address.key) {
             guard var record = records[address.key], record.httpStatus != 429 else { continue }
             record.nextAttempt = min(record.nextAttempt ?? .min, now.secondsSinceEpoch)
@@ -119,7 +119,7 @@ public actor Subscriptions {
     }
 
     /// The earliest next attempt of any address, as seen at `now`.
-    public func nextAttempt(at now: Instant) -> Instant? {
+    package func nextAttempt(at now: Instant) -> Instant? {
         addresses.map { nextAttempt(of: $0, at: now.secondsSinceEpoch) }.min().map(Instant.init(secondsSinceEpoch:))
     }
 
@@ -133,7 +133,7 @@ public actor Subscriptions {
 
     /// What is known of every address, for the status, with times at `utcOffset` (seconds
     /// east: the display's zone now).
-    public func statuses(utcOffset: Int = 0) -> [SubscriptionStatus] {
+    package func statuses(utcOffset: Int = 0) -> [SubscriptionStatus] {
         addresses.map { address in
             let record = records[address.key] ?? SubscriptionRecord()
             func instant(_ seconds: Int64?) -> String? {
@@ -148,7 +148,7 @@ public actor Subscriptions {
 
     /// Asks for every address at `now`, all at once (the one-shot commands): a slow server
     /// holds up no other, so the whole takes as long as the slowest.
-    public func refreshAll(at now: Instant) async {
+    package func refreshAll(at now: Instant) async {
         await withTaskGroup(of: Void.self) { group in
             for address in addresses { group.addTask { await self.refresh(address, at: now) } }
         }
@@ -156,7 +156,7 @@ public actor Subscriptions {
 
     /// Asks for one address's calendar at `now` and keeps what is good; true when the cached
     /// copy changed (the schedule should read it again).
-    @discardableResult public func refresh(_ address: SubscriptionAddress, at now: Instant) async -> Bool {
+    @discardableResult package func refresh(_ address: SubscriptionAddress, at now: Instant) async -> Bool {
         let seconds = now.secondsSinceEpoch
         markAttempted(address, at: seconds)
         var record = records[address.key]!
@@ -285,21 +285,21 @@ public actor Subscriptions {
 }
 
 /// What `marquee status` shows of a subscription (times in RFC 3339).
-public struct SubscriptionStatus: Codable, Sendable, Hashable {
+package struct SubscriptionStatus: Codable, Sendable, Hashable {
     /// Secrets hidden.
-    public var address: String
-    public var lastSuccess: String?
-    public var lastAttempt: String?
-    public var nextAttempt: String?
-    public var httpStatus: Int?
+    package var address: String
+    package var lastSuccess: String?
+    package var lastAttempt: String?
+    package var nextAttempt: String?
+    package var httpStatus: Int?
     /// Why the last attempt brought nothing new to show; nil after a good one.
-    public var error: String?
+    package var error: String?
     /// The events in the calendar in effect.
-    public var events: Int?
+    package var events: Int?
 
     /// The last attempt's error as `marquee check` writes a feed's (`address: error: …`); nil
     /// after a good one.
-    public var errorLine: String? {
+    package var errorLine: String? {
         error.map { "\(address): error: \($0)" }
     }
 }
@@ -307,18 +307,18 @@ public struct SubscriptionStatus: Codable, Sendable, Hashable {
 /// When a subscription is asked for again: every interval after an answer (longer if the
 /// calendar or the server asks), sooner but backing off exponentially with jitter after a
 /// failure, and never before a server's `Retry-After`.
-public struct RefreshPolicy: Sendable, Hashable {
-    public static let defaultInterval: Int64 = 300
+package struct RefreshPolicy: Sendable, Hashable {
+    package static let defaultInterval: Int64 = 300
     /// No calendar is asked for more often than this.
-    public static let shortestInterval: Int64 = 60
+    package static let shortestInterval: Int64 = 60
     /// Nothing waits longer than a day.
     static let longestWait: Int64 = 86_400
     /// Failures back off up to this.
     static let longestBackoff: Int64 = 3600
 
-    public let interval: Int64
+    package let interval: Int64
 
-    public init(interval: Int64 = defaultInterval) {
+    package init(interval: Int64 = defaultInterval) {
         self.interval = max(Self.shortestInterval, interval)
     }
 

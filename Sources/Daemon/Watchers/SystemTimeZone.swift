@@ -7,8 +7,8 @@ import Schedule
 /// The machine's time zone by name: `$TZ` where it names a zone, else where `/etc/localtime`
 /// links to, else `/etc/timezone`, else UTC. `etc` and `zoneinfo` are parameters so tests can
 /// stand in for the system.
-public enum SystemTimeZone {
-    public static func name(
+package enum SystemTimeZone {
+    package static func name(
         environment: [String: String], etc: String = "/etc", zoneinfo: String = "/usr/share/zoneinfo"
     ) -> String {
         if let tz = environment["TZ"], let name = zoneName(fromTZ: tz, zoneinfo: zoneinfo) {
@@ -33,7 +33,7 @@ public enum SystemTimeZone {
 
     /// Why `$TZ` is not followed (nil: it is, or there is none): it names no zone and no POSIX
     /// rule marquee can read, so the machine's zone is used.
-    public static func unreadableTZ(environment: [String: String], zoneinfo: String = "/usr/share/zoneinfo") -> String? {
+    package static func unreadableTZ(environment: [String: String], zoneinfo: String = "/usr/share/zoneinfo") -> String? {
         guard let tz = environment["TZ"], zoneName(fromTZ: tz, zoneinfo: zoneinfo) == nil else { return nil }
         return "TZ=\(tz) names no time zone marquee can read (an IANA name such as Europe/Berlin, or a POSIX rule "
             + "such as CET-1CEST,M3.5.0,M10.5.0/3); using the machine's zone, \(name(environment: [:])); "

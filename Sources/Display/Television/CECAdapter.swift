@@ -8,22 +8,22 @@ import Support
 /// An HDMI-CEC adapter through the kernel's CEC API (`/dev/cec*`, group `video`): a logical
 /// address of the Playback kind claimed under marquee's name, then messages sent and received.
 /// Every call blocks (at most its timeout): use it on a thread of its own.
-public final class CECAdapter {
-    public let path: String
+package final class CECAdapter {
+    package let path: String
     /// Where the box is on the HDMI tree (`1.0.0.0`: the television's first input).
-    public let physicalAddress: UInt16
-    public let logicalAddress: UInt8
+    package let physicalAddress: UInt16
+    package let logicalAddress: UInt8
     private let descriptor: Int32
 
     /// Why an adapter cannot be used, or a message was not sent.
-    public struct Failure: Error, CustomStringConvertible, Equatable {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible, Equatable {
+        package var description: String
         /// The adapter is gone (a USB adapter pulled out) or moved: it is to be looked for again.
-        public var isAdapterGone = false
+        package var isAdapterGone = false
     }
 
     /// Opens the adapter at `path` and claims a logical address under `name`.
-    public init(path: String, name: String) throws(Failure) {
+    package init(path: String, name: String) throws(Failure) {
         self.path = path
         descriptor = open(path, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else { throw Failure(description: "\(path) cannot be opened: \(String(cString: strerror(errno)))") }
@@ -55,7 +55,7 @@ public final class CECAdapter {
     deinit { close(descriptor) }
 
     /// The adapters there are (`/dev/cec0`…), in order.
-    public static func paths(in folder: String = "/dev") -> [String] {
+    package static func paths(in folder: String = "/dev") -> [String] {
         (directoryEntries(folder) ?? []).map(\.name).compactMap { name in
             name.hasPrefix("cec") ? Int(name.dropFirst(3)).map { ($0, folder + "/" + name) } : nil
         }.sorted { $0.0 < $1.0 }.map(\.1)
@@ -65,7 +65,7 @@ public final class CECAdapter {
     /// returns its operands (nil: no answer). A message nobody acknowledged (a television
     /// that is not there or does not speak CEC) is a failure.
     @discardableResult
-    public func send(
+    package func send(
         _ opcode: CECMessage.Opcode, to: UInt8, operands: [UInt8] = [], reply: CECMessage.Opcode? = nil,
         timeoutMilliseconds: UInt32 = 1_000
     ) throws(Failure) -> [UInt8]? {
@@ -89,7 +89,7 @@ public final class CECAdapter {
     /// Why the adapter must be opened again (nil: it is as it was opened): the box is at
     /// another physical address (plugged into another input), or at none (the television's
     /// side unplugged).
-    public func movedTo() -> Failure? {
+    package func movedTo() -> Failure? {
         var address: UInt16 = 0xFFFF
         guard mq_cec_physical_address(descriptor, &address) == 0 else { return failure("cannot read its physical address") }
         guard address != physicalAddress else { return nil }
@@ -104,7 +104,7 @@ public final class CECAdapter {
     }
 
     /// The next message for marquee or for everybody within `timeoutMilliseconds`; nil if none.
-    public func receive(timeoutMilliseconds: UInt32) throws(Failure) -> CECMessage? {
+    package func receive(timeoutMilliseconds: UInt32) throws(Failure) -> CECMessage? {
         var (from, to, opcode): (UInt8, UInt8, UInt8) = (0, 0, 0)
         var operands = [UInt8](repeating: 0, count: 16)
         var length: Int32 = 0
