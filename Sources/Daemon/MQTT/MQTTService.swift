@@ -1,0 +1,67 @@
+import Schedule
+import Support
+import Synchronization
+
+/// Keeps the box on the carers' broker from the display's start to its end: reads the password
+/// (a file it cannot read is said in the journal and the status; the display runs on without
+/// MQTT), then runs the connection on a thread of its own. `stop` says `offline` and waits for
+/// the connection to end.
+final class MQTTService: Sendable {
+    private let connection: MQTTConnection?
+    private let running: Completion?
+    private let drawing: Task<Void, Never>?
+
+    /// - Parameter picture: draws the screen for the broker (nil: no picture).
+    init(settings: MQTTSettings, version: String, state: DisplayState, mailbox: EventMailbox, log: EventLog,
+         said: SaidNow? = nil, picture: ScreenPicture? = nil, clock: any DisplayClock = SystemClock(),
+         checkConfiguration: (@Sendable () -> ReloadCheck)? = nil) {
+        let bridge = MQTTBridge(settings: settings, version: version, state: state, mailbox: mailbox, log: log,
+                                said: said, clock: clock, checkConfiguration: checkConfiguration)
+        var password: String?
+        if let path = settings.passwordFile {
+            switch readFile(path, limit: 4096) {
+            case .success(let bytes):
+                password = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: "\r\n")
+            case .failure(let problem):
+                let error = "the MQTT password file \(path): \(problem.message); not connecting to \(settings.broker)"
+                log.tell(.error, error)
+                state.update { $0.mqtt = MQTTStatus(broker: settings.broker, connected: false, lastError: error) }
+                connection = nil
+                running = nil
+                drawing = nil
+                return
+            }
+        }
+        let connection = MQTTConnection(
+            settings: settings, password: password, clientID: "marquee-" + settings.nodeID,
+            will: (bridge.topics.availability, MQTTBridge.offline), session: bridge.session)
+        self.connection = connection
+        // In the status from the start: "connecting" while the first name lookup may hang.
+        state.update { $0.mqtt = connection.status }
+        running = runningThread(named: "marquee-mqtt") {
+            connection.run { $0.publish(bridge.topics.availability, MQTTBridge.offline, retain: true) }
+        }
+        drawing = picture.map { picture in
+            Task {
+                while !Task.isCancelled {
+                    if let bytes = await picture.pictureIfDue(changes: state.changes, at: clock.wallTime(),
+                                                              report: { state.report }) {
+                        bridge.offer(picture: bytes)
+                    }
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+        }
+    }
+
+    /// Says `offline` and lets go of the broker, waiting at most `goodbyeWait`: a connection
+    /// still being made (an address that does not answer, a name being looked up) does not
+    /// hold up the display's end. A picture being drawn is abandoned.
+    func stop() async {
+        drawing?.cancel()
+        connection?.stop()
+        _ = await running?.ended(within: Self.goodbyeWait)
+    }
+
+    static let goodbyeWait: Duration = .seconds(2)
+}
