@@ -1,6 +1,7 @@
 import ArgumentParser
 import Daemon
 import Schedule
+import Support
 
 #if canImport(Glibc)
     import Glibc
@@ -218,5 +219,5 @@ func parseDisplayTime(_ text: String, option: String) throws -> TimeArgument {
 
 /// The current instant from the machine's clock: the CLI is where the clock is read.
 func now() -> Instant {
-    Instant(secondsSinceEpoch: Int64(time(nil)))
+    Instant(secondsSinceEpoch: machineWallSeconds())
 }

@@ -78,7 +78,7 @@ final class ScheduleService: Sendable {
     /// has the feeds read again as it arrives); the machine's clock says when now is.
     func askSubscriptionsAgain() {
         guard let subscriptions else { return }
-        Task { await subscriptions.askAgainNow(at: Instant(secondsSinceEpoch: Int64(time(nil)))) }
+        Task { await subscriptions.askAgainNow(at: Instant(secondsSinceEpoch: machineWallSeconds())) }
     }
 
     /// After `/etc/localtime` changed: shows times in the system's zone, if it is a new one

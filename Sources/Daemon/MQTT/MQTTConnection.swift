@@ -107,7 +107,10 @@ final class MQTTConnection: @unchecked Sendable {
         record(error: nil, connected: false)
     }
 
-    /// Ends `run` within a tenth of a second.
+    /// Ends `run`: within a tenth of a second while it waits to try again, when the call in
+    /// hand returns while a connection is being made (a name looked up, a connect to an address
+    /// that does not answer: libmosquitto's calls block), after the goodbye while connected.
+    /// `MQTTService.stop` waits no longer than `goodbyeWait` for it.
     func stop() {
         stopping.store(true, ordering: .relaxed)
     }
@@ -232,7 +235,7 @@ final class MQTTConnection: @unchecked Sendable {
             next.connected = connected
             next.connecting = false
             if connected, !status.connected {
-                next.connectedSince = ZonedTime(instant: Instant(secondsSinceEpoch: Int64(time(nil))), utcOffset: 0).rfc3339
+                next.connectedSince = ZonedTime(instant: Instant(secondsSinceEpoch: machineWallSeconds()), utcOffset: 0).rfc3339
             } else if !connected {
                 next.connectedSince = nil
             }

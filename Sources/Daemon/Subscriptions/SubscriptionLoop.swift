@@ -1,4 +1,5 @@
 import Schedule
+import Support
 
 #if canImport(Glibc)
     import Glibc
@@ -15,7 +16,7 @@ protocol FetchClock: Sendable {
 
 /// The machine's wall clock, and waits on its steady time.
 struct MachineFetchClock: FetchClock {
-    func now() -> Instant { Instant(secondsSinceEpoch: Int64(time(nil))) }
+    func now() -> Instant { Instant(secondsSinceEpoch: machineWallSeconds()) }
     func sleep(seconds: Int64) async { try? await Task.sleep(for: .seconds(seconds)) }
 }
 

@@ -6,7 +6,7 @@ import CLinux
 
 /// Notices a screen plugged in or unplugged (a television switched on, or to another input):
 /// the kernel's device event for a DRM card with `HOTPLUG=1`, read from its netlink socket,
-/// so the KMS output is looked at then and never polled.
+/// so the KMS output is looked at then, not half a minute later at the screen's periodic check.
 final class HotplugWatcher: Sendable {
     private let watch: DescriptorWatch
 
