@@ -54,6 +54,20 @@ struct BacklightTests {
         #expect(!FileManager.default.fileExists(atPath: devices.note))
     }
 
+    /// A dark screen switches the backlight off (`bl_power` 4) and on again (0); stopping
+    /// leaves it on at the day's level.
+    @Test func switchedOffForADarkScreen() throws {
+        let devices = try Devices([("acpi_video0", "firmware", "100", "80")])
+        let power = devices.path + "/acpi_video0/bl_power"
+        try Data("0\n".utf8).write(to: URL(fileURLWithPath: power))
+        let backlight = try #require(try Backlight.find(in: devices.path, notePath: nil))
+        try backlight.setPower(false)
+        #expect((try? String(contentsOfFile: power, encoding: .utf8)) == "4\n")
+        backlight.brightenForTheDay()
+        #expect((try? String(contentsOfFile: power, encoding: .utf8)) == "0\n")
+        #expect(devices.brightness("acpi_video0") == "80\n")
+    }
+
     /// A box without a backlight, one switched off, or one whose files make no sense is left
     /// alone: nil, or a problem that says which backlight.
     @Test func strangeBacklightsAreLeftAlone() throws {

@@ -1,3 +1,4 @@
+import Foundation
 import Marquee
 import Schedule
 import Sound
@@ -119,6 +120,20 @@ import Testing
         #expect(kit.state.report.screen?.state == .dark)
         // What is shown is known (dark): the broker hears it without waiting for a frame.
         #expect(kit.state.hasDrawn)
+    }
+
+    /// A panel's backlight is switched off with the screen, and on again when it is lit.
+    @Test func theBacklightGoesOffWithTheScreen() async throws {
+        let devices = try BacklightTests.Devices([("acpi_video0", "firmware", "100", "80")])
+        let power = devices.path + "/acpi_video0/bl_power"
+        try Data("0\n".utf8).write(to: URL(fileURLWithPath: power))
+        let backlight = try Backlight.find(in: devices.path, notePath: nil)
+        let kit = try await DisplayLoopKit(at: "2026-11-24T02:00:00+01:00", orientation: OrientationSettings(),
+                                           backlight: backlight, screenOff: Self.overnight)
+        #expect(kit.screen.isDark && kit.state.report.screen?.darkBy == "powered down (recording), the backlight off")
+        #expect((try? String(contentsOfFile: power, encoding: .utf8)) == "4\n")
+        await kit.post(.keyPressed)
+        #expect(!kit.screen.isDark && (try? String(contentsOfFile: power, encoding: .utf8)) == "0\n")
     }
 
     /// Without `cec_standby` the picture goes dark and the television is left alone.

@@ -6,7 +6,8 @@ import Support
 
 /// The panel's backlight (Linux `/sys/class/backlight`), turned down at night instead of
 /// darkening the colours, where the box has one and the service may write it. Never to 0: an
-/// unlit panel is a blank screen.
+/// unlit panel is a blank screen — unless the carer asked for a dark screen (`screen_off`):
+/// then it is switched off (`bl_power`) while the screen is dark.
 final class Backlight {
     /// The device's name (`intel_backlight`, `rpi_backlight`, ...).
     let name: String
@@ -73,9 +74,19 @@ final class Backlight {
         if wanted == dayLevel, let notePath { unlink(notePath) }
     }
 
-    /// Back to the day's level (when marquee stops, so the box is not left dim).
+    /// Back to the day's level, and on (when marquee stops, so the box is not left dim or dark).
     func brightenForTheDay() {
+        try? setPower(true)
         try? setShade(0, nightPercent: 100)
+    }
+
+    /// Switches the backlight off (the screen is dark) or on again, through `bl_power`
+    /// (FB_BLANK_POWERDOWN, FB_BLANK_UNBLANK).
+    func setPower(_ on: Bool) throws(Problem) {
+        let path = String(brightnessPath.dropLast("brightness".count)) + "bl_power"
+        guard Self.writeText(path, on ? "0\n" : "4\n", creating: false) else {
+            throw Problem(description: "backlight \(name): cannot switch it \(on ? "on" : "off") (\(String(cString: strerror(errno))))")
+        }
     }
 
     /// A small text file's first line.

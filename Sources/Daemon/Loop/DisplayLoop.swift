@@ -531,12 +531,21 @@ final class DisplayLoop {
         isDark = dark
         if dark {
             darkBy = screen.setDark(true)
+            if let backlight {
+                do throws(Backlight.Problem) {
+                    try backlight.setPower(false)
+                    darkBy = (darkBy ?? "") + ", the backlight off"
+                } catch {
+                    log?.log(.warning, "\(error); the screen is dark with its backlight on")
+                }
+            }
             state.darkened()
             let until = lighting.darkUntil.map { " until " + $0.wallClock.clock() } ?? ""
             log?.log(.notice, "the screen is dark\(until) (screen_off): \(darkBy ?? "")")
             if settings.televisionStandby { television?.standby(because: "screen_off") }
         } else {
             _ = screen.setDark(false)
+            try? backlight?.setPower(true)
             frameDeadline = nil
             frameGridOrigin = nil
             if let reason = lighting.litBecause {

@@ -83,6 +83,18 @@ def run(kiosk, box):
     guest.run("date -s '2026-11-24 07:20:00'")
     day = backlight_reaches(guest, 8)
     kiosk.check(day is not None, f"{name}: after the morning's quarter of an hour, the day's level again ({backlight(guest)})")
+    # A dark screen asked for (screen_off): the backlight is switched off with the display, and
+    # on again when the hours are taken away.
+    power = "/sys/class/backlight/acpi_video0/bl_power"
+    guest.run("cp /etc/marquee/marquee.toml /root/night.toml && "
+              "echo 'screen_off = \"07:20-07:40\"' >> /etc/marquee/marquee.toml && systemctl reload marquee")
+    off = wait_until(guest, f"[ \"$(cat {power})\" = 4 ]", 20)
+    _, group = guest.run(f"stat -c %G {power}")
+    guest.run("cp /root/night.toml /etc/marquee/marquee.toml && systemctl reload marquee")
+    on = wait_until(guest, f"[ \"$(cat {power})\" = 0 ]", 20)
+    kiosk.check(off is not None and on is not None and group.strip() == "video",
+                f"{name}: within screen_off the backlight is switched off (bl_power 4 after {off} s, the file the "
+                f"video group's: {group.strip()}), and on again when the hours go ({on} s)")
     guest.run("date -s '2026-11-24 23:30:00'")
     night = backlight_reaches(guest, 3)
     # Killed at night, it cannot brighten: the next run finds the backlight dim and knows the
