@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "MarqueeTests", dependencies: ["Support", "Marquee", "TestSupport"]),
         .testTarget(name: "SupportTests", dependencies: ["Support", "TestSupport"]),
         .testTarget(name: "MarqueeCLITests", dependencies: ["MarqueeCLI", "Daemon", "Schedule"]),
-        .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "CZlib", "TestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "Support", "CZlib", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "DaemonTests", dependencies: ["Support", "Daemon", "Display", "Schedule", "Marquee", "LoopbackServers", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Schedule", "Sound", "Support", "LoopbackServers", "TestSupport"], exclude: ["Fixtures"]),
         // Real servers on loopback for the tests (nginx with a certificate authority of its own).

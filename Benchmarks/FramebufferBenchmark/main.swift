@@ -19,6 +19,7 @@
 import Display
 import Foundation
 import Marquee
+import Support
 
 let origin = SteadyInstant(sinceOrigin: 1_800_000_000 * 1_000_000_000)
 let frameNanoseconds: Nanoseconds = 16_666_667

@@ -3,6 +3,7 @@
 import Display
 import Foundation
 import Marquee
+import Support
 
 func measure(messages count: Int) -> (median: Double, p99: Double) {
     let origin = SteadyInstant(sinceOrigin: 1_800_000_000 * 1_000_000_000)

@@ -15,6 +15,7 @@ import Display
 import Foundation
 import Marquee
 import Sound
+import Support
 import Synchronization
 
 /// This thread's processor time, in seconds.

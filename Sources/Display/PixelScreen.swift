@@ -1,5 +1,6 @@
 import CLinux
 import Marquee
+import Support
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import Marquee
+import Support
 
 /// What the render loop draws on: a terminal, or pixels on a KMS output or a framebuffer. The
 /// loop owns the clock and the `MarqueeController`; a screen is a device, a band it draws the

@@ -1,43 +1,4 @@
-/// A duration in nanoseconds: how far apart two readings of one clock are.
-package typealias Nanoseconds = Int64
-
-/// A reading of the display's steady clock, which never jumps and whose origin means nothing:
-/// all motion, effects and frame deadlines are functions of it. Wall-clock readings are another
-/// type (`WallInstant`, in Daemon); the two meet only through a duration, so the compiler keeps
-/// motion off the wall clock.
-package struct SteadyInstant: Sendable, Hashable, Comparable {
-    /// Nanoseconds since the clock's origin.
-    package var sinceOrigin: Nanoseconds
-
-    package init(sinceOrigin: Nanoseconds) {
-        self.sinceOrigin = sinceOrigin
-    }
-
-    package static func < (a: SteadyInstant, b: SteadyInstant) -> Bool { a.sinceOrigin < b.sinceOrigin }
-    /// How far apart two readings are.
-    package static func - (a: SteadyInstant, b: SteadyInstant) -> Nanoseconds { a.sinceOrigin - b.sinceOrigin }
-    package static func + (a: SteadyInstant, duration: Nanoseconds) -> SteadyInstant { SteadyInstant(sinceOrigin: a.sinceOrigin + duration) }
-    package static func - (a: SteadyInstant, duration: Nanoseconds) -> SteadyInstant { SteadyInstant(sinceOrigin: a.sinceOrigin - duration) }
-    package static func += (a: inout SteadyInstant, duration: Nanoseconds) { a = a + duration }
-}
-
-/// How a message is shown.
-package enum MessageEffect: String, Hashable, Sendable, CaseIterable {
-    case scroll, typewriter, dance
-}
-
-/// A colour for a message.
-package struct Colour: Hashable, Sendable {
-    package var red: UInt8
-    package var green: UInt8
-    package var blue: UInt8
-
-    package init(red: UInt8, green: UInt8, blue: UInt8) {
-        self.red = red
-        self.green = green
-        self.blue = blue
-    }
-}
+import Support
 
 /// One message to put on the tape.
 package struct MarqueeMessage: Hashable, Sendable {

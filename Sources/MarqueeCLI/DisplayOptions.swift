@@ -1,3 +1,4 @@
+import Support
 import ArgumentParser
 import Daemon
 import Display
@@ -41,7 +42,7 @@ struct DisplayOptions: ParsableArguments {
         marquee.effectForAll = (effect ?? file.effect).flatMap(MessageEffect.init(rawValue:))
         var colour: Colour?
         if let name = file.textColour {
-            guard let parsed = RGBColor(css: name) else {
+            guard let parsed = Colour(css: name) else {
                 throw ConfigurationError(path: path, line: nil, key: "text_colour",
                                          message: "\"\(name)\" is not a CSS colour name or #rrggbb")
             }

@@ -18,14 +18,14 @@ package struct Message: Hashable, Sendable {
     package var kind: Kind
     /// 1 (first) … 9 (last); events without PRIORITY count as 5.
     package var priority: Int
-    package var color: RGBColor?
-    package var effect: Effect?
+    package var color: Colour?
+    package var effect: MessageEffect?
     /// How it is heard when it starts (nil: it is only shown).
     package var sounding: Sounding?
 
     package init(
         text: String, start: ZonedTime, end: ZonedTime, source: String, uid: String, kind: Kind, priority: Int,
-        color: RGBColor?, effect: Effect?, sounding: Sounding? = nil
+        color: Colour?, effect: MessageEffect?, sounding: Sounding? = nil
     ) {
         self.text = text
         self.start = start
@@ -108,23 +108,7 @@ package struct EmbeddedSound: Hashable, Sendable {
     }
 }
 
-/// How a message is shown (`X-MARQUEE-EFFECT`).
-package enum Effect: String, Hashable, Sendable, CaseIterable {
-    case scroll, typewriter, dance
-}
-
-/// A message colour (RFC 7986 `COLOR`, a CSS colour name, or `#rrggbb`).
-package struct RGBColor: Hashable, Sendable, CustomStringConvertible {
-    package var red: UInt8
-    package var green: UInt8
-    package var blue: UInt8
-
-    package init(red: UInt8, green: UInt8, blue: UInt8) {
-        self.red = red
-        self.green = green
-        self.blue = blue
-    }
-
+extension Colour: CustomStringConvertible {
     /// Parses a CSS3 colour name (`turquoise`) or a hex triplet (`#40e0d0`, `#4ed`).
     package init?(css text: String) {
         let name = text.trimmingCharacters(in: " \t").lowercased()

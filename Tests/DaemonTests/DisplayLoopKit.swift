@@ -4,6 +4,7 @@ import Marquee
 import Schedule
 import Synchronization
 import TestSupport
+import Support
 import Testing
 
 @testable import Daemon

@@ -3,6 +3,7 @@ import Foundation
 import Marquee
 import Schedule
 import TestSupport
+import Support
 import Testing
 
 @testable import Daemon

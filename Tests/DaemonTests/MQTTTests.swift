@@ -5,6 +5,7 @@ import Marquee
 import Schedule
 import TestSupport
 import Synchronization
+import Support
 import Testing
 
 @testable import Daemon
@@ -580,7 +581,7 @@ struct MQTTTests {
         #expect(statuses.allSatisfy { $0.problems.isEmpty }, "\(statuses)")
         let shown = await schedule.snapshot(at: Instant(secondsSinceEpoch: now.secondsSinceEpoch + 60)).messages
         #expect(shown.map(\.text) == [text])
-        #expect(shown.first?.color == RGBColor(css: "orange"))
+        #expect(shown.first?.color == Colour(css: "orange"))
         #expect(shown.first?.sounding?.origin == .event && shown.first?.sounding?.trigger.instant == start)
         #expect(await schedule.snapshot(at: Instant(secondsSinceEpoch: now.secondsSinceEpoch + 1801)).messages.isEmpty)
     }

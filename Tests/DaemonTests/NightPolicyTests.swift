@@ -1,5 +1,6 @@
 import Marquee
 import Schedule
+import Support
 import Testing
 
 @testable import Daemon

@@ -2,6 +2,7 @@ import Foundation
 import Marquee
 import Schedule
 import TestSupport
+import Support
 import Testing
 
 @testable import Daemon

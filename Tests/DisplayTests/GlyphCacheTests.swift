@@ -1,4 +1,5 @@
 import Marquee
+import Support
 import Testing
 
 @testable import Display

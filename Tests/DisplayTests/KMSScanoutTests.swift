@@ -1,5 +1,6 @@
 import Marquee
 import TestSupport
+import Support
 import Testing
 
 @testable import Display

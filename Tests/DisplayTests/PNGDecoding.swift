@@ -1,5 +1,6 @@
 import CZlib
 import Marquee
+import Support
 
 /// Reads the PNG files marquee writes (8-bit RGB, filter type 0), for comparing with goldens.
 func decodePNG(_ bytes: [UInt8]) throws -> (width: Int, height: Int, pixels: [Colour]) {

@@ -1,5 +1,6 @@
 import Foundation
 import Marquee
+import Support
 import Testing
 
 @testable import Display

@@ -1,4 +1,5 @@
 import TestSupport
+import Support
 import Testing
 
 @testable import Schedule
@@ -27,7 +28,7 @@ import Testing
             header: ["COLOR:#112233"])
         let schedule = try schedule(feed, zone: "Europe/Berlin")
         let message = try #require(schedule.messages(at: instant("2026-03-03T12:00:00+01:00")).first)
-        #expect(message.color == RGBColor(red: 0x40, green: 0xE0, blue: 0xD0))
+        #expect(message.color == Colour(red: 0x40, green: 0xE0, blue: 0xD0))
         #expect(message.effect == .dance)
         #expect(message.uid == "cake")
         #expect(message.kind == .event)

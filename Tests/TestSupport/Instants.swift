@@ -1,5 +1,6 @@
 import Marquee
 import Schedule
+import Support
 
 /// An instant written in RFC 3339 with an offset or Z (tests name only such times).
 package func instant(_ text: String) -> Instant {

@@ -326,7 +326,7 @@ package struct ConfigurationFile: Sendable, Hashable {
         case "idle_text": idleText = try string()
         case "text_colour", "text_color":
             let name = try string()
-            guard RGBColor(css: name) != nil else { throw TOMLError("\"\(name)\" is not a CSS colour name (such as \"gold\") or #rrggbb") }
+            guard Colour(css: name) != nil else { throw TOMLError("\"\(name)\" is not a CSS colour name (such as \"gold\") or #rrggbb") }
             textColour = name
         case "effect": effect = try oneOf(["scroll", "typewriter", "dance"])
         case "socket": socket = try string()

@@ -1,6 +1,7 @@
 import Display
 import Marquee
 import Schedule
+import Support
 
 /// The display loop: the schedule, the marquee and the screen wired together on the render
 /// thread, for as long as the display runs. Everything it reacts to arrives as a

@@ -1,6 +1,7 @@
 import Display
 import Marquee
 import Schedule
+import Support
 
 /// How `marquee run` shows things, from the command line and the configuration file; can be
 /// replaced while running (a reload).

@@ -2,6 +2,7 @@ import CLinux
 import Display
 import Marquee
 import Schedule
+import Support
 import Synchronization
 
 #if canImport(Glibc)

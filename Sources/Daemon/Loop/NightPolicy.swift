@@ -1,5 +1,6 @@
 import Marquee
 import Schedule
+import Support
 
 /// What the night does to the display at a moment, as the settings say: how far the screen
 /// is dimmed and how the text moves. One answer, which the render loop follows as time goes

@@ -1,5 +1,6 @@
 import Marquee
 import Schedule
+import Support
 
 extension ScheduleSnapshot {
     /// The messages for the marquee; the idle text (by default the date) when there are none,
@@ -14,8 +15,7 @@ extension ScheduleSnapshot {
         }
         return messages.map { message in
             MarqueeMessage(
-                text: message.text, colour: message.color.map(Colour.init) ?? textColour,
-                effect: message.effect.map(MessageEffect.init) ?? .scroll)
+                text: message.text, colour: message.color ?? textColour, effect: message.effect ?? .scroll)
         }
     }
 }
@@ -31,24 +31,6 @@ extension ScheduleSnapshot {
     /// they always did), and the idle text writes the date.
     func bandCarriesTheLine(idleTemplate: String) -> Bool {
         messages.isEmpty && !feeds.isEmpty && orientation != nil && idleTemplate.contains("{date}")
-    }
-}
-
-extension Colour {
-    /// A message's colour from its calendar file.
-    init(_ colour: RGBColor) {
-        self.init(red: colour.red, green: colour.green, blue: colour.blue)
-    }
-}
-
-extension MessageEffect {
-    /// A message's effect from its calendar file (`X-MARQUEE-EFFECT`).
-    init(_ effect: Effect) {
-        switch effect {
-        case .scroll: self = .scroll
-        case .typewriter: self = .typewriter
-        case .dance: self = .dance
-        }
     }
 }
 

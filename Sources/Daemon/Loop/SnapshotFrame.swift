@@ -1,6 +1,7 @@
 import Display
 import Marquee
 import Schedule
+import Support
 
 /// What a display that started at `start` shows at `instant`, drawn on `screen`: the same
 /// schedule → marquee → screen path the render loop takes, with the marquee told of every

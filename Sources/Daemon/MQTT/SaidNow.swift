@@ -72,7 +72,7 @@ struct SaidNow: Sendable {
         if let minutes = request.minutes, !(1...1440).contains(minutes) {
             return .failure(SaidNowError("minutes must be from 1 to 1440"))
         }
-        if let colour = request.colour, RGBColor(css: colour) == nil {
+        if let colour = request.colour, Colour(css: colour) == nil {
             return .failure(SaidNowError("\(colour) is not a colour (a CSS name or #rrggbb)"))
         }
         return .success(Request(text: words, minutes: request.minutes, colour: request.colour, speak: request.speak))

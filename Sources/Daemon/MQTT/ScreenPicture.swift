@@ -1,6 +1,7 @@
 import Display
 import Marquee
 import Schedule
+import Support
 
 /// The screen as a picture for the carers' broker: what the glass shows now, asked of the
 /// display loop (a pixel screen's own frame as last shown, a terminal's grid of cells drawn in

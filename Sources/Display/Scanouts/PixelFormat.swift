@@ -1,4 +1,5 @@
 import Marquee
+import Support
 
 /// How a framebuffer stores one pixel, as its driver describes it (bits per pixel and where
 /// each colour channel sits). Nothing is assumed: RGB565, XRGB8888, 24-bit and BGR orders

@@ -1,4 +1,5 @@
 import Marquee
+import Support
 
 /// Where a `PixelScreen`'s picture reaches the glass: a framebuffer device, a KMS output's
 /// page-flipped buffers, a file or plain memory. The screen draws text into layers of its own;

@@ -1,4 +1,5 @@
 import Marquee
+import Support
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import Marquee
+import Support
 
 /// A glyph picture ready to paint in one colour: device pixels over black, row after row, and
 /// for a picture in its own colours (emoji) its coverage, to lay it over other ink.

@@ -1,3 +1,5 @@
+import Support
+
 /// What one feed file contributes to the schedule over a stretch of time: its problems, and
 /// every activation that starts in `coverage` (or started before it and is still active at its
 /// start), as plain values. It is computed where libical runs (a helper process in the daemon
@@ -25,8 +27,8 @@ struct MessageTemplate: Sendable, Hashable {
     var text: String
     var uid: String
     var priority: Int
-    var color: RGBColor?
-    var effect: Effect?
+    var color: Colour?
+    var effect: MessageEffect?
     /// How its messages are heard (nil: only shown).
     var sound: SoundTemplate?
 }
@@ -332,10 +334,10 @@ extension FeedExpansion {
             }
             templates.append(MessageTemplate(
                 text: text, uid: uid, priority: Int(priority),
-                color: color < 0 ? nil : RGBColor(red: UInt8(truncatingIfNeeded: color >> 16),
+                color: color < 0 ? nil : Colour(red: UInt8(truncatingIfNeeded: color >> 16),
                                                   green: UInt8(truncatingIfNeeded: color >> 8),
                                                   blue: UInt8(truncatingIfNeeded: color)),
-                effect: Effect(rawValue: effect), sound: sound))
+                effect: MessageEffect(rawValue: effect), sound: sound))
         }
         guard let activationCount = reader.count(atMost: most) else { return nil }
         activations.reserveCapacity(activationCount)

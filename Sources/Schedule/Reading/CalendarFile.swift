@@ -136,7 +136,7 @@ package struct ScheduleLimits: Sendable, Hashable {
             }
             let resolver = ZoneResolver(calendar: vcalendar, owner: self)
             var floatingZone = displayZone
-            var calendarColor: RGBColor?
+            var calendarColor: Colour?
             for property in properties(of: vcalendar) {
                 switch icalproperty_isa(property) {
                 case ICAL_X_PROPERTY where swiftString(icalproperty_get_x_name(property)) == "X-WR-TIMEZONE":
@@ -294,7 +294,7 @@ package struct ScheduleLimits: Sendable, Hashable {
                     }
                 case "X-MARQUEE-EFFECT":
                     let name = (swiftString(icalproperty_get_x(property)) ?? "").lowercased()
-                    record.effect = Effect(rawValue: name.trimmingCharacters(in: " "))
+                    record.effect = MessageEffect(rawValue: name.trimmingCharacters(in: " "))
                     if record.effect == nil {
                         report(.warning, propertyLine("X-MARQUEE-EFFECT"),
                                "unknown X-MARQUEE-EFFECT \"\(name)\" (expected scroll, typewriter or dance); ignored")
@@ -554,9 +554,9 @@ package struct ScheduleLimits: Sendable, Hashable {
         return record
     }
 
-    private func color(of property: OpaquePointer, line: Int?) -> RGBColor? {
+    private func color(of property: OpaquePointer, line: Int?) -> Colour? {
         let name = swiftString(icalproperty_get_color(property)) ?? ""
-        if let color = RGBColor(css: name) { return color }
+        if let color = Colour(css: name) { return color }
         report(.warning, line, "COLOR \"\(name)\" is not a CSS colour name; ignored")
         return nil
     }

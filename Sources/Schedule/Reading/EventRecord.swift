@@ -1,4 +1,5 @@
 import CLibical
+import Support
 
 /// How a DATE-TIME or DATE value is tied to the time line.
 @ICalActor enum TimeBasis {
@@ -106,8 +107,8 @@ struct NominalDuration: Hashable {
     var line: Int?
     var text = ""
     var priority = 5
-    var color: RGBColor?
-    var effect: Effect?
+    var color: Colour?
+    var effect: MessageEffect?
     var cancelled = false
     var start: TimeValue?
     var end: TimeValue?
