@@ -279,7 +279,7 @@ func kmsFrames(width: Int, height: Int) throws {
         copies.append(Double(nanoseconds() - start) / 1000)
     }
     let frame = median(frames), copy = median(copies)
-    let cache = screen.glyphCache!, flips = screen.pageFlips!
+    let cache = screen.glyphCache!, flips = screen.figures.pageFlips!
     let lookups = cache.lookups - (warmed?.lookups ?? 0), found = cache.found - (warmed?.found ?? 0)
     print(String(format: "KMS %dx%d XRGB8888, text %d px, band %d KB: frame (render + copy into the back buffer + flip) %.0f µs (p99 %.0f), band memcpy %.0f µs -> %.2f x memcpy; made ready before: median %.1f µs, p99 %.0f; glyph cache %.1f of %.1f MB, %.2f %% of look-ups found once warm; %d flips",
                  width, height, Int((Double(height) / 8).rounded()), bandBytes / 1024, frame, frames.sorted()[frames.count * 99 / 100],

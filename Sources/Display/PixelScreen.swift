@@ -142,15 +142,19 @@ package final class PixelScreen: TickerScreen {
 
     package var metrics: any GlyphMetrics { fonts }
     package var bandWidth: Int { scanout.width * FontStack.unitsPerPixel }
-    package var drawsPartialGlyphs: Bool { true }
-    package var framePeriod: Nanoseconds? { scanout.refreshPeriod }
-    package var effectStep: Nanoseconds { scanout.refreshPeriod }
+    /// Paced by the display's refresh; glyphs cut by the band's edges are drawn.
+    package var pacing: ScreenPacing {
+        ScreenPacing(framePeriod: scanout.refreshPeriod, checkInterval: Self.deviceCheckInterval,
+                     effectStep: scanout.refreshPeriod, drawsPartialGlyphs: true)
+    }
+    package var figures: ScreenFigures {
+        ScreenFigures(description: outputDescription, pageFlips: scanout.pageFlips, glyphCache: glyphCache)
+    }
     package var isShowing: Bool { (console?.isShown ?? true) && scanout.isShowing }
     /// In graphics mode the console draws nothing, so nothing is repainted periodically (a full
     /// redraw would only risk a hitch on a slow bus). The device is asked whether it is still
     /// the screen when its node changes (`deviceChanged`), and, in case a mode is changed
     /// without the node changing, this often.
-    package var checkInterval: Nanoseconds? { Self.deviceCheckInterval }
     static let deviceCheckInterval: Nanoseconds = 30_000_000_000
 
     /// The outputs tried before this one and why they were not taken ("not KMS: no DRM card"),
@@ -306,8 +310,6 @@ package final class PixelScreen: TickerScreen {
                      .init(pixels: line, row: lineRows.lowerBound, version: versions.line)],
             generation: generation, black: painter.black))
     }
-
-    package var pageFlips: PageFlipFigures? { scanout.pageFlips }
 
     package var glyphCache: GlyphCacheFigures? {
         GlyphCacheFigures(bytes: painter.cache.bytes, budget: painter.cache.budget, lookups: painter.cache.inkLookups,

@@ -10,16 +10,12 @@ package typealias TickerScreen = ScreenDevice & BandDrawing & BandSurroundings
 /// The device under a screen: taking it over and giving it back, what happens to it from
 /// outside, and when what is drawn on it is seen.
 package protocol ScreenDevice: AnyObject {
-    /// For the status: "Linux console 80x25, 8 colours", "framebuffer /dev/fb0 1920x1080 …".
-    var outputDescription: String { get }
+    /// What it is and how it does, for the status and the journal.
+    var figures: ScreenFigures { get }
+    /// What the loop's deadlines follow.
+    var pacing: ScreenPacing { get }
     /// False while nothing drawn would be seen (another console is shown): no frames then.
     var isShowing: Bool { get }
-    /// The display's refresh period: frames come no closer together. nil: only when the
-    /// picture changes (a terminal, where motion goes by whole cells).
-    var framePeriod: Nanoseconds? { get }
-    /// The loop asks `noticeChanges(at:)` at least this often, even while the picture is
-    /// still (nil: only when it wakes for other reasons).
-    var checkInterval: Nanoseconds? { get }
     /// Takes the device over; the first frame after it is drawn in full.
     func takeOver() throws
     /// Gives the device back as it was.
@@ -34,8 +30,6 @@ package protocol ScreenDevice: AnyObject {
     /// a function of the time it is seen). `due` is the loop's deadline for the frame; a KMS
     /// screen answers the vertical blank its page flip will land on.
     func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant
-    /// The page flips that reached the glass (nil: the screen does not flip pages).
-    var pageFlips: PageFlipFigures? { get }
     /// Dark (`screen_off`: the display powered down where the device can, else black) or lit
     /// again, drawn in full with the next frame; no frames are drawn while it is dark. Answers
     /// how it went dark, for the status ("" when lit).
@@ -48,10 +42,6 @@ package protocol BandDrawing: AnyObject {
     var metrics: any GlyphMetrics { get }
     /// The band's width in the metrics' units.
     var bandWidth: Int { get }
-    /// Whether glyphs cut by the band's edges are drawn (pixels) or left out (cells).
-    var drawsPartialGlyphs: Bool { get }
-    /// How often an effect (dance, bobbing arrow) is redrawn.
-    var effectStep: Nanoseconds { get }
     /// How its announcement box pages a long announcement.
     var announcementBox: any AnnouncementBox { get }
     /// Characters of the messages laid out so far that it has no font for (left out), each
@@ -67,8 +57,6 @@ package protocol BandDrawing: AnyObject {
     /// from the display loop (`ScreenCopy.picture`); nil where the screen has no pixels of its
     /// own (a terminal).
     func copyForPicture() -> ScreenCopy?
-    /// The glyph pictures kept (nil: the screen keeps none, a terminal).
-    var glyphCache: GlyphCacheFigures? { get }
     /// The same device drawn in `style` (another font, text size or glyph budget: a new
     /// layout), to be taken over in its place; nil where the style changes nothing (a terminal,
     /// or the style in use). Throws when the fonts cannot be used.
@@ -89,6 +77,43 @@ package protocol BandSurroundings: AnyObject {
     /// Problems the person who started marquee by hand should see (no feed folder), below
     /// the band where the screen has room; empty when there are none.
     func showProblems(_ lines: [String])
+}
+
+/// What a screen tells the status and the journal of itself.
+package struct ScreenFigures: Sendable, Hashable {
+    /// "Linux console 80x25, 8 colours", "framebuffer /dev/fb0 1920x1080 …".
+    package var description: String
+    /// The page flips that reached the glass (nil: the screen does not flip pages).
+    package var pageFlips: PageFlipFigures?
+    /// The glyph pictures kept (nil: the screen keeps none, a terminal).
+    package var glyphCache: GlyphCacheFigures?
+
+    package init(description: String, pageFlips: PageFlipFigures? = nil, glyphCache: GlyphCacheFigures? = nil) {
+        self.description = description
+        self.pageFlips = pageFlips
+        self.glyphCache = glyphCache
+    }
+}
+
+/// How a screen is paced: what the display loop's deadlines follow.
+package struct ScreenPacing: Sendable, Hashable {
+    /// The display's refresh period: frames come no closer together. nil: only when the
+    /// picture changes (a terminal, where motion goes by whole cells).
+    package var framePeriod: Nanoseconds?
+    /// The loop asks `noticeChanges(at:)` at least this often, even while the picture is
+    /// still (nil: only when it wakes for other reasons).
+    package var checkInterval: Nanoseconds?
+    /// How often an effect (dance, bobbing arrow) is redrawn.
+    package var effectStep: Nanoseconds
+    /// Whether glyphs cut by the band's edges are drawn (pixels) or left out (cells).
+    package var drawsPartialGlyphs: Bool
+
+    package init(framePeriod: Nanoseconds?, checkInterval: Nanoseconds?, effectStep: Nanoseconds, drawsPartialGlyphs: Bool) {
+        self.framePeriod = framePeriod
+        self.checkInterval = checkInterval
+        self.effectStep = effectStep
+        self.drawsPartialGlyphs = drawsPartialGlyphs
+    }
 }
 
 /// How full a screen's glyph cache is and how often it had what was asked, for the status.

@@ -76,10 +76,8 @@ final class RecordingScreen: TickerScreen {
 
     var metrics: any GlyphMetrics { CellMetrics(unitsPerCharacter: unitsPerCell) }
     var bandWidth: Int { cells * unitsPerCell }
-    var drawsPartialGlyphs: Bool { false }
     /// A refresh period makes it paced like a framebuffer (nil: like a terminal).
     var framePeriod: Nanoseconds?
-    var effectStep: Nanoseconds { 100_000_000 }
     var announcementBox: any AnnouncementBox { OnePageBox() }
     func showOrientation(_ text: String?) { orientation = text }
 
@@ -105,8 +103,11 @@ final class RecordingScreen: TickerScreen {
         }
         return ScreenCopy(ScreenImage(width: cells, height: 1, rgb: rgb))
     }
-    var outputDescription: String { "recording screen \(cells)x1" }
-    var checkInterval: Nanoseconds? { nil }
+    var figures: ScreenFigures { ScreenFigures(description: "recording screen \(cells)x1", glyphCache: glyphCache) }
+    /// Paced as a terminal (or a framebuffer, with `framePeriod`).
+    var pacing: ScreenPacing {
+        ScreenPacing(framePeriod: framePeriod, checkInterval: nil, effectStep: 100_000_000, drawsPartialGlyphs: false)
+    }
     var isShowing: Bool { true }
     func takeOver() {
         tookOver = true
@@ -141,7 +142,6 @@ final class RecordingScreen: TickerScreen {
     }
     /// What it says of its glyph cache (nil: none, as a terminal).
     var glyphCache: GlyphCacheFigures?
-    var pageFlips: PageFlipFigures? { nil }
 
     func show(_ frame: Frame) {
         defer { mustRepaint = false }

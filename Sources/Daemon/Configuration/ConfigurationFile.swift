@@ -311,7 +311,7 @@ package struct ConfigurationFile: Sendable, Hashable {
         case "refresh_minutes":
             refreshMinutes = try whole(1...1440, "a whole number of minutes from 1 to 1440 (the default is 5)")
         case "subscription_ca_file": subscriptionCertificateAuthorities = try string()
-        case "output": output = try oneOf(["auto", "kms", "framebuffer", "terminal"])
+        case "output": output = try oneOf(OutputChoice.Request.allCases.map(\.rawValue))
         case "connector": connector = try string()
         case "mode": mode = try displayMode()
         case "device": device = try string()

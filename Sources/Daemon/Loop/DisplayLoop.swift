@@ -227,8 +227,8 @@ final class DisplayLoop {
         let deadline = nextDeadline(steady: steady, wall: wall)
         // A paced screen (a framebuffer) makes its next frame ready now; a terminal has nothing
         // to make ready, and its frame is not computed twice.
-        if let due = frameDeadline, screen.isShowing, screen.framePeriod != nil {
-            screen.prepare(controller.frame(at: due, width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs))
+        if let due = frameDeadline, screen.isShowing, screen.pacing.framePeriod != nil {
+            screen.prepare(controller.frame(at: due, width: screen.bandWidth, includingPartialGlyphs: screen.pacing.drawsPartialGlyphs))
         }
         return .wait(until: deadline)
     }
@@ -366,7 +366,7 @@ final class DisplayLoop {
         var shown = marked(snapshot)
         let showing = shown.marqueeMessages(idleTemplate: settings.idleText).map(\.text)
         shown.orientation = snapshot.orientationShown(idleTemplate: settings.idleText)
-        let output = screen.outputDescription
+        let output = screen.figures.description
         let paused = controller.isPaused
         state.update { shared in
             shared.snapshot = shown
@@ -607,7 +607,7 @@ final class DisplayLoop {
     private func restyle(_ style: FramebufferStyle) {
         do {
             guard let next = try screen.restyled(style) else { return }
-            if replaceScreen(opening: { next }) { log?.log(.notice, "drawing in the new text style on \(next.outputDescription)") }
+            if replaceScreen(opening: { next }) { log?.log(.notice, "drawing in the new text style on \(next.figures.description)") }
         } catch {
             log?.log(.error, "\(error); the text keeps its font and size")
         }
@@ -629,16 +629,16 @@ final class DisplayLoop {
         var lateness: Nanoseconds?
         if let due = frameDeadline, steady >= due { lateness = steady - due }
         frameDeadline = nil
-        let due = lateness.flatMap { late in screen.framePeriod.flatMap { late < $0 ? steady - late : nil } } ?? steady
+        let due = lateness.flatMap { late in screen.pacing.framePeriod.flatMap { late < $0 ? steady - late : nil } } ?? steady
         let seenAt = screen.isShowing ? screen.presentationTime(ofFrameDueAt: due, now: steady) : due
-        let frame = controller.frame(at: seenAt, width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs)
+        let frame = controller.frame(at: seenAt, width: screen.bandWidth, includingPartialGlyphs: screen.pacing.drawsPartialGlyphs)
         do {
             try screen.show(frame)
         } catch {
             return false
         }
         state.frameDrawn(at: steady, lateness: lateness, moving: frame.isMoving, inView: frame.textsInView,
-                         glyphCache: screen.glyphCache, pageFlips: screen.pageFlips)
+                         glyphCache: screen.figures.glyphCache, pageFlips: screen.figures.pageFlips)
         return true
     }
 
@@ -664,13 +664,13 @@ final class DisplayLoop {
     private func nextDeadline(steady: SteadyInstant, wall: WallInstant) -> SteadyInstant? {
         var deadline: SteadyInstant? = awaitingSchedule ? nil : steady + max(0, validUntil - wall)
         func consider(_ candidate: SteadyInstant) { deadline = min(deadline ?? candidate, candidate) }
-        if screen.isShowing, !isDark, var next = controller.nextFrameChange(after: steady, effectStep: screen.effectStep) {
-            if let period = screen.framePeriod { next = max(next, nextFrame(after: steady, period: period)) }
+        if screen.isShowing, !isDark, var next = controller.nextFrameChange(after: steady, effectStep: screen.pacing.effectStep) {
+            if let period = screen.pacing.framePeriod { next = max(next, nextFrame(after: steady, period: period)) }
             if deadline.map({ next < $0 }) ?? true { frameDeadline = next }
             consider(next)
         }
         if let watchdogInterval { consider(lastPing + watchdogInterval) }
-        if let interval = screen.checkInterval { consider(steady + interval) }
+        if let interval = screen.pacing.checkInterval { consider(steady + interval) }
         if let step = NightPolicy(settings).nextShadeStep(snapshot.partOfDay, after: wall) {
             consider(steady + (step - wall))
         }

@@ -34,7 +34,7 @@ package func showSnapshot(
         now = next
     }
     if paused { controller.pause(at: steady(instant)) }
-    let frame = controller.frame(at: steady(instant), width: screen.bandWidth, includingPartialGlyphs: screen.drawsPartialGlyphs)
+    let frame = controller.frame(at: steady(instant), width: screen.bandWidth, includingPartialGlyphs: screen.pacing.drawsPartialGlyphs)
     try screen.show(frame)
     return frame
 }

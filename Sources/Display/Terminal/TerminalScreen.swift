@@ -423,9 +423,11 @@ func containsDA1Reply(_ bytes: [UInt8]) -> Bool {
 
 extension TerminalScreen: TickerScreen {
     package var metrics: any GlyphMetrics { cellMetrics }
-    package var drawsPartialGlyphs: Bool { false }
-    package var framePeriod: Nanoseconds? { nil }
-    package var effectStep: Nanoseconds { 100_000_000 }
+    /// Drawn when the picture changes, whole cells at a time; effects step ten times a second.
+    package var pacing: ScreenPacing {
+        ScreenPacing(framePeriod: nil, checkInterval: checkInterval, effectStep: 100_000_000, drawsPartialGlyphs: false)
+    }
+    package var figures: ScreenFigures { ScreenFigures(description: outputDescription) }
     package var isShowing: Bool { true }
     /// A terminal draws whatever it is sent (its font decides).
     package func takeMissingCharacters() -> [Character] { [] }
@@ -485,8 +487,6 @@ extension TerminalScreen: TickerScreen {
 
     /// A terminal draws text cells: there is nothing to make ready and no glyph pictures.
     package func prepare(_ frame: Frame) {}
-    package var glyphCache: GlyphCacheFigures? { nil }
-    package var pageFlips: PageFlipFigures? { nil }
 
     package func noticeChanges(at now: SteadyInstant) {
         guard let interval = checkInterval, lastFullRepaint.map({ now - $0 >= interval }) ?? true else { return }
