@@ -88,8 +88,9 @@ final class DisplayState: Sendable {
         let (box, feeds, subscriptions, sound) = shared.withLock {
             ($0.boxProblems, $0.snapshot?.feeds ?? [], $0.subscriptions, $0.soundProblemIsError ? $0.sound?.problem : nil)
         }
-        return Self.atMost(count, box + feeds.flatMap(\.problems).filter { $0.severity == .error }.map(\.description)
-            + subscriptions.compactMap(\.errorLine) + (sound.map { ["reminders are not heard: \($0)"] } ?? []))
+        let feedErrors: [String] = feeds.flatMap(\.problems).filter { $0.severity == .error }.map(\.description)
+        let soundError: [String] = sound.map { ["reminders are not heard: \($0)"] } ?? []
+        return Self.atMost(count, box + feedErrors + subscriptions.compactMap(\.errorLine) + soundError)
     }
 
     /// The feeds' warnings (something ignored or repaired, the rest of the file used), in the
