@@ -544,7 +544,8 @@ import Testing
         let folder = try feedFolder(["good.ics": Self.good])
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let name = Array((folder + "/M").utf8) + [0xFC] + Array("ller.ics".utf8)
-        let file = fopen(name.map { CChar(bitPattern: $0) } + [0], "w")
+        // Unwrapped: Debian 13's headers say fopen may give nothing (12's said nothing of it).
+        let file = try #require(fopen(name.map { CChar(bitPattern: $0) } + [0], "w"))
         fputs(calendar(event("UID:m", "DTSTART:20260701T100000Z", "SUMMARY:Müller")), file)
         fclose(file)
         let schedule = try ScheduleState(displayZone: "UTC")
