@@ -147,9 +147,7 @@ package final class PixelScreen: TickerScreen {
         ScreenPacing(framePeriod: scanout.refreshPeriod, checkInterval: Self.deviceCheckInterval,
                      effectStep: scanout.refreshPeriod, drawsPartialGlyphs: true)
     }
-    package var figures: ScreenFigures {
-        ScreenFigures(description: outputDescription, pageFlips: scanout.pageFlips, glyphCache: glyphCache)
-    }
+    package var figures: ScreenFigures { ScreenFigures(pageFlips: scanout.pageFlips, glyphCache: glyphCache) }
     package var isShowing: Bool { (console?.isShown ?? true) && scanout.isShowing }
     /// In graphics mode the console draws nothing, so nothing is repainted periodically (a full
     /// redraw would only risk a hitch on a slow bus). The device is asked whether it is still

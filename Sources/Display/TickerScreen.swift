@@ -10,7 +10,10 @@ package typealias TickerScreen = ScreenDevice & BandDrawing & BandSurroundings
 /// The device under a screen: taking it over and giving it back, what happens to it from
 /// outside, and when what is drawn on it is seen.
 package protocol ScreenDevice: AnyObject {
-    /// What it is and how it does, for the status and the journal.
+    /// For the status and the journal: "Linux console 80x25, 8 colours", "framebuffer /dev/fb0
+    /// 1920x1080 …".
+    var outputDescription: String { get }
+    /// How it does, for the status, read after every frame.
     var figures: ScreenFigures { get }
     /// What the loop's deadlines follow.
     var pacing: ScreenPacing { get }
@@ -79,17 +82,14 @@ package protocol BandSurroundings: AnyObject {
     func showProblems(_ lines: [String])
 }
 
-/// What a screen tells the status and the journal of itself.
+/// How a screen does, for the status: read after every frame, so nothing is written out.
 package struct ScreenFigures: Sendable, Hashable {
-    /// "Linux console 80x25, 8 colours", "framebuffer /dev/fb0 1920x1080 …".
-    package var description: String
     /// The page flips that reached the glass (nil: the screen does not flip pages).
     package var pageFlips: PageFlipFigures?
     /// The glyph pictures kept (nil: the screen keeps none, a terminal).
     package var glyphCache: GlyphCacheFigures?
 
-    package init(description: String, pageFlips: PageFlipFigures? = nil, glyphCache: GlyphCacheFigures? = nil) {
-        self.description = description
+    package init(pageFlips: PageFlipFigures? = nil, glyphCache: GlyphCacheFigures? = nil) {
         self.pageFlips = pageFlips
         self.glyphCache = glyphCache
     }

@@ -103,7 +103,8 @@ final class RecordingScreen: TickerScreen {
         }
         return ScreenCopy(ScreenImage(width: cells, height: 1, rgb: rgb))
     }
-    var figures: ScreenFigures { ScreenFigures(description: "recording screen \(cells)x1", glyphCache: glyphCache) }
+    var outputDescription: String { "recording screen \(cells)x1" }
+    var figures: ScreenFigures { ScreenFigures(glyphCache: glyphCache) }
     /// Paced as a terminal (or a framebuffer, with `framePeriod`).
     var pacing: ScreenPacing {
         ScreenPacing(framePeriod: framePeriod, checkInterval: nil, effectStep: 100_000_000, drawsPartialGlyphs: false)

@@ -382,7 +382,7 @@ private func openScreen(_ configuration: DaemonConfiguration, log: EventLog) -> 
             let screen = try PixelScreen(scanout: scanout, style: configuration.style, console: console)
             screen.notTaken = notTaken
             for font in screen.fonts.unusable { log.tell(.warning, "\(font)") }
-            log.log(.notice, "drawing on \(screen.figures.description) (\(([choice.reason] + notTaken).joined(separator: "; ")))")
+            log.log(.notice, "drawing on \(screen.outputDescription) (\(([choice.reason] + notTaken).joined(separator: "; ")))")
             return screen
         } catch {
             errors.append("\(error)")
@@ -404,7 +404,7 @@ private func openScreen(_ configuration: DaemonConfiguration, log: EventLog) -> 
     let screen = TerminalScreen(
         fd: STDOUT_FILENO,
         capabilities: TerminalScreen.Capabilities.detect(fd: STDOUT_FILENO, environment: configuration.environment))
-    log.log(.notice, "drawing on the \(screen.figures.description) (\(choice.reason))")
+    log.log(.notice, "drawing on the \(screen.outputDescription) (\(choice.reason))")
     return screen
 }
 

@@ -366,7 +366,7 @@ final class DisplayLoop {
         var shown = marked(snapshot)
         let showing = shown.marqueeMessages(idleTemplate: settings.idleText).map(\.text)
         shown.orientation = snapshot.orientationShown(idleTemplate: settings.idleText)
-        let output = screen.figures.description
+        let output = screen.outputDescription
         let paused = controller.isPaused
         state.update { shared in
             shared.snapshot = shown
@@ -393,8 +393,6 @@ final class DisplayLoop {
         for due in decisions.play {
             log?.log(.notice, "reminder heard: \"\(due.text)\"" + (due.of > 1 ? " (\(due.number) of \(due.of))" : ""))
             voice?.play(due)
-        }
-        for due in decisions.play {
             if let message = snapshot.messages.first(where: { $0.text == due.text }) {
                 lighting.light(for: message, because: "a reminder", at: wall.instant)
             }
@@ -607,7 +605,7 @@ final class DisplayLoop {
     private func restyle(_ style: FramebufferStyle) {
         do {
             guard let next = try screen.restyled(style) else { return }
-            if replaceScreen(opening: { next }) { log?.log(.notice, "drawing in the new text style on \(next.figures.description)") }
+            if replaceScreen(opening: { next }) { log?.log(.notice, "drawing in the new text style on \(next.outputDescription)") }
         } catch {
             log?.log(.error, "\(error); the text keeps its font and size")
         }
@@ -637,8 +635,9 @@ final class DisplayLoop {
         } catch {
             return false
         }
+        let figures = screen.figures
         state.frameDrawn(at: steady, lateness: lateness, moving: frame.isMoving, inView: frame.textsInView,
-                         glyphCache: screen.figures.glyphCache, pageFlips: screen.figures.pageFlips)
+                         glyphCache: figures.glyphCache, pageFlips: figures.pageFlips)
         return true
     }
 

@@ -427,7 +427,7 @@ extension TerminalScreen: TickerScreen {
     package var pacing: ScreenPacing {
         ScreenPacing(framePeriod: nil, checkInterval: checkInterval, effectStep: 100_000_000, drawsPartialGlyphs: false)
     }
-    package var figures: ScreenFigures { ScreenFigures(description: outputDescription) }
+    package var figures: ScreenFigures { ScreenFigures() }
     package var isShowing: Bool { true }
     /// A terminal draws whatever it is sent (its font decides).
     package func takeMissingCharacters() -> [Character] { [] }
