@@ -158,6 +158,8 @@ final class Television: TelevisionWaking {
             }
             if asked != nil { retry = nil }
             let request = asked ?? retry.flatMap { now() >= $0.at ? $0.request : nil }
+            // The request until its messages went out (a later failure, a poll's, is not its).
+            var unsent = request
             do throws(CECAdapter.Failure) {
                 if request == nil, reclaim, let other = known.otherInput {
                     if known.reclaims(at: now()) {
@@ -188,7 +190,7 @@ final class Television: TelevisionWaking {
                 case nil:
                     break
                 }
-                if request != nil { retry = nil }
+                if request != nil { (retry, unsent) = (nil, nil) }
                 if now() >= nextPoll {
                     nextPoll = now() + Self.pollSeconds
                     // The box moved to another input, or the television's side was unplugged.
@@ -206,7 +208,7 @@ final class Television: TelevisionWaking {
                 // A television that does not answer is not called off: its power is not known.
                 known.power = .unknown
                 fresh.problem = error.description
-                if let request {
+                if let request = unsent {
                     let attempts = (retry?.attempts ?? 0) + 1
                     retry = attempts < Self.attempts ? (request, attempts, now() + Self.afterWakeSeconds) : nil
                     if retry == nil { log?.log(.warning, "television: \(error); given up after \(attempts) attempts") }
