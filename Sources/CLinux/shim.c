@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <linux/netlink.h>
@@ -150,6 +151,12 @@ int mq_peer_groups(int fd, uint32_t *groups, int capacity) {
 int mq_accept(int fd) { return accept4(fd, 0, 0, SOCK_CLOEXEC | SOCK_NONBLOCK); }
 
 int mq_name_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }
+
+int mq_die_with_parent(int parent) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return -1;
+    /* The parent may have ended before the call: then nothing would ever come. */
+    return getppid() == parent ? 0 : 1;
+}
 
 int mq_map_allocations_from(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 

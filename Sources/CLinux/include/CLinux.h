@@ -31,6 +31,10 @@ int mq_peer_groups(int fd, uint32_t *groups, int capacity);
 int mq_accept(int fd);
 /* Names the calling thread (at most 15 bytes), as ps and /proc/PID/task show it. */
 int mq_name_thread(const char *name);
+/* Has the kernel kill this process when the thread that started it ends (PR_SET_PDEATHSIG with
+   SIGKILL); 1 if that parent is gone already (the process is the init's or a subreaper's now),
+   0 when armed, -1 on failure. `parent` is the pid the process was started by. */
+int mq_die_with_parent(int parent);
 
 /// Allocations of `bytes` or more are mapped on their own and given back to the system when
 /// freed (glibc's M_MMAP_THRESHOLD, fixed rather than rising with use).

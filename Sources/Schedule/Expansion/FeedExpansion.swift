@@ -18,6 +18,9 @@ struct FeedExpansion: Sendable {
     var isCut = false
     /// The reader was stopped or crashed on these bytes; only `problems` are known.
     var readerGaveUp = false
+    /// ...and that says nothing against the bytes (the reader made no progress, used its
+    /// time, could not start): they are read again later, never taken as their version.
+    var isTransient = false
 
     var hasErrors: Bool { problems.contains { $0.severity == .error } }
 }
@@ -176,48 +179,21 @@ struct WireReader {
     mutating func string() -> String? { slice().map { String(decoding: $0, as: UTF8.self) } }
 }
 
-/// Several messages of one kind in one: a batch of requests to one helper, its answers back.
-enum WireBatch {
-    static func encoded(_ items: [[UInt8]]) -> [UInt8] {
-        var writer = WireWriter()
-        writer.integer(items.count)
-        for item in items { writer.data(item) }
-        return writer.bytes
-    }
-
-    /// The items, as slices of `bytes`.
-    static func decoded(_ bytes: [UInt8]) -> [ArraySlice<UInt8>]? {
-        var reader = WireReader(bytes[...])
-        // Each item takes at least its 8-byte length.
-        guard let count = reader.count(atMost: bytes.count / 8) else { return nil }
-        var items: [ArraySlice<UInt8>] = []
-        for _ in 0..<count {
-            guard let item = reader.slice() else { return nil }
-            items.append(item)
-        }
-        return reader.isAtEnd ? items : nil
-    }
-
-    /// One answer as the helper sends it the moment it is ready: its length, then its bytes.
+/// How requests go to a helper and answers come back, one at a time: each is a frame, its
+/// length and then its bytes.
+enum WireFrames {
     static func frame(_ item: [UInt8]) -> [UInt8] {
         var writer = WireWriter()
         writer.data(item)
         return writer.bytes
     }
 
-    /// The whole frames at the start of `bytes` (an answer still arriving is left for later)
-    /// and how many bytes they take; nil when a length is impossible (garbage).
-    static func completeFrames(_ bytes: ArraySlice<UInt8>, longest: Int) -> (items: [ArraySlice<UInt8>], length: Int)? {
-        var items: [ArraySlice<UInt8>] = []
-        var offset = bytes.startIndex
-        while bytes.endIndex - offset >= 8 {
-            var reader = WireReader(bytes[offset..<offset + 8])
-            guard let length = reader.count(atMost: longest) else { return nil }
-            guard bytes.endIndex - offset - 8 >= length else { break }
-            items.append(bytes[offset + 8..<offset + 8 + length])
-            offset += 8 + length
-        }
-        return (items, offset - bytes.startIndex)
+    /// The length a frame's 8-byte header gives; nil when it is impossible (garbage) or the
+    /// header is not whole.
+    static func length(_ header: ArraySlice<UInt8>, longest: Int) -> Int? {
+        guard header.count == 8 else { return nil }
+        var reader = WireReader(header)
+        return reader.count(atMost: longest)
     }
 }
 

@@ -25,8 +25,11 @@ package struct ScheduleLimits: Sendable, Hashable {
     var maximumExpansionSecondsPerFile = 2.0
     /// ...and all files together; what is not expanded in time is computed when its time comes.
     var maximumExpansionSeconds = 20.0
-    /// How long the feed reader may take for one file before it is stopped.
+    /// How much processor time the feed reader may use for one file before it is stopped.
     package var maximumSecondsPerFile = 15.0
+    /// How long the feed reader may make no progress at all on one file (neither compute nor
+    /// answer: blocked) before it is stopped and the file tried again later.
+    package var maximumStalledSeconds = 2.0
     /// How much memory the feed reader may use for one file.
     var maximumReaderBytes = 512 << 20
 

@@ -1,3 +1,4 @@
+import CLinux
 import Support
 #if canImport(Glibc)
     import Glibc
@@ -69,35 +70,36 @@ extension FeedReader {
     return (expansion, file)
 }
 
-/// The helper's side: reads a batch of requests (one file, or several small ones) from
-/// standard input, bounds its own memory and CPU time, writes each expansion to standard
-/// output as it finishes it and ends the process. Freeing libical's trees and the records
-/// first would cost a fifth of the whole read for nothing.
+/// The helper's side: reads requests from standard input one at a time, answers each on
+/// standard output as soon as it is expanded, and ends at the end of its input. It reads a
+/// request only after answering the one before, so the one it holds is the only one a stall
+/// can be blamed on. It bounds its own memory and processor time, and dies with the process
+/// that started it. Freeing libical's trees and the records first would cost a fifth of the
+/// whole read for nothing.
 package func serveFeedReading() async -> Never {
-    var input: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-        if count < 0, errno == EINTR { continue }
-        if count <= 0 { break }
-        input.append(contentsOf: chunk[0..<count])
-    }
-    let items = WireBatch.decoded(input) ?? []
-    let requests = items.compactMap(ExpansionRequest.init(decoding:))
-    guard let first = requests.first, requests.count == items.count else { exit(2) }
-    input = []
-    var memory = rlimit(rlim_cur: rlim_t(first.limits.maximumReaderBytes), rlim_max: rlim_t(first.limits.maximumReaderBytes))
-    setrlimit(__rlimit_resource_t(RLIMIT_DATA.rawValue), &memory)
-    // The parent kills a helper at a file's deadline; this ends one whose parent died first.
-    let seconds = rlim_t(first.limits.maximumSecondsPerFile.rounded(.up)) * rlim_t(requests.count) + 1
-    var cpu = rlimit(rlim_cur: seconds, rlim_max: seconds + 1)
-    setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
+    // A helper blocked in libical would otherwise outlive a parent that was killed.
+    if mq_die_with_parent(getppid()) == 1 { exit(0) }
     var files: [CalendarFile?] = []
-    for request in requests {
+    var isFirst = true
+    while let frame = readRequestFrame() {
+        guard let request = ExpansionRequest(decoding: frame[...]) else { exit(2) }
+        if isFirst {
+            isFirst = false
+            var memory = rlimit(rlim_cur: rlim_t(request.limits.maximumReaderBytes),
+                                rlim_max: rlim_t(request.limits.maximumReaderBytes))
+            setrlimit(__rlimit_resource_t(RLIMIT_DATA.rawValue), &memory)
+        }
+        // The parent stops a helper at a file's deadline; this ends one whose parent cannot.
+        var used = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &used)
+        let seconds = rlim_t(used.ru_utime.tv_sec + used.ru_stime.tv_sec) + rlim_t(request.limits.maximumSecondsPerFile.rounded(.up)) + 2
+        var cpu = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
+        cpu.rlim_cur = min(seconds, cpu.rlim_max)
+        setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
         let (expansion, file) = await parsedAndExpanded(request)
         files.append(file)
-        // Each answer as soon as it is ready: a later file that hangs costs only itself.
-        let output = WireBatch.frame(expansion.encoded())
+        let output = WireFrames.frame(expansion.encoded())
         var offset = 0
         while offset < output.count {
             let written = output[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
@@ -109,68 +111,111 @@ package func serveFeedReading() async -> Never {
     withExtendedLifetime(files) { exit(0) }
 }
 
-/// Helper processes for requests, a few at a time, each with its deadline. Small files go to
-/// a helper together (starting a process costs more than reading a small file: a folder of
-/// 20,000 one-event files, as vdirsyncer writes a CalDAV calendar, would start 20,000). A
-/// helper answers each file as it finishes it, so a file that hangs or crashes libical costs
-/// that file only: the files answered before it stand, a helper that has answered nothing for
-/// `splitAfter` hands the files after the one it reads to a helper of their own, and a file
-/// whose helper crashed while others were read with it is read again alone.
+/// The next request on standard input, read exactly (its length, then its bytes: nothing of
+/// the next one); nil at the end of the input. Garbage ends the helper.
+private func readRequestFrame() -> [UInt8]? {
+    func readExactly(_ count: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let got = bytes[filled...].withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if got < 0, errno == EINTR { continue }
+            if got <= 0 { return nil }
+            filled += got
+        }
+        return bytes
+    }
+    guard let header = readExactly(8) else { return nil }
+    guard let length = WireFrames.length(header[...], longest: HelperRun.maximumRequestBytes) else { exit(2) }
+    guard let body = readExactly(length) else { exit(2) }
+    return body
+}
+
+/// Helper processes for requests, a few at a time. Each helper is handed one request at a
+/// time, the next once it answered, so what it holds when it stalls is known: a file that hangs
+/// or crashes libical is blamed on evidence and costs that file only. Small files go to the
+/// same helper one after another (starting a process costs more than reading a small file: a
+/// folder of 20,000 one-event files, as vdirsyncer writes a CalDAV calendar, would start 20,000).
+///
+/// A helper that stalls on a file (computes on it for `setAsideAfter`, or is blocked for
+/// `blockedAfter`) is set aside with that file and a new helper takes the rest: at most
+/// `parallel` helpers read the queue and at most `setAsidePlaces` are set aside, so however
+/// many files hang, the helpers alive stay bounded. A file is given up when its helper
+/// used the file's processor time, made no progress at all for `maximumStalledSeconds`, or
+/// neither computed nor answered for `starvedAfter` times the deadline: a **transient**
+/// failure (`FeedExpansion.isTransient`), tried again later. A helper that crashes or answers
+/// garbage on a file read alone is a verdict on those bytes; one that shared its helper with
+/// others is read again alone first (the others may have used up its memory).
 enum HelperRun {
     private final class Child {
-        /// The requests it was given, by index, in the order it reads them.
-        let indices: [Int]
         let pid: pid_t
         let socket: Int32
-        let request: [UInt8]
+        /// The request it reads now (nil: none: it has answered all it was sent), and those
+        /// still to come, in order.
+        var reading: Int?
+        var batch: [Int]
+        /// The frame of `reading`, sent as the socket takes it.
+        var outgoing: [UInt8] = []
         var written = 0
         var answer: [UInt8] = []
-        /// How many of `indices` it has answered, and how many are still its to answer (the
-        /// rest were handed to another helper).
+        /// Requests answered.
         var answered = 0
-        var assigned: Int
-        /// When it last answered (or started), the processor time it had used by then, and
-        /// when it is stopped unless it answers again.
-        var lastProgress: Int64
-        var processorAtProgress: Int64 = 0
-        var deadline: Int64
+        /// When `reading` was all sent (nil: not yet), when the helper last made progress on it
+        /// and its processor time then, at the last look and when it began the file, and when it
+        /// was last looked at.
+        var began: Int64?
+        var lastActivity: Int64 = 0
+        var processorSeen: Int64?
+        var processorAtActivity: Int64?
+        var processorAtBegin: Int64?
+        var lastLook: Int64 = 0
         /// It sent something that is not an answer: nothing more it sends is read.
         var isGarbled = false
-        /// It has computed on one file for `splitAfter`, or waited `blockedAfter`: it keeps only
-        /// that file and no longer counts among the helpers running side by side.
-        var isSlow = false
+        /// Set aside with the file it stalled on: it no longer reads the queue.
+        var setAsideAt: Int64?
+        /// Stopped and reaped: only its socket is left to close.
+        var isStopped = false
 
-        init(indices: [Int], pid: pid_t, socket: Int32, request: [UInt8], now: Int64, deadline: Int64) {
-            self.indices = indices
+        init(pid: pid_t, socket: Int32, batch: [Int]) {
             self.pid = pid
             self.socket = socket
-            self.request = request
-            assigned = indices.count
-            lastProgress = now
-            self.deadline = deadline
+            self.batch = batch
         }
 
-        var unanswered: ArraySlice<Int> { indices[answered..<assigned] }
+        /// Processor time it used on `reading` (as far as it was looked at).
+        var processorOnFile: Int64 {
+            guard let seen = processorSeen, let begin = processorAtBegin else { return 0 }
+            return seen - begin
+        }
     }
 
     /// Longer answers are refused (a budget's worth of activations is a few MB).
     static let maximumAnswerBytes = 256 << 20
+    /// Longer requests are refused by the helper (a file is at most `maximumFileBytes`).
+    static let maximumRequestBytes = 1 << 30
 
-    /// Files up to this size share a helper, up to `batchFiles` and `batchBytes` together.
+    /// Files up to this size go to a helper one after another, up to `batchFiles` and
+    /// `batchBytes` for one helper (it keeps what libical built of each until it ends); a larger
+    /// one gets a helper of its own, like a file read again alone.
     static let batchedFileBytes = 64 << 10
     static let batchFiles = 128
     static let batchBytes = 1 << 20
 
     /// A helper that has computed this long on one file (its processor time, so a helper that
-    /// only waits for the processor on a busy machine is not taken for a hung one) gives the
-    /// files after it to new helpers and keeps only that one, at the lowest priority; it no
-    /// longer holds one of the places of helpers running side by side.
-    static let splitAfter: Int64 = 250_000_000
-    /// The same for a helper that answered nothing for this long without computing (blocked).
-    static let blockedAfter: Int64 = 2_000_000_000
+    /// only waits for the processor on a busy machine is not taken for a slow one) is set aside
+    /// with it at the lowest priority.
+    static let setAsideAfter: Int64 = 250_000_000
+    /// A helper whose threads all sleep and that neither computed nor answered for this long
+    /// is blocked (libical does not wait for anything): set aside.
+    static let blockedAfter: Int64 = 100_000_000
+    /// How many helpers may be set aside at once; past that the one blocked longest is stopped.
+    static let setAsidePlaces = 4
     /// A file's deadline counts the processor time its helper uses; a helper that neither
-    /// computes nor answers is stopped after this many times the deadline on the clock.
+    /// computes nor answers, but is not blocked either (it waits for the processor or the
+    /// disk), is stopped after this many times the deadline on the clock.
     static let starvedAfter: Int64 = 4
+    /// How often a helper holding a file is looked at (its processor time, whether it sleeps).
+    static let lookInterval: Int64 = 40_000_000
     /// How often the files read so far are handed on while others are still being read.
     static let progressInterval: Int64 = 200_000_000
 
@@ -182,54 +227,71 @@ enum HelperRun {
         progress: (([(index: Int, expansion: FeedExpansion)]) -> Void)? = nil
     ) -> [FeedExpansion] {
         var results = [FeedExpansion?](repeating: nil, count: requests.count)
-        var pending = Array(batches(requests).reversed())
+        /// The batches not yet handed to a helper, the next one last.
+        var queue = Array(batches(requests).reversed())
         var running: [Child] = []
         var arrived: [(index: Int, expansion: FeedExpansion)] = []
         var handedOn = readClock(CLOCK_MONOTONIC)
         let parallel = max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let perFile = Int64(limits.maximumSecondsPerFile * 1e9)
+        let stalledLimit = Int64(limits.maximumStalledSeconds * 1e9)
         func finish(_ index: Int, _ expansion: FeedExpansion) {
             guard results[index] == nil else { return }
             results[index] = expansion
             if progress != nil { arrived.append((index, expansion)) }
         }
-        /// A helper that ended without answering all of its files: the one it was reading is
-        /// read again alone if it shared the helper (the others may have used up its memory),
-        /// else it gets `why`; the rest go to a new helper.
-        func fail(_ child: Child, _ why: @autoclosure () -> String) {
-            let unanswered = Array(child.unanswered)
-            guard let reading = unanswered.first else { return }
-            if child.indices.count == 1 {
-                finish(reading, failure(requests[reading], why()))
-            } else {
-                pending.append([reading])
+        /// Hands the next request of its batch to `child`; with none left, closes its input.
+        func handNext(to child: Child, now: Int64) {
+            child.reading = nil
+            child.began = nil
+            guard child.setAsideAt == nil, !child.batch.isEmpty else {
+                shutdown(child.socket, Int32(SHUT_WR))
+                return
             }
-            if unanswered.count > 1 { pending.append(Array(unanswered.dropFirst())) }
+            let next = child.batch.removeFirst()
+            child.reading = next
+            child.outgoing = WireFrames.frame(requests[next].encoded())
+            child.written = 0
+            send(child, now: now)
         }
-        while !pending.isEmpty || !running.isEmpty {
-            while running.count(where: { !$0.isSlow }) < parallel, let batch = pending.popLast() {
+        /// The rest of `child`'s batch goes to another helper.
+        func handOnTheRest(of child: Child) {
+            if !child.batch.isEmpty { queue.append(child.batch) }
+            child.batch = []
+        }
+        /// Stops `child` and reaps it; its file, if any, gets `why` as a transient failure.
+        func stop(_ child: Child, _ why: String) {
+            kill(child.pid, SIGKILL)
+            _ = reap(child.pid)
+            if let reading = child.reading { finish(reading, failure(requests[reading], why, transient: true)) }
+            handOnTheRest(of: child)
+            child.reading = nil
+            child.isStopped = true
+        }
+        while !queue.isEmpty || !running.isEmpty {
+            while running.count(where: { $0.setAsideAt == nil }) < parallel, running.count < parallel + setAsidePlaces,
+                let batch = queue.popLast()
+            {
                 switch start(executable, arguments) {
                 case .success(let (pid, socket)):
-                    let request = WireBatch.encoded(batch.map { requests[$0].encoded() })
-                    let now = readClock(CLOCK_MONOTONIC)
-                    running.append(Child(indices: batch, pid: pid, socket: socket, request: request, now: now,
-                                         deadline: now + perFile))
+                    let child = Child(pid: pid, socket: socket, batch: batch)
+                    running.append(child)
+                    handNext(to: child, now: readClock(CLOCK_MONOTONIC))
                 case .failure(let error):
                     for index in batch {
                         finish(index, failure(requests[index], "cannot start marquee's feed reader \(executable): "
-                            + String(cString: strerror(error.code))))
+                            + String(cString: strerror(error.code)), transient: true))
                     }
                 }
             }
             var fds = running.map {
-                pollfd(fd: $0.socket, events: Int16(POLLIN) | ($0.written < $0.request.count ? Int16(POLLOUT) : 0),
+                pollfd(fd: $0.socket, events: Int16(POLLIN) | ($0.written < $0.outgoing.count ? Int16(POLLOUT) : 0),
                        revents: 0)
             }
             let before = readClock(CLOCK_MONOTONIC)
-            var wakeAt = running.map(\.deadline).min() ?? Int64.max
-            for child in running where !child.isSlow {
-                // Looked at again every 50 ms once it could be slow.
-                wakeAt = min(wakeAt, max(child.lastProgress + splitAfter, before + 50_000_000))
+            var wakeAt = Int64.max
+            for child in running where child.reading != nil {
+                wakeAt = min(wakeAt, max(child.lastLook + lookInterval, before + 10_000_000))
             }
             if !arrived.isEmpty { wakeAt = min(wakeAt, handedOn + progressInterval) }
             let wait = wakeAt == Int64.max ? 1_000 : min(1_000, max(0, (wakeAt - before) / 1_000_000) + 1)
@@ -237,79 +299,97 @@ enum HelperRun {
             if ready < 0, errno != EINTR { break }
             var done: [Int] = []
             for (position, child) in running.enumerated() {
+                guard !child.isStopped else {
+                    done.append(position)
+                    continue
+                }
                 let events = fds[position].revents
-                if events & Int16(POLLOUT) != 0 { send(child) }
+                let now = readClock(CLOCK_MONOTONIC)
+                if events & Int16(POLLOUT) != 0 { send(child, now: now) }
                 var ended = false
                 if events & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
                     switch receive(child) {
-                    case .more: break
+                    case .more: child.lastActivity = now
                     case .ended: ended = true
                     case .tooLong:
                         kill(child.pid, SIGKILL)
                         _ = reap(child.pid)
-                        for index in child.unanswered {
-                            finish(index, failure(requests[index], "the file yields too many messages to hand over"))
+                        if let reading = child.reading {
+                            finish(reading, failure(requests[reading], "the file yields too many messages to hand over"))
                         }
+                        handOnTheRest(of: child)
                         done.append(position)
                         continue
                     }
                 }
-                let now = readClock(CLOCK_MONOTONIC)
-                let answered = answers(of: child)
-                for expansion in answered {
-                    finish(child.indices[child.answered], expansion)
+                if let expansion = answer(of: child), let reading = child.reading {
+                    finish(reading, expansion)
                     child.answered += 1
-                    child.lastProgress = now
-                    child.deadline = now + perFile
+                    handNext(to: child, now: now)
                 }
-                if !answered.isEmpty, !child.unanswered.isEmpty { child.processorAtProgress = processorTime(of: child.pid) }
-                if child.unanswered.isEmpty {
-                    // All it was asked: a helper that was split would read on, so it is stopped.
-                    if !ended { kill(child.pid, SIGKILL) }
-                    _ = reap(child.pid)
-                    done.append(position)
-                } else if ended {
+                if ended {
                     let status = reap(child.pid)
-                    fail(child, describe(status, memoryLimit: limits.maximumReaderBytes))
-                    done.append(position)
-                } else if now >= child.deadline {
-                    // The deadline is processor time: a helper at the lowest priority on a busy
-                    // machine waits for a processor, which is not hanging. One that neither
-                    // computes nor answers is stopped at `starvedAfter` times the deadline.
-                    let used = processorTime(of: child.pid) - child.processorAtProgress
-                    let latest = child.lastProgress + starvedAfter * perFile
-                    if used < perFile, now < latest {
-                        child.deadline = min(now + perFile - used, latest)
-                        continue
+                    handOnTheRest(of: child)
+                    if let reading = child.reading {
+                        if child.answered > 0 {
+                            queue.append([reading])
+                        } else {
+                            finish(reading, failure(requests[reading], describe(status, memoryLimit: limits.maximumReaderBytes)))
+                        }
                     }
-                    kill(child.pid, SIGKILL)
-                    _ = reap(child.pid)
-                    let reading = child.unanswered.first!
-                    finish(reading, failure(requests[reading], "reading the file took longer than "
-                        + "\(formatSeconds(limits.maximumSecondsPerFile)); stopped"))
-                    if child.unanswered.count > 1 { pending.append(Array(child.unanswered.dropFirst())) }
                     done.append(position)
-                } else if !child.isSlow, now - child.lastProgress >= splitAfter {
-                    let computing = processorTime(of: child.pid) - child.processorAtProgress >= splitAfter
-                    guard computing || now - child.lastProgress >= blockedAfter else { continue }
-                    // The rest in two halves: when the machine is only slow, or several files
-                    // hang, it is read by helpers side by side, not by a chain of one at a time.
-                    let rest = Array(child.unanswered.dropFirst())
-                    let half = (rest.count + 1) / 2
-                    pending.append(Array(rest.suffix(rest.count - half)))
-                    pending.append(Array(rest.prefix(half)))
-                    pending.removeAll { $0.isEmpty }
-                    child.assigned = child.answered + 1
-                    child.isSlow = true
-                    if computing { lowerPriority(of: child.pid) }
+                    continue
+                }
+                guard let began = child.began, now - child.lastLook >= lookInterval else { continue }
+                child.lastLook = now
+                let look = processState(of: child.pid)
+                // Progress: a thread runs (or waits for a processor or the disk), or it computed a
+                // tenth of the time since it last made progress; a loop that only wakes to look
+                // whether it may go on is none (processor time comes in ticks of 10 ms). What it
+                // computed before the first look is not known: asleep then, it counts as idle
+                // since it began.
+                let computed = look.processorTime - (child.processorAtActivity ?? look.processorTime)
+                if !look.isBlocked || computed * 10 >= max(1, now - child.lastActivity) {
+                    child.lastActivity = now
+                    child.processorAtActivity = look.processorTime
+                }
+                if child.processorAtActivity == nil { child.processorAtActivity = look.processorTime }
+                if child.processorAtBegin == nil { child.processorAtBegin = look.processorTime }
+                child.processorSeen = look.processorTime
+                let idle = now - child.lastActivity
+                if child.processorOnFile >= perFile {
+                    stop(child, "reading the file took longer than \(formatSeconds(limits.maximumSecondsPerFile)) "
+                        + "of processor time; stopped")
+                    done.append(position)
+                } else if look.isBlocked, idle >= stalledLimit {
+                    stop(child, "no progress for \(formatSeconds(idle)); stopped")
+                    done.append(position)
+                } else if now - began >= starvedAfter * perFile {
+                    // Neither blocked nor computing: waiting for a processor or a disk that long.
+                    stop(child, "reading the file took longer than \(formatSeconds(now - began)); stopped")
+                    done.append(position)
+                } else if child.setAsideAt == nil,
+                    (look.isBlocked && idle >= blockedAfter) || child.processorOnFile >= setAsideAfter
+                {
+                    let setAside = running.filter { $0.setAsideAt != nil && $0.reading != nil }
+                    if setAside.count >= setAsidePlaces {
+                        // Bounded: the one blocked longest makes room, tried again later.
+                        guard let oldest = setAside.filter({ processState(of: $0.pid).isBlocked })
+                            .min(by: { $0.lastActivity < $1.lastActivity })
+                        else { continue }
+                        stop(oldest, "no progress for \(formatSeconds(now - oldest.lastActivity)); stopped")
+                    }
+                    child.setAsideAt = now
+                    handOnTheRest(of: child)
+                    if !look.isBlocked { lowerPriority(of: child.pid) }
                 }
             }
-            for position in done.reversed() {
+            for position in Set(done).sorted().reversed() {
                 close(running[position].socket)
                 running.remove(at: position)
             }
             let now = readClock(CLOCK_MONOTONIC)
-            if let progress, !arrived.isEmpty, now - handedOn >= progressInterval, !(pending.isEmpty && running.isEmpty) {
+            if let progress, !arrived.isEmpty, now - handedOn >= progressInterval, !(queue.isEmpty && running.isEmpty) {
                 progress(arrived)
                 arrived = []
                 handedOn = now
@@ -320,7 +400,9 @@ enum HelperRun {
             _ = reap(child.pid)
             close(child.socket)
         }
-        return requests.indices.map { results[$0] ?? failure(requests[$0], "the feed reader was interrupted") }
+        return requests.indices.map {
+            results[$0] ?? failure(requests[$0], "the feed reader was interrupted", transient: true)
+        }
     }
 
     /// The requests grouped for helpers, in their order: each large file alone, small ones together.
@@ -344,14 +426,23 @@ enum HelperRun {
         return batches
     }
 
-    private static func send(_ child: Child) {
-        let count = child.request[child.written...].withUnsafeBytes {
+    private static func send(_ child: Child, now: Int64) {
+        guard child.written < child.outgoing.count else { return }
+        let count = child.outgoing[child.written...].withUnsafeBytes {
             Glibc.send(child.socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
         }
         if count > 0 { child.written += count }
-        if child.written == child.request.count || (count < 0 && errno != EAGAIN && errno != EINTR) {
-            child.written = child.request.count
-            shutdown(child.socket, Int32(SHUT_WR))
+        if count < 0, errno != EAGAIN, errno != EINTR { child.written = child.outgoing.count }
+        if child.written == child.outgoing.count {
+            // The file's clock starts when the helper has all of it.
+            child.outgoing = []
+            child.written = 0
+            child.began = now
+            child.lastActivity = now
+            child.lastLook = now
+            child.processorAtBegin = nil
+            child.processorAtActivity = nil
+            child.processorSeen = nil
         }
     }
 
@@ -365,17 +456,32 @@ enum HelperRun {
     }
 
     /// The processor time a process has used, in nanoseconds (user and system time from
-    /// `/proc/PID/stat`, in clock ticks; 0 when it cannot be read).
-    private static func processorTime(of pid: pid_t) -> Int64 {
-        guard case .success(let bytes) = readFile("/proc/\(pid)/stat", limit: 4096),
-            let end = bytes.lastIndex(of: UInt8(ascii: ")"))
-        else { return 0 }
+    /// `/proc/PID/stat`, in clock ticks; 0 when it cannot be read), and whether every thread of
+    /// it sleeps (waits for something other than the processor or the disk).
+    private static func processState(of pid: pid_t) -> (processorTime: Int64, isBlocked: Bool) {
+        func stat(_ path: String) -> (state: UInt8, fields: [ArraySlice<UInt8>])? {
+            guard case .success(let bytes) = readFile(path, limit: 4096),
+                let end = bytes.lastIndex(of: UInt8(ascii: ")"))
+            else { return nil }
+            let fields = bytes[(end + 1)...].split(separator: UInt8(ascii: " "))
+            guard let state = fields.first?.first else { return nil }
+            return (state, fields)
+        }
+        var processorTime: Int64 = 0
         // After the name: the state, then fields 4 to 13, then user and system time (14, 15).
-        let fields = bytes[(end + 1)...].split(separator: UInt8(ascii: " "))
-        guard fields.count > 12, let user = Int64(String(decoding: fields[11], as: UTF8.self)),
-            let system = Int64(String(decoding: fields[12], as: UTF8.self))
-        else { return 0 }
-        return (user + system) * 1_000_000_000 / Int64(sysconf(Int32(_SC_CLK_TCK)))
+        if let process = stat("/proc/\(pid)/stat"), process.fields.count > 12,
+            let user = Int64(String(decoding: process.fields[11], as: UTF8.self)),
+            let system = Int64(String(decoding: process.fields[12], as: UTF8.self))
+        {
+            processorTime = (user + system) * 1_000_000_000 / Int64(sysconf(Int32(_SC_CLK_TCK)))
+        }
+        var isBlocked = true
+        for thread in directoryEntries("/proc/\(pid)/task") ?? [] {
+            guard let state = stat("/proc/\(pid)/task/\(thread.name)/stat")?.state else { continue }
+            // R runs or waits for a processor, D waits for the disk: both are progress to come.
+            if state == UInt8(ascii: "R") || state == UInt8(ascii: "D") { isBlocked = false }
+        }
+        return (processorTime, isBlocked)
     }
 
     private enum Received {
@@ -403,25 +509,30 @@ enum HelperRun {
         }
     }
 
-    /// The answers that arrived whole since the last look, at most as many as it still owes;
-    /// something that is not an answer makes it garbled.
-    private static func answers(of child: Child) -> [FeedExpansion] {
-        guard !child.isGarbled, !child.answer.isEmpty else { return [] }
-        guard let (frames, length) = WireBatch.completeFrames(child.answer[...], longest: maximumAnswerBytes) else {
-            child.isGarbled = true
-            child.answer = []
-            return []
+    /// The answer to the request it holds, once it arrived whole; something that is not an
+    /// answer (or one it was not asked for) makes it garbled, and it is stopped.
+    private static func answer(of child: Child) -> FeedExpansion? {
+        guard !child.isGarbled, !child.answer.isEmpty else { return nil }
+        guard let length = WireFrames.length(child.answer.prefix(8), longest: maximumAnswerBytes) else {
+            if child.answer.count >= 8 { garble(child) }
+            return nil
         }
-        var expansions: [FeedExpansion] = []
-        for frame in frames.prefix(child.unanswered.count) {
-            guard let expansion = FeedExpansion(decoding: frame) else {
-                child.isGarbled = true
-                break
-            }
-            expansions.append(expansion)
+        guard child.answer.count >= 8 + length else { return nil }
+        guard child.reading != nil, child.answer.count == 8 + length,
+            let expansion = FeedExpansion(decoding: child.answer[8..<8 + length])
+        else {
+            garble(child)
+            return nil
         }
-        child.answer.removeFirst(child.isGarbled ? child.answer.count : length)
-        return expansions
+        child.answer = []
+        return expansion
+    }
+
+    /// A helper that answers garbage is stopped; its file gets the verdict its end gives.
+    private static func garble(_ child: Child) {
+        child.isGarbled = true
+        child.answer = []
+        shutdown(child.socket, Int32(SHUT_WR))
     }
 
     private static func describe(_ status: Int32, memoryLimit: Int) -> String {
@@ -473,13 +584,19 @@ enum HelperRun {
         return .success((pid, sockets[0]))
     }
 
-    private static func failure(_ request: ExpansionRequest, _ message: String) -> FeedExpansion {
+    private static func failure(_ request: ExpansionRequest, _ message: String, transient: Bool = false) -> FeedExpansion {
         FeedExpansion(problems: [FeedProblem(severity: .error, path: request.path, line: nil, message: message)],
-                      readerGaveUp: true)
+                      readerGaveUp: true, isTransient: transient)
     }
 
     private static func formatSeconds(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
     }
-}
 
+    /// A duration in nanoseconds as a carer reads it: tenths of a second below ten seconds.
+    private static func formatSeconds(_ nanoseconds: Int64) -> String {
+        nanoseconds < 10_000_000_000
+            ? formatSeconds(Double((nanoseconds + 50_000_000) / 100_000_000) / 10)
+            : formatSeconds(Double((nanoseconds + 500_000_000) / 1_000_000_000))
+    }
+}
