@@ -232,6 +232,9 @@ package struct ScheduleSnapshot: Sendable {
     package var darkUntil: ZonedTime?
     /// The feed files and their state.
     package var feeds: [FeedStatus]
+    /// When a file the reader gave up on (it hung, used its time) is to be read again: the
+    /// display reloads then (nil: none is).
+    package var feedsReadAgainAt: Instant? = nil
 }
 
 /// How a schedule counts and writes time, as the configuration says: what a carer's reload

@@ -35,4 +35,22 @@ import Testing
         #expect(choice.outcome == outcome)
         #expect(choice.state == state)
     }
+
+    /// A reader stopped without a verdict (it hung, used its time) says nothing of the bytes:
+    /// a good version shown or kept stays as for a broken file, and with none the bytes are
+    /// not taken for the file's version (they were: the file then counted as unchanged and
+    /// was never read again, even after it stopped hanging).
+    @Test(arguments: [
+        // shown is good, usable copy → outcome
+        (true, false, Outcome.keepsWhatIsShown),
+        (true, true, .keepsWhatIsShown),
+        (false, true, .takesTheLastGoodCopy),
+        (false, false, .waitsToBeReadAgain),
+    ])
+    func aStoppedReader(shownIsGood: Bool, hasCopy: Bool, outcome: Outcome) {
+        let choice = VersionChoice(isUnchanged: false, readsWell: false, shownIsGood: shownIsGood,
+                                   hasUsableCopy: hasCopy, readerStopped: true)
+        #expect(choice.outcome == outcome)
+        #expect(choice.state == .failed(keptLastGood: shownIsGood || hasCopy))
+    }
 }

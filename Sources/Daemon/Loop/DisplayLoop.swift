@@ -48,6 +48,9 @@ final class DisplayLoop {
     private var awaitingSchedule = false
     /// Reloads asked of the schedule and not yet reported done.
     private var reloadsInFlight = 0
+    /// The time of the snapshot's "read again" for which a reload was asked (a file the reader
+    /// gave up on is read again once, when that time comes).
+    private var readAgainAsked: Instant?
     /// Both clocks at the last turn: the wall clock moving otherwise than the steady one was set.
     private var lastTurn: (wall: WallInstant, steady: SteadyInstant)
     private var frameDeadline: SteadyInstant?
@@ -217,6 +220,7 @@ final class DisplayLoop {
             return .screenGone
         }
         if wall >= validUntil, !awaitingSchedule { requestMessages(at: wall) }
+        readFeedsAgainIfDue(at: wall)
         hearReminders(at: wall)
         followTheNight(steady: steady, wall: wall)
         followTheDark(at: wall)
@@ -612,6 +616,16 @@ final class DisplayLoop {
     }
 
     /// Asks the schedule for the messages at `wall`; what is shown stays until the answer.
+    /// Reloads the feeds when a file the reader gave up on (it hung, or used its time) is due
+    /// to be read again.
+    private func readFeedsAgainIfDue(at wall: WallInstant) {
+        guard let again = snapshot.feedsReadAgainAt, again != readAgainAsked, wall.instant >= again else { return }
+        readAgainAsked = again
+        log?.log(.notice, "reading again the calendars the reader gave up on")
+        reloadsInFlight += 1
+        schedule.reload()
+    }
+
     private func requestMessages(at wall: WallInstant) {
         request += 1
         awaitingSchedule = true
@@ -674,6 +688,9 @@ final class DisplayLoop {
             consider(steady + (step - wall))
         }
         if let due = reminders?.nextDue { consider(steady + max(0, WallInstant(due) - wall)) }
+        if let again = snapshot.feedsReadAgainAt, again != readAgainAsked {
+            consider(steady + max(0, WallInstant(again) - wall))
+        }
         if let dark = lighting.nextChange(after: wall.instant) { consider(steady + max(0, WallInstant(dark) - wall)) }
         return deadline
     }

@@ -47,6 +47,9 @@ struct VersionChoice: Hashable {
     var shownIsGood: Bool
     /// A last good copy on disk can stand in.
     var hasUsableCopy: Bool
+    /// The reader was stopped without a verdict on the bytes (it made no progress, used its
+    /// time, could not start): nothing is known of them, and they are read again later.
+    var readerStopped = false
 
     enum Outcome: Hashable {
         /// The version in effect stays, as it was.
@@ -59,13 +62,17 @@ struct VersionChoice: Hashable {
         case takesTheLastGoodCopy
         /// Broken, with nothing good to fall back on: what can be read of it is shown.
         case showsWhatItCan
+        /// Not read this time, with nothing good to fall back on: what is in effect stays (if
+        /// anything), and these bytes are not taken for the file's version.
+        case waitsToBeReadAgain
     }
 
     var outcome: Outcome {
         if isUnchanged { return .keepsItsVersion }
         if readsWell { return .takesTheNewVersion }
         if shownIsGood { return .keepsWhatIsShown }
-        return hasUsableCopy ? .takesTheLastGoodCopy : .showsWhatItCan
+        if hasUsableCopy { return .takesTheLastGoodCopy }
+        return readerStopped ? .waitsToBeReadAgain : .showsWhatItCan
     }
 
     /// What the status says of the file.
@@ -74,7 +81,7 @@ struct VersionChoice: Hashable {
         case .keepsItsVersion: shownIsGood ? .loaded : .failed(keptLastGood: false)
         case .takesTheNewVersion: .loaded
         case .keepsWhatIsShown, .takesTheLastGoodCopy: .failed(keptLastGood: true)
-        case .showsWhatItCan: .failed(keptLastGood: false)
+        case .showsWhatItCan, .waitsToBeReadAgain: .failed(keptLastGood: false)
         }
     }
 }

@@ -130,11 +130,13 @@ extension ScheduleState {
         }
         let dark = darkness(at: wall)
         if let change = dark.change, change > instant { next = min(next, change) }
+        let retryAt = dueRetries(from: instant.secondsSinceEpoch)
         return ScheduleSnapshot(
             messages: messages(at: instant), validUntil: zoned(next), utcOffset: offset,
             idleText: write(.fullDate, CivilDateTime(date: today)),
             orientation: orientation?.showsLine == true ? line?.text : nil, partOfDay: partOfDay,
-            darkUntil: dark.isDark ? dark.change.map(zoned) : nil, feeds: feeds)
+            darkUntil: dark.isDark ? dark.change.map(zoned) : nil, feeds: feeds,
+            feedsReadAgainAt: retryAt.map { Instant(secondsSinceEpoch: $0) })
     }
 
     /// Whether `screen_off` keeps the screen dark at the local time `wall`, and when that next

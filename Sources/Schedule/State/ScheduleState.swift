@@ -40,6 +40,9 @@ import Support
     private var loads = 0
     /// Counts the changes of the files in effect by loads and zones (not by expanding further).
     private var inEffectChanges = 0
+    /// The files the reader gave up on without a verdict on their bytes: read again at every
+    /// load, and when their retry is due.
+    var retries: [String: ReadRetry] = [:]
     /// When last good copies that could not be written were last tried again.
     private var copiesLastTried: Int64?
     /// How often they are tried again (a full disk may be emptied without any reload).
@@ -62,6 +65,19 @@ import Support
         var unchanged: Set<String>
         /// The files to read, in the order of the requests.
         var changed: [(String, [UInt8])]
+    }
+
+    /// A file the reader gave up on for now (it made no progress, used its time, could not
+    /// start): how often in a row, what it said, and when it is tried again (set by the next
+    /// snapshot: a one-shot command never tries again).
+    struct ReadRetry {
+        var attempts: Int
+        var problem: FeedProblem
+        var due: Int64?
+
+        /// 15 s after the first time, doubling to at most 15 minutes: a file that stops hanging
+        /// shows soon, and one that always hangs costs a helper for 2 s every 15 minutes.
+        var delay: Int64 { min(900, 15 << min(attempts - 1, 6)) }
     }
 
     struct WrittenKey: Hashable {
@@ -203,7 +219,7 @@ import Support
         var changed: [(String, [UInt8])] = []
         for file in files {
             guard case .success(let bytes)? = contents[file] else { continue }
-            if let current = inEffect[file], current.source.holds(bytes) {
+            if let current = inEffect[file], current.source.holds(bytes), retries[file] == nil {
                 if current.copyProblem != nil { keepCopy(of: file, bytes: bytes) }
                 attemptByFile[file] = current.expansion
                 unchanged.insert(file)
@@ -231,6 +247,7 @@ import Support
             let (file, bytes) = load.changed[index]
             guard !load.unchanged.contains(file) else { continue }
             takeNewVersion(bytes, of: file, expansion: expansion, systemPath: load.systemPaths[file])
+            retries[file] = nil
             load.attemptByFile[file] = inEffect[file]?.expansion
             load.unchanged.insert(file)
             tookSome = true
@@ -271,7 +288,9 @@ import Support
                 problems = attempt.problems
                 let choice = VersionChoice(
                     isUnchanged: unchanged.contains(file), readsWell: !attempt.hasErrors,
-                    shownIsGood: inEffect[file]?.isGood == true, hasUsableCopy: copyByFile[file] != nil)
+                    shownIsGood: inEffect[file]?.isGood == true, hasUsableCopy: copyByFile[file] != nil,
+                    readerStopped: attempt.isTransient)
+                if !unchanged.contains(file) { noteRetry(of: file, after: attempt) }
                 switch choice.outcome {
                 case .keepsItsVersion:
                     break
@@ -284,6 +303,8 @@ import Support
                 case .showsWhatItCan:
                     inEffect[file] = FeedInEffect(source: systemPaths[file].map { .disk($0, FeedFingerprint(bytes)) } ?? .memory(bytes),
                                                   expansion: attempt, isGood: false, isExpandable: !attempt.readerGaveUp)
+                case .waitsToBeReadAgain:
+                    break
                 }
                 state = choice.state
             case .failure(let error)?:
@@ -300,6 +321,7 @@ import Support
         }
         let seen = Set(files + kept)
         inEffect = inEffect.filter { seen.contains($0.key) }
+        retries = retries.filter { seen.contains($0.key) }
         order = (files + kept).filter { inEffect[$0] != nil }
         if let lastGoodDirectory, !load.someSourceUnreadable {
             forgetCopies(in: lastGoodDirectory, keeping: seen.subtracting(fetchedNames))
@@ -308,6 +330,33 @@ import Support
         inEffectChanges += 1
         rebuildIndex()
         return statuses
+    }
+
+    /// Keeps, or forgets, that `file` is to be read again: the reader gave up on `attempt`
+    /// without a verdict, or it read.
+    private func noteRetry(of file: String, after attempt: FeedExpansion) {
+        guard attempt.isTransient, let problem = attempt.problems.first else {
+            retries[file] = nil
+            return
+        }
+        retries[file] = ReadRetry(attempts: (retries[file]?.attempts ?? 0) + 1, problem: problem)
+    }
+
+    /// Fixes when each file the reader gave up on is tried again, counted from `instant` (the
+    /// display's now), and returns the first such time.
+    func dueRetries(from instant: Int64) -> Int64? {
+        for (file, retry) in retries where retry.due == nil {
+            retries[file]!.due = instant + retry.delay
+        }
+        return retries.values.compactMap(\.due).min()
+    }
+
+    /// A problem as the status says it: a reader's give-up says when it is tried again.
+    private func worded(_ problem: FeedProblem, of file: String) -> FeedProblem {
+        guard let retry = retries[file], retry.problem == problem, let due = retry.due else { return problem }
+        var worded = problem
+        worded.message += "; will try again at " + write(.clock, zoned(Instant(secondsSinceEpoch: due)).wallClock)
+        return worded
     }
 
     /// Puts `bytes`, which read well, in effect for `file`, and keeps them as its last good
@@ -401,6 +450,7 @@ import Support
                 // What became of the version shown in its place.
                 status.problems += expansion.problems.filter { !status.problems.contains($0) }
             }
+            status.problems = status.problems.map { worded($0, of: status.path) }
             return status
         }
     }
@@ -533,6 +583,8 @@ import Support
             if expansion.readerGaveUp {
                 inEffect[file]!.isExpandable = false
                 inEffect[file]!.expansion.problems += expansion.problems
+                // Stopped without a verdict: the next load reads the file again.
+                if expansion.isTransient { noteRetry(of: file, after: expansion) }
             } else {
                 inEffect[file]!.expansion = expansion
             }
