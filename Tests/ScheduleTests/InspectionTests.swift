@@ -17,9 +17,11 @@ import Testing
         // theirs — the kiosk test one for 15 minutes; the bound only ends a broken run.)
         let slowReader = FeedReader.helper(executable: "/bin/sh", arguments: [
             "-c", "touch '\(started)'; for i in $(seq 24000); do [ -e '\(released)' ] && exit 1; sleep 0.1; done"])
-        // The reader's deadline is the test's too: a slow run must not end it early.
+        // The reader's deadlines are the test's too: a slow run must not end it early (it
+        // sleeps: without them it would be stopped as blocked after 2 s).
         var limits = ScheduleLimits()
         limits.maximumSecondsPerFile = 3_600
+        limits.maximumStalledSeconds = 3_600
         let schedule = try await Schedule(displayZone: "UTC", limits: limits, reader: slowReader, orientation: OrientationSettings())
         let inspected = Mutex(false)
         let inspection = Task {
