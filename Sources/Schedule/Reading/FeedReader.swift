@@ -230,6 +230,7 @@ enum HelperRun {
         /// The batches not yet handed to a helper, the next one last.
         var queue = Array(batches(requests).reversed())
         var running: [Child] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var arrived: [(index: Int, expansion: FeedExpansion)] = []
         var handedOn = readClock(CLOCK_MONOTONIC)
         let parallel = max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
@@ -308,7 +309,7 @@ enum HelperRun {
                 if events & Int16(POLLOUT) != 0 { send(child, now: now) }
                 var ended = false
                 if events & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
-                    switch receive(child) {
+                    switch receive(child, into: &chunk) {
                     case .more: child.lastActivity = now
                     case .ended: ended = true
                     case .tooLong:
@@ -493,9 +494,9 @@ enum HelperRun {
         case tooLong
     }
 
-    /// Reads what is there.
-    private static func receive(_ child: Child) -> Received {
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    /// Reads what is there, through `chunk` (one for all helpers: a file's answer is often
+    /// smaller than clearing a new one would cost).
+    private static func receive(_ child: Child, into chunk: inout [UInt8]) -> Received {
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(child.socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if count > 0 {
