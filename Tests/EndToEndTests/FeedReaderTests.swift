@@ -27,8 +27,9 @@ import Testing
     }
 
     /// The real reader with `Fixtures/hang-libical.c` preloaded: a calendar holding one of its
-    /// `X-TEST-` lines makes it hang, spin, crash or answer garbage.
-    nonisolated static func misbehavingReader(in folder: String) throws -> FeedReader {
+    /// `X-TEST-` lines makes it hang, spin, crash or answer garbage. Given a processor, it
+    /// runs on that one only.
+    nonisolated static func misbehavingReader(in folder: String, onProcessor processor: Int? = nil) throws -> FeedReader {
         let shim = folder + "/hang-libical.so"
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/hang-libical.c")
         let compiler = Process()
@@ -37,14 +38,18 @@ import Testing
         try compiler.run()
         compiler.waitUntilExit()
         #expect(compiler.terminationStatus == 0)
-        return .helper(executable: "/bin/sh", arguments: ["-c", "LD_PRELOAD=\"$1\" exec \"$0\" read-feed", CommandLineTests.binary, shim])
+        let helper = ["-c", "LD_PRELOAD=\"$1\" exec \"$0\" read-feed", CommandLineTests.binary, shim]
+        guard let processor else { return .helper(executable: "/bin/sh", arguments: helper) }
+        return .helper(executable: "/usr/bin/taskset", arguments: ["-c", "\(processor)", "/bin/sh"] + helper)
     }
 
-    func load(_ folder: String, reader: FeedReader, limits: ScheduleLimits = .init()) throws -> (ScheduleState, FeedStatus) {
+    func load(
+        _ folder: String, reader: FeedReader, limits: ScheduleLimits = .init(), shown: [String] = ["Good"]
+    ) throws -> (ScheduleState, FeedStatus) {
         let schedule = try ScheduleState(displayZone: "UTC", limits: limits, reader: reader)
         let statuses = schedule.load([folder], around: instant(Self.at))
         #expect(statuses.first { $0.path.hasSuffix("/good.ics") }?.state == .loaded)
-        #expect(schedule.messages(at: instant(Self.at)).map(\.text) == ["Good"])
+        #expect(schedule.messages(at: instant(Self.at)).map(\.text) == shown)
         return (schedule, try #require(statuses.first { $0.path.hasSuffix("/bad.ics") }))
     }
 
@@ -63,8 +68,32 @@ import Testing
         }
     }
 
-    /// The deadline is processor time: a reader that waits (as one at the lowest priority waits
-    /// for a processor on a busy machine) longer than the deadline is not taken for a hung one.
+    /// A file that is only slow (it computes past `setAsideAfter`, well within its deadline) is
+    /// read on a machine whose processor another program keeps busy: the reader and that
+    /// program share one processor here. A helper set aside at the lowest priority got about
+    /// one hundredth of it and was stopped at four times the deadline (as `check` was on a
+    /// folder with a deeply nested file while the test suite ran in parallel).
+    @Test func aSlowFileIsReadWhileAnotherProgramComputes() throws {
+        var limits = ScheduleLimits()
+        limits.maximumSecondsPerFile = 1
+        try withFeeds(bad: Self.calendar("bad", "Bad", "X-TEST-COMPUTE:700")) { folder in
+            let reader = try Self.misbehavingReader(in: folder, onProcessor: 0)
+            let busy = Process()
+            busy.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+            busy.arguments = ["-c", "0", "/bin/sh", "-c", "while :; do :; done"]
+            try busy.run()
+            defer {
+                // SIGKILL: the test process's blocked signals (SIGTERM among them) are the child's too.
+                kill(busy.processIdentifier, SIGKILL)
+                busy.waitUntilExit()
+            }
+            let (_, status) = try load(folder, reader: reader, limits: limits, shown: ["Bad", "Good"])
+            #expect(status.state == .loaded, "\(status.problems)")
+        }
+    }
+
+    /// The deadline is processor time: a reader that waits (as one waits for a processor on a
+    /// busy machine) longer than the deadline is not taken for a hung one.
     @Test func aReaderThatWaitsIsNotStoppedAtItsDeadline() throws {
         var limits = ScheduleLimits()
         limits.maximumSecondsPerFile = 0.5

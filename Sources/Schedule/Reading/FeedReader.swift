@@ -203,7 +203,8 @@ enum HelperRun {
 
     /// A helper that has computed this long on one file (its processor time, so a helper that
     /// only waits for the processor on a busy machine is not taken for a slow one) is set aside
-    /// with it at the lowest priority.
+    /// with it. It keeps its priority: a file that is only slow must still be read on a busy
+    /// machine (or an emulated one, where the ticker takes most of the processor).
     static let setAsideAfter: Int64 = 250_000_000
     /// A helper whose threads all sleep and that neither computed nor answered for this long
     /// is blocked (libical does not wait for anything): set aside.
@@ -382,7 +383,6 @@ enum HelperRun {
                     }
                     child.setAsideAt = now
                     handOnTheRest(of: child)
-                    if !look.isBlocked { lowerPriority(of: child.pid) }
                 }
             }
             for position in Set(done).sorted().reversed() {
@@ -444,15 +444,6 @@ enum HelperRun {
             child.processorAtBegin = nil
             child.processorAtActivity = nil
             child.processorSeen = nil
-        }
-    }
-
-    /// Gives every thread of a process the lowest priority (a priority is a thread's on Linux:
-    /// libical runs on a thread of the helper's, not on its first one).
-    private static func lowerPriority(of pid: pid_t) {
-        for thread in directoryEntries("/proc/\(pid)/task") ?? [] {
-            guard let id = id_t(thread.name) else { continue }
-            setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id, 19)
         }
     }
 

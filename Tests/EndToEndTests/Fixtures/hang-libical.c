@@ -5,6 +5,7 @@
  *                 making its name with ".waiting" added (holding the reader's pid); without a
  *                 file, for ever
  *   X-TEST-SPIN   the parse computes for ever
+ *   X-TEST-COMPUTE:N  the parse computes for N ms of processor time first (a slow file)
  *   X-TEST-CRASH  the parse crashes (SIGSEGV)
  *   X-TEST-GARBLE the reader writes garbage where its answer goes and ends
  *   X-TEST-READ-HANG  the reader's read() that returns those bytes blocks for ever (the
@@ -15,7 +16,9 @@
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef void *(*parse_function)(const char *);
@@ -49,6 +52,15 @@ void *icalparser_parse_string(const char *text) {
     if (text != NULL && strstr(text, "X-TEST-SPIN") != NULL) {
         volatile unsigned long turns = 0;
         for (;;) turns++;
+    }
+    const char *compute = text == NULL ? NULL : strstr(text, "X-TEST-COMPUTE:");
+    if (compute != NULL) {
+        double seconds = strtol(compute + 15, NULL, 10) / 1000.0, used = 0;
+        while (used < seconds) {
+            struct timespec now;
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+            used = now.tv_sec + now.tv_nsec / 1e9;
+        }
     }
     if (text != NULL && strstr(text, "X-TEST-CRASH") != NULL) raise(SIGSEGV);
     if (text != NULL && strstr(text, "X-TEST-GARBLE") != NULL) {
