@@ -34,11 +34,15 @@ let package = Package(
         .target(name: "Sound", dependencies: ["Support", "CEspeak", "CALSA", "CSndfile"]),
         .target(name: "CCurl"),
         .target(name: "CMosquitto"),
-        .target(name: "Daemon", dependencies: ["Support", "Schedule", "Marquee", "Display", "Sound", "CLinux", "CCurl", "CMosquitto"]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The reminder ledger: what became of each reminder, in SQLite (the only module that
+        // imports CSQLite).
+        .target(name: "Ledger", dependencies: ["Support", "CSQLite"]),
+        .target(name: "Daemon", dependencies: ["Support", "Schedule", "Marquee", "Display", "Sound", "Ledger", "CLinux", "CCurl", "CMosquitto"]),
         // The `marquee` command (its folder differs from Marquee's by more than case).
         .executableTarget(
             name: "MarqueeCLI",
-            dependencies: ["Support", "Schedule", "Marquee", "Display", "Sound", "Daemon", "CLinux", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["Support", "Schedule", "Marquee", "Display", "Sound", "Daemon", "Ledger", "CLinux", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "schedule-benchmark", dependencies: ["Support", "Schedule", "CLibical"], path: "Benchmarks/ScheduleBenchmark"),
         .executableTarget(name: "marquee-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/MarqueeBenchmark"),
@@ -49,11 +53,12 @@ let package = Package(
         .testTarget(name: "ScheduleTests", dependencies: ["Support", "Schedule", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SoundTests", dependencies: ["Sound", "Support", "TestSupport"]),
         .testTarget(name: "MarqueeTests", dependencies: ["Support", "Marquee", "TestSupport"]),
+        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "Support", "TestSupport"]),
         .testTarget(name: "SupportTests", dependencies: ["Support", "TestSupport"]),
         .testTarget(name: "MarqueeCLITests", dependencies: ["MarqueeCLI", "Daemon", "Schedule"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "Support", "CZlib", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "DaemonTests", dependencies: ["Support", "Daemon", "Display", "Schedule", "Marquee", "LoopbackServers", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["Schedule", "Sound", "Support", "LoopbackServers", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Schedule", "Sound", "Support", "Ledger", "LoopbackServers", "TestSupport"], exclude: ["Fixtures"]),
         // Real servers on loopback for the tests (nginx with a certificate authority of its own).
         .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),
         // What the tests share: waiting for what real time drives, sound heard back.
