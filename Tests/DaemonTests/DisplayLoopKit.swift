@@ -267,14 +267,16 @@ final class DisplayLoopKit {
         await schedule.load([folder], around: wall)
         let snapshot = await schedule.snapshot(at: wall)
         let (state, mailbox) = (state, mailbox)
-        let (reminders, voice) = sound.map { hearing($0, stateFolder: stateFolder, fetchedRecordings: fetchedRecordings, state: state,
-                                                      mailbox: mailbox, log: log) } ?? (nil, nil)
+        let voice = sound.map { hearing($0, stateFolder: stateFolder, state: state, mailbox: mailbox, log: log) }
+        let (reminders, records) = sound.map {
+            remembering($0, stateFolder: stateFolder, fetchedRecordings: fetchedRecordings, at: wall, state: state, log: log)
+        } ?? (nil, nil)
         self.voice = voice
         loop = DisplayLoop(
             clock: clock, screen: screen, schedule: ScheduleService(schedule: schedule, mailbox: mailbox, log: nil),
             snapshot: snapshot, settings: settings, state: state, environment: environment, log: log,
             reloadSettings: reloadSettings, showsProblems: showsProblems, backlight: backlight,
-            reminders: reminders, voice: voice, television: television)
+            reminders: reminders, voice: voice, records: records, television: television)
         await settle()
     }
 
@@ -365,6 +367,8 @@ final class WakeRecorder: TelevisionWaking {
     func standby(because reason: String) { reasons.withLock { $0.append("standby: " + reason) } }
 
     func reclaimInput() { reasons.withLock { $0.append("reclaim") } }
+
+    func isReadyForSound() -> Bool { true }
 
     var woken: [String] { reasons.withLock { $0 } }
 }

@@ -1,3 +1,4 @@
+import Ledger
 import Schedule
 import Support
 import Sound
@@ -6,9 +7,10 @@ import Testing
 
 @testable import Daemon
 
-/// Which reminders sound and when, on instants the test gives: at the trigger and never
-/// before, once per trigger (across a restart too), not hours late, quiet at night unless
-/// urgent, silent when muted, repeated until acknowledged.
+/// The reminder desk's table (docs/design.md), row by row, on instants the test gives: at the
+/// trigger and never before, once per trigger (across a restart too), heard late while current
+/// and said why, not hours late, quiet at night unless urgent, silent when muted but still
+/// lit, repeated until acknowledged or its event is gone.
 struct ReminderPlanTests {
     private let trigger = instant("2026-07-01T09:30:00Z")
 
@@ -32,7 +34,7 @@ struct ReminderPlanTests {
         let first = plan.look(at: messages, now: at(0), isNight: false)
         #expect(first.play.map(\.text) == ["Leave for the dentist"])
         #expect(first.play.first?.number == 1 && first.play.first?.of == 1)
-        #expect(first.keptChanged)
+        #expect(first.record.map(\.fate) == [.sounding] && first.light.count == 1 && first.wakeTelevision)
         #expect(plan.look(at: messages, now: at(1), isNight: false).play.isEmpty)
         // A feed that changes the text does not make it a new reminder.
         var changed = messages
@@ -43,20 +45,17 @@ struct ReminderPlanTests {
         #expect(plan.look(at: messages, now: at(5), isNight: false).play.isEmpty)
     }
 
-    /// What was decided is kept (the state folder's record) and read by the next run; the
-    /// first version's record (a list of decided triggers) is read too.
+    /// What was decided is kept in the ledger and read by the next run: nothing replays.
     @Test func aRestartDoesNotReplay() throws {
-        var plan = ReminderPlan(settings: SoundSettings())
-        _ = plan.look(at: [message()], now: at(0), isNight: false)
-        let read = try #require(ReminderPlan.Kept.decode(plan.kept.encoded))
-        var restarted = ReminderPlan(settings: SoundSettings(), kept: read)
-        let decisions = restarted.look(at: [message()], now: at(10), isNight: false)
-        #expect(decisions.play.isEmpty && decisions.journal.isEmpty)
-        #expect(restarted.recent == plan.recent)
-        #expect(ReminderPlan.Kept.decode(Array("{not json".utf8)) == nil)
-        let firstVersion = #"[{"key":{"event":"dentist","trigger":1782898200,"origin":"audio"},"decidedAt":1782898200}]"#
-        let old = try #require(ReminderPlan.Kept.decode(Array(firstVersion.utf8)))
-        #expect(old.heard == [ReminderPlan.Key(event: "dentist", trigger: 1_782_898_200, origin: "audio"): 1_782_898_200])
+        try withTemporaryFolder { folder in
+            let ledger = try ReminderLedger(path: folder.path + "/" + ReminderLedger.fileName)
+            var plan = ReminderPlan(settings: SoundSettings())
+            try ledger.record(plan.look(at: [message()], now: at(0), isNight: false).record)
+            var restarted = ReminderPlan(settings: SoundSettings(), entries: try ledger.entries(since: 0), runStarted: at(8))
+            let decisions = restarted.look(at: [message()], now: at(10), isNight: false)
+            #expect(decisions.play.isEmpty && decisions.journal.isEmpty && decisions.record.isEmpty)
+            #expect(restarted.recent == plan.recent)
+        }
     }
 
     /// A restart between a reminder's soundings: its repeats come at their times with its
@@ -69,26 +68,27 @@ struct ReminderPlanTests {
         let birthday = message("It's Johnny's birthday!", origin: .event, uid: "birthday")
         #expect(plan.look(at: [dentist], now: at(0), isNight: false).play.count == 1)
         #expect(plan.look(at: [dentist, birthday], now: at(1), isNight: true).play.isEmpty)
-        var restarted = ReminderPlan(settings: SoundSettings(repeatUntilAcknowledged: 2),
-                                     kept: try #require(ReminderPlan.Kept.decode(plan.kept.encoded)))
+        var restarted = ReminderPlan(settings: SoundSettings(repeatUntilAcknowledged: 2), entries: Array(plan.entries.values))
         #expect(restarted.nextDue == at(ReminderPlan.repeatSeconds))
         #expect(restarted.look(at: [dentist, birthday], now: at(60), isNight: true).play.isEmpty)
         let repeated = restarted.look(at: [dentist, birthday], now: at(ReminderPlan.repeatSeconds), isNight: false)
         #expect(repeated.play.map(\.text) == ["It's Johnny's birthday!", "Leave for the dentist"])
         #expect(repeated.play.last?.number == 2 && repeated.play.last?.of == 3)
         #expect(repeated.play.last?.recording == .bytes([7, 7, 7], describedAs: "written into /feeds/a.ics"))
-        #expect(restarted.acknowledge(at: at(ReminderPlan.repeatSeconds + 5)).sorted()
+        #expect(restarted.acknowledge(at: at(ReminderPlan.repeatSeconds + 5), by: "a key").map(\.text).sorted()
             == ["It's Johnny's birthday!", "Leave for the dentist"])
         #expect(restarted.lastAcknowledged?.text != nil && !restarted.isWaiting)
     }
 
-    /// More than a minute late (the box was off at its time) it is said as missed, not played.
+    /// More than `latestHeard` late (the box was off at its time) it is said as missed, not
+    /// played, nor lit.
     @Test func aReminderMissedWhileOffIsSaidNotPlayed() {
-        var plan = ReminderPlan(settings: SoundSettings())
+        var plan = ReminderPlan(settings: SoundSettings(), runStarted: at(3 * 3_600 - 30))
         let decisions = plan.look(at: [message()], now: at(3 * 3_600), isNight: false)
-        #expect(decisions.play.isEmpty)
-        #expect(decisions.journal.count == 1 && decisions.journal[0].contains("was missed"))
-        #expect(plan.recent.map(\.outcome) == [.missed])
+        #expect(decisions.play.isEmpty && decisions.light.isEmpty && !decisions.wakeTelevision)
+        #expect(decisions.journal == ["reminder \"Leave for the dentist\" of 2026-07-01T09:30:00+00:00 was missed: it was due "
+            + "3 h 0 min earlier: the box was off at its time (marquee started at 12:29); it is not played this late"])
+        #expect(plan.recent.map(\.fate) == [.missed])
         #expect(plan.look(at: [message()], now: at(3 * 3_600 + 60), isNight: false).journal.isEmpty)
         // Within the minute it still sounds.
         var onTime = ReminderPlan(settings: SoundSettings())
@@ -102,11 +102,13 @@ struct ReminderPlanTests {
                                   isNight: true)
         #expect(decisions.play.map(\.text) == ["Urgent"])
         #expect(decisions.play.first?.atNight == true)
-        #expect(Set(plan.recent.map(\.outcome)) == [.quietAtNight, .sounding])
-        // Late by night (the box was off at its time): missed, not kept for the morning.
+        #expect(Set(plan.recent.map(\.fate)) == [.quietAtNight, .sounding])
+        // The quiet one does not light a dark bedroom; the urgent one does.
+        #expect(decisions.light.map(\.text) == ["Urgent"])
+        // Late by night, but current: kept for the morning like the others.
         var late = ReminderPlan(settings: SoundSettings())
-        #expect(late.look(at: [message("Calm", uid: "a")], now: at(600), isNight: true).journal.count == 1)
-        #expect(late.look(at: [message("Calm", uid: "a")], now: at(9 * 3_600), isNight: false).play.isEmpty)
+        #expect(late.look(at: [message("Calm", uid: "a")], now: at(600), isNight: true).record.map(\.fate) == [.quietAtNight])
+        #expect(late.look(at: [message("Calm", uid: "a")], now: at(9 * 3_600), isNight: false).play.count == 1)
     }
 
     /// What the night kept quiet is heard when it ends, if its message still shows (an all-day
@@ -116,21 +118,27 @@ struct ReminderPlanTests {
         let birthday = message("It's Johnny's birthday!", origin: .event, uid: "birthday")
         let bins = message("Put the bins out", origin: .event, uid: "bins")
         #expect(plan.look(at: [birthday, bins], now: at(0), isNight: true).play.isEmpty)
-        #expect(plan.recent.map(\.outcome) == [.quietAtNight, .quietAtNight])
+        #expect(plan.recent.map(\.fate) == [.quietAtNight, .quietAtNight])
         #expect(plan.look(at: [birthday, bins], now: at(3_600), isNight: true).play.isEmpty)
-        // Morning, seven hours on: the bins' message ended, the birthday shows all day.
+        // Morning, seven hours on: the bins' message ended (missed, and said), the birthday shows all day.
         let morning = plan.look(at: [birthday], now: at(7 * 3_600), isNight: false)
-        #expect(morning.play.map(\.text) == ["It's Johnny's birthday!"] && morning.journal.isEmpty)
+        #expect(morning.play.map(\.text) == ["It's Johnny's birthday!"] && morning.light.map(\.text) == ["It's Johnny's birthday!"])
+        #expect(morning.journal == ["reminder \"Put the bins out\" was not heard: its event ended in the quiet night, "
+            + "before it could be heard"])
+        #expect(plan.entries.values.first { $0.text == "Put the bins out" }?.fate == .missed)
         #expect(plan.nextDue == at(7 * 3_600 + ReminderPlan.repeatSeconds))
-        #expect(plan.recent.first { $0.text == "It's Johnny's birthday!" }?.outcome == .sounding)
+        #expect(plan.recent.first { $0.text == "It's Johnny's birthday!" }?.fate == .sounding)
         #expect(plan.look(at: [birthday], now: at(7 * 3_600 + 10), isNight: false).play.isEmpty)
     }
 
     @Test func mutedNothingSounds() {
         var plan = ReminderPlan(settings: SoundSettings())
         plan.muted = true
-        #expect(plan.look(at: [message(priority: 1)], now: at(0), isNight: false).play.isEmpty)
-        #expect(plan.recent.map(\.outcome) == [.muted])
+        let decisions = plan.look(at: [message(priority: 1)], now: at(0), isNight: false)
+        #expect(decisions.play.isEmpty)
+        #expect(plan.recent.map(\.fate) == [.muted])
+        // Shown on something: the screen is lit and the television woken.
+        #expect(decisions.light.count == 1 && decisions.wakeTelevision)
     }
 
     /// `speak` chooses which alarms sound.
@@ -142,7 +150,11 @@ struct ReminderPlanTests {
     func speakChoosesWhatIsHeard(speak: SoundSettings.Speak, heard: [Sounding.Origin]) {
         var plan = ReminderPlan(settings: SoundSettings(speak: speak))
         let messages = [Sounding.Origin.audioAlarm, .displayAlarm, .event].map { message($0.rawValue, origin: $0, uid: $0.rawValue) }
-        #expect(plan.look(at: messages, now: at(0), isNight: false).play.map(\.text) == heard.map(\.rawValue))
+        let decisions = plan.look(at: messages, now: at(0), isNight: false)
+        #expect(decisions.play.map(\.text) == heard.map(\.rawValue))
+        // What is not heard is shown only, and still lit.
+        #expect(decisions.record.filter { $0.fate == .shownOnly }.count == 3 - heard.count)
+        #expect(decisions.light.count == 3 && decisions.wakeTelevision)
     }
 
     /// The calendar's REPEAT and DURATION: repeats at the trigger plus each interval, then
@@ -160,7 +172,7 @@ struct ReminderPlanTests {
         let end = plan.look(at: messages, now: at(360), isNight: false)
         #expect(end.play.isEmpty)
         #expect(end.journal == ["reminder \"Leave for the dentist\" sounded 3 times and nobody acknowledged it"])
-        #expect(plan.recent.first?.outcome == .notAcknowledged && plan.recent.first?.soundings == 3)
+        #expect(plan.recent.first?.fate == .notAcknowledged && plan.recent.first?.soundings == 3)
         #expect(plan.nextDue == nil)
     }
 
@@ -172,11 +184,12 @@ struct ReminderPlanTests {
         #expect(plan.look(at: messages, now: at(0), isNight: false).play.first?.of == 3)
         #expect(plan.nextDue == at(ReminderPlan.repeatSeconds))
         #expect(plan.isWaiting)
-        #expect(plan.acknowledge(at: at(30)) == ["Leave for the dentist"])
+        #expect(plan.acknowledge(at: at(30), by: "a key").map(\.text) == ["Leave for the dentist"])
         #expect(plan.nextDue == nil && !plan.isWaiting)
         #expect(plan.look(at: messages, now: at(ReminderPlan.repeatSeconds), isNight: false).play.isEmpty)
-        #expect(plan.recent.first?.outcome == .acknowledged && plan.recent.first?.at == at(30))
-        #expect(plan.acknowledge(at: at(40)).isEmpty)
+        #expect(plan.recent.first?.fate == .acknowledged && plan.recent.first?.changedAt == at(30).secondsSinceEpoch)
+        #expect(plan.recent.first?.acknowledgedBy == "a key")
+        #expect(plan.acknowledge(at: at(40), by: "a key").isEmpty)
     }
 
     /// The clock set forward past several repeats: one sounds, the others are skipped.
@@ -232,12 +245,72 @@ struct ReminderPlanTests {
         #expect(found.source == nil && found.unplayable == "the sound at an address (ATTACH https://example.com/a.mp3) is not fetched")
     }
 
-    /// What is remembered is forgotten after a week and a day.
-    @Test func oldTriggersAreForgotten() {
+    /// A trigger that reaches the box late (a subscription fetched every few minutes) is heard
+    /// while its reminder shows, and called late, with why: never "the box was off" when it was on.
+    @Test func aLateTriggerIsHeardWhileCurrent() {
+        var plan = ReminderPlan(settings: SoundSettings(), runStarted: at(-3_600))
+        let decisions = plan.look(at: [message()], now: at(600), isNight: false)
+        #expect(decisions.play.count == 1 && decisions.light.count == 1)
+        #expect(plan.recent.first?.why == "heard 10 min late: its calendar reached the box after its time")
+        var offAtItsTime = ReminderPlan(settings: SoundSettings(), runStarted: at(500))
+        _ = offAtItsTime.look(at: [message()], now: at(600), isNight: false)
+        #expect(offAtItsTime.recent.first?.why == "heard 10 min late: the box was off at its time (marquee started at 09:38)")
+        #expect(offAtItsTime.recent.first?.fate == .sounding)
+    }
+
+    /// Repeats stop when the event ends or is taken out of the calendar: not acknowledged, and why.
+    @Test func repeatsStopWhenTheEventIsGone() {
+        var plan = ReminderPlan(settings: SoundSettings(repeatUntilAcknowledged: 3))
+        #expect(plan.look(at: [message()], now: at(0), isNight: false).play.count == 1)
+        let gone = plan.look(at: [], now: at(ReminderPlan.repeatSeconds), isNight: false)
+        #expect(gone.play.isEmpty && plan.nextDue == nil && !plan.isWaiting)
+        #expect(gone.record.first?.fate == .notAcknowledged)
+        #expect(gone.record.first?.why == "its event ended or was taken out of the calendar before anyone acknowledged it")
+    }
+
+    /// `DURATION:PT1S` repeats a minute apart at the shortest: ten repeats are not ten seconds.
+    @Test func aRepeatEverySecondIsAMinuteApart() {
         var plan = ReminderPlan(settings: SoundSettings())
+        let messages = [message(repeats: 10, every: 1)]
+        _ = plan.look(at: messages, now: at(0), isNight: false)
+        #expect(plan.nextDue == at(ReminderPlan.shortestRepeat))
+        #expect(plan.look(at: messages, now: at(5), isNight: false).play.isEmpty)
+    }
+
+    /// An event longer than the days a trigger is remembered is not missed again once it is
+    /// forgotten: triggers older than that are not decided at all.
+    @Test func aLongEventIsNotMissedAgain() {
+        var plan = ReminderPlan(settings: SoundSettings())
+        let holiday = message("Anna is on holiday", uid: "holiday")
+        #expect(plan.look(at: [holiday], now: at(0), isNight: false).play.count == 1)
+        _ = plan.acknowledge(at: at(10), by: "a key")
+        for day in [7, 8, 9, 12, 20] as [Int64] {
+            let decisions = plan.look(at: [holiday], now: at(day * 86_400 + 5), isNight: false)
+            #expect(decisions.record.isEmpty && decisions.journal.isEmpty && decisions.play.isEmpty, "day \(day)")
+        }
+        var restarted = ReminderPlan(settings: SoundSettings(), runStarted: at(20 * 86_400))
+        #expect(restarted.look(at: [holiday], now: at(20 * 86_400 + 5), isNight: false).record.isEmpty)
+    }
+
+    /// The quiet night is `screen_off`'s hours when they are set (the dark bedroom), else the
+    /// orientation's night: one definition for the sound.
+    @Test func theQuietNightIsTheScreensWhenItIsSet() {
+        var settings = SoundSettings()
+        let dark = ZonedTime(instant: at(3_600), utcOffset: 0)
+        #expect(settings.isQuietNight(darkUntil: nil, partOfDay: .night))
+        #expect(!settings.isQuietNight(darkUntil: dark, partOfDay: .evening))
+        settings.quietNightIsScreenOff = true
+        #expect(settings.isQuietNight(darkUntil: dark, partOfDay: .evening))
+        #expect(!settings.isQuietNight(darkUntil: nil, partOfDay: .night))
+    }
+
+    /// What is remembered is forgotten after a week and a day (the ledger keeps it 90 days).
+    @Test func oldTriggersAreForgotten() {
+        var plan = ReminderPlan(settings: SoundSettings(repeatUntilAcknowledged: 0))
         _ = plan.look(at: [message()], now: at(0), isNight: false)
-        #expect(plan.heard.count == 1)
-        let later = plan.look(at: [], now: at(ReminderPlan.rememberedSeconds + 1), isNight: false)
-        #expect(later.keptChanged && plan.heard.isEmpty)
+        _ = plan.look(at: [message()], now: at(ReminderPlan.repeatSeconds), isNight: false)
+        #expect(plan.entries.count == 1)
+        _ = plan.look(at: [], now: at(ReminderPlan.rememberedSeconds + ReminderPlan.repeatSeconds + 1), isNight: false)
+        #expect(plan.entries.isEmpty)
     }
 }

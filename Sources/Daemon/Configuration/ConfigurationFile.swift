@@ -101,6 +101,7 @@ package struct ConfigurationFile: Sendable, Hashable {
         if let soundDevice { sound.device = soundDevice }
         if let repeatUntilAcknowledged { sound.repeatUntilAcknowledged = repeatUntilAcknowledged }
         sound.certificateAuthorities = subscriptionCertificateAuthorities
+        sound.quietNightIsScreenOff = screenOff != nil
         return sound
     }
 

@@ -1,5 +1,6 @@
 import Display
 import Marquee
+import Ledger
 import Schedule
 import Support
 import Synchronization
@@ -204,11 +205,42 @@ package struct SoundStatus: Codable, Sendable, Hashable {
     package struct Reminder: Codable, Sendable, Hashable {
         package var text: String
         package var trigger: String
-        /// `sounding`, `acknowledged`, `not acknowledged`, `missed`, `quiet at night`, `muted`.
+        /// `sounding`, `acknowledged`, `not acknowledged`, `missed`, `quiet at night`, `muted`,
+        /// `shown only` (`LedgerEntry.Fate`).
         package var outcome: String
         /// When the outcome last changed.
         package var at: String
         package var soundings: Int
+        /// How many times it sounds at most.
+        package var of: Int?
+        /// Why (how late it was heard, why it was missed or only shown).
+        package var why: String?
+        /// Who acknowledged it: "a key", "request", "MQTT".
+        package var acknowledgedBy: String?
+
+        package init(text: String, trigger: String, outcome: String, at: String, soundings: Int, of: Int? = nil,
+                     why: String? = nil, acknowledgedBy: String? = nil) {
+            self.text = text
+            self.trigger = trigger
+            self.outcome = outcome
+            self.at = at
+            self.soundings = soundings
+            self.of = of
+            self.why = why
+            self.acknowledgedBy = acknowledgedBy
+        }
+
+        /// A ledger's row, its times at the UTC offset of `utcOffset` (the trigger at its own).
+        package init(_ entry: LedgerEntry, utcOffset: Int) {
+            text = entry.text
+            trigger = ZonedTime(instant: Instant(secondsSinceEpoch: entry.key.trigger), utcOffset: entry.triggerOffset).rfc3339
+            outcome = entry.fate.rawValue
+            at = ZonedTime(instant: Instant(secondsSinceEpoch: entry.changedAt), utcOffset: utcOffset).rfc3339
+            soundings = entry.soundings
+            of = entry.total > 0 ? entry.total : nil
+            why = entry.why
+            acknowledgedBy = entry.acknowledgedBy
+        }
     }
 
     /// `alarms`, `audio-only` or `off`.

@@ -1,5 +1,6 @@
 import CLinux
 import Display
+import Ledger
 import Marquee
 import Schedule
 import Sound
@@ -150,10 +151,7 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
             return reloaded
         }
     }
-    let (reminders, voice) = configuration.sound.map {
-        hearing($0, stateFolder: configuration.stateDirectory, fetchedRecordings: recordings?.folder, state: state,
-                mailbox: mailbox, log: log)
-    } ?? (nil, nil)
+    let voice = configuration.sound.map { hearing($0, stateFolder: configuration.stateDirectory, state: state, mailbox: mailbox, log: log) }
     let television = configuration.cec == .off ? nil : Television(
         choice: configuration.cec, reclaimsInput: configuration.reclaimInput, log: log
     ) { status in
@@ -171,11 +169,16 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
     let status = await onRenderThread {
         mailbox.receiveSignals()
         guard let screen = openScreen(configuration, log: log) else { return 1 }
+        let (reminders, records) = configuration.sound.map {
+            remembering($0, stateFolder: configuration.stateDirectory, fetchedRecordings: recordings?.folder,
+                        at: clock.wallTime().instant, state: state, log: log)
+        } ?? (nil, nil)
         let loop = DisplayLoop(
             clock: clock, screen: screen, schedule: schedule, snapshot: first, settings: configuration.settings,
             state: state, environment: configuration.environment, log: log,
             reloadSettings: reloadSettings, showsProblems: !log.isEnabled,
-            backlight: findBacklight(configuration, log: log), reminders: reminders, voice: voice, television: television)
+            backlight: findBacklight(configuration, log: log), reminders: reminders, voice: voice,
+            records: records, television: television)
         return loop.run(mailbox: mailbox) {
             waitForDevices(configuration.device.map { [$0] } ?? ["/dev/fb0"] + drmCardPaths(), mailbox: mailbox)
             return openScreen(configuration, log: log)
@@ -282,24 +285,34 @@ struct PartFailure: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Which reminders are heard, as the state folder remembers them (the triggers decided, the
-/// carer's mute), and the voice that plays them, telling the status (and the loop, for the
-/// problems it shows) what it played or why not.
-func hearing(
-    _ settings: SoundSettings, stateFolder folder: String?, fetchedRecordings: String? = nil, state: DisplayState,
-    mailbox: EventMailbox, log: EventLog?
-) -> (ReminderPlan, ReminderVoice) {
-    var kept = ReminderPlan.Kept()
-    if let path = folder.map({ $0 + "/" + ReminderVoice.heardFile }), access(path, F_OK) == 0 {
-        if let bytes = try? readFile(path, limit: 16 << 20).get(), let read = ReminderPlan.Kept.decode(bytes) {
-            kept = read
-        } else {
-            log?.log(.warning, "\(path) cannot be read; reminders of the last minute may sound again")
+/// The reminder desk as the ledger remembers it (every reminder decided in the last days, what
+/// waits, the carer's mute), and where it keeps what it decides. A ledger that cannot be opened
+/// is said, and reminders are decided in memory.
+func remembering(
+    _ settings: SoundSettings, stateFolder folder: String?, fetchedRecordings: String?, at now: Instant,
+    state: DisplayState, log: EventLog?
+) -> (ReminderPlan, ReminderRecords) {
+    var (ledger, problem): (ReminderLedger?, String?) = (nil, nil)
+    var entries: [LedgerEntry] = []
+    if let folder {
+        (ledger, problem) = ReminderLedger.openOrRebuild(path: folder + "/" + ReminderLedger.fileName)
+        do {
+            entries = try ledger?.entries(since: now.secondsSinceEpoch - ReminderPlan.rememberedSeconds) ?? []
+        } catch {
+            problem = "the reminder ledger cannot be read (\(error)): reminders of the last hour may sound again"
         }
     }
-    var plan = ReminderPlan(settings: settings, kept: kept, fetchedRecordings: fetchedRecordings)
+    var plan = ReminderPlan(settings: settings, entries: entries, runStarted: now, fetchedRecordings: fetchedRecordings)
     plan.muted = folder.map { access($0 + "/" + ReminderVoice.mutedFile, F_OK) == 0 } ?? false
     if plan.muted { log?.log(.notice, "reminders are muted (by a carer, before this start): shown, not heard") }
+    return (plan, ReminderRecords(ledger: ledger, problem: problem, log: log, state: state))
+}
+
+/// The voice that plays the reminders, telling the status (and the loop, for the problems it
+/// shows) what it played or why not.
+func hearing(
+    _ settings: SoundSettings, stateFolder folder: String?, state: DisplayState, mailbox: EventMailbox, log: EventLog?
+) -> ReminderVoice {
     let voice = ReminderVoice(settings: settings, stateFolder: folder, log: log) { report in
         state.update { shared in
             // The device looked at before the loop's first report of the reminders is said too.
@@ -316,7 +329,7 @@ func hearing(
         mailbox.post(.soundReported)
     }
     if settings.speak != .off { voice.checkDevice() }
-    return (plan, voice)
+    return voice
 }
 
 /// How long the display waits for the feeds before its first frame: a folder read by then is

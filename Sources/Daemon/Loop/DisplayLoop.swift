@@ -1,4 +1,5 @@
 import Display
+import Ledger
 import Marquee
 import Schedule
 import Support
@@ -71,6 +72,8 @@ final class DisplayLoop {
     /// messages changed since it last looked.
     private var reminders: ReminderPlan?
     private let voice: ReminderVoice?
+    /// Where the reminders' fates are kept, before they are carried out (nil: nowhere).
+    private let records: ReminderRecords?
     private var remindersToLook = true
     /// The television over HDMI-CEC, woken when marquee must be seen (nil: `cec = "off"`).
     private let television: (any TelevisionWaking)?
@@ -93,11 +96,12 @@ final class DisplayLoop {
         settings: DisplaySettings, state: DisplayState, environment: [String: String] = [:], log: EventLog? = nil,
         reloadSettings: (@Sendable () -> ReloadedSettings?)? = nil, showsProblems: Bool = false,
         backlight: Backlight? = nil, reminders: ReminderPlan? = nil, voice: ReminderVoice? = nil,
-        television: (any TelevisionWaking)? = nil
+        records: ReminderRecords? = nil, television: (any TelevisionWaking)? = nil
     ) {
         self.clock = clock
         self.reminders = reminders
         self.voice = voice
+        self.records = records
         self.television = television
         self.backlight = backlight
         self.screen = screen
@@ -383,33 +387,36 @@ final class DisplayLoop {
 
     // MARK: - Reminders
 
-    /// Plays the reminders that are due now (their messages just began, or a repeat's time
-    /// came), says in the journal what was missed, and keeps what was heard.
+    /// Carries out what the reminder desk decides now (messages that just began, a repeat's
+    /// time, the night's end), in its order: the fates kept, the screen lit, the television
+    /// woken, then the sound (which waits for the television).
     private func hearReminders(at wall: WallInstant) {
         guard var plan = reminders,
               remindersToLook || plan.nextDue.map({ wall.instant >= $0 }) == true
         else { return }
         remindersToLook = false
-        let before = plan.recent
-        let decisions = plan.look(at: snapshot.messages, now: wall.instant, isNight: NightPolicy.isNight(snapshot.partOfDay))
+        let quiet = plan.settings.isQuietNight(darkUntil: snapshot.darkUntil, partOfDay: snapshot.partOfDay?.part)
+        let decisions = plan.look(at: snapshot.messages, now: wall.instant, isNight: quiet)
         reminders = plan
+        records?.record(decisions.record, at: wall.instant.secondsSinceEpoch)
+        for message in decisions.light { lighting.light(for: message, because: "a reminder", at: wall.instant) }
+        if decisions.wakeTelevision { television?.wake(because: "a reminder") }
         for line in decisions.journal { log?.log(.warning, line) }
+        for entry in decisions.record where entry.fate != .sounding && entry.fate != .missed && entry.fate != .notAcknowledged {
+            log?.log(.notice, "reminder \"\(entry.text)\": \(entry.fate.rawValue)" + (entry.why.map { " (\($0))" } ?? ""))
+        }
+        let ready = television.map { television in { @Sendable in television.isReadyForSound() } }
         for due in decisions.play {
             log?.log(.notice, "reminder heard: \"\(due.text)\"" + (due.of > 1 ? " (\(due.number) of \(due.of))" : ""))
-            voice?.play(due)
-            if let message = snapshot.messages.first(where: { $0.text == due.text }) {
-                lighting.light(for: message, because: "a reminder", at: wall.instant)
-            }
+            voice?.play(due, when: ready)
         }
-        if !decisions.play.isEmpty { television?.wake(because: "a reminder") }
-        if decisions.keptChanged { voice?.keep(plan.kept.encoded) }
-        if plan.recent != before || decisions.keptChanged { publishReminders() }
+        if !decisions.record.isEmpty { publishReminders() }
     }
 
     /// `snapshot` as the band shows it: a reminder someone acknowledged is marked ✓ (the
     /// person sees that it was heard; the mark stands still, nothing flashes).
     private func marked(_ snapshot: ScheduleSnapshot) -> ScheduleSnapshot {
-        let acknowledged = Set((reminders?.recent ?? []).filter { $0.outcome == .acknowledged }
+        let acknowledged = Set((reminders?.entries.values.filter { $0.fate == .acknowledged } ?? [])
             .map { [$0.text, String($0.key.trigger)] })
         guard !acknowledged.isEmpty else { return snapshot }
         var marked = snapshot
@@ -429,10 +436,11 @@ final class DisplayLoop {
     /// The reminders sounding now were heard: their repeats stop, and they are marked on the band.
     private func acknowledge(at wall: WallInstant, by whom: String) {
         guard var plan = reminders else { return }
-        let acknowledged = plan.acknowledge(at: wall.instant)
+        let changed = plan.acknowledge(at: wall.instant, by: whom)
+        let acknowledged = changed.map(\.text)
         reminders = plan
-        if !acknowledged.isEmpty {
-            voice?.keep(plan.kept.encoded)
+        if !changed.isEmpty {
+            records?.record(changed, at: wall.instant.secondsSinceEpoch)
             controller.show(marked(snapshot), settings: settings, at: clock.steadyTime(), width: screen.bandWidth)
             tellMissingCharacters()
             publishShown()
@@ -455,10 +463,8 @@ final class DisplayLoop {
     private func publishReminders() {
         guard let plan = reminders else { return }
         let offset = snapshot.utcOffset
-        func shown(_ record: ReminderPlan.Record) -> SoundStatus.Reminder {
-            SoundStatus.Reminder(
-                text: record.text, trigger: record.trigger.rfc3339, outcome: record.outcome.rawValue,
-                at: ZonedTime(instant: record.at, utcOffset: offset).rfc3339, soundings: record.soundings)
+        func shown(_ entry: LedgerEntry) -> SoundStatus.Reminder {
+            SoundStatus.Reminder(entry, utcOffset: offset)
         }
         let records = plan.recent.map(shown)
         let (missed, acknowledged) = (plan.lastMissed.map(shown), plan.lastAcknowledged.map(shown))

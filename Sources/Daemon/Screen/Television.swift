@@ -22,6 +22,10 @@ protocol TelevisionWaking: Sendable {
     /// The messages changed while marquee should be seen: if another device took the
     /// television's input, marquee takes it back (`reclaim_input`), a few times an hour at most.
     func reclaimInput()
+    /// Whether a sound may play now: the television is on, or nothing can be known of it (no
+    /// adapter). A reminder's chime waits for it (bounded): HDMI sound into a television in
+    /// standby is heard by nobody.
+    func isReadyForSound() -> Bool
 }
 
 /// The television marquee is plugged into, over HDMI-CEC: woken and switched to marquee's
@@ -56,6 +60,8 @@ final class Television: TelevisionWaking {
     private let log: EventLog?
     private let report: @Sendable (TelevisionStatus) -> Void
     private let shared = Mutex(Shared())
+    /// What is known of the television now.
+    private let known = Mutex(TelevisionStatus(power: .unknown))
     private let thread = Mutex<Completion?>(nil)
 
     /// - Parameter report: told of what is known of the television whenever it changes.
@@ -93,6 +99,11 @@ final class Television: TelevisionWaking {
         shared.withLock { $0.request = .standby(reason) }
     }
 
+    func isReadyForSound() -> Bool {
+        guard choice != .off else { return true }
+        return known.withLock { $0.adapter == nil || $0.power == .on }
+    }
+
     func reclaimInput() {
         guard reclaimsInput else { return }
         shared.withLock { $0.reclaimAsked = true }
@@ -116,6 +127,7 @@ final class Television: TelevisionWaking {
                 log?.log(.notice, "television: \(fresh.summary)")
             }
             status = fresh
+            known.withLock { $0 = fresh }
             report(fresh)
         }
         while !shared.withLock({ $0.stopping }) {

@@ -1,3 +1,4 @@
+import Ledger
 import Schedule
 import Sound
 import Support
@@ -8,39 +9,24 @@ import Support
     import Foundation
 #endif
 
-/// Which reminders are heard, when, and what became of them — decided without a clock of its
-/// own (the loop gives it the messages and the instant), so every rule is tested on a manual
-/// clock. A reminder sounds at its trigger (never before, at most `lateLimit` after: one
-/// missed while the box was off is said, not played hours later), once per trigger whatever
-/// happens to the feed, the clock or the process (what was decided is kept across restarts,
-/// `heard`), then again as its calendar's REPEAT says, or `repeatUntilAcknowledged` times,
-/// until someone acknowledges it. By night only urgent reminders sound (the others when the
-/// night ends, if they still show: an all-day birthday asked to be heard at midnight is heard
-/// in the morning); a mute silences all. What it waits for (repeats, the morning) is kept
-/// across restarts too.
+/// The reminder desk: what each due reminder gets, decided in one place from the settings,
+/// the ledger's rows and the instant (the loop gives it the messages and the time), so every
+/// rule is a row of the table in docs/design.md, tested on a manual clock. It returns effects
+/// — rows to record, messages to light the screen for, the television to wake, sounds to play,
+/// lines for the journal — which the loop carries out in that order: a reminder's fate is kept
+/// before it is played, the screen and the television are on before the chime.
+///
+/// A reminder sounds at its trigger, or later while its message still shows, at most
+/// `latestHeard` after it (then called late, and why: the box was off, or the calendar reached
+/// it late); later than that it is missed. It sounds once per trigger whatever happens to the
+/// feed, the clock or the process (the ledger keeps what was decided), then again as its
+/// calendar's REPEAT says (at least `shortestRepeat` apart), or `repeatUntilAcknowledged`
+/// times, until someone acknowledges it, its event ends or is taken out of the calendar. In
+/// the quiet night only urgent reminders sound; the others when the night ends if they still
+/// show, else they are missed, and said. Muted, or not asked for by `speak`, a reminder is
+/// shown only: the screen is still lit and the television woken for it.
 struct ReminderPlan {
-    /// One trigger of one reminder, whichever file holds it (a calendar saved under a new name
-    /// is not heard anew).
-    struct Key: Hashable, Codable, Sendable {
-        /// The event's UID, or its text where it has none.
-        var event: String
-        var trigger: Int64
-        var origin: String
-    }
-
-    /// What became of a reminder, as the status says it.
-    enum Outcome: String, Codable, Sendable {
-        /// Sounded; repeats may follow until it is acknowledged.
-        case sounding
-        case acknowledged
-        /// Sounded every time without being acknowledged.
-        case notAcknowledged = "not acknowledged"
-        /// Its time passed while the box was off or the clock elsewhere: not played late.
-        case missed
-        /// Not urgent, at night: heard when the night ends if it still shows.
-        case quietAtNight = "quiet at night"
-        case muted
-    }
+    typealias Key = LedgerEntry.Key
 
     /// A reminder to play now.
     struct Due: Sendable, Equatable {
@@ -54,30 +40,29 @@ struct ReminderPlan {
         var atNight: Bool
     }
 
-    /// A reminder's story, for the status and the broker.
-    struct Record: Sendable, Equatable, Codable {
-        var key: Key
-        var text: String
-        var trigger: ZonedTime
-        var outcome: Outcome
-        /// When the outcome last changed.
-        var at: Instant
-        var soundings: Int
-    }
-
-    /// What one look decided: what to play and what to say in the journal.
+    /// What one look decided, in the order the loop carries it out.
     struct Decisions: Sendable, Equatable {
+        /// Ledger rows new or changed: kept first.
+        var record: [LedgerEntry] = []
+        /// The messages whose reminder is due now: the screen is lit for them.
+        var light: [Message] = []
+        /// Whether the television is woken (before anything plays).
+        var wakeTelevision = false
         var play: [Due] = []
         var journal: [String] = []
-        /// Whether what is kept across a restart changed (`kept`, to be written).
-        var keptChanged = false
     }
 
-    /// The latest a reminder is played after its trigger.
+    /// Heard later than this after its trigger, a reminder is called late.
     static let lateLimit: Int64 = 60
+    /// Later than this it is missed, not played: a reminder to take pills heard hours late could
+    /// be taken as a second dose (it still shows on the band while its event lasts).
+    static let latestHeard: Int64 = 3_600
     /// How far apart repeats sound when the calendar gave no DURATION.
     static let repeatSeconds: Int64 = 300
-    /// How long a decided trigger is remembered: longer than any reminder stays on screen.
+    /// The shortest time between repeats (`DURATION:PT1S` would fill the voice's queue).
+    static let shortestRepeat: Int64 = 60
+    /// Triggers older than this are not decided any more (an event longer than this is not
+    /// missed again), and settled rows older than this are left to the ledger alone.
     static let rememberedSeconds: Int64 = 8 * 86_400
     /// How many reminders the status lists.
     static let listed = 10
@@ -86,259 +71,233 @@ struct ReminderPlan {
     /// Where the recordings at addresses are fetched to ahead of their time (nil: nowhere).
     let fetchedRecordings: String?
     var muted = false
-    /// Every trigger decided, with when: never decided again.
-    private(set) var heard: [Key: Int64]
-    private(set) var recent: [Record] = []
-    /// The last reminder that was missed or that nobody acknowledged, and the last one
-    /// acknowledged: what a carer's phone is told.
-    private(set) var lastMissed: Record?
-    private(set) var lastAcknowledged: Record?
+    /// When this run of the box began: a trigger before it found the box off.
+    let runStarted: Int64
+    /// Every reminder decided in the last `rememberedSeconds`, or still waiting for something.
+    private(set) var entries: [Key: LedgerEntry]
+    /// The recordings of the reminders sounding (not in the ledger: a recording may be
+    /// megabytes), found again from their message after a restart.
+    private var recordings: [Key: Recording.Source?] = [:]
 
-    /// A reminder that sounded and may sound again.
-    fileprivate struct Waiting: Codable {
-        var key: Key
-        var text: String
-        var urgent: Bool
-        var next: Int64
-        var remaining: Int
-        var interval: Int64
-        var soundings: Int
-        var total: Int
-        /// Not kept across a restart (a recording may be megabytes): found again from its
-        /// message at the first look after it.
-        var recording: Recording.Source?
-        var recordingFound = false
-
-        private enum CodingKeys: String, CodingKey {
-            case key, text, urgent, next, remaining, interval, soundings, total
-        }
-    }
-
-    private var waiting: [Waiting] = []
-    /// Triggers the night kept quiet (not urgent), heard when the night ends if their message
-    /// still shows.
-    private var quietAtNight: Set<Key> = []
-
-    init(settings: SoundSettings, kept: Kept = Kept(), fetchedRecordings: String? = nil) {
+    init(settings: SoundSettings, entries: [LedgerEntry] = [], runStarted: Instant = Instant(secondsSinceEpoch: 0),
+         fetchedRecordings: String? = nil) {
         self.settings = settings
-        heard = kept.heard
-        waiting = kept.waiting
-        quietAtNight = kept.quietAtNight
-        recent = kept.recent
-        lastMissed = kept.lastMissed
-        lastAcknowledged = kept.lastAcknowledged
+        self.entries = Dictionary(entries.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
+        self.runStarted = runStarted.secondsSinceEpoch
         self.fetchedRecordings = fetchedRecordings
     }
 
-    /// Looks at the messages active now and at the repeats due: what is to be played now.
+    /// Looks at the messages active now and at what waits (repeats, the morning): what is due.
     mutating func look(at messages: [Message], now: Instant, isNight: Bool) -> Decisions {
         var decisions = Decisions()
         let seconds = now.secondsSinceEpoch
+        var showing: [Key: (message: Message, sounding: Sounding)] = [:]
+        var events: [String: (message: Message, sounding: Sounding)] = [:]
         for message in messages {
-            guard let sounding = message.sounding, settings.hears(sounding), sounding.trigger.instant <= now else { continue }
-            let key = Key(event: message.uid.isEmpty ? message.text : message.uid,
-                          trigger: sounding.trigger.instant.secondsSinceEpoch, origin: sounding.origin.rawValue)
-            if let index = waiting.firstIndex(where: { $0.key == key && !$0.recordingFound }) {
-                waiting[index].recording = AttachedRecording.resolve(sounding, calendar: message.source,
-                                                                     fetched: fetchedRecordings).source
-                waiting[index].recordingFound = true
-            }
-            guard heard[key] == nil else { continue }
-            // Kept quiet by the night: heard in the morning if it still shows then.
-            let fromTheNight = quietAtNight.contains(key)
-            if isNight, !message.isUrgent, !muted, fromTheNight || seconds - key.trigger <= Self.lateLimit {
-                if quietAtNight.insert(key).inserted {
-                    decisions.keptChanged = true
-                    note(Record(key: key, text: message.text, trigger: sounding.trigger, outcome: .quietAtNight, at: now,
-                                soundings: 0))
+            guard let sounding = message.sounding, sounding.trigger.instant <= now else { continue }
+            let key = Self.key(message, sounding)
+            guard seconds - key.trigger <= Self.rememberedSeconds else { continue }
+            if showing[key] == nil { showing[key] = (message, sounding) }
+            events[key.event] = events[key.event] ?? (message, sounding)
+        }
+        for (key, shown) in showing.sorted(by: { $0.key < $1.key }) where entries[key] == nil {
+            decide(key, shown.message, shown.sounding, now: seconds, isNight: isNight, into: &decisions)
+        }
+        for key in entries.keys.sorted() where entries[key]?.fate == .quietAtNight {
+            guard var entry = entries[key] else { continue }
+            if let shown = showing[key] {
+                guard !isNight else { continue }
+                if muted {
+                    entry.fate = .muted
+                    entry.why = "muted by a carer before the night ended"
+                    change(entry, at: seconds, into: &decisions)
+                } else {
+                    entry.why = "kept quiet in the night, heard when it ended"
+                    sound(entry, shown.message, shown.sounding, from: seconds, isNight: isNight, into: &decisions)
                 }
-                continue
-            }
-            quietAtNight.remove(key)
-            heard[key] = seconds
-            decisions.keptChanged = true
-            let outcome: Outcome
-            if !fromTheNight, seconds - key.trigger > Self.lateLimit {
-                outcome = .missed
-                decisions.journal.append("reminder \"\(message.text)\" of \(sounding.trigger.rfc3339) was missed: "
-                    + "the box was off or its clock elsewhere at that time; it is not played late")
-            } else if muted {
-                outcome = .muted
             } else {
-                let (repeats, interval) = sounding.repeats > 0
-                    ? (sounding.repeats, sounding.repeatSeconds)
-                    : (settings.repeatUntilAcknowledged, Self.repeatSeconds)
-                let (recording, unplayable) = AttachedRecording.resolve(sounding, calendar: message.source,
-                                                                        fetched: fetchedRecordings)
-                if let unplayable { decisions.journal.append("reminder \"\(message.text)\": \(unplayable); it is spoken") }
-                decisions.play.append(Due(key: key, text: message.text, recording: recording, number: 1, of: repeats + 1,
-                                          atNight: isNight))
-                // Repeats count from the trigger; from the morning for one the night kept quiet.
-                waiting.append(Waiting(key: key, text: message.text, urgent: message.isUrgent,
-                                       next: (fromTheNight ? seconds : key.trigger) + interval, remaining: repeats,
-                                       interval: interval, soundings: 1, total: repeats + 1, recording: recording,
-                                       recordingFound: true))
-                outcome = .sounding
-            }
-            if fromTheNight, recent.contains(where: { $0.key == key }) {
-                update(key, outcome: outcome, at: seconds, soundings: outcome == .sounding ? 1 : 0)
-            } else {
-                note(Record(key: key, text: message.text, trigger: sounding.trigger, outcome: outcome, at: now,
-                            soundings: outcome == .sounding ? 1 : 0))
+                entry.fate = .missed
+                entry.why = "its event ended in the quiet night, before it could be heard"
+                change(entry, at: seconds, into: &decisions)
+                decisions.journal.append("reminder \"\(entry.text)\" was not heard: \(entry.why ?? "")")
             }
         }
-        repeatsDue(now: seconds, isNight: isNight, into: &decisions)
-        forget(before: seconds - Self.rememberedSeconds, decisions: &decisions)
+        repeatsDue(events: events, now: seconds, isNight: isNight, into: &decisions)
+        for (key, entry) in entries where entry.fate.isSettled && key.trigger < seconds - Self.rememberedSeconds
+            && entry.changedAt < seconds - Self.rememberedSeconds
+        {
+            entries[key] = nil
+            recordings[key] = nil
+        }
         return decisions
     }
 
-    /// Repeats whose time came; reminders that sounded all theirs without an acknowledgement
-    /// (one interval after the last) become not acknowledged.
-    private mutating func repeatsDue(now: Int64, isNight: Bool, into decisions: inout Decisions) {
-        var kept: [Waiting] = []
-        for var reminder in waiting {
-            guard now >= reminder.next else {
-                kept.append(reminder)
-                continue
-            }
-            decisions.keptChanged = true
-            if reminder.remaining == 0 || muted || (isNight && !reminder.urgent) {
-                let outcome: Outcome = reminder.remaining == 0 ? .notAcknowledged : muted ? .muted : .quietAtNight
-                update(reminder.key, outcome: outcome, at: now, soundings: reminder.soundings)
-                if outcome == .notAcknowledged {
-                    decisions.journal.append("reminder \"\(reminder.text)\" sounded \(times(reminder.soundings)) "
-                        + "and nobody acknowledged it")
-                }
-                continue
-            }
-            // Several repeats passed at once (the clock set forward): one sounding, the rest skipped.
-            while reminder.next + reminder.interval <= now, reminder.remaining > 1 {
-                reminder.next += reminder.interval
-                reminder.remaining -= 1
-            }
-            reminder.remaining -= 1
-            reminder.soundings += 1
-            reminder.next += reminder.interval
-            decisions.play.append(Due(key: reminder.key, text: reminder.text, recording: reminder.recording,
-                                      number: reminder.soundings, of: reminder.total, atNight: isNight))
-            update(reminder.key, outcome: .sounding, at: now, soundings: reminder.soundings)
-            kept.append(reminder)
+    /// A trigger seen for the first time.
+    private mutating func decide(_ key: Key, _ message: Message, _ sounding: Sounding, now: Int64, isNight: Bool,
+                                 into decisions: inout Decisions) {
+        let late = now - key.trigger
+        var entry = LedgerEntry(key: key, text: message.text, triggerOffset: sounding.trigger.utcOffset, fate: .missed,
+                                urgent: message.isUrgent, decidedAt: now)
+        let current = late <= Self.latestHeard
+        if current, late > Self.lateLimit { entry.why = "heard \(minutes(late)) late: " + whyLate(key, offset: entry.triggerOffset) }
+        if !settings.hears(sounding) {
+            entry.fate = .shownOnly
+            entry.why = settings.speak == .off ? "speak = \"off\": reminders are shown, not heard"
+                : "speak = \"\(settings.speak.rawValue)\" hears only alarms with a sound"
+        } else if !current {
+            entry.why = "it was due \(minutes(late)) earlier: " + whyLate(key, offset: entry.triggerOffset)
+                + "; it is not played this late"
+            decisions.journal.append("reminder \"\(message.text)\" of \(sounding.trigger.rfc3339) was missed: \(entry.why ?? "")")
+        } else if muted {
+            entry.fate = .muted
+            entry.why = "muted by a carer"
+        } else if isNight, !message.isUrgent {
+            entry.fate = .quietAtNight
+            entry.why = "not urgent, in the quiet night: heard when the night ends, if it still shows"
+        } else {
+            sound(entry, message, sounding, from: key.trigger, isNight: isNight, into: &decisions)
+            return
         }
-        waiting = kept
+        if current, entry.fate != .quietAtNight {
+            decisions.light.append(message)
+            decisions.wakeTelevision = true
+        }
+        change(entry, at: now, into: &decisions)
+    }
+
+    /// Why a reminder reached the box after its time.
+    private func whyLate(_ key: Key, offset: Int) -> String {
+        guard key.trigger < runStarted else { return "its calendar reached the box after its time" }
+        return "the box was off at its time (marquee started at "
+            + ZonedTime(instant: Instant(secondsSinceEpoch: runStarted), utcOffset: offset).wallClock.clock() + ")"
+    }
+
+    /// Sounds `entry` for the first time now; its repeats count from `start` (the trigger, or the
+    /// morning for one the night kept quiet), or from now when it is heard late.
+    private mutating func sound(_ entry: LedgerEntry, _ message: Message, _ sounding: Sounding, from start: Int64,
+                                isNight: Bool, into decisions: inout Decisions) {
+        var entry = entry
+        let now = max(start, entry.decidedAt)
+        let (repeats, interval) = sounding.repeats > 0
+            ? (sounding.repeats, max(sounding.repeatSeconds, Self.shortestRepeat))
+            : (settings.repeatUntilAcknowledged, Self.repeatSeconds)
+        let (recording, unplayable) = AttachedRecording.resolve(sounding, calendar: message.source, fetched: fetchedRecordings)
+        if let unplayable { decisions.journal.append("reminder \"\(message.text)\": \(unplayable); it is spoken") }
+        recordings[entry.key] = recording
+        entry.fate = .sounding
+        entry.soundings = 1
+        entry.total = repeats + 1
+        entry.interval = interval
+        // Heard late, its repeats count from now.
+        entry.next = (now - start > Self.lateLimit ? now : start) + interval
+        decisions.light.append(message)
+        decisions.wakeTelevision = true
+        decisions.play.append(Due(key: entry.key, text: entry.text, recording: recording, number: 1, of: entry.total,
+                                  atNight: isNight))
+        change(entry, at: now, into: &decisions)
+    }
+
+    /// Repeats whose time came; reminders that sounded all theirs without an acknowledgement
+    /// (one interval after the last), or whose event no longer shows, are not acknowledged.
+    private mutating func repeatsDue(
+        events: [String: (message: Message, sounding: Sounding)], now: Int64, isNight: Bool, into decisions: inout Decisions
+    ) {
+        for key in entries.keys.sorted() {
+            guard var entry = entries[key], entry.fate == .sounding, let next = entry.next, now >= next else { continue }
+            entry.next = nil
+            guard let shown = events[key.event] else {
+                entry.fate = .notAcknowledged
+                entry.why = "its event ended or was taken out of the calendar before anyone acknowledged it"
+                change(entry, at: now, into: &decisions)
+                continue
+            }
+            if entry.soundings >= entry.total {
+                entry.fate = .notAcknowledged
+                entry.why = "sounded \(times(entry.soundings)) and nobody acknowledged it"
+                decisions.journal.append("reminder \"\(entry.text)\" \(entry.why ?? "")")
+            } else if muted {
+                entry.fate = .muted
+                entry.why = "muted by a carer after it sounded \(times(entry.soundings))"
+            } else if isNight, !entry.urgent {
+                entry.fate = .quietAtNight
+                entry.why = "the quiet night began after it sounded \(times(entry.soundings)): heard again when it ends"
+            } else {
+                // Several repeats passed at once (the clock set forward): one sounding, the rest skipped.
+                var due = next
+                while due + entry.interval <= now, entry.soundings < entry.total - 1 {
+                    due += entry.interval
+                    entry.soundings += 1
+                }
+                entry.soundings += 1
+                entry.next = due + entry.interval
+                if recordings[key] == nil {
+                    recordings[key] = AttachedRecording.resolve(shown.sounding, calendar: shown.message.source,
+                                                                fetched: fetchedRecordings).source
+                }
+                decisions.light.append(shown.message)
+                decisions.wakeTelevision = true
+                decisions.play.append(Due(key: key, text: entry.text, recording: recordings[key] ?? nil,
+                                          number: entry.soundings, of: entry.total, atNight: isNight))
+            }
+            change(entry, at: now, into: &decisions)
+        }
     }
 
     /// The next instant a repeat sounds or a reminder's time to be acknowledged ends.
     var nextDue: Instant? {
-        waiting.map(\.next).min().map(Instant.init(secondsSinceEpoch:))
+        entries.values.compactMap { $0.fate == .sounding ? $0.next : nil }.min().map(Instant.init(secondsSinceEpoch:))
     }
 
-    /// The reminders sounding now, acknowledged: their repeats stop. Their texts.
-    mutating func acknowledge(at now: Instant) -> [String] {
-        let acknowledged = waiting
-        waiting = []
-        for reminder in acknowledged {
-            update(reminder.key, outcome: .acknowledged, at: now.secondsSinceEpoch, soundings: reminder.soundings)
+    /// The reminders sounding now, acknowledged by `whom`: their repeats stop. The rows to record.
+    mutating func acknowledge(at now: Instant, by whom: String) -> [LedgerEntry] {
+        var changed: [LedgerEntry] = []
+        for key in entries.keys.sorted() {
+            guard var entry = entries[key], entry.fate == .sounding, entry.next != nil else { continue }
+            entry.fate = .acknowledged
+            entry.next = nil
+            entry.acknowledgedBy = whom
+            entry.changedAt = now.secondsSinceEpoch
+            entries[key] = entry
+            changed.append(entry)
         }
-        return acknowledged.map(\.text)
+        return changed
     }
 
     /// Whether some reminder waits for an acknowledgement.
-    var isWaiting: Bool { !waiting.isEmpty }
+    var isWaiting: Bool { entries.values.contains { $0.fate == .sounding && $0.next != nil } }
 
-    private mutating func note(_ record: Record) {
-        if record.outcome == .missed { lastMissed = record }
-        recent.insert(record, at: 0)
-        if recent.count > Self.listed { recent.removeLast(recent.count - Self.listed) }
+    /// The reminders whose fate changed last, the latest first: what the status lists.
+    var recent: [LedgerEntry] {
+        Array(entries.values.sorted { ($0.changedAt, $0.key) > ($1.changedAt, $1.key) }.prefix(Self.listed))
     }
 
-    private mutating func update(_ key: Key, outcome: Outcome, at now: Int64, soundings: Int) {
-        guard let index = recent.firstIndex(where: { $0.key == key }) else { return }
-        recent[index].outcome = outcome
-        recent[index].at = Instant(secondsSinceEpoch: now)
-        recent[index].soundings = soundings
-        if outcome == .notAcknowledged { lastMissed = recent[index] }
-        if outcome == .acknowledged { lastAcknowledged = recent[index] }
+    /// The last reminder missed or that nobody acknowledged, and the last one acknowledged:
+    /// what a carer's phone is told.
+    var lastMissed: LedgerEntry? { latest { $0 == .missed || $0 == .notAcknowledged } }
+    var lastAcknowledged: LedgerEntry? { latest { $0 == .acknowledged } }
+
+    private func latest(_ fate: (LedgerEntry.Fate) -> Bool) -> LedgerEntry? {
+        entries.values.filter { fate($0.fate) }.max { ($0.changedAt, $0.key) < ($1.changedAt, $1.key) }
     }
 
-    private mutating func forget(before limit: Int64, decisions: inout Decisions) {
-        let old = heard.filter { $0.value < limit }
-        guard !old.isEmpty else { return }
-        for key in old.keys { heard[key] = nil }
-        decisions.keptChanged = true
+    private mutating func change(_ entry: LedgerEntry, at now: Int64, into decisions: inout Decisions) {
+        var entry = entry
+        entry.changedAt = now
+        entries[entry.key] = entry
+        decisions.record.append(entry)
+    }
+
+    static func key(_ message: Message, _ sounding: Sounding) -> Key {
+        Key(event: message.uid.isEmpty ? message.text : message.uid, trigger: sounding.trigger.instant.secondsSinceEpoch,
+            origin: sounding.origin.rawValue)
+    }
+
+    private func minutes(_ seconds: Int64) -> String {
+        seconds < 120 ? "\(seconds) s" : seconds < 7_200 ? "\(seconds / 60) min" : "\(seconds / 3_600) h \(seconds % 3_600 / 60) min"
     }
 
     private func times(_ count: Int) -> String {
         count == 1 ? "once" : count == 2 ? "twice" : "\(count) times"
-    }
-}
-
-extension ReminderPlan {
-    /// What outlives a restart: every trigger decided (with when), the reminders whose repeats
-    /// are still to come, and those the night keeps for the morning.
-    struct Kept: Codable {
-        var heard: [Key: Int64] = [:]
-        fileprivate var waiting: [Waiting] = []
-        var quietAtNight: Set<Key> = []
-        /// What the status lists, and what a carer's phone was last told.
-        var recent: [Record] = []
-        var lastMissed: Record?
-        var lastAcknowledged: Record?
-
-        private enum CodingKeys: String, CodingKey {
-            case heard, waiting, quietAtNight, recent, lastMissed, lastAcknowledged
-        }
-
-        init() {}
-
-        init(from decoder: any Decoder) throws {
-            // A list of decided triggers is what the first version kept.
-            if let entries = try? [HeardEntry](from: decoder) {
-                heard = Dictionary(entries.map { ($0.key, $0.decidedAt) }, uniquingKeysWith: max)
-                return
-            }
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            let entries = try container.decode([HeardEntry].self, forKey: .heard)
-            heard = Dictionary(entries.map { ($0.key, $0.decidedAt) }, uniquingKeysWith: max)
-            waiting = try container.decode([Waiting].self, forKey: .waiting)
-            quietAtNight = try container.decode(Set<Key>.self, forKey: .quietAtNight)
-            recent = try container.decode([Record].self, forKey: .recent)
-            lastMissed = try container.decodeIfPresent(Record.self, forKey: .lastMissed)
-            lastAcknowledged = try container.decodeIfPresent(Record.self, forKey: .lastAcknowledged)
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            let entries = heard.map { HeardEntry(key: $0.key, decidedAt: $0.value) }.sorted { $0.decidedAt < $1.decidedAt }
-            try container.encode(entries, forKey: .heard)
-            try container.encode(waiting, forKey: .waiting)
-            try container.encode(quietAtNight.sorted { ($0.trigger, $0.event) < ($1.trigger, $1.event) }, forKey: .quietAtNight)
-            try container.encode(recent, forKey: .recent)
-            try container.encodeIfPresent(lastMissed, forKey: .lastMissed)
-            try container.encodeIfPresent(lastAcknowledged, forKey: .lastAcknowledged)
-        }
-
-        /// What `encoded` wrote; nil when it cannot be read (then nothing is known as heard).
-        static func decode(_ bytes: [UInt8]) -> Kept? { try? JSONDecoder().decode(Kept.self, from: Data(bytes)) }
-
-        /// One JSON document, for the state folder.
-        var encoded: [UInt8] { Array((try? JSONEncoder().encode(self)) ?? Data()) }
-    }
-
-    /// What is to be kept across a restart now.
-    var kept: Kept {
-        var kept = Kept()
-        kept.heard = heard
-        kept.waiting = waiting
-        kept.quietAtNight = quietAtNight
-        kept.recent = recent
-        kept.lastMissed = lastMissed
-        kept.lastAcknowledged = lastAcknowledged
-        return kept
-    }
-
-    private struct HeardEntry: Codable {
-        var key: Key
-        var decidedAt: Int64
     }
 }
 

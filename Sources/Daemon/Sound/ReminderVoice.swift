@@ -1,4 +1,5 @@
 import Dispatch
+import Ledger
 import Sound
 import Support
 import Synchronization
@@ -9,14 +10,16 @@ import Synchronization
 
 /// Plays the reminders the loop decides on, one after another, on a queue of its own: a
 /// sound never delays a frame, a reload or the socket. At most `queued` wait; more are said as
-/// one "and N more reminders". A device that is missing, busy or gone is said once (journal,
-/// status) and tried again at the next reminder; the record of what was heard is written here
-/// too, off the render thread.
+/// one "and N more reminders" (a repeat of a reminder already waiting is not one more). Each
+/// waits, at most `televisionWait`, for the television to be on. A device that is missing,
+/// busy or gone is said once (journal, status) and tried again at the next reminder.
 final class ReminderVoice: Sendable {
     /// How many reminders wait to be played at most.
     static let queued = 3
-    /// In the state folder: the triggers decided and what waits, and (while muted) the mute.
-    static let heardFile = "reminders-heard.json"
+    /// How long a reminder waits for the television woken for it (a television takes a few
+    /// seconds to come out of standby).
+    static let televisionWait: Int64 = 10_000_000_000
+    /// In the state folder while muted: the mute.
     static let mutedFile = "reminders-muted"
 
     /// What a reminder played, or why not, for the status.
@@ -27,8 +30,7 @@ final class ReminderVoice: Sendable {
     }
 
     private let queue = DispatchQueue(label: "marquee.sound", qos: .userInitiated)
-    private let waiting = Mutex<(count: Int, more: Int, settings: SoundSettings)>((0, 0, SoundSettings()))
-    private let heardPath: String?
+    private let waiting = Mutex<(keys: [LedgerEntry.Key], more: Int, settings: SoundSettings)>(([], 0, SoundSettings()))
     private let mutedPath: String?
     private let log: EventLog?
     private let report: @Sendable (Report) -> Void
@@ -37,10 +39,9 @@ final class ReminderVoice: Sendable {
     private let voiceNoted = Mutex<Set<String>>([])
 
     /// - Parameters:
-    ///   - stateFolder: where what was heard and the mute are kept (nil: nowhere).
+    ///   - stateFolder: where the mute is kept (nil: nowhere).
     ///   - report: told of each reminder played or not, on the sound queue.
     init(settings: SoundSettings, stateFolder: String?, log: EventLog?, report: @escaping @Sendable (Report) -> Void) {
-        heardPath = stateFolder.map { $0 + "/" + Self.heardFile }
         mutedPath = stateFolder.map { $0 + "/" + Self.mutedFile }
         self.log = log
         self.report = report
@@ -52,23 +53,30 @@ final class ReminderVoice: Sendable {
         waiting.withLock { $0.settings = settings }
     }
 
-    /// Plays `due` after what is already playing.
-    func play(_ due: ReminderPlan.Due) {
+    /// Plays `due` after what is already playing, once `isReady` says so (or `televisionWait`
+    /// passed).
+    func play(_ due: ReminderPlan.Due, when isReady: (@Sendable () -> Bool)? = nil) {
         let accepted = waiting.withLock { state -> Bool in
-            guard state.count < Self.queued else {
+            // A repeat of a reminder still waiting to be played is that one.
+            guard !state.keys.contains(due.key) else { return false }
+            guard state.keys.count < Self.queued else {
                 state.more += 1
                 return false
             }
-            state.count += 1
+            state.keys.append(due.key)
             return true
         }
         guard accepted else { return }
         queue.async { [self] in
+            if let isReady {
+                let began = readClock(CLOCK_MONOTONIC)
+                while !isReady(), readClock(CLOCK_MONOTONIC) - began < Self.televisionWait { usleep(100_000) }
+            }
             let (settings, more) = waiting.withLock { state in
-                state.count -= 1
+                state.keys.removeAll { $0 == due.key }
                 // The last waiting reminder says how many more could not be played.
-                let more = state.count == 0 ? state.more : 0
-                if state.count == 0 { state.more = 0 }
+                let more = state.keys.isEmpty ? state.more : 0
+                if state.keys.isEmpty { state.more = 0 }
                 return (state.settings, more)
             }
             let text = more == 0 ? due.text : "\(due.text). And \(more) more reminder\(more == 1 ? "" : "s")"
@@ -120,17 +128,6 @@ final class ReminderVoice: Sendable {
     private func sayOnce(_ problem: String) {
         if lastProblem.withLock({ last in defer { last = problem }; return last != problem }) {
             log?.tell(.warning, "\(problem); reminders are shown but not heard until it plays")
-        }
-    }
-
-    /// Keeps `bytes` (the plan's record of what was heard and what waits) in the state folder.
-    func keep(_ bytes: [UInt8]) {
-        guard let heardPath else { return }
-        queue.async { [self] in
-            if let problem = writeFileAtomically(bytes, to: heardPath) {
-                log?.log(.warning, "cannot write \(heardPath): \(problem); after a restart a reminder already heard "
-                    + "may be said as missed")
-            }
         }
     }
 

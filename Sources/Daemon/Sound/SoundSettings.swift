@@ -28,6 +28,9 @@ package struct SoundSettings: Sendable, Hashable {
     /// Whether the carer asked for sound (set `speak` or `sound_device`): then a device that
     /// does not play is among the problems the screen and the broker show.
     package var isAskedFor = false
+    /// Whether the quiet night (only urgent reminders heard, at `nightVolume`) is `screen_off`'s
+    /// hours: set when they are; else it is the orientation's night.
+    package var quietNightIsScreenOff = false
 
     package init(speak: Speak = .alarms, dayVolume: Volume = Volume(percent: 80)!, nightVolume: Volume = Volume(percent: 30)!,
                 device: String = "default", repeatUntilAcknowledged: Int = 2, language: String = "en") {
@@ -47,6 +50,12 @@ package struct SoundSettings: Sendable, Hashable {
         case .audioOnly: sounding.origin == .audioAlarm
         case .alarms: true
         }
+    }
+
+    /// Whether it is the quiet night now: within `screen_off`'s hours (`darkUntil` set) when
+    /// they are set, else in the orientation's night.
+    func isQuietNight(darkUntil: ZonedTime?, partOfDay: PartOfDay?) -> Bool {
+        quietNightIsScreenOff ? darkUntil != nil : partOfDay == .night
     }
 
     /// The most `repeat_until_acknowledged` may be.

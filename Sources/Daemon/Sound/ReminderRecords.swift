@@ -1,0 +1,55 @@
+import Ledger
+import Support
+
+/// Where the loop keeps what the reminder desk decided: the ledger, written before anything
+/// decided is done. A ledger that cannot be opened or written is said once (the journal and the
+/// box's problems) and reminders go on being decided in memory: never a reason to stop the
+/// display or the sound.
+final class ReminderRecords {
+    private let ledger: ReminderLedger?
+    private let log: EventLog?
+    private let state: DisplayState?
+    /// The ledger's trouble said last (nil: it writes).
+    private var problem: String?
+    /// When rows older than the ledger keeps were last forgotten.
+    private var forgotten: Int64 = .min
+
+    /// - Parameter problem: what went wrong opening it (said now).
+    init(ledger: ReminderLedger?, problem: String?, log: EventLog?, state: DisplayState?) {
+        self.ledger = ledger
+        self.log = log
+        self.state = state
+        if let problem { say(problem) }
+    }
+
+    /// Keeps `entries`, one transaction; once a day forgets what is older than the ledger keeps.
+    func record(_ entries: [LedgerEntry], at now: Int64) {
+        guard let ledger, !entries.isEmpty else { return }
+        do {
+            try ledger.record(entries)
+            if now - forgotten >= 86_400 {
+                try ledger.forget(before: now)
+                forgotten = now
+            }
+            if let said = problem {
+                problem = nil
+                log?.log(.notice, "the reminder ledger \(ledger.path) is written again")
+                state?.update { $0.boxProblems.removeAll { $0 == said } }
+            }
+        } catch {
+            say("the reminder ledger cannot be written (\(error)): what becomes of reminders is kept only until a restart")
+        }
+    }
+
+    private func say(_ text: String) {
+        guard text != problem else { return }
+        let earlier = problem
+        problem = text
+        log?.tell(.warning, text)
+        state?.update { shared in
+            shared.boxProblems.removeAll { $0 == earlier }
+            shared.boxProblems.append(text)
+            shared.version += 1
+        }
+    }
+}
