@@ -545,9 +545,10 @@ struct TerminalTests {
         #expect(Self.exchange(socket, Array("{\"type\":\"reload\"}\n".utf8)).contains("\"ok\":true"))
         #expect(try waitUntil(within: .seconds(5)) { try status()["showing"] as? [String] == ["Tea with Anna"] })
         // The calendar is kept once, in the subscriptions' cache: it is a last good version
-        // already. (The said feed waits for a message sent now.)
+        // already. (The said feed waits for a message sent now; the reminder ledger is open.)
         let state = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/state")
-        #expect(Set(state) == ["subscriptions", "said"], "\(state)")
+        #expect(Set(state) == ["subscriptions", "said", "reminders.sqlite", "reminders.sqlite-wal", "reminders.sqlite-shm"],
+                "\(state)")
     }
 }
 
