@@ -209,6 +209,10 @@ enum HelperRun {
     /// A helper whose threads all sleep and that neither computed nor answered for this long
     /// is blocked (libical does not wait for anything): set aside.
     static let blockedAfter: Int64 = 100_000_000
+    /// A helper still on one file after this long on the clock is set aside too, whatever its
+    /// threads look like: a loop that sleeps in short naps is often seen runnable on a busy
+    /// machine, and the rest of its batch must not wait behind it.
+    static let setAsideOnTheClock: Int64 = 1_000_000_000
     /// How many helpers may be set aside at once; past that the one blocked longest is stopped.
     static let setAsidePlaces = 4
     /// A file's deadline counts the processor time its helper uses; a helper that neither
@@ -372,6 +376,7 @@ enum HelperRun {
                     done.append(position)
                 } else if child.setAsideAt == nil,
                     (look.isBlocked && idle >= blockedAfter) || child.processorOnFile >= setAsideAfter
+                        || now - began >= setAsideOnTheClock
                 {
                     let setAside = running.filter { $0.setAsideAt != nil && $0.reading != nil }
                     if setAside.count >= setAsidePlaces {
