@@ -11,8 +11,8 @@ final class ReminderRecords {
     private let state: DisplayState?
     /// The ledger's trouble said last (nil: it writes).
     private var problem: String?
-    /// When rows older than the ledger keeps were last forgotten.
-    private var forgotten: Int64 = .min
+    /// When rows older than the ledger keeps were last forgotten (nil: not in this run).
+    private var forgotten: Int64?
 
     /// - Parameter problem: what went wrong opening it (said now).
     init(ledger: ReminderLedger?, problem: String?, log: EventLog?, state: DisplayState?) {
@@ -27,14 +27,13 @@ final class ReminderRecords {
         guard let ledger, !entries.isEmpty else { return }
         do {
             try ledger.record(entries)
-            if now - forgotten >= 86_400 {
+            if forgotten.map({ now - $0 >= 86_400 }) ?? true {
                 try ledger.forget(before: now)
                 forgotten = now
             }
-            if let said = problem {
-                problem = nil
+            if problem != nil {
                 log?.log(.notice, "the reminder ledger \(ledger.path) is written again")
-                state?.update { $0.boxProblems.removeAll { $0 == said } }
+                replaceProblem(with: nil)
             }
         } catch {
             say("the reminder ledger cannot be written (\(error)): what becomes of reminders is kept only until a restart")
@@ -43,12 +42,17 @@ final class ReminderRecords {
 
     private func say(_ text: String) {
         guard text != problem else { return }
+        log?.tell(.warning, text)
+        replaceProblem(with: text)
+    }
+
+    /// The box's problems hold `text` in place of the ledger's earlier one.
+    private func replaceProblem(with text: String?) {
         let earlier = problem
         problem = text
-        log?.tell(.warning, text)
         state?.update { shared in
             shared.boxProblems.removeAll { $0 == earlier }
-            shared.boxProblems.append(text)
+            if let text { shared.boxProblems.append(text) }
             shared.version += 1
         }
     }
