@@ -463,9 +463,7 @@ final class DisplayLoop {
     private func publishReminders() {
         guard let plan = reminders else { return }
         let offset = snapshot.utcOffset
-        func shown(_ entry: LedgerEntry) -> SoundStatus.Reminder {
-            SoundStatus.Reminder(entry, utcOffset: offset)
-        }
+        func shown(_ entry: LedgerEntry) -> SoundStatus.Reminder { SoundStatus.Reminder(entry, utcOffset: offset) }
         let records = plan.recent.map(shown)
         let (missed, acknowledged) = (plan.lastMissed.map(shown), plan.lastAcknowledged.map(shown))
         state.update { shared in
@@ -621,7 +619,6 @@ final class DisplayLoop {
         }
     }
 
-    /// Asks the schedule for the messages at `wall`; what is shown stays until the answer.
     /// Reloads the feeds when a file the reader gave up on (it hung, or used its time) is due
     /// to be read again.
     private func readFeedsAgainIfDue(at wall: WallInstant) {
@@ -632,6 +629,7 @@ final class DisplayLoop {
         schedule.reload()
     }
 
+    /// Asks the schedule for the messages at `wall`; what is shown stays until the answer.
     private func requestMessages(at wall: WallInstant) {
         request += 1
         awaitingSchedule = true
