@@ -119,6 +119,7 @@ struct StatusCommand: ParsableCommand {
         if let sound = status.sound {
             let heard = sound.speak == "off" ? "off" : sound.muted ? "muted" : "on (\(sound.speak))"
             say("reminders heard: \(heard), on \(sound.device)" + (sound.problem.map { "; problem: \($0)" } ?? ""))
+            if let today = sound.today { say("reminders today: \(today.summary)") }
             for reminder in sound.reminders {
                 let times = reminder.soundings > 1 ? ", sounded \(reminder.soundings) times" : ""
                 say("  \(reminder.trigger)  \(reminder.text): \(reminder.outcome) at \(reminder.at)\(times)")

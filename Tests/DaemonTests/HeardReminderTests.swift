@@ -64,6 +64,8 @@ import Testing
         await restarted.advance(seconds: 1)
         #expect(!played(restarted, wav))
         #expect(restarted.state.report.sound?.reminders.map(\.outcome) == ["acknowledged"])
+        #expect(restarted.state.report.sound?.today?.summary == "1 due: 1 acknowledged")
+        #expect(restarted.state.reminderChanges(after: 0).changes.isEmpty, "nothing new to tell the carer")
         // The band marks it from the first frame on, as the status says.
         #expect(restarted.screen.shown.last?.line.contains("✓ Leave for the dentist") == true,
                 "\(restarted.screen.shown.last?.line ?? "")")
@@ -89,6 +91,10 @@ import Testing
         let reminder = try #require(kit.state.report.sound?.reminders.first)
         #expect(reminder.outcome == "acknowledged" && reminder.at == "2026-07-01T10:00:20+00:00")
         #expect(kit.state.report.sound?.lastAcknowledged == reminder)
+        // The carer's phone is told each change, and the day's summary counts it.
+        #expect(kit.state.reminderChanges(after: 0).changes.map(\.outcome) == ["sounding", "acknowledged"])
+        #expect(kit.state.report.sound?.today?.summary == "1 due: 1 acknowledged")
+        #expect(kit.state.report.sound?.today?.date == "2026-07-01" && kit.state.report.sound?.yesterday?.due == 0)
         // The band marks it heard, and the status says what the band shows.
         #expect(kit.screen.shown.last?.line.contains("✓ Lunch") == true)
         #expect(kit.state.report.showing == ["✓ Lunch"] && kit.state.report.messages.map(\.text) == ["✓ Lunch"])

@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackServers
 import Display
+import Ledger
 import Marquee
 import Schedule
 import TestSupport
@@ -182,6 +183,53 @@ struct MQTTTests {
         let sensor = try json(try broker.retained("homeassistant/sensor/\(node)/last_missed_reminder/config"))
         #expect(sensor["state_topic"] as? String == topic + "/state")
         #expect(try broker.retained("homeassistant/sensor/\(node)/last_acknowledged_reminder/config") != nil)
+    }
+
+    /// Each change of a reminder's fate reaches the carer's Home Assistant as an event, in
+    /// order, those from while the broker was away too; today's reminders are summed on a sensor.
+    @Test func eachFateIsAnEventAndTheDayIsSummed() async throws {
+        func reminder(_ outcome: String, _ at: String) -> SoundStatus.Reminder {
+            SoundStatus.Reminder(text: "Pills now, Anna", trigger: "2026-11-23T21:00:00+01:00", outcome: outcome, at: at,
+                                 soundings: outcome == "missed" ? 0 : 1, of: 3,
+                                 why: outcome == "missed" ? "the box was off at its time" : nil,
+                                 acknowledgedBy: outcome == "acknowledged" ? "a key" : nil)
+        }
+        let events = try broker.listen(topic + "/reminder")
+        // Before the box reached the broker.
+        state.update { $0.noteReminderChanges([reminder("sounding", "2026-11-23T21:00:00+01:00"),
+                                               reminder("acknowledged", "2026-11-23T21:00:40+01:00")]) }
+        let mqtt = service(try settings())
+        defer { Task { await mqtt.stop() } }
+        #expect(await eventually { events.lines.count >= 2 })
+        state.update {
+            $0.noteReminderChanges([reminder("missed", "2026-11-23T21:30:00+01:00")])
+            let due = [LedgerEntry.Fate.acknowledged, .missed].enumerated().map { index, fate in
+                LedgerEntry(key: .init(event: "\(index)", trigger: 1_795_464_000, origin: "audio"), text: "Pills now, Anna",
+                            triggerOffset: 3_600, fate: fate, decidedAt: 1_795_464_000)
+            }
+            let today = SoundStatus.Day(ReminderTally(due, day: 20_780))
+            $0.sound = SoundStatus(speak: "alarms", device: "default", muted: false, reminders: [], today: today)
+        }
+        #expect(await eventually { events.lines.count >= 3 })
+        let payloads = try events.lines.map { line in
+            #expect(line.hasPrefix(topic + "/reminder {"))
+            return try json(String(line.drop { $0 != "{" }))
+        }
+        #expect(payloads.map { $0["event_type"] as? String } == ["sounding", "acknowledged", "missed"])
+        #expect(payloads[1]["acknowledgedBy"] as? String == "a key" && payloads[1]["at"] as? String == "2026-11-23T21:00:40+01:00")
+        #expect(payloads[2]["why"] as? String == "the box was off at its time" && payloads[2]["text"] as? String == "Pills now, Anna")
+        #expect(try broker.retained(topic + "/reminder") == nil, "an event is not retained")
+        let node = try settings().nodeID
+        let entity = try json(try broker.retained("homeassistant/event/\(node)/reminder/config"))
+        #expect(entity["state_topic"] as? String == topic + "/reminder")
+        #expect(entity["event_types"] as? [String] == ["sounding", "acknowledged", "not_acknowledged", "missed",
+                                                         "quiet_at_night", "muted", "shown_only"])
+        #expect(try await eventually {
+            let today = try json(try broker.retained(topic + "/state"))["remindersToday"] as? [String: Any]
+            return today?["summary"] as? String == "2 due: 1 acknowledged, 1 missed" && today?["date"] as? String == "2026-11-23"
+        })
+        let sensor = try json(try broker.retained("homeassistant/sensor/\(node)/reminders_today/config"))
+        #expect(sensor["value_template"] as? String == "{{ value_json.remindersToday.summary if value_json.remindersToday else '' }}")
     }
 
     /// A retained command (anyone may publish one; some tools retain by default) is never

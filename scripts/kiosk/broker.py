@@ -63,6 +63,11 @@ keyfile {base}/server.key
             time.sleep(0.2)
         return None
 
+    def listen(self, topic):
+        """A subscriber to `topic` from now on, as Home Assistant would be; `heard` ends it and
+        gives the payloads it received, in order."""
+        return Listener(self._client("mosquitto_sub", "-t", topic), self.folder)
+
     def publish(self, topic, payload):
         subprocess.run(self._client("mosquitto_pub", "-t", topic, "-m", payload), check=True, timeout=30,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -71,3 +76,17 @@ keyfile {base}/server.key
         self.process.kill()
         self.process.wait()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class Listener:
+    def __init__(self, command, folder):
+        self.path = tempfile.mktemp(prefix="heard-", dir=folder)
+        self.output = open(self.path, "wb")
+        self.process = subprocess.Popen(["stdbuf", "-o0", *command], stdout=self.output, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+
+    def heard(self):
+        self.process.kill()
+        self.process.wait()
+        self.output.close()
+        return open(self.path, "rb").read().decode().splitlines()

@@ -243,6 +243,24 @@ package struct SoundStatus: Codable, Sendable, Hashable {
         }
     }
 
+    /// The reminders due on one local day: how many, and how many ended in each fate.
+    package struct Day: Codable, Sendable, Hashable {
+        /// `2026-11-29`.
+        package var date: String
+        package var due: Int
+        /// By fate (`acknowledged`, `missed`…); fates none had are left out.
+        package var fates: [String: Int]
+        /// "4 due: 3 acknowledged, 1 missed", or "none due".
+        package var summary: String
+
+        package init(_ tally: ReminderTally) {
+            date = CivilDate(daysSinceEpoch: tally.day).rfc3339
+            due = tally.due
+            fates = tally.fates
+            summary = tally.summary
+        }
+    }
+
     /// `alarms`, `audio-only` or `off`.
     package var speak: String
     package var device: String
@@ -255,6 +273,9 @@ package struct SoundStatus: Codable, Sendable, Hashable {
     /// The last one missed (or sounded without an acknowledgement), the last one acknowledged.
     package var lastMissed: Reminder?
     package var lastAcknowledged: Reminder?
+    /// How the reminders due today and yesterday (the box's local days) fared.
+    package var today: Day?
+    package var yesterday: Day?
     /// Of the last reminder played: milliseconds to its first sample, and to make its words.
     package var firstSampleMilliseconds: Double?
     package var synthesisMilliseconds: Double?

@@ -75,6 +75,8 @@ final class DisplayLoop {
     /// Where the reminders' fates are kept, before they are carried out (nil: nowhere).
     private let records: ReminderRecords?
     private var remindersToLook = true
+    /// The local day whose reminders the status last tallied.
+    private var publishedReminderDay: Int64?
     /// The television over HDMI-CEC, woken when marquee must be seen (nil: `cec = "off"`).
     private let television: (any TelevisionWaking)?
     /// Whether the screen is dark (`screen_off`) and why, whether it was made dark, and how.
@@ -410,7 +412,8 @@ final class DisplayLoop {
             log?.log(.notice, "reminder heard: \"\(due.text)\"" + (due.of > 1 ? " (\(due.number) of \(due.of))" : ""))
             voice?.play(due, when: ready)
         }
-        if !decisions.record.isEmpty { publishReminders() }
+        let day = ReminderTally.localDay(of: wall.instant.secondsSinceEpoch, utcOffset: snapshot.utcOffset)
+        if !decisions.record.isEmpty || day != publishedReminderDay { publishReminders(changed: decisions.record) }
     }
 
     /// `snapshot` as the band shows it: a reminder someone acknowledged is marked ✓ (the
@@ -447,7 +450,7 @@ final class DisplayLoop {
         }
         log?.log(.notice, acknowledged.isEmpty ? "acknowledged by \(whom), but no reminder was sounding"
             : "acknowledged by \(whom): " + acknowledged.map { "\"\($0)\"" }.joined(separator: ", "))
-        publishReminders()
+        publishReminders(changed: changed)
     }
 
     /// Silences the reminders until unmuted (the screen is unchanged), or hears them again.
@@ -459,14 +462,19 @@ final class DisplayLoop {
         publishReminders()
     }
 
-    /// Tells the status how reminders are heard and what became of the last ones.
-    private func publishReminders() {
+    /// Tells the status how reminders are heard, what became of the last ones and of today's,
+    /// and the carer's phone each of the `changed` fates.
+    private func publishReminders(changed: [LedgerEntry] = []) {
         guard let plan = reminders else { return }
         let offset = snapshot.utcOffset
         func shown(_ entry: LedgerEntry) -> SoundStatus.Reminder { SoundStatus.Reminder(entry, utcOffset: offset) }
         let records = plan.recent.map(shown)
         let (missed, acknowledged) = (plan.lastMissed.map(shown), plan.lastAcknowledged.map(shown))
+        let day = ReminderTally.localDay(of: lastTurn.wall.instant.secondsSinceEpoch, utcOffset: offset)
+        publishedReminderDay = day
+        let (today, yesterday) = (ReminderTally(plan.entries.values, day: day), ReminderTally(plan.entries.values, day: day - 1))
         state.update { shared in
+            shared.noteReminderChanges(changed.map(shown))
             var sound = shared.sound ?? SoundStatus(speak: "", device: "", muted: false, reminders: [])
             sound.speak = plan.settings.speak.rawValue
             sound.device = plan.settings.device
@@ -474,6 +482,8 @@ final class DisplayLoop {
             sound.reminders = records
             sound.lastMissed = missed
             sound.lastAcknowledged = acknowledged
+            sound.today = SoundStatus.Day(today)
+            sound.yesterday = SoundStatus.Day(yesterday)
             shared.sound = sound
             shared.soundProblemIsError = plan.settings.isAskedFor
             shared.version += 1

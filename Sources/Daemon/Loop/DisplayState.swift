@@ -44,7 +44,22 @@ final class DisplayState: Sendable {
         var version = 0
         /// Counts every change of the state but frames (what is shown, subscriptions, MQTT…).
         var changes = 0
+        /// The reminders' latest changes of fate, oldest first, for the carer's phone; how many
+        /// there were in this run (the last of them is the newest here).
+        var reminderChanges: [SoundStatus.Reminder] = []
+        var reminderChangeCount = 0
+
+        /// Keeps `changes` for the broker, the oldest going past `keptReminderChanges`.
+        mutating func noteReminderChanges(_ changes: [SoundStatus.Reminder]) {
+            reminderChanges.append(contentsOf: changes)
+            reminderChanges.removeFirst(max(0, reminderChanges.count - DisplayState.keptReminderChanges))
+            reminderChangeCount += changes.count
+        }
     }
+
+    /// How many changes of reminders' fates wait for a broker that is away; older ones are
+    /// in the ledger (`marquee reminders`) only.
+    static let keptReminderChanges = 100
 
     /// Frames per second are counted over this window.
     static let frameRateWindow: Nanoseconds = 2_000_000_000
@@ -74,6 +89,15 @@ final class DisplayState: Sendable {
     /// The part of the day the schedule last said (`night`), in English: a word for machines.
     var partOfDay: String? {
         shared.withLock { $0.snapshot?.partOfDay?.part.rawValue }
+    }
+
+    /// The changes of reminders' fates after the first `count` of this run, oldest first (those
+    /// no longer kept left out), and how many there were in all.
+    func reminderChanges(after count: Int) -> (changes: [SoundStatus.Reminder], count: Int) {
+        shared.withLock { state in
+            let new = min(state.reminderChangeCount - count, state.reminderChanges.count)
+            return (Array(state.reminderChanges.suffix(max(0, new))), state.reminderChangeCount)
+        }
     }
 
     /// The subscriptions as last told.

@@ -1,3 +1,4 @@
+import Ledger
 import Schedule
 import Support
 import Synchronization
@@ -33,6 +34,8 @@ final class MQTTBridge: Sendable {
         func calendarUpdated(_ index: Int) -> String { base + "/calendar/\(index + 1)/updated" }
         /// The screen as a PNG picture, retained.
         var screen: String { base + "/screen" }
+        /// Each change of a reminder's fate as it happens (not retained): Home Assistant's event.
+        var reminder: String { base + "/reminder" }
     }
 
     let topics: Topics
@@ -52,6 +55,8 @@ final class MQTTBridge: Sendable {
     private let lastStatus = Mutex<MQTTStatus?>(nil)
     /// The calendars' last successes published, by index.
     private let publishedUpdates = Mutex<[Int: String]>([:])
+    /// How many of this run's changes of reminders' fates were published.
+    private let publishedReminderChanges = Mutex(0)
     /// The latest picture of the screen, and whether it still has to be published.
     private let picture = Mutex<(bytes: [UInt8], isNew: Bool)?>(nil)
     private let commands = Mutex(CommandBudget())
@@ -156,10 +161,45 @@ final class MQTTBridge: Sendable {
                 }
             }
         }
+        publishReminderChanges(connection)
         if let new = picture.withLock({ $0?.isNew == true ? $0?.bytes : nil }),
            connection.publish(topics.screen, new, retain: true) {
             picture.withLock { if $0?.bytes == new { $0?.isNew = false } }
         }
+    }
+
+    /// Each change of a reminder's fate since the last one published, in order, as an event
+    /// (`{"event_type": "missed", "text": …}`); one the broker did not take is tried again at the
+    /// next turn, and those that happened while the broker was away follow when it is back.
+    private func publishReminderChanges(_ connection: MQTTConnection) {
+        let (changes, count) = state.reminderChanges(after: publishedReminderChanges.withLock { $0 })
+        var published = count - changes.count
+        defer { publishedReminderChanges.withLock { $0 = published } }
+        for change in changes {
+            guard connection.publish(topics.reminder, Self.encode(ReminderEvent(change)), retain: false) else { return }
+            published += 1
+        }
+    }
+
+    /// A reminder's change of fate as Home Assistant's event entity takes it: the status's
+    /// fields and `event_type`, the fate in Home Assistant's spelling (`not_acknowledged`).
+    struct ReminderEvent: Encodable, Sendable {
+        let reminder: SoundStatus.Reminder
+
+        init(_ reminder: SoundStatus.Reminder) {
+            self.reminder = reminder
+        }
+
+        private enum Key: String, CodingKey { case event_type }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(Self.eventType(reminder.outcome), forKey: .event_type)
+            try reminder.encode(to: encoder)
+        }
+
+        static func eventType(_ fate: String) -> String { fate.replacing(" ", with: "_") }
+        static let eventTypes = LedgerEntry.Fate.allCases.map { eventType($0.rawValue) }
     }
 
     private func received(_ connection: MQTTConnection, topic: String, payload: [UInt8], retained: Bool) {
@@ -283,6 +323,7 @@ final class MQTTBridge: Sendable {
             subscriptions: report.subscriptions.map { .init(address: $0.address, lastSuccess: $0.lastSuccess, error: $0.error) },
             muted: report.sound?.muted, lastMissedReminder: report.sound?.lastMissed,
             lastAcknowledgedReminder: report.sound?.lastAcknowledged,
+            remindersToday: report.sound?.today, remindersYesterday: report.sound?.yesterday,
             television: report.television.map { StateDocument.Television(state: $0.summary, status: $0) },
             screen: report.screen.map { StateDocument.Screen(state: $0.summary, status: $0) }, version: version)
         return Self.encode(document)
@@ -319,6 +360,9 @@ final class MQTTBridge: Sendable {
         var muted: Bool?
         var lastMissedReminder: SoundStatus.Reminder?
         var lastAcknowledgedReminder: SoundStatus.Reminder?
+        /// How the reminders due today and yesterday fared (nil: no sound).
+        var remindersToday: SoundStatus.Day?
+        var remindersYesterday: SoundStatus.Day?
         /// The television over HDMI-CEC (nil: `cec = "off"`): its status line and its fields.
         var television: Television?
         /// The screen itself: on, dark for `screen_off`, or lit within it; its line and fields.
@@ -448,6 +492,19 @@ final class MQTTBridge: Sendable {
                 $0.json_attributes_template = "{{ (value_json.lastAcknowledgedReminder or {}) | tojson }}"
                 $0.icon = "mdi:bell-check-outline"
             },
+            entity("event", "reminder", "Reminder") {
+                $0.state_topic = topics.reminder
+                $0.event_types = ReminderEvent.eventTypes
+                $0.icon = "mdi:bell-ring-outline"
+            },
+            entity("sensor", "reminders_today", "Reminders today") {
+                $0.state_topic = topics.state
+                $0.value_template = "{{ value_json.remindersToday.summary if value_json.remindersToday else '' }}"
+                $0.json_attributes_topic = topics.state
+                $0.json_attributes_template =
+                    "{{ {'today': value_json.remindersToday, 'yesterday': value_json.remindersYesterday} | tojson }}"
+                $0.icon = "mdi:bell-badge-outline"
+            },
             entity("sensor", "screen_state", "Screen state") {
                 $0.state_topic = topics.state
                 $0.value_template = "{{ (value_json.screen.state if value_json.screen else 'not known yet')[:255] }}"
@@ -513,6 +570,8 @@ final class MQTTBridge: Sendable {
         /// A text entity's longest text (Home Assistant's limit is 255).
         var max: Int?
         var content_type: String?
+        /// An event entity's kinds of event.
+        var event_types: [String]?
         var icon: String?
         /// `config` for what changes how the box works, `diagnostic` for what tells of its health.
         var entity_category: String?

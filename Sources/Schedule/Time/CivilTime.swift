@@ -93,6 +93,9 @@ package struct CivilDate: Hashable, Comparable, Sendable {
 
     /// "Tuesday 3 March 2026".
     package var spokenForm: String { "\(dayAndMonth) \(year)" }
+
+    /// `2026-03-03`.
+    package var rfc3339: String { "\(pad(year, 4))-\(pad(month))-\(pad(day))" }
 }
 
 /// A wall-clock reading (date and time of day) with no time zone attached.
@@ -143,7 +146,7 @@ package struct CivilDateTime: Hashable, Comparable, Sendable {
         let sign = utcOffset < 0 ? "-" : "+"
         let magnitude = abs(utcOffset)
         let zone = "\(sign)\(pad(magnitude / 3600)):\(pad(magnitude % 3600 / 60))"
-        return "\(pad(date.year, 4))-\(pad(date.month))-\(pad(date.day))T\(clock(seconds: true))\(zone)"
+        return "\(date.rfc3339)T\(clock(seconds: true))\(zone)"
     }
 
     /// `21:30` (or `21:30:15`).

@@ -3,9 +3,10 @@ snd-intel8x0) plays into a WAV file on the host, which the host reads as it grow
 evening pills (an audio alarm at 19:00 Europe/Berlin) are heard within a second of their time,
 silent before; the chime leads; a key pressed on the box's keyboard (QMP send-key, through the
 kernel's evdev) acknowledges them."""
-import math, os, shutil, struct, time
+import json, math, os, shutil, struct, time
 
 from kiosk.harness import status_report, wait_until
+from kiosk.scenarios.mqtt import TOPIC
 
 WAV = {}
 
@@ -68,6 +69,8 @@ def run(kiosk, box):
                 f"({' '.join(found.split())[:200]})")
     path = WAV["path"]
     before, _ = samples(path)
+    # Home Assistant on the broker is told each change of the reminder's fate as it happens.
+    events = box.broker.listen(f"{TOPIC}/reminder") if box.broker else None
     # 18:59:50 in Berlin: the evening pills (19:00, PRIORITY 1, ACTION:AUDIO) are ten seconds away.
     guest.run("date -s '2026-11-27 17:59:50 UTC'")
     set_at = time.time()
@@ -99,6 +102,19 @@ def run(kiosk, box):
     kiosk.check(sounding.get("outcome") == "sounding" and acknowledged is not None and "acknowledged by a key" in journal,
                 f"{name}: a key on the box's keyboard acknowledges the reminder ({sounding.get('text', '')[:40]}: "
                 f"{' / '.join(journal.strip().splitlines()[-2:])})")
+    if events:
+        told = [event for event in map(json.loads, events.heard())
+                if event.get("text", "").startswith("Take your evening pills")]
+        kiosk.check([event.get("event_type") for event in told] == ["sounding", "acknowledged"]
+                    and told[-1].get("acknowledgedBy") == "a key",
+                    f"{name}: the carer's Home Assistant was told it sounded, then that a key acknowledged it ({told})")
+    # The ledger, as the carer reads it on the box, and the day's summary in the status.
+    _, ledger = guest.run("marquee reminders --since 1d")
+    today = status(guest).get("today") or {}
+    kiosk.check("acknowledged (heard 1 of" in ledger and "by a key" in ledger and "Take your evening pills" in ledger
+                and "1 acknowledged" in today.get("summary", "") and today.get("date") == "2026-11-27",
+                f"{name}: `marquee reminders` says it was heard and acknowledged ({ledger.strip()[:200]}); "
+                f"the status sums the day ({today})")
     # The person sees it was heard: the band marks it (what is on screen at the moment stays
     # where it is; the marked text enters at the next seam), and the status says what the
     # band shows. The picture is taken once the status says the mark is on screen.
