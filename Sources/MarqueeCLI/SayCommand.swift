@@ -42,7 +42,7 @@ struct SayCommand: ParsableCommand {
         let volume = night ? settings.nightVolume : settings.dayVolume
         do {
             // A recording that cannot be played is said, not spoken over.
-            let recording = recording.map(Recording.Source.file)
+            let recording = recording.map { Recording.Source.file($0) }
             if let recording { _ = try Recording.load(recording) }
             let spoken: Speech.Spoken?
             if let out {

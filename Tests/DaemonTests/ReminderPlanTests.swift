@@ -230,7 +230,8 @@ struct ReminderPlanTests {
     func attachmentsNameRecordingsBesideTheCalendar(attachment: String, path: String?, unplayable: String?) {
         let sounding = Sounding(origin: .audioAlarm, trigger: ZonedTime(instant: at(0), utcOffset: 0), attachment: attachment)
         let found = AttachedRecording.resolve(sounding, calendar: "/feeds/family.ics", fetched: "/state/recordings")
-        #expect(found.source == path.map(Recording.Source.file) && found.unplayable == unplayable)
+        let expected = path.map { Recording.Source.file($0, within: $0.hasPrefix("/feeds/") ? "/feeds" : nil) }
+        #expect(found.source == expected && found.unplayable == unplayable)
     }
 
     /// A recording written into the calendar plays from its bytes; one at an address is not

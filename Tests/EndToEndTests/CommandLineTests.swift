@@ -1,4 +1,5 @@
 import Foundation
+import CSndfile
 import Sound
 import TestSupport
 import Testing
@@ -265,6 +266,37 @@ import Testing
             #expect(missing.status == 1)
             #expect(missing.errors.hasPrefix("marquee say: cannot open the sound device \"hw:CARD=NoSuchCard\": "))
             #expect(missing.errors.split(separator: "\n").count == 1, "\(missing.errors)")
+        }
+    }
+
+    /// A 0.3 MB FLAC that decodes to 180 MB (eight channels at 192 kHz for 59 s: a second of
+    /// a tone, then silence) plays within a 100 MB data limit: read a block at a time, mixed to
+    /// one channel and averaged down to 48 kHz as it is read. Before, it took 223 MB.
+    @Test func aSmallRecordingThatDecodesToMuchPlaysInLittleMemory() throws {
+        try withTemporaryFolder { temporary in
+            let flac = temporary.path + "/pills.flac"
+            var info = SF_INFO(frames: 0, samplerate: 192_000, channels: 8, format: Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16),
+                               sections: 0, seekable: 0)
+            let file = try #require(sf_open(flac, Int32(SFM_WRITE), &info))
+            var block = [Int16](repeating: 0, count: 8 * 4_800)
+            for first in stride(from: 0, to: 59 * 192_000, by: 4_800) {
+                for frame in 0..<4_800 {
+                    let time = Double(first + frame) / 192_000
+                    let value = time < 1 ? Int16(8_000 * sin(2 * Double.pi * 440 * time)) : 0
+                    for channel in 0..<8 { block[frame * 8 + channel] = value }
+                }
+                #expect(sf_writef_short(file, block, 4_800) == 4_800)
+            }
+            sf_close(file)
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: flac)[.size] as? Int)
+            #expect(size < 1 << 20, "\(size) bytes")
+            let clip = try Recording.load(flac)
+            #expect(clip.sampleRate == 48_000 && clip.samples.count == 59 * 48_000)
+            #expect(dominantFrequency(clip.samples[4_800..<43_200], rate: 48_000, among: [330, 440, 550]) == 440)
+            let wav = temporary.path + "/pills.wav"
+            let played = try Self.run("/usr/bin/prlimit", ["--data=100000000", Self.binary, "say", "Pills", "--recording", flac, "--out", wav])
+            #expect(played.status == 0, "\(played.errors)")
+            #expect(try readWAV(wav).samples.count > 59 * 48_000)
         }
     }
 

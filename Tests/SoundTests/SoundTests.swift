@@ -143,6 +143,28 @@ struct RecordingTests {
         }
     }
 
+    /// A recording named in a calendar's folder is played only from that folder: a link there
+    /// to a file elsewhere is refused (a link within the folder is followed).
+    @Test func aLinkOutOfTheCalendarsFolderIsNotFollowed() throws {
+        try withTemporaryFolder { temporary in
+            let feeds = temporary.path + "/feeds"
+            try FileManager.default.createDirectory(atPath: feeds + "/voices", withIntermediateDirectories: true)
+            let wav = Data(tone(440, seconds: 0.5, rate: 16_000).wav)
+            try wav.write(to: URL(fileURLWithPath: temporary.path + "/elsewhere.wav"))
+            try wav.write(to: URL(fileURLWithPath: feeds + "/voices/pills.wav"))
+            try FileManager.default.createSymbolicLink(atPath: feeds + "/out.wav", withDestinationPath: "../elsewhere.wav")
+            try FileManager.default.createSymbolicLink(atPath: feeds + "/in.wav", withDestinationPath: "voices/pills.wav")
+            #expect {
+                try Recording.load(.file(feeds + "/out.wav", within: feeds))
+            } throws: { error in
+                "\(error)" == "the recording \(feeds)/out.wav leads out of the calendar's folder \(feeds) "
+                    + "(to \(temporary.path)/elsewhere.wav); it is not played"
+            }
+            #expect(try Recording.load(.file(feeds + "/in.wav", within: feeds)).samples.count == 8_000)
+            #expect(try Recording.load(.file(feeds + "/out.wav")).samples.count == 8_000, "a path given by hand is followed")
+        }
+    }
+
     @Test func hostileRecordingsAreRefusedWithTheirPaths() throws {
         try withTemporaryFolder { folder in
             func refusal(_ name: String, _ bytes: [UInt8]?) -> String {

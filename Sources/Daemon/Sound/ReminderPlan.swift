@@ -336,7 +336,7 @@ package enum AttachedRecording {
         guard !name.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else {
             return (nil, "ATTACH \(attachment) is not a file in the calendar's folder \(folder)")
         }
-        return (.file(folder + "/" + name), nil)
+        return (.file(folder + "/" + name, within: folder), nil)
     }
 
     /// Whether an ATTACH is a recording to fetch from a web server.
