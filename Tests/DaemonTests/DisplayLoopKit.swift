@@ -364,6 +364,8 @@ final class WakeRecorder: TelevisionWaking {
 
     func wake(because reason: String) { reasons.withLock { $0.append(reason) } }
 
+    func wakeIfOff(because reason: String) { reasons.withLock { $0.append("if off: " + reason) } }
+
     func standby(because reason: String) { reasons.withLock { $0.append("standby: " + reason) } }
 
     func reclaimInput() { reasons.withLock { $0.append("reclaim") } }

@@ -156,13 +156,13 @@ struct TelevisionTests {
         sound.language = "en"
         let kit = try await DisplayLoopKit(files: ["a.ics": feed], at: "2026-07-01T19:59:58Z", zone: "UTC",
                                            sound: sound, stateFolder: folder.path)
-        #expect(kit.television.woken == ["marquee started"])
+        #expect(kit.television.woken == ["if off: marquee started"])
         // At 20:00 the pills show (the messages changed by day: the input taken back if
         // another device took it) and are heard.
         await kit.advance(seconds: 3)
-        #expect(kit.television.woken == ["marquee started", "reclaim", "a reminder"])
+        #expect(kit.television.woken == ["if off: marquee started", "reclaim", "a reminder"])
         await kit.advance(seconds: 60)
-        #expect(kit.television.woken == ["marquee started", "reclaim", "a reminder", "an announcement"])
+        #expect(kit.television.woken == ["if off: marquee started", "reclaim", "a reminder", "an announcement"])
         // The announcement ends: the messages change again.
         await kit.advance(seconds: 600)
         #expect(kit.television.woken.last == "reclaim" && kit.television.woken.count == 5)

@@ -133,7 +133,7 @@ final class DisplayLoop {
         controller.lineBreaking = UnicodeLineBreaking()
         controller.show(marked(snapshot), settings: settings, at: steady, width: screen.bandWidth)
         screen.showOrientation(snapshot.orientationShown(idleTemplate: settings.idleText))
-        if !isNight, !lighting.isDark(at: lastTurn.wall.instant) { television?.wake(because: "marquee started") }
+        if !isNight, !lighting.isDark(at: lastTurn.wall.instant) { television?.wakeIfOff(because: "marquee started") }
         publishShown()
         publishScreen(at: lastTurn.wall)
         publishReminders()

@@ -18,6 +18,9 @@ package enum CECChoice: Sendable, Hashable {
 /// while the screen is dark, for a reason.
 protocol TelevisionWaking: Sendable {
     func wake(because reason: String)
+    /// Turns it on if it is in standby; one that is on is left on its input (marquee started
+    /// by day: someone may be watching, and a restart must not take the input each time).
+    func wakeIfOff(because reason: String)
     func standby(because reason: String)
     /// The messages changed while marquee should be seen: if another device took the
     /// television's input, marquee takes it back (`reclaim_input`), a few times an hour at most.
@@ -43,14 +46,30 @@ final class Television: TelevisionWaking {
     /// was reconfiguring its own adapter, a bus error), `afterWakeSeconds` apart.
     static let attempts = 3
 
+    /// A request asked while there is no adapter waits for one this long (the adapter looked
+    /// for every `lookWhileAskedSeconds` meanwhile), then is given up and said.
+    static let longestPending: Int64 = 600
+    static let lookWhileAskedSeconds: Int64 = 5
+
     /// What the loop asked last: the latest request wins.
     private enum Request {
         case wake(String)
+        case wakeIfOff(String)
         case standby(String)
+
+        /// "the wake (a reminder)", for the journal.
+        var said: String {
+            switch self {
+            case .wake(let reason), .wakeIfOff(let reason): "the wake (\(reason))"
+            case .standby(let reason): "the standby (\(reason))"
+            }
+        }
     }
 
     private struct Shared {
         var request: Request?
+        /// When it was asked, in `steadySeconds`.
+        var askedAt: Int64 = 0
         var reclaimAsked = false
         var stopping = false
     }
@@ -91,13 +110,23 @@ final class Television: TelevisionWaking {
 
     /// Turns the television on and to marquee's input, for `reason` (the journal says it).
     func wake(because reason: String) {
-        shared.withLock { $0.request = .wake(reason) }
+        ask(.wake(reason))
+    }
+
+    func wakeIfOff(because reason: String) {
+        ask(.wakeIfOff(reason))
     }
 
     /// Puts the television to standby (the screen is dark), for `reason`.
     func standby(because reason: String) {
-        shared.withLock { $0.request = .standby(reason) }
+        ask(.standby(reason))
     }
+
+    private func ask(_ request: Request) {
+        shared.withLock { ($0.request, $0.askedAt) = (request, Self.steadySeconds()) }
+    }
+
+    private static func steadySeconds() -> Int64 { readClock(CLOCK_MONOTONIC) / 1_000_000_000 }
 
     func isReadyForSound() -> Bool {
         guard choice != .off else { return true }
@@ -114,13 +143,14 @@ final class Television: TelevisionWaking {
         var state: TelevisionState?
         var status = TelevisionStatus(power: .unknown)
         var nextLook: Int64 = 0
+        var lastLook: Int64 = 0
         var nextPoll: Int64 = 0
         var saidMissing: String?
         var saidGivingUp = false
         var unanswered = false
         /// A request whose message failed, to be sent again.
         var retry: (request: Request, attempts: Int, at: Int64)?
-        func now() -> Int64 { readClock(CLOCK_MONOTONIC) / 1_000_000_000 }
+        func now() -> Int64 { Self.steadySeconds() }
         func publish(_ fresh: TelevisionStatus) {
             guard fresh != status else { return }
             if fresh.summary != status.summary, fresh.power != .unknown || fresh.problem != nil {
@@ -132,14 +162,26 @@ final class Television: TelevisionWaking {
         }
         while !shared.withLock({ $0.stopping }) {
             if adapter == nil {
-                guard now() >= nextLook else {
-                    shared.withLock {
-                        $0.request = nil
-                        $0.reclaimAsked = false
+                // A request waits for an adapter (one plugged in, one that answers again), and
+                // has it looked for sooner; not for ever.
+                let (waiting, expired) = shared.withLock { shared -> (Bool, Request?) in
+                    shared.reclaimAsked = false
+                    guard let request = shared.request else { return (false, nil) }
+                    guard now() - shared.askedAt <= Self.longestPending else {
+                        shared.request = nil
+                        return (false, request)
                     }
+                    return (true, nil)
+                }
+                if let expired {
+                    log?.log(.warning, "television: \(expired.said) was not sent: no HDMI-CEC adapter for "
+                        + "\(Self.longestPending / 60) min")
+                }
+                guard now() >= (waiting ? min(nextLook, lastLook + Self.lookWhileAskedSeconds) : nextLook) else {
                     usleep(200_000)
                     continue
                 }
+                lastLook = now()
                 nextLook = now() + Self.retrySeconds
                 switch open() {
                 case (let opened?, _):
@@ -186,7 +228,20 @@ final class Television: TelevisionWaking {
                     }
                 }
                 if !known.givesUpReclaiming { saidGivingUp = false }
-                switch request {
+                var wanted = request
+                if case .wakeIfOff(let reason)? = request {
+                    let reported = try cec.send(.giveDevicePowerStatus, to: CECMessage.television, reply: .reportPowerStatus)
+                    known.power = reported.flatMap(TelevisionPower.init(reported:)) ?? .unknown
+                    if known.power == .on || known.power == .goingOn {
+                        log?.log(.notice, "television: on; left on its input (\(reason))")
+                        wanted = nil
+                    } else {
+                        wanted = .wake(reason)
+                    }
+                }
+                switch wanted {
+                case .wakeIfOff?, nil:
+                    break
                 case .wake(let reason)?:
                     try say(known.wake, on: cec)
                     known.woken()
@@ -199,8 +254,6 @@ final class Television: TelevisionWaking {
                     log?.log(.notice, "television put to standby (\(reason))")
                     fresh.lastStandby = reason
                     nextPoll = now() + Self.afterWakeSeconds
-                case nil:
-                    break
                 }
                 if request != nil { (retry, unsent) = (nil, nil) }
                 if now() >= nextPoll {

@@ -1,8 +1,9 @@
 """The television on the box's HDMI, over CEC, with no hardware: the Debian kernel's vivid driver
 gives a television-side adapter (an HDMI input) wired to a source-side one (an HDMI output);
 cec-follower (v4l-utils) on the television's side answers as a television does and keeps its
-power. The installed unit finds the source's adapter, says the television's power in its
-status, wakes it from standby and takes its input back when a message is announced, and
+power. The installed unit finds the source's adapter (and sends a wake asked before it
+came), says the television's power in its status, leaves a television that is on alone when it
+restarts, wakes it from standby and takes its input back when a message is announced, and
 hears the television switched to another input."""
 import time
 
@@ -31,6 +32,8 @@ def follower_power(guest):
 
 def run(kiosk, box):
     guest, name = box.guest, box.name
+    # A carer's wake while the box has no adapter yet: it waits for one.
+    guest.run("marquee wake")
     # A television (vivid's HDMI input, /dev/cec0) and the box's HDMI output (/dev/cec1).
     _, made = guest.run("modprobe vivid num_inputs=1 input_types=0x3 num_outputs=1 output_types=0x1 && sleep 1 && "
                         "cec-ctl -d /dev/cec0 --tv --osd-name TV >/dev/null && "
@@ -38,15 +41,24 @@ def run(kiosk, box):
                         "ls -l /dev/cec* && cec-ctl -d /dev/cec1 | grep -i 'physical address'", timeout=60)
     kiosk.check("/dev/cec1" in made and "video" in made and "1.0.0.0" in made,
                 f"{name}: vivid's television and the box's HDMI output on the CEC bus ({' '.join(made.split())[:200]})")
-    # The adapter appeared after marquee started: it looks again within a minute (a restart
-    # finds it at once).
-    guest.run("systemctl restart marquee")
+    # The adapter appeared after marquee started: the waiting wake has it looked for within
+    # seconds (not the minute between looks), and is sent.
     found = television_until(
-        guest, lambda status: status.get("adapter") == "/dev/cec1" and status.get("power") in ("on", "going to on"), 30)
+        guest, lambda status: status.get("adapter") == "/dev/cec1" and status.get("lastWake") == "a request", 30)
     status = television(guest)
     _, journal = guest.run("journalctl -b -u marquee -o cat --no-pager | grep -E 'HDMI-CEC|television' | tail -4")
-    kiosk.check(found is not None and status.get("power") in ("on", "going to on"),
-                f"{name}: the installed unit claims the box's adapter and knows the television's power "
+    kiosk.check(found is not None and found <= 15,
+                f"{name}: a wake asked while there was no adapter is sent {found} s after the adapter appeared "
+                f"({status}; {' / '.join(journal.strip().splitlines())})")
+    # Restarted by day while the television is on (someone may be watching another input):
+    # it is left on its input, and its power is known.
+    guest.run("cec-ctl -d /dev/cec0 --to 15 --routing-change orig-phys-addr=1.0.0.0,new-phys-addr=2.0.0.0 >/dev/null; "
+              "systemctl restart marquee")
+    known = television_until(guest, lambda status: status.get("power") in ("on", "going to on"), 30)
+    status = television(guest)
+    _, journal = guest.run("journalctl -u marquee -o cat --no-pager -n 40 | grep -E 'television' | tail -3")
+    kiosk.check(known is not None and "left on its input (marquee started)" in journal and not status.get("lastWake"),
+                f"{name}: restarted by day, the unit knows the television is on and leaves its input "
                 f"({status}; {' / '.join(journal.strip().splitlines())})")
     # The television to standby (as its remote would), then a message announced: it wakes
     # and shows marquee.
