@@ -228,7 +228,7 @@ package final class PixelScreen: TickerScreen {
             let control = try scanout.setPowered(!dark)
             return dark ? "powered down (\(control))" : ""
         } catch {
-            guard dark else { return "" }
+            guard dark else { return "could not be powered on (\(error))" }
             // Black where the display cannot be powered down: the same to the eye in a dark room.
             generation += 1
             scanout.show(ScanoutPicture(layers: [], generation: generation, black: painter.black))

@@ -35,7 +35,7 @@ package protocol ScreenDevice: AnyObject {
     func presentationTime(ofFrameDueAt due: SteadyInstant, now: SteadyInstant) -> SteadyInstant
     /// Dark (`screen_off`: the display powered down where the device can, else black) or lit
     /// again, drawn in full with the next frame; no frames are drawn while it is dark. Answers
-    /// how it went dark, for the status ("" when lit).
+    /// how it went dark, for the status; lit, "" or why it could not be powered on again.
     func setDark(_ dark: Bool) -> String
 }
 

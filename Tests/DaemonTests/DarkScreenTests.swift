@@ -136,6 +136,48 @@ import Testing
         #expect(!kit.screen.isDark && (try? String(contentsOfFile: power, encoding: .utf8)) == "0\n")
     }
 
+    /// A screen or a backlight that does not come on again is said (the box's problems), tried
+    /// again every 10 s, and said again when it works.
+    @Test func aScreenThatStaysOffIsSaidAndTriedAgain() async throws {
+        let devices = try BacklightTests.Devices([("acpi_video0", "firmware", "100", "80")])
+        let power = devices.path + "/acpi_video0/bl_power"
+        // Not writable: a directory in its place.
+        try FileManager.default.createDirectory(atPath: power, withIntermediateDirectories: false)
+        let backlight = try Backlight.find(in: devices.path, notePath: nil)
+        let kit = try await DisplayLoopKit(at: "2026-11-24T02:00:00+01:00", orientation: OrientationSettings(),
+                                           backlight: backlight, screenOff: Self.overnight)
+        #expect(kit.screen.isDark)
+        kit.screen.failsToPowerOn = true
+        await kit.post(.keyPressed)
+        let problems = kit.state.report.boxProblems
+        #expect(problems.count == 1 && problems[0].hasPrefix("the screen could not be powered on (recording: EIO); "
+                    + "backlight acpi_video0: cannot switch it on (Is a directory)"), "\(problems)")
+        #expect(problems.first?.hasSuffix(": what is shown may be seen by nobody") == true)
+        kit.screen.failsToPowerOn = false
+        try FileManager.default.removeItem(atPath: power)
+        try Data("4\n".utf8).write(to: URL(fileURLWithPath: power))
+        await kit.advance(seconds: 9)
+        #expect(kit.state.report.boxProblems == problems, "tried again after 10 s, not before")
+        await kit.advance(seconds: 1.5)
+        #expect(kit.state.report.boxProblems.isEmpty)
+        #expect((try? String(contentsOfFile: power, encoding: .utf8)) == "0\n")
+    }
+
+    /// A backlight left off by a run that stopped in the dark hours (a crash, a power cut) is
+    /// switched on when marquee starts by day; started in the dark hours it stays off.
+    @Test(arguments: ["2026-11-24T10:00:00+01:00", "2026-11-24T02:00:00+01:00"])
+    func aBacklightLeftOffIsSwitchedOn(at start: String) async throws {
+        let devices = try BacklightTests.Devices([("acpi_video0", "firmware", "100", "80")])
+        let power = devices.path + "/acpi_video0/bl_power"
+        try Data("4\n".utf8).write(to: URL(fileURLWithPath: power))
+        let backlight = try Backlight.find(in: devices.path, notePath: nil)
+        let kit = try await DisplayLoopKit(at: start, orientation: OrientationSettings(), backlight: backlight,
+                                           screenOff: Self.overnight)
+        let byDay = start.contains("T10:")
+        #expect((try? String(contentsOfFile: power, encoding: .utf8)) == (byDay ? "0\n" : "4\n"))
+        #expect(kit.screen.isDark == !byDay && kit.state.report.boxProblems.isEmpty)
+    }
+
     /// Without `cec_standby` the picture goes dark and the television is left alone.
     @Test func theTelevisionLeftOnUnlessAsked() async throws {
         let kit = try await DisplayLoopKit(at: "2026-11-24T02:00:00+01:00", orientation: OrientationSettings(),

@@ -159,11 +159,14 @@ final class RecordingScreen: TickerScreen {
     private(set) var isDark = false
     private(set) var darkChanges: [(steady: SteadyInstant, dark: Bool)] = []
 
+    /// Whether powering it on fails (a display that does not answer).
+    var failsToPowerOn = false
+
     func setDark(_ dark: Bool) -> String {
         isDark = dark
         darkChanges.append((clock.steadyTime(), dark))
         mustRepaint = true
-        return dark ? "powered down (recording)" : ""
+        return dark ? "powered down (recording)" : failsToPowerOn ? "could not be powered on (recording: EIO)" : ""
     }
 }
 

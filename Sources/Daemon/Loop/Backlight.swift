@@ -80,11 +80,18 @@ final class Backlight {
         try? setShade(0, nightPercent: 100)
     }
 
+    /// Whether `bl_power` says it is switched off (left so by a run that stopped while the
+    /// screen was dark: a crash, a power cut).
+    var isSwitchedOff: Bool {
+        Self.readText(blPowerPath).flatMap(Int.init).map { $0 != 0 } ?? false
+    }
+
+    private var blPowerPath: String { String(brightnessPath.dropLast("brightness".count)) + "bl_power" }
+
     /// Switches the backlight off (the screen is dark) or on again, through `bl_power`
     /// (FB_BLANK_POWERDOWN, FB_BLANK_UNBLANK).
     func setPower(_ on: Bool) throws(Problem) {
-        let path = String(brightnessPath.dropLast("brightness".count)) + "bl_power"
-        guard Self.writeText(path, on ? "0\n" : "4\n", creating: false) else {
+        guard Self.writeText(blPowerPath, on ? "0\n" : "4\n", creating: false) else {
             throw Problem(description: "backlight \(name): cannot switch it \(on ? "on" : "off") (\(String(cString: strerror(errno))))")
         }
     }

@@ -85,6 +85,10 @@ final class DisplayLoop {
     private var publishedLighting: ScreenLighting?
     private var isDark = false
     private var darkBy: String?
+    /// Why the screen or its backlight stayed off when it was to be on (said in the box's
+    /// problems), and when that is tried again; nil: it is on.
+    private var unlit: (problem: String, retryAt: Instant)?
+    static let relightSeconds: Int64 = 10
 
     /// - Parameters:
     ///   - snapshot: the messages at the start (the schedule is loaded before the display starts).
@@ -133,7 +137,13 @@ final class DisplayLoop {
         controller.lineBreaking = UnicodeLineBreaking()
         controller.show(marked(snapshot), settings: settings, at: steady, width: screen.bandWidth)
         screen.showOrientation(snapshot.orientationShown(idleTemplate: settings.idleText))
-        if !isNight, !lighting.isDark(at: lastTurn.wall.instant) { television?.wakeIfOff(because: "marquee started") }
+        if !lighting.isDark(at: lastTurn.wall.instant) {
+            if backlight?.isSwitchedOff == true {
+                log?.log(.notice, "the backlight was left off (marquee stopped while the screen was dark); switched on")
+                switchOn(at: lastTurn.wall)
+            }
+            if !isNight { television?.wakeIfOff(because: "marquee started") }
+        }
         publishShown()
         publishScreen(at: lastTurn.wall)
         publishReminders()
@@ -542,6 +552,7 @@ final class DisplayLoop {
     private func followTheDark(at wall: WallInstant) {
         let dark = lighting.isDark(at: wall.instant)
         guard dark != isDark else {
+            if !dark, let unlit, wall.instant >= unlit.retryAt { switchOn(at: wall) }
             if lighting != publishedLighting { publishScreen(at: wall) }
             return
         }
@@ -561,8 +572,7 @@ final class DisplayLoop {
             log?.log(.notice, "the screen is dark\(until) (screen_off): \(darkBy ?? "")")
             if settings.televisionStandby { television?.standby(because: "screen_off") }
         } else {
-            _ = screen.setDark(false)
-            try? backlight?.setPower(true)
+            switchOn(at: wall)
             frameDeadline = nil
             frameGridOrigin = nil
             if let reason = lighting.litBecause {
@@ -573,6 +583,29 @@ final class DisplayLoop {
             }
         }
         publishScreen(at: wall)
+    }
+
+    /// Powers the screen and its backlight on. What fails is said (the journal, the box's
+    /// problems: a reminder lit on a screen that stays off is seen by nobody) and tried again
+    /// every `relightSeconds`; said again when it works.
+    private func switchOn(at wall: WallInstant) {
+        var failures: [String] = []
+        let screenFailure = screen.setDark(false)
+        if !screenFailure.isEmpty { failures.append("the screen \(screenFailure)") }
+        if let backlight {
+            do throws(Backlight.Problem) { try backlight.setPower(true) } catch { failures.append(error.description) }
+        }
+        let problem = failures.isEmpty ? nil : failures.joined(separator: "; ") + ": what is shown may be seen by nobody"
+        if problem != unlit?.problem {
+            if let problem {
+                log?.tell(.warning, problem)
+            } else {
+                log?.log(.notice, "the screen is on again")
+            }
+            let earlier = unlit?.problem
+            state.update { $0.replaceBoxProblem(earlier, with: problem) }
+        }
+        unlit = problem.map { ($0, wall.instant + Self.relightSeconds) }
     }
 
     /// A key or a request lights a dark screen for a while, and wakes the television for it.
@@ -706,6 +739,7 @@ final class DisplayLoop {
             consider(steady + max(0, WallInstant(again) - wall))
         }
         if let dark = lighting.nextChange(after: wall.instant) { consider(steady + max(0, WallInstant(dark) - wall)) }
+        if let unlit { consider(steady + max(0, WallInstant(unlit.retryAt) - wall)) }
         return deadline
     }
 

@@ -49,6 +49,14 @@ final class DisplayState: Sendable {
         var reminderChanges: [SoundStatus.Reminder] = []
         var reminderChangeCount = 0
 
+        /// The box's problems hold `new` in place of `old` (either nil: only added, or only
+        /// taken away), and what is shown is said to have changed.
+        mutating func replaceBoxProblem(_ old: String?, with new: String?) {
+            boxProblems.removeAll { $0 == old }
+            if let new { boxProblems.append(new) }
+            version += 1
+        }
+
         /// Keeps `changes` for the broker, the oldest going past `keptReminderChanges`.
         mutating func noteReminderChanges(_ changes: [SoundStatus.Reminder]) {
             reminderChanges.append(contentsOf: changes)

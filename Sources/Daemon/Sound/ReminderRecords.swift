@@ -50,10 +50,6 @@ final class ReminderRecords {
     private func replaceProblem(with text: String?) {
         let earlier = problem
         problem = text
-        state?.update { shared in
-            shared.boxProblems.removeAll { $0 == earlier }
-            if let text { shared.boxProblems.append(text) }
-            shared.version += 1
-        }
+        state?.update { $0.replaceBoxProblem(earlier, with: text) }
     }
 }
