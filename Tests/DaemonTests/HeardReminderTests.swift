@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import LoopbackServers
 import Synchronization
 import Schedule
@@ -70,6 +71,39 @@ import Testing
         #expect(restarted.screen.shown.last?.line.contains("✓ Leave for the dentist") == true,
                 "\(restarted.screen.shown.last?.line ?? "")")
         #expect(restarted.state.report.showing.contains { $0.hasPrefix("✓ Leave for the dentist") })
+    }
+
+    /// Upgraded from a version before the ledger, ten minutes after a reminder it acknowledged
+    /// and one it decided without keeping its story: neither is heard again, nor called late or
+    /// missed; what the file kept is in the ledger, and the file is gone.
+    @Test func anUpgradeKeepsWhatTheEarlierVersionKept() async throws {
+        let folder = try TemporaryFolder()
+        let wav = folder.path + "/played.wav"
+        let trigger: Int64 = 1_782_898_200  // 2026-07-01T09:30:00Z
+        let feed = calendar(
+            event("UID:dentist", "DTSTART:20260701T100000Z", "DTEND:20260701T110000Z", "SUMMARY:Leave for the dentist",
+                  alarm("ACTION:AUDIO", "TRIGGER:-PT30M")),
+            event("UID:bins", "DTSTART:20260701T093000Z", "DTEND:20260701T230000Z", "SUMMARY:Bins out today", "X-MARQUEE-SPEAK:YES"))
+        let kept = """
+            {"heard":[{"key":{"event":"dentist","trigger":\(trigger),"origin":"audio"},"decidedAt":\(trigger)},
+                      {"key":{"event":"bins","trigger":\(trigger),"origin":"event"},"decidedAt":\(trigger)}],
+             "waiting":[],"quietAtNight":[],
+             "recent":[{"key":{"event":"dentist","trigger":\(trigger),"origin":"audio"},"text":"Leave for the dentist",
+                        "trigger":{"instant":{"secondsSinceEpoch":\(trigger)},"utcOffset":0},"outcome":"acknowledged",
+                        "at":{"secondsSinceEpoch":\(trigger + 40)},"soundings":1}]}
+            """
+        try Data(kept.utf8).write(to: URL(fileURLWithPath: folder.path + "/reminders-heard.json"))
+        let kit = try await DisplayLoopKit(files: ["a.ics": feed], at: "2026-07-01T09:40:00Z", zone: "UTC",
+                                           sound: sound(into: wav), stateFolder: folder.path)
+        await kit.advance(seconds: 5)
+        #expect(!played(kit, wav), "nothing heard again")
+        let reminders = kit.state.report.sound?.reminders ?? []
+        #expect(Set(reminders.map(\.outcome)) == ["acknowledged", "not acknowledged"], "\(reminders)")
+        #expect(reminders.first { $0.outcome == "not acknowledged" }?.why?.hasPrefix("decided by an earlier version") == true)
+        #expect(reminders.first { $0.outcome == "acknowledged" }?.text == "Leave for the dentist")
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/reminders-heard.json"))
+        let rows = try ReminderLedger(path: folder.path + "/" + ReminderLedger.fileName).entries(since: 0)
+        #expect(rows.map(\.key.event).sorted() == ["bins", "dentist"])
     }
 
     /// A key pressed while a reminder sounds acknowledges it, and the band marks it ✓; at any

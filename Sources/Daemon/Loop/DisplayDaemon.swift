@@ -296,6 +296,9 @@ func remembering(
     var entries: [LedgerEntry] = []
     if let folder {
         (ledger, problem) = ReminderLedger.openOrRebuild(path: folder + "/" + ReminderLedger.fileName)
+        if let ledger, let trouble = HeardFileImport.take(from: folder, into: ledger) {
+            log?.log(.warning, trouble + ": reminders of the last hour may sound again")
+        }
         do {
             entries = try ledger?.entries(since: now.secondsSinceEpoch - ReminderPlan.rememberedSeconds) ?? []
         } catch {
