@@ -208,7 +208,7 @@ enum HelperRun {
     static let setAsideAfter: Int64 = 250_000_000
     /// A helper whose threads all sleep and that neither computed nor answered for this long
     /// is blocked (libical does not wait for anything): set aside.
-    static let blockedAfter: Int64 = 100_000_000
+    static let blockedAfter: Int64 = 50_000_000
     /// A helper still on one file after this long on the clock is set aside too, whatever its
     /// threads look like: a loop that sleeps in short naps is often seen runnable on a busy
     /// machine, and the rest of its batch must not wait behind it.
@@ -220,7 +220,7 @@ enum HelperRun {
     /// disk), is stopped after this many times the deadline on the clock.
     static let starvedAfter: Int64 = 4
     /// How often a helper holding a file is looked at (its processor time, whether it sleeps).
-    static let lookInterval: Int64 = 40_000_000
+    static let lookInterval: Int64 = 20_000_000
     /// How often the files read so far are handed on while others are still being read.
     static let progressInterval: Int64 = 200_000_000
 
