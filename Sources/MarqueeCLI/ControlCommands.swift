@@ -42,6 +42,12 @@ func ask(_ request: ControlRequest, socketPath: String) throws -> ControlReply {
         }
         throw notRunning(socketPath, reason: String(cString: strerror(code)))
     }
+    return try exchange(request, over: connection, socketPath: socketPath)
+}
+
+/// Sends one request on `connection` and returns the reply; a clear message and exit 1 when
+/// none comes in time.
+func exchange(_ request: ControlRequest, over connection: ControlConnection, socketPath: String) throws -> ControlReply {
     connection.send(Array(try JSONEncoder().encode(request)) + [0x0A])
     let line = connection.readLine(timeout: 3)
     guard let decoded = try? JSONDecoder().decode(ControlReply.self, from: Data(line)) else {

@@ -9,7 +9,8 @@ import Support
 #endif
 
 /// `marquee reminders`: what the reminder ledger says became of each reminder (due, heard,
-/// acknowledged, missed, and why), read from the state folder while the display runs or not.
+/// acknowledged, missed, and why): asked of the running display (whoever may read its status
+/// may read this), else read from the state folder.
 struct RemindersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reminders",
@@ -18,7 +19,7 @@ struct RemindersCommand: ParsableCommand {
     @Option(name: .long, help: "The configuration file (default: \(defaultConfiguration), if it exists): its state_dir.")
     var config: String?
 
-    @Option(name: .long, help: "The state folder holding the ledger (default: the configuration's state_dir).")
+    @Option(name: .long, help: "Read the ledger in this state folder (default: ask the running display, else read the configuration's state_dir).")
     var stateDir: String?
 
     @Option(name: .long, help: "How far back: 7d, 36h, 90m (default 7d).")
@@ -27,11 +28,43 @@ struct RemindersCommand: ParsableCommand {
     @Flag(name: .long, help: "One JSON object per reminder.")
     var json = false
 
+    @OptionGroup var socketOption: SocketOption
+
     func validate() throws {
         guard Self.seconds(since) != nil else { throw ValidationError("--since: \"\(since)\" is not a span such as 7d, 36h or 90m") }
     }
 
     func run() throws {
+        let seconds = Self.seconds(since) ?? 0
+        let reminders = try (stateDir == nil ? askTheDisplay(since: seconds) : nil) ?? readTheLedger(since: seconds)
+        for reminder in reminders {
+            if json {
+                print(try jsonLine(reminder))
+                continue
+            }
+            var line = "\(reminder.trigger)  \(reminder.outcome)"
+            if reminder.soundings > 0 { line += " (heard \(reminder.soundings) of \(reminder.of ?? reminder.soundings))" }
+            if let by = reminder.acknowledgedBy { line += " by \(by) at \(reminder.at)" }
+            line += "  \(reminder.text)"
+            if let why = reminder.why { line += " — \(why)" }
+            print(line)
+        }
+    }
+
+    /// What the running display's ledger says (nil: no display answers on the socket here).
+    private func askTheDisplay(since seconds: Int64) throws -> [SoundStatus.Reminder]? {
+        let path = socketOption.path
+        guard let connection = try? ControlConnection(path: path) else { return nil }
+        let reply = try exchange(ControlRequest(type: .reminders, since: seconds), over: connection, socketPath: path)
+        guard reply.ok, let reminders = reply.reminders else {
+            standardError("marquee reminders: \(reply.error ?? "the display did not answer with the reminders")")
+            throw ExitCode(1)
+        }
+        return reminders
+    }
+
+    /// What the ledger in the state folder says, read here (the display need not run).
+    private func readTheLedger(since seconds: Int64) throws -> [SoundStatus.Reminder] {
         let file: ConfigurationFile
         do {
             file = try ConfigurationFile.load(config ?? defaultConfiguration, required: config != nil)
@@ -46,29 +79,15 @@ struct RemindersCommand: ParsableCommand {
         let path = folder + "/" + ReminderLedger.fileName
         guard access(path, F_OK) == 0 else {
             standardError("marquee reminders: no reminder ledger at \(path) (no reminder was due yet, or access is denied: "
-                + "the state folder is for marquee's user; try sudo)")
+                + "the state folder is for marquee's user; try sudo, or ask the running display)")
             throw ExitCode(1)
         }
-        let entries: [LedgerEntry]
         do {
-            let now = machineWallSeconds()
-            entries = try ReminderLedger(path: path, readOnly: true).entries(since: now - (Self.seconds(since) ?? 0))
+            let entries = try ReminderLedger(path: path, readOnly: true).entries(since: machineWallSeconds() - seconds)
+            return entries.map { SoundStatus.Reminder($0, utcOffset: $0.triggerOffset) }
         } catch {
             standardError("marquee reminders: \(error)")
             throw ExitCode(1)
-        }
-        for entry in entries {
-            let shown = SoundStatus.Reminder(entry, utcOffset: entry.triggerOffset)
-            if json {
-                print(try jsonLine(shown))
-                continue
-            }
-            var line = "\(shown.trigger)  \(shown.outcome)"
-            if entry.soundings > 0 { line += " (heard \(entry.soundings) of \(entry.total))" }
-            if let by = entry.acknowledgedBy { line += " by \(by) at \(shown.at)" }
-            line += "  \(entry.text)"
-            if let why = entry.why { line += " — \(why)" }
-            print(line)
         }
     }
 

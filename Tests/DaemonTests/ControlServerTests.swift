@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Synchronization
 import Schedule
 import TestSupport
@@ -115,6 +116,37 @@ import Testing
         }
         #expect(posted == [.show, .clear])
         withExtendedLifetime(running) {}
+    }
+
+    /// The ledger as the running display's socket tells it, to whoever may read the status
+    /// (the file itself is for marquee's user alone): the reminders of the span asked for,
+    /// nothing posted to the loop; without a state folder, a clear refusal.
+    @Test func theLedgerIsReadThroughTheSocket() throws {
+        let ledgerPath = folder.path + "/" + ReminderLedger.fileName
+        let now: Int64 = 1_795_000_000
+        try ReminderLedger(path: ledgerPath).record([
+            LedgerEntry(key: .init(event: "pills", trigger: now - 3_600, origin: "audio"), text: "Pills now, Anna",
+                        triggerOffset: 3_600, fate: .acknowledged, soundings: 1, total: 3, decidedAt: now - 3_600,
+                        changedAt: now - 3_500, acknowledgedBy: "a key"),
+            LedgerEntry(key: .init(event: "bins", trigger: now - 3 * 86_400, origin: "event"), text: "Bins out",
+                        triggerOffset: 3_600, fate: .missed, why: "the box was off at its time", decidedAt: now - 3 * 86_400),
+        ])
+        let running = try ControlServer(path: socketPath, state: state, mailbox: mailbox, ledger: ledgerPath,
+                                        clock: ManualClock(wall: Instant(secondsSinceEpoch: now)))
+        func reminders(_ line: String) throws -> [SoundStatus.Reminder] {
+            try #require(try JSONDecoder().decode(ControlReply.self, from: Data(ask(line).utf8)).reminders)
+        }
+        let day = try reminders(#"{"type":"reminders","since":86400}"# + "\n")
+        #expect(day.map(\.text) == ["Pills now, Anna"] && day.first?.acknowledgedBy == "a key")
+        #expect(day.first?.trigger == "2026-11-18T11:06:40+01:00")
+        #expect(try reminders(#"{"type":"reminders","since":604800}"# + "\n").map(\.outcome) == ["missed", "acknowledged"])
+        #expect(mailbox.take().isEmpty)
+        withExtendedLifetime(running) {}
+        let without = try ControlServer(path: folder.path + "/other.sock", state: state, mailbox: mailbox)
+        let client = try ControlConnection(path: folder.path + "/other.sock")
+        client.send(#"{"type":"reminders"}"# + "\n")
+        #expect(client.reply().contains("no reminder ledger: the display keeps nothing (no state_dir)"))
+        withExtendedLifetime(without) {}
     }
 
     @Test func withoutAStateFolderAMessageSentNowIsRefused() throws {

@@ -19,6 +19,9 @@ package struct ControlRequest: Codable, Sendable, Hashable {
     package enum Kind: String, Codable, Sendable, Hashable {
         /// Read-only, open to everyone who may connect.
         case status
+        /// What the reminder ledger says became of the reminders of the last `since` seconds
+        /// (read-only, as `status`, which lists the last ten).
+        case reminders
         /// Stop and restart all motion (WCAG 2.2.2); only root, the daemon's user or its group.
         case pause, resume
         /// Read the feed folder again.
@@ -39,9 +42,13 @@ package struct ControlRequest: Codable, Sendable, Hashable {
     package var minutes: Int?
     package var colour: String?
     package var speak: Bool?
+    /// How far back `reminders` looks, in seconds.
+    package var since: Int64?
 
-    package init(type: Kind, text: String? = nil, minutes: Int? = nil, colour: String? = nil, speak: Bool? = nil) {
+    package init(type: Kind, text: String? = nil, minutes: Int? = nil, colour: String? = nil, speak: Bool? = nil,
+                 since: Int64? = nil) {
         self.type = type
+        self.since = since
         self.text = text
         self.minutes = minutes
         self.colour = colour
@@ -49,7 +56,7 @@ package struct ControlRequest: Codable, Sendable, Hashable {
     }
 
     /// Whether the request changes what the display does (and so needs permission).
-    package var isControl: Bool { type != .status }
+    package var isControl: Bool { type != .status && type != .reminders }
 }
 
 /// The reply: one JSON object on one line.
@@ -59,9 +66,13 @@ package struct ControlReply: Codable, Sendable {
     package var status: StatusReport?
     /// What the asker should know of what was done (a reload: the settings that take a restart).
     package var note: String?
+    /// The ledger's reminders, oldest first, each time at its trigger's UTC offset.
+    package var reminders: [SoundStatus.Reminder]?
 
-    package init(ok: Bool, error: String? = nil, status: StatusReport? = nil, note: String? = nil) {
+    package init(ok: Bool, error: String? = nil, status: StatusReport? = nil, note: String? = nil,
+                 reminders: [SoundStatus.Reminder]? = nil) {
         self.ok = ok
+        self.reminders = reminders
         self.error = error
         self.status = status
         self.note = note

@@ -1,4 +1,5 @@
 import CLinux
+import Ledger
 @preconcurrency import Dispatch
 import Support
 
@@ -38,8 +39,9 @@ final class ControlServer: Sendable {
     ///   - checkConfiguration: why the configuration file cannot be used (nil: it can); a reload
     ///     asked for while it is broken is answered with that error and not done.
     ///   - said: where a message sent now is kept (nil: no state folder), on the display's `clock`.
+    ///   - ledger: the reminder ledger's file (nil: no state folder), read for `reminders`.
     init(path: String, group: String? = nil, state: DisplayState, mailbox: EventMailbox,
-         checkConfiguration: (@Sendable () -> ReloadCheck)? = nil, said: SaidNow? = nil,
+         checkConfiguration: (@Sendable () -> ReloadCheck)? = nil, said: SaidNow? = nil, ledger: String? = nil,
          clock: any DisplayClock = SystemClock()) throws(ControlSocketError) {
         self.path = path
         let (descriptor, groupID) = try Self.bind(path, group: group)
@@ -47,7 +49,7 @@ final class ControlServer: Sendable {
         let queue = DispatchQueue(label: "marquee.control", qos: .utility)
         let clients = Clients(
             queue: queue, policy: ControlPolicy(socketGroup: groupID), state: state, mailbox: mailbox,
-            checkConfiguration: checkConfiguration, said: said, clock: clock)
+            checkConfiguration: checkConfiguration, said: said, ledger: ledger, clock: clock)
         listener = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
         listener.setEventHandler {
             while true {
@@ -179,11 +181,13 @@ private final class Clients: @unchecked Sendable {
     private let mailbox: EventMailbox
     private let checkConfiguration: (@Sendable () -> ReloadCheck)?
     private let said: SaidNow?
+    private let ledger: String?
     private let clock: any DisplayClock
     private var clients: [Int32: Client] = [:]
 
     init(queue: DispatchQueue, policy: ControlPolicy, state: DisplayState, mailbox: EventMailbox,
-         checkConfiguration: (@Sendable () -> ReloadCheck)?, said: SaidNow?, clock: any DisplayClock) {
+         checkConfiguration: (@Sendable () -> ReloadCheck)?, said: SaidNow?, ledger: String?, clock: any DisplayClock) {
+        self.ledger = ledger
         self.queue = queue
         self.policy = policy
         self.state = state
@@ -246,7 +250,7 @@ private final class Clients: @unchecked Sendable {
         }
         guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line)) else {
             return respond(client, ControlReply(
-                ok: false, error: #"malformed request; send one line such as {"type":"status"} (status, pause, resume, reload, ack, mute, unmute, show, clear, wake)"#))
+                ok: false, error: #"malformed request; send one line such as {"type":"status"} (status, reminders, pause, resume, reload, ack, mute, unmute, show, clear, wake)"#))
         }
         if request.isControl {
             guard let peer = ControlPolicy.peer(of: client), policy.mayControl(uid: peer.uid, groups: peer.groups) else {
@@ -257,6 +261,8 @@ private final class Clients: @unchecked Sendable {
         switch request.type {
         case .status:
             send(state.statusReply, to: client)
+        case .reminders:
+            respond(client, reminders(since: request.since ?? 7 * 86_400))
         case .reload:
             var restartKeys: [String] = []
             switch checkConfiguration?() {
@@ -290,6 +296,22 @@ private final class Clients: @unchecked Sendable {
             }
             if problem == nil { mailbox.post(.control(request.type)) }
             respond(client, ControlReply(ok: problem == nil, error: problem))
+        }
+    }
+
+    /// The ledger's reminders of the last `seconds`, read on a connection of this request's own
+    /// (the loop writes on its own; WAL lets both go on).
+    private func reminders(since seconds: Int64) -> ControlReply {
+        guard let ledger else {
+            return ControlReply(ok: false, error: "no reminder ledger: the display keeps nothing (no state_dir)")
+        }
+        guard access(ledger, F_OK) == 0 else { return ControlReply(ok: true, reminders: []) }
+        do {
+            let entries = try ReminderLedger(path: ledger, readOnly: true)
+                .entries(since: clock.wallTime().instant.secondsSinceEpoch - max(0, seconds))
+            return ControlReply(ok: true, reminders: entries.map { SoundStatus.Reminder($0, utcOffset: $0.triggerOffset) })
+        } catch {
+            return ControlReply(ok: false, error: "\(error)")
         }
     }
 

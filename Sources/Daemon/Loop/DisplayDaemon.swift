@@ -118,7 +118,8 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
     if let path = configuration.socket {
         do {
             server = try ControlServer(path: path, group: configuration.socketGroup, state: state, mailbox: mailbox,
-                                       checkConfiguration: configuration.checkConfiguration, said: said, clock: clock)
+                                       checkConfiguration: configuration.checkConfiguration, said: said,
+                                       ledger: configuration.stateDirectory.map { $0 + "/" + ReminderLedger.fileName }, clock: clock)
         } catch {
             guard !configuration.socketRequired else {
                 log.tell(.error, "\(error)")

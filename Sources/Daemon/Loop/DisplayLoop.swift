@@ -280,7 +280,7 @@ final class DisplayLoop {
         case .control(.reload):
             log?.log(.notice, "reloading the configuration and the feeds by request")
             reload(at: steady)
-        case .control(.status):
+        case .control(.status), .control(.reminders):
             break
         case .control(.acknowledge):
             acknowledge(at: wall, by: "request")
