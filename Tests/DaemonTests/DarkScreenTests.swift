@@ -161,6 +161,18 @@ import Testing
         await kit.advance(seconds: 1.5)
         #expect(kit.state.report.boxProblems.isEmpty)
         #expect((try? String(contentsOfFile: power, encoding: .utf8)) == "0\n")
+        // Failing again, then dark again when the key's five minutes end: dark is what is
+        // wanted, so the problem goes with it.
+        kit.screen.failsToPowerOn = true
+        await kit.advance(seconds: 200)
+        await kit.post(.keyPressed)
+        #expect(kit.state.report.boxProblems.isEmpty, "lit already: nothing was switched on")
+        await kit.advance(seconds: 310)
+        #expect(kit.screen.isDark)
+        await kit.post(.keyPressed)
+        #expect(kit.state.report.boxProblems.count == 1)
+        await kit.advance(seconds: 301)
+        #expect(kit.screen.isDark && kit.state.report.boxProblems.isEmpty)
     }
 
     /// A backlight left off by a run that stopped in the dark hours (a crash, a power cut) is

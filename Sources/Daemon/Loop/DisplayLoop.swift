@@ -558,6 +558,11 @@ final class DisplayLoop {
         }
         isDark = dark
         if dark {
+            if let unlit {
+                // Dark is what is wanted now: whether it comes on is known when it is lit.
+                state.update { $0.replaceBoxProblem(unlit.problem, with: nil) }
+                self.unlit = nil
+            }
             darkBy = screen.setDark(true)
             if let backlight {
                 do throws(Backlight.Problem) {
