@@ -186,3 +186,132 @@ struct TelevisionTests {
         #expect(kit.television.woken == ["the morning"], "\(kit.state.report.orientation)")
     }
 }
+
+/// A television on a bus the test scripts: it keeps its power, answers when asked for it (or
+/// not), and the adapter can be missing, come, or go.
+final class ScriptedTelevision: CECBus {
+    let path = "/dev/cec-test"
+    let physicalAddress: UInt16 = 0x1000
+    let logicalAddress: UInt8 = 4
+    var power: TelevisionPower = .standby
+    /// Whether the adapter is gone: every message fails as the kernel's ENODEV does.
+    var isGone = false
+    /// What was sent, in order.
+    private(set) var sent: [CECMessage.Opcode] = []
+    /// Messages the television sends, heard at the driver's next turns.
+    var incoming: [CECMessage] = []
+
+    func send(_ opcode: CECMessage.Opcode, to: UInt8, operands: [UInt8], reply: CECMessage.Opcode?,
+              timeoutMilliseconds: UInt32) throws(CECAdapter.Failure) -> [UInt8]? {
+        guard !isGone else { throw CECAdapter.Failure(description: "\(path): No such device", isAdapterGone: true) }
+        sent.append(opcode)
+        switch opcode {
+        case .imageViewOn: power = .on
+        case .standby: power = .standby
+        case .giveDevicePowerStatus: return [power == .on ? 0 : 1]
+        default: break
+        }
+        return nil
+    }
+
+    func movedTo() -> CECAdapter.Failure? { nil }
+
+    func receive(timeoutMilliseconds: UInt32) throws(CECAdapter.Failure) -> CECMessage? {
+        incoming.isEmpty ? nil : incoming.removeFirst()
+    }
+}
+
+/// The television's driver on a scripted bus and a clock the test moves: what it sends, when,
+/// and what it says — the rules the kiosk test reaches only through QEMU, each here a test.
+@Suite struct TelevisionDriverTests {
+    final class Kit {
+        let requests = TelevisionRequests()
+        let television = ScriptedTelevision()
+        /// Whether the adapter is plugged in (`open` finds it).
+        var plugged = false
+        var seconds: Int64 = 1_000
+        var told: [TelevisionStatus] = []
+        lazy var driver = TelevisionDriver(
+            requests: requests, log: nil,
+            open: { [unowned self] in plugged ? (television, "") : (nil, "/dev/cec0: nothing connected") },
+            now: { [unowned self] in seconds }, publish: { [unowned self] in told.append($0) })
+
+        /// Turns of the driver over `span` seconds, one a second.
+        func run(for span: Int64) {
+            for _ in 0..<max(1, span) {
+                _ = driver.step()
+                seconds += 1
+            }
+        }
+    }
+
+    /// A wake asked while the adapter is missing is sent when it comes (looked for every 5 s
+    /// while the wake waits, not every minute); one that waited ten minutes is given up.
+    @Test func aWakeWaitsForTheAdapter() {
+        let kit = Kit()
+        kit.run(for: 2)
+        kit.requests.ask(.wake("a reminder"), at: kit.seconds)
+        kit.run(for: 20)
+        #expect(kit.television.sent.isEmpty)
+        kit.plugged = true
+        kit.run(for: 6)
+        #expect(Array(kit.television.sent.prefix(2)) == [.imageViewOn, .activeSource])
+        #expect(kit.television.power == .on && kit.told.last?.lastWake == "a reminder")
+
+        let late = Kit()
+        late.run(for: 2)
+        late.requests.ask(.wake("a reminder"), at: late.seconds)
+        late.run(for: TelevisionDriver.longestPending + 2)
+        late.plugged = true
+        late.run(for: 61)
+        #expect(!late.television.sent.contains(.imageViewOn), "given up after ten minutes")
+    }
+
+    /// Started by day: a television in standby is woken; one that is on keeps its input.
+    @Test(arguments: [TelevisionPower.standby, .on])
+    func aStartWakesOnlyATelevisionInStandby(power: TelevisionPower) {
+        let kit = Kit()
+        kit.plugged = true
+        kit.television.power = power
+        kit.requests.ask(.wakeIfOff("marquee started"), at: kit.seconds)
+        kit.run(for: 2)
+        #expect(kit.television.sent.contains(.activeSource) == (power == .standby))
+        #expect(kit.television.power == .on)
+        #expect(kit.told.last?.lastWake == (power == .standby ? "marquee started" : nil))
+    }
+
+    /// A wake that fails (the adapter pulled out) is tried again on the adapter found again.
+    @Test func anAdapterThatGoesIsFoundAgain() {
+        let kit = Kit()
+        kit.plugged = true
+        kit.run(for: 2)
+        kit.television.isGone = true
+        kit.plugged = false
+        kit.requests.ask(.wake("a request"), at: kit.seconds)
+        kit.run(for: 3)
+        #expect(kit.told.last?.adapter == nil)
+        kit.television.isGone = false
+        kit.plugged = true
+        kit.requests.ask(.wake("a request"), at: kit.seconds)
+        kit.run(for: 6)
+        #expect(kit.television.sent.contains(.imageViewOn) && kit.told.last?.lastWake == "a request")
+    }
+
+    /// Another device takes the input: marquee takes it back at the loop's ask, three times an
+    /// hour at most.
+    @Test func theInputIsTakenBackAtMostThreeTimesAnHour() {
+        let kit = Kit()
+        kit.plugged = true
+        kit.television.power = .on
+        kit.run(for: 2)
+        for round in 0..<4 {
+            kit.television.incoming.append(CECMessage(from: 8, to: 15, opcode: CECMessage.Opcode.activeSource.rawValue,
+                                                      operands: [0x20, 0x00]))
+            kit.run(for: 1)
+            #expect(kit.told.last?.otherInput == "2.0.0.0", "round \(round)")
+            kit.requests.askToReclaim()
+            kit.run(for: 1)
+            #expect((kit.told.last?.showingMarquee == true) == (round < 3), "round \(round)")
+        }
+    }
+}

@@ -34,51 +34,15 @@ protocol TelevisionWaking: Sendable {
 /// The television marquee is plugged into, over HDMI-CEC: woken and switched to marquee's
 /// input when it matters (the morning, a reminder), asked for its power every few minutes, and
 /// listened to (another input taken, the television put to standby). All of it on a thread of
-/// its own with bounded waits: nothing here stops or delays a frame. A box without an adapter
-/// (most PCs) says so once; an adapter with nothing connected is looked at again every minute.
+/// its own with bounded waits (`TelevisionDriver`, one step at a time): nothing here stops or
+/// delays a frame. A box without an adapter (most PCs) says so once; an adapter with nothing
+/// connected is looked at again every minute.
 final class Television: TelevisionWaking {
-    /// How often the television is asked for its power, and how soon after a wake.
-    static let pollSeconds: Int64 = 300
-    static let afterWakeSeconds: Int64 = 3
-    /// How often adapters are looked for while there is none that can be used.
-    static let retrySeconds: Int64 = 60
-    /// How many times a wake or a standby is sent before it is given up (a television that
-    /// was reconfiguring its own adapter, a bus error), `afterWakeSeconds` apart.
-    static let attempts = 3
-
-    /// A request asked while there is no adapter waits for one this long (the adapter looked
-    /// for every `lookWhileAskedSeconds` meanwhile), then is given up and said.
-    static let longestPending: Int64 = 600
-    static let lookWhileAskedSeconds: Int64 = 5
-
-    /// What the loop asked last: the latest request wins.
-    private enum Request {
-        case wake(String)
-        case wakeIfOff(String)
-        case standby(String)
-
-        /// "the wake (a reminder)", for the journal.
-        var said: String {
-            switch self {
-            case .wake(let reason), .wakeIfOff(let reason): "the wake (\(reason))"
-            case .standby(let reason): "the standby (\(reason))"
-            }
-        }
-    }
-
-    private struct Shared {
-        var request: Request?
-        /// When it was asked, in `steadySeconds`.
-        var askedAt: Int64 = 0
-        var reclaimAsked = false
-        var stopping = false
-    }
-
     private let choice: CECChoice
     private let reclaimsInput: Bool
     private let log: EventLog?
     private let report: @Sendable (TelevisionStatus) -> Void
-    private let shared = Mutex(Shared())
+    private let requests = TelevisionRequests()
     /// What is known of the television now.
     private let known = Mutex(TelevisionStatus(power: .unknown))
     private let thread = Mutex<Completion?>(nil)
@@ -104,29 +68,23 @@ final class Television: TelevisionWaking {
 
     /// Ends the thread within a second (its waits are bounded).
     func stop() async {
-        shared.withLock { $0.stopping = true }
+        requests.stop()
         _ = await thread.withLock({ $0 })?.ended(within: .seconds(2))
     }
 
     /// Turns the television on and to marquee's input, for `reason` (the journal says it).
     func wake(because reason: String) {
-        ask(.wake(reason))
+        requests.ask(.wake(reason), at: TelevisionDriver.steadySeconds())
     }
 
     func wakeIfOff(because reason: String) {
-        ask(.wakeIfOff(reason))
+        requests.ask(.wakeIfOff(reason), at: TelevisionDriver.steadySeconds())
     }
 
     /// Puts the television to standby (the screen is dark), for `reason`.
     func standby(because reason: String) {
-        ask(.standby(reason))
+        requests.ask(.standby(reason), at: TelevisionDriver.steadySeconds())
     }
-
-    private func ask(_ request: Request) {
-        shared.withLock { ($0.request, $0.askedAt) = (request, Self.steadySeconds()) }
-    }
-
-    private static func steadySeconds() -> Int64 { readClock(CLOCK_MONOTONIC) / 1_000_000_000 }
 
     func isReadyForSound() -> Bool {
         guard choice != .off else { return true }
@@ -135,178 +93,30 @@ final class Television: TelevisionWaking {
 
     func reclaimInput() {
         guard reclaimsInput else { return }
-        shared.withLock { $0.reclaimAsked = true }
+        requests.askToReclaim()
     }
 
     private func run() {
-        var adapter: CECAdapter?
-        var state: TelevisionState?
-        var status = TelevisionStatus(power: .unknown)
-        var nextLook: Int64 = 0
-        var lastLook: Int64 = 0
-        var nextPoll: Int64 = 0
-        var saidMissing: String?
-        var saidGivingUp = false
-        var unanswered = false
-        /// A request whose message failed, to be sent again.
-        var retry: (request: Request, attempts: Int, at: Int64)?
-        func now() -> Int64 { Self.steadySeconds() }
-        func publish(_ fresh: TelevisionStatus) {
-            guard fresh != status else { return }
-            if fresh.summary != status.summary, fresh.power != .unknown || fresh.problem != nil {
-                log?.log(.notice, "television: \(fresh.summary)")
-            }
-            status = fresh
-            known.withLock { $0 = fresh }
-            report(fresh)
+        let driver = TelevisionDriver(
+            requests: requests, log: log, open: { [choice] in Self.open(choice) }, now: TelevisionDriver.steadySeconds,
+            publish: { [self] fresh in
+                known.withLock { $0 = fresh }
+                report(fresh)
+            })
+        while !requests.isStopping {
+            if driver.step() == .pause { usleep(200_000) }
         }
-        while !shared.withLock({ $0.stopping }) {
-            if adapter == nil {
-                // A request waits for an adapter (one plugged in, one that answers again), and
-                // has it looked for sooner; not for ever.
-                let (waiting, expired) = shared.withLock { shared -> (Bool, Request?) in
-                    shared.reclaimAsked = false
-                    guard let request = shared.request else { return (false, nil) }
-                    guard now() - shared.askedAt <= Self.longestPending else {
-                        shared.request = nil
-                        return (false, request)
-                    }
-                    return (true, nil)
-                }
-                if let expired {
-                    log?.log(.warning, "television: \(expired.said) was not sent: no HDMI-CEC adapter for "
-                        + "\(Self.longestPending / 60) min")
-                }
-                guard now() >= (waiting ? min(nextLook, lastLook + Self.lookWhileAskedSeconds) : nextLook) else {
-                    usleep(200_000)
-                    continue
-                }
-                lastLook = now()
-                nextLook = now() + Self.retrySeconds
-                switch open() {
-                case (let opened?, _):
-                    adapter = opened
-                    state = TelevisionState(physicalAddress: opened.physicalAddress, logicalAddress: opened.logicalAddress)
-                    saidMissing = nil
-                    nextPoll = now()
-                    log?.log(.notice, "HDMI-CEC on \(opened.path) as \(CECMessage.shown(opened.physicalAddress)), "
-                        + "logical address \(opened.logicalAddress)")
-                    var fresh = status
-                    fresh.adapter = opened.path
-                    fresh.problem = nil
-                    publish(fresh)
-                case (nil, let why):
-                    if saidMissing != why {
-                        saidMissing = why
-                        log?.log(.notice, "\(why); the television is not woken over HDMI-CEC")
-                    }
-                    publish(TelevisionStatus(power: .unknown, problem: why))
-                    continue
-                }
-            }
-            guard let cec = adapter, var known = state else { continue }
-            var fresh = status
-            let (asked, reclaim) = shared.withLock { shared in
-                defer { (shared.request, shared.reclaimAsked) = (nil, false) }
-                return (shared.request, shared.reclaimAsked)
-            }
-            if asked != nil { retry = nil }
-            let request = asked ?? retry.flatMap { now() >= $0.at ? $0.request : nil }
-            // The request until its messages went out (a later failure, a poll's, is not its).
-            var unsent = request
-            do throws(CECAdapter.Failure) {
-                if request == nil, reclaim, let other = known.otherInput {
-                    if known.reclaims(at: now()) {
-                        try say(known.reclaim, on: cec)
-                        known.woken()
-                        log?.log(.notice, "television: took its input back from \(CECMessage.shown(other))")
-                        fresh.lastWake = "taking the input back"
-                    } else if known.givesUpReclaiming, !saidGivingUp {
-                        saidGivingUp = true
-                        log?.log(.warning, "television: the device at \(CECMessage.shown(other)) takes the input again each "
-                            + "time; marquee stops taking it back for an hour")
-                    }
-                }
-                if !known.givesUpReclaiming { saidGivingUp = false }
-                var wanted = request
-                if case .wakeIfOff(let reason)? = request {
-                    let reported = try cec.send(.giveDevicePowerStatus, to: CECMessage.television, reply: .reportPowerStatus)
-                    known.power = reported.flatMap(TelevisionPower.init(reported:)) ?? .unknown
-                    if known.power == .on || known.power == .goingOn {
-                        log?.log(.notice, "television: on; left on its input (\(reason))")
-                        wanted = nil
-                    } else {
-                        wanted = .wake(reason)
-                    }
-                }
-                switch wanted {
-                case .wakeIfOff?, nil:
-                    break
-                case .wake(let reason)?:
-                    try say(known.wake, on: cec)
-                    known.woken()
-                    log?.log(.notice, "television woken and switched to marquee (\(reason))")
-                    fresh.lastWake = reason
-                    nextPoll = now() + Self.afterWakeSeconds
-                case .standby(let reason)?:
-                    try say(known.standby, on: cec)
-                    known.putToStandby()
-                    log?.log(.notice, "television put to standby (\(reason))")
-                    fresh.lastStandby = reason
-                    nextPoll = now() + Self.afterWakeSeconds
-                }
-                if request != nil { (retry, unsent) = (nil, nil) }
-                if now() >= nextPoll {
-                    nextPoll = now() + Self.pollSeconds
-                    // The box moved to another input, or the television's side was unplugged.
-                    if let moved = cec.movedTo() { throw moved }
-                    let reported = try cec.send(.giveDevicePowerStatus, to: CECMessage.television, reply: .reportPowerStatus)
-                    known.power = reported.flatMap(TelevisionPower.init(reported:)) ?? .unknown
-                    if known.power == .goingOn || known.power == .goingToStandby { nextPoll = now() + Self.afterWakeSeconds }
-                    unanswered = known.power == .unknown
-                }
-                if let message = try cec.receive(timeoutMilliseconds: 200) {
-                    try say(known.hear(message), on: cec)
-                }
-                fresh.problem = unanswered ? "it did not answer when asked for its power" : nil
-            } catch {
-                // A television that does not answer is not called off: its power is not known.
-                known.power = .unknown
-                fresh.problem = error.description
-                if let request = unsent {
-                    let attempts = (retry?.attempts ?? 0) + 1
-                    retry = attempts < Self.attempts ? (request, attempts, now() + Self.afterWakeSeconds) : nil
-                    if retry == nil { log?.log(.warning, "television: \(error); given up after \(attempts) attempts") }
-                }
-                if error.isAdapterGone {
-                    log?.log(.warning, "\(error); looking for an HDMI-CEC adapter again")
-                    (adapter, nextLook) = (nil, now())
-                    fresh.adapter = nil
-                }
-                usleep(200_000)
-            }
-            state = known
-            fresh.power = known.power
-            fresh.showingMarquee = known.showsMarquee
-            fresh.otherInput = known.otherInput.map(CECMessage.shown)
-            publish(fresh)
-        }
-    }
-
-    /// Sends `answers` in order.
-    private func say(_ answers: [TelevisionState.Answer], on cec: CECAdapter) throws(CECAdapter.Failure) {
-        for answer in answers { try cec.send(answer.opcode, to: answer.to, operands: answer.operands) }
     }
 
     /// The adapter `choice` names, opened and with a logical address; or why there is none.
-    private func open() -> (CECAdapter?, String) {
+    private static func open(_ choice: CECChoice) -> ((any CECBus)?, String) {
         let paths: [String]
         switch choice {
         case .off: return (nil, "HDMI-CEC is off")
         case .device(let path): paths = [path]
         case .auto: paths = CECAdapter.paths()
         }
-        guard !paths.isEmpty else { return (nil, "this box has no HDMI-CEC adapter") }
+        guard !paths.isEmpty else { return (nil, Self.noAdapter) }
         var reasons: [String] = []
         for path in paths {
             do throws(CECAdapter.Failure) {
@@ -316,5 +126,294 @@ final class Television: TelevisionWaking {
             }
         }
         return (nil, reasons.joined(separator: "; "))
+    }
+
+    /// Why there is no adapter on a box that has none (its requests are not said when dropped).
+    static let noAdapter = "this box has no HDMI-CEC adapter"
+}
+
+/// What the display asks of the television, kept for its driver: the latest request wins, a
+/// request to take the input back rides along, and the driver is asked to stop.
+final class TelevisionRequests: Sendable {
+    enum Request: Equatable, Sendable {
+        case wake(String)
+        case wakeIfOff(String)
+        case standby(String)
+
+        /// "the wake (a reminder)", for the journal.
+        var said: String {
+            switch self {
+            case .wake(let reason), .wakeIfOff(let reason): "the wake (\(reason))"
+            case .standby(let reason): "the standby (\(reason))"
+            }
+        }
+    }
+
+    private struct Shared {
+        var request: Request?
+        /// When it was asked, in the driver's steady seconds.
+        var askedAt: Int64 = 0
+        var reclaimAsked = false
+        var stopping = false
+    }
+
+    private let shared = Mutex(Shared())
+
+    func ask(_ request: Request, at seconds: Int64) {
+        shared.withLock { ($0.request, $0.askedAt) = (request, seconds) }
+    }
+
+    func askToReclaim() {
+        shared.withLock { $0.reclaimAsked = true }
+    }
+
+    func stop() {
+        shared.withLock { $0.stopping = true }
+    }
+
+    var isStopping: Bool { shared.withLock { $0.stopping } }
+
+    /// The request and the reclaim asked since the last take, both cleared.
+    func take() -> (request: Request?, reclaim: Bool) {
+        shared.withLock { shared in
+            defer { (shared.request, shared.reclaimAsked) = (nil, false) }
+            return (shared.request, shared.reclaimAsked)
+        }
+    }
+
+    /// While there is no adapter: whether a request waits (a reclaim does not: there is
+    /// nothing to take back), and one that waited longer than `longest`, dropped.
+    func waiting(at seconds: Int64, longest: Int64) -> (waits: Bool, expired: Request?) {
+        shared.withLock { shared in
+            shared.reclaimAsked = false
+            guard let request = shared.request else { return (false, nil) }
+            guard seconds - shared.askedAt <= longest else {
+                shared.request = nil
+                return (false, request)
+            }
+            return (true, nil)
+        }
+    }
+}
+
+/// The HDMI-CEC bus as the television's driver uses it: the kernel's adapter (`CECAdapter`),
+/// or a television a test scripts.
+protocol CECBus: AnyObject {
+    var path: String { get }
+    var physicalAddress: UInt16 { get }
+    var logicalAddress: UInt8 { get }
+    /// Sends one message; with `reply`, waits for that answer and returns its operands (nil:
+    /// none came). A message nobody acknowledged is a failure.
+    func send(_ opcode: CECMessage.Opcode, to: UInt8, operands: [UInt8], reply: CECMessage.Opcode?,
+              timeoutMilliseconds: UInt32) throws(CECAdapter.Failure) -> [UInt8]?
+    /// Why the box's own address changed (moved to another input, unplugged); nil: it did not.
+    func movedTo() -> CECAdapter.Failure?
+    func receive(timeoutMilliseconds: UInt32) throws(CECAdapter.Failure) -> CECMessage?
+}
+
+extension CECAdapter: CECBus {}
+
+extension CECBus {
+    @discardableResult
+    func send(_ opcode: CECMessage.Opcode, to: UInt8, operands: [UInt8] = [], reply: CECMessage.Opcode? = nil)
+        throws(CECAdapter.Failure) -> [UInt8]? {
+        try send(opcode, to: to, operands: operands, reply: reply, timeoutMilliseconds: 1_000)
+    }
+}
+
+/// The television's driver, one step at a time on the steady clock it is given: finds an
+/// adapter (again, when it goes), sends what is asked (a wake waits for an adapter, a failed
+/// one is sent again), takes the input back, polls the power and answers on the bus through
+/// `TelevisionState`. A test drives it with a scripted bus and a clock of its own.
+final class TelevisionDriver {
+    /// How often the television is asked for its power, and how soon after a wake.
+    static let pollSeconds: Int64 = 300
+    static let afterWakeSeconds: Int64 = 3
+    /// How often adapters are looked for while there is none that can be used.
+    static let retrySeconds: Int64 = 60
+    /// How many times a wake or a standby is sent before it is given up (a television that
+    /// was reconfiguring its own adapter, a bus error), `afterWakeSeconds` apart.
+    static let attempts = 3
+    /// A request asked while there is no adapter waits for one this long (the adapter looked
+    /// for every `lookWhileAskedSeconds` meanwhile), then is given up and said.
+    static let longestPending: Int64 = 600
+    static let lookWhileAskedSeconds: Int64 = 5
+
+    /// What a step asks of the thread: go on at once, or pause a little first (nothing to do).
+    enum Next: Equatable { case goOn, pause }
+
+    private let requests: TelevisionRequests
+    private let log: EventLog?
+    private let open: () -> ((any CECBus)?, String)
+    private let now: () -> Int64
+    private let publish: (TelevisionStatus) -> Void
+
+    private var adapter: (any CECBus)?
+    private var state: TelevisionState?
+    private var status = TelevisionStatus(power: .unknown)
+    private var nextLook: Int64 = 0
+    private var lastLook: Int64 = 0
+    /// Whether an adapter was used in this run (one gone is waited for; a box that never had
+    /// one said so once, and its requests go unsaid).
+    private var hadAdapter = false
+    private var nextPoll: Int64 = 0
+    private var saidMissing: String?
+    private var saidGivingUp = false
+    private var unanswered = false
+    /// A request whose message failed, to be sent again.
+    private var retry: (request: TelevisionRequests.Request, attempts: Int, at: Int64)?
+
+    /// - Parameters:
+    ///   - open: an adapter, or why there is none.
+    ///   - now: steady seconds.
+    ///   - publish: told what is known of the television when it changes.
+    init(requests: TelevisionRequests, log: EventLog?, open: @escaping () -> ((any CECBus)?, String),
+         now: @escaping () -> Int64, publish: @escaping (TelevisionStatus) -> Void) {
+        self.requests = requests
+        self.log = log
+        self.open = open
+        self.now = now
+        self.publish = publish
+    }
+
+    static func steadySeconds() -> Int64 { readClock(CLOCK_MONOTONIC) / 1_000_000_000 }
+
+    private func tell(_ fresh: TelevisionStatus) {
+        guard fresh != status else { return }
+        if fresh.summary != status.summary, fresh.power != .unknown || fresh.problem != nil {
+            log?.log(.notice, "television: \(fresh.summary)")
+        }
+        status = fresh
+        publish(fresh)
+    }
+
+    /// One turn: an adapter looked for when there is none, else what was asked sent, the power
+    /// polled when due and one message heard (waiting up to 0.2 s for it).
+    func step() -> Next {
+        guard let cec = adapter ?? findAdapter(), var known = state else { return .pause }
+        var fresh = status
+        let (asked, reclaim) = requests.take()
+        if asked != nil { retry = nil }
+        let request = asked ?? retry.flatMap { now() >= $0.at ? $0.request : nil }
+        // The request until its messages went out (a later failure, a poll's, is not its).
+        var unsent = request
+        var next = Next.goOn
+        do throws(CECAdapter.Failure) {
+            if request == nil, reclaim, let other = known.otherInput {
+                if known.reclaims(at: now()) {
+                    try say(known.reclaim, on: cec)
+                    known.woken()
+                    log?.log(.notice, "television: took its input back from \(CECMessage.shown(other))")
+                    fresh.lastWake = "taking the input back"
+                } else if known.givesUpReclaiming, !saidGivingUp {
+                    saidGivingUp = true
+                    log?.log(.warning, "television: the device at \(CECMessage.shown(other)) takes the input again each "
+                        + "time; marquee stops taking it back for an hour")
+                }
+            }
+            if !known.givesUpReclaiming { saidGivingUp = false }
+            var wanted = request
+            if case .wakeIfOff(let reason)? = request {
+                let reported = try cec.send(.giveDevicePowerStatus, to: CECMessage.television, reply: .reportPowerStatus)
+                known.power = reported.flatMap(TelevisionPower.init(reported:)) ?? .unknown
+                if known.power == .on || known.power == .goingOn {
+                    log?.log(.notice, "television: on; left on its input (\(reason))")
+                    wanted = nil
+                } else {
+                    wanted = .wake(reason)
+                }
+            }
+            switch wanted {
+            case .wakeIfOff?, nil:
+                break
+            case .wake(let reason)?:
+                try say(known.wake, on: cec)
+                known.woken()
+                log?.log(.notice, "television woken and switched to marquee (\(reason))")
+                fresh.lastWake = reason
+                nextPoll = now() + Self.afterWakeSeconds
+            case .standby(let reason)?:
+                try say(known.standby, on: cec)
+                known.putToStandby()
+                log?.log(.notice, "television put to standby (\(reason))")
+                fresh.lastStandby = reason
+                nextPoll = now() + Self.afterWakeSeconds
+            }
+            if request != nil { (retry, unsent) = (nil, nil) }
+            if now() >= nextPoll {
+                nextPoll = now() + Self.pollSeconds
+                // The box moved to another input, or the television's side was unplugged.
+                if let moved = cec.movedTo() { throw moved }
+                let reported = try cec.send(.giveDevicePowerStatus, to: CECMessage.television, reply: .reportPowerStatus)
+                known.power = reported.flatMap(TelevisionPower.init(reported:)) ?? .unknown
+                if known.power == .goingOn || known.power == .goingToStandby { nextPoll = now() + Self.afterWakeSeconds }
+                unanswered = known.power == .unknown
+            }
+            if let message = try cec.receive(timeoutMilliseconds: 200) {
+                try say(known.hear(message), on: cec)
+            }
+            fresh.problem = unanswered ? "it did not answer when asked for its power" : nil
+        } catch {
+            // A television that does not answer is not called off: its power is not known.
+            known.power = .unknown
+            fresh.problem = error.description
+            if let request = unsent {
+                let attempts = (retry?.attempts ?? 0) + 1
+                retry = attempts < Self.attempts ? (request, attempts, now() + Self.afterWakeSeconds) : nil
+                if retry == nil { log?.log(.warning, "television: \(error); given up after \(attempts) attempts") }
+            }
+            if error.isAdapterGone {
+                log?.log(.warning, "\(error); looking for an HDMI-CEC adapter again")
+                (adapter, nextLook) = (nil, now())
+                fresh.adapter = nil
+            }
+            next = .pause
+        }
+        state = known
+        fresh.power = known.power
+        fresh.showingMarquee = known.showsMarquee
+        fresh.otherInput = known.otherInput.map(CECMessage.shown)
+        tell(fresh)
+        return next
+    }
+
+    /// Without an adapter: looks for one when due (sooner while a request waits for it, which
+    /// is given up after `longestPending`); the adapter found, or nil.
+    private func findAdapter() -> (any CECBus)? {
+        let (waits, expired) = requests.waiting(at: now(), longest: Self.longestPending)
+        if let expired, hadAdapter || saidMissing != Television.noAdapter {
+            log?.log(.warning, "television: \(expired.said) was not sent: no HDMI-CEC adapter for "
+                + "\(Self.longestPending / 60) min")
+        }
+        guard now() >= (waits ? min(nextLook, lastLook + Self.lookWhileAskedSeconds) : nextLook) else { return nil }
+        lastLook = now()
+        nextLook = now() + Self.retrySeconds
+        switch open() {
+        case (let opened?, _):
+            adapter = opened
+            hadAdapter = true
+            state = TelevisionState(physicalAddress: opened.physicalAddress, logicalAddress: opened.logicalAddress)
+            saidMissing = nil
+            nextPoll = now()
+            log?.log(.notice, "HDMI-CEC on \(opened.path) as \(CECMessage.shown(opened.physicalAddress)), "
+                + "logical address \(opened.logicalAddress)")
+            var fresh = status
+            fresh.adapter = opened.path
+            fresh.problem = nil
+            tell(fresh)
+            return opened
+        case (nil, let why):
+            if saidMissing != why {
+                saidMissing = why
+                log?.log(.notice, "\(why); the television is not woken over HDMI-CEC")
+            }
+            tell(TelevisionStatus(power: .unknown, problem: why))
+            return nil
+        }
+    }
+
+    /// Sends `answers` in order.
+    private func say(_ answers: [TelevisionState.Answer], on cec: any CECBus) throws(CECAdapter.Failure) {
+        for answer in answers { try cec.send(answer.opcode, to: answer.to, operands: answer.operands) }
     }
 }

@@ -20,6 +20,11 @@ package final class CECAdapter {
         package var description: String
         /// The adapter is gone (a USB adapter pulled out) or moved: it is to be looked for again.
         package var isAdapterGone = false
+
+        package init(description: String, isAdapterGone: Bool = false) {
+            self.description = description
+            self.isAdapterGone = isAdapterGone
+        }
     }
 
     /// Opens the adapter at `path` and claims a logical address under `name`.
