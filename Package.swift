@@ -49,6 +49,7 @@ let package = Package(
         .executableTarget(
             name: "framebuffer-benchmark", dependencies: ["Marquee", "Display"], path: "Benchmarks/FramebufferBenchmark"),
         .executableTarget(name: "sound-benchmark", dependencies: ["Sound", "Display", "Marquee"], path: "Benchmarks/SoundBenchmark"),
+        .executableTarget(name: "ledger-benchmark", dependencies: ["Ledger", "Support"], path: "Benchmarks/LedgerBenchmark"),
         .executableTarget(name: "schedule-fuzz", dependencies: ["Schedule"], path: "Fuzz/ScheduleFuzz"),
         .testTarget(name: "ScheduleTests", dependencies: ["Support", "Schedule", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SoundTests", dependencies: ["Sound", "Support", "TestSupport"]),
