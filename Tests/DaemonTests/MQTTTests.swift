@@ -336,7 +336,7 @@ struct MQTTTests {
         #expect((answers[3]["error"] as? String)?.contains("at most 255 characters") == true)
         #expect((answers[4]["error"] as? String)?.contains("state folder") == true)
         #expect(answers.dropFirst().allSatisfy { $0["ok"] as? Bool == false })
-        for _ in 0..<CommandBudget.size { try broker.publish(topic + "/refresh/press", "PRESS") }
+        try broker.publish(topic + "/refresh/press", each: Array(repeating: "PRESS", count: CommandBudget.size + 1))
         #expect(await eventually { results.lines.contains { $0.contains("too many commands") } })
     }
 

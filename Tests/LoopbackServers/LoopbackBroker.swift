@@ -130,6 +130,15 @@ package final class LoopbackBroker {
         try Self.run("/usr/bin/mosquitto_pub", credentials + ["-t", topic, "-m", payload] + (retain ? ["-r"] : []))
     }
 
+    /// Publishes each of `payloads` on `topic` from one client, one right after another (a
+    /// flood that a client per message, on a busy machine, would spread over seconds).
+    package func publish(_ topic: String, each payloads: [String]) throws {
+        let file = folder + "/payloads-\(UUID().uuidString)"
+        try Data(payloads.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try Self.run("/usr/bin/mosquitto_pub", credentials + ["-t", topic, "-l"], input: file)
+    }
+
     /// Publishes `payload`'s bytes as they are (invalid UTF-8, megabytes) on `topic`.
     package func publish(_ topic: String, bytes payload: [UInt8]) throws {
         let file = folder + "/payload-\(UUID().uuidString)"
@@ -214,10 +223,11 @@ package final class LoopbackBroker {
     /// Runs a client that must end within `clientLimit`; one still running then is killed and
     /// is a failure. (The clients' own timeouts, `-W`, need SIGALRM, which a process started
     /// from a test's thread has blocked.)
-    private static func run(_ program: String, _ arguments: [String]) throws {
+    private static func run(_ program: String, _ arguments: [String], input: String? = nil) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
+        if let input { process.standardInput = FileHandle(forReadingAtPath: input) }
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
