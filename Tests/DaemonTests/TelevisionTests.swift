@@ -169,6 +169,22 @@ struct TelevisionTests {
         kit.voice?.finish()
     }
 
+    /// A message typed in that began before this run (its calendar read after a restart, when
+    /// the feeds take a while) was announced by the run before: it wakes nothing; one that
+    /// begins now does.
+    @Test func aRestartAnnouncesNothingAgain() async throws {
+        let kit = try await DisplayLoopKit(at: "2026-07-01T20:05:00Z", zone: "UTC")
+        try kit.feeds.write("a.ics", calendar(event(
+            "UID:taxi", "DTSTART:20260701T200100Z", "DURATION:PT30M", "SUMMARY:The taxi is here", "X-MARQUEE-EFFECT:typewriter")))
+        await kit.post(.feedsChanged)
+        #expect(kit.state.report.showing.contains("The taxi is here"))
+        #expect(!kit.television.woken.contains("an announcement"), "\(kit.television.woken)")
+        try kit.feeds.write("b.ics", calendar(event(
+            "UID:doctor", "DTSTART:20260701T200500Z", "DURATION:PT30M", "SUMMARY:The doctor is here", "X-MARQUEE-EFFECT:typewriter")))
+        await kit.post(.feedsChanged)
+        #expect(kit.television.woken.last == "an announcement", "\(kit.television.woken)")
+    }
+
     /// A carer's `marquee wake` (the socket, Home Assistant's button) wakes it now.
     @Test func aRequestWakesIt() async throws {
         let kit = try await DisplayLoopKit(at: "2026-07-01T02:00:00+02:00", zone: "Europe/Berlin",

@@ -89,6 +89,10 @@ final class DisplayLoop {
     /// problems), and when that is tried again; nil: it is on.
     private var unlit: (problem: String, retryAt: Instant)?
     static let relightSeconds: Int64 = 10
+    /// When this run began: a message announced (typed in) that began more than
+    /// `announcedBefore` earlier was announced by the run before (a restart lights nothing).
+    private let startedAt: Instant
+    static let announcedBefore: Int64 = 60
 
     /// - Parameters:
     ///   - snapshot: the messages at the start (the schedule is loaded before the display starts).
@@ -122,6 +126,7 @@ final class DisplayLoop {
         watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         let steady = clock.steadyTime()
         lastTurn = (clock.wallTime(), steady)
+        startedAt = lastTurn.wall.instant
         lastPing = steady
         validUntil = WallInstant(snapshot.validUntil.instant)
         isNight = NightPolicy.isNight(snapshot.partOfDay)
@@ -344,10 +349,13 @@ final class DisplayLoop {
         case .schedule(let answer, let number):
             guard number == request else { break }
             awaitingSchedule = false
-            // A message announced (typed into the box: one sent now) is for someone to see.
+            // A message announced (typed into the box: one sent now) is for someone to see; one
+            // that began before this run (its feeds read after a restart) was announced then.
             let announced = Set(snapshot.messages.filter { $0.effect == .typewriter }.map(\.text))
             lighting.follow(darkUntil: answer.darkUntil)
-            if let new = answer.messages.first(where: { $0.effect == .typewriter && !announced.contains($0.text) }) {
+            if let new = answer.messages.first(where: {
+                $0.effect == .typewriter && !announced.contains($0.text) && $0.start.instant >= startedAt - Self.announcedBefore
+            }) {
                 lighting.light(for: new, because: "an announcement", at: wall.instant)
                 television?.wake(because: "an announcement")
             } else if !isNight, !lighting.isDark(at: wall.instant), answer.messages.map(\.text) != snapshot.messages.map(\.text) {
