@@ -89,10 +89,9 @@ final class DisplayLoop {
     /// problems), and when that is tried again; nil: it is on.
     private var unlit: (problem: String, retryAt: Instant)?
     static let relightSeconds: Int64 = 10
-    /// When this run began: a message announced (typed in) that began more than
-    /// `announcedBefore` earlier was announced by the run before (a restart lights nothing).
+    /// When this run began: a message announced (typed in) that began earlier was announced
+    /// by the run before (a restart lights and wakes nothing for it).
     private let startedAt: Instant
-    static let announcedBefore: Int64 = 60
 
     /// - Parameters:
     ///   - snapshot: the messages at the start (the schedule is loaded before the display starts).
@@ -354,7 +353,7 @@ final class DisplayLoop {
             let announced = Set(snapshot.messages.filter { $0.effect == .typewriter }.map(\.text))
             lighting.follow(darkUntil: answer.darkUntil)
             if let new = answer.messages.first(where: {
-                $0.effect == .typewriter && !announced.contains($0.text) && $0.start.instant >= startedAt - Self.announcedBefore
+                $0.effect == .typewriter && !announced.contains($0.text) && $0.start.instant >= startedAt
             }) {
                 lighting.light(for: new, because: "an announcement", at: wall.instant)
                 television?.wake(because: "an announcement")
