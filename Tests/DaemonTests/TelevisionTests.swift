@@ -183,6 +183,15 @@ struct TelevisionTests {
             "UID:doctor", "DTSTART:20260701T200500Z", "DURATION:PT30M", "SUMMARY:The doctor is here", "X-MARQUEE-EFFECT:typewriter")))
         await kit.post(.feedsChanged)
         #expect(kit.television.woken.last == "an announcement", "\(kit.television.woken)")
+        // The clock set back three days: what begins now is still new to this run.
+        kit.clock.stepWall(by: -3 * 86_400 * 1_000_000_000)
+        await kit.advance(seconds: 1)
+        let count = kit.television.woken.count
+        try kit.feeds.write("c.ics", calendar(event(
+            "UID:nurse", "DTSTART:20260628T200500Z", "DURATION:PT30M", "SUMMARY:The nurse is here", "X-MARQUEE-EFFECT:typewriter")))
+        await kit.post(.feedsChanged)
+        #expect(kit.television.woken.count == count + 1 && kit.television.woken.last == "an announcement",
+                "\(kit.television.woken)")
     }
 
     /// A carer's `marquee wake` (the socket, Home Assistant's button) wakes it now.

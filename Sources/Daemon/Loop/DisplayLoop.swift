@@ -89,9 +89,9 @@ final class DisplayLoop {
     /// problems), and when that is tried again; nil: it is on.
     private var unlit: (problem: String, retryAt: Instant)?
     static let relightSeconds: Int64 = 10
-    /// When this run began: a message announced (typed in) that began earlier was announced
-    /// by the run before (a restart lights and wakes nothing for it).
-    private let startedAt: Instant
+    /// When this run began, on the steady clock: a message announced (typed in) that began
+    /// earlier was announced by the run before (a restart lights and wakes nothing for it).
+    private let startedAt: SteadyInstant
 
     /// - Parameters:
     ///   - snapshot: the messages at the start (the schedule is loaded before the display starts).
@@ -125,7 +125,7 @@ final class DisplayLoop {
         watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         let steady = clock.steadyTime()
         lastTurn = (clock.wallTime(), steady)
-        startedAt = lastTurn.wall.instant
+        startedAt = steady
         lastPing = steady
         validUntil = WallInstant(snapshot.validUntil.instant)
         isNight = NightPolicy.isNight(snapshot.partOfDay)
@@ -352,8 +352,10 @@ final class DisplayLoop {
             // that began before this run (its feeds read after a restart) was announced then.
             let announced = Set(snapshot.messages.filter { $0.effect == .typewriter }.map(\.text))
             lighting.follow(darkUntil: answer.darkUntil)
+            // The run's start on the wall clock as it is now (one set back or forward since moves it).
+            let began = wall.instant - Int64((steady - startedAt) / 1_000_000_000)
             if let new = answer.messages.first(where: {
-                $0.effect == .typewriter && !announced.contains($0.text) && $0.start.instant >= startedAt
+                $0.effect == .typewriter && !announced.contains($0.text) && $0.start.instant >= began
             }) {
                 lighting.light(for: new, because: "an announcement", at: wall.instant)
                 television?.wake(because: "an announcement")

@@ -49,6 +49,9 @@ def run(kiosk, box):
                              f"({output.strip()[-200:]})")
     online = broker.wait_for(f"{TOPIC}/availability", lambda p: p == b"online", 60)
     kiosk.check(online is not None, f"{name}: the installed service is online on the broker after {online} s (TLS, password)")
+    # Restarted: what it shows once its feeds are read (the emulated guest reads them after
+    # the first frame, and the broker may be reached before).
+    wait_until(guest, "marquee status --json | grep -q 'KIOSK TEST'", 60)
     shown = status_report(guest).get("showing")
     same = broker.wait_for(f"{TOPIC}/state", lambda p: json.loads(p).get("showing") == shown, 30)
     state = json.loads(broker.retained(f"{TOPIC}/state") or b"{}")
