@@ -46,10 +46,11 @@ struct ReminderPlan {
         var record: [LedgerEntry] = []
         /// The messages whose reminder is due now: the screen is lit for them.
         var light: [Message] = []
-        /// Whether the television is woken (before anything plays).
-        var wakeTelevision = false
         var play: [Due] = []
         var journal: [String] = []
+
+        /// Whether the television is woken (before anything plays): for whatever lights the screen.
+        var wakeTelevision: Bool { !light.isEmpty }
     }
 
     /// Heard later than this after its trigger, a reminder is called late.
@@ -160,7 +161,6 @@ struct ReminderPlan {
         }
         if current, entry.fate != .quietAtNight {
             decisions.light.append(message)
-            decisions.wakeTelevision = true
         }
         change(entry, at: now, into: &decisions)
     }
@@ -191,7 +191,6 @@ struct ReminderPlan {
         // Heard late, its repeats count from now.
         entry.next = (now - start > Self.lateLimit ? now : start) + interval
         decisions.light.append(message)
-        decisions.wakeTelevision = true
         decisions.play.append(Due(key: entry.key, text: entry.text, recording: recording, number: 1, of: entry.total,
                                   atNight: isNight))
         change(entry, at: now, into: &decisions)
@@ -235,7 +234,6 @@ struct ReminderPlan {
                                                                 fetched: fetchedRecordings).source
                 }
                 decisions.light.append(shown.message)
-                decisions.wakeTelevision = true
                 decisions.play.append(Due(key: key, text: entry.text, recording: recordings[key] ?? nil,
                                           number: entry.soundings, of: entry.total, atNight: isNight))
             }
