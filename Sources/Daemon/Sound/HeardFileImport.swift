@@ -21,11 +21,8 @@ enum HeardFileImport {
     /// The file as the earlier versions wrote it (the first of them: only the list of decided
     /// triggers).
     private struct Kept: Decodable {
-        struct Key: Decodable, Hashable {
-            var event: String
-            var trigger: Int64
-            var origin: String
-        }
+        /// The ledger's key is what these versions kept, field for field.
+        typealias Key = LedgerEntry.Key
 
         struct Heard: Decodable {
             var key: Key
@@ -102,16 +99,16 @@ enum HeardFileImport {
         let quiet = Set(kept.quietAtNight)
         let stories = Dictionary(kept.recent.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
         return kept.heard.map { heard in
-            let key = LedgerEntry.Key(event: heard.key.event, trigger: heard.key.trigger, origin: heard.key.origin)
-            let story = stories[heard.key]
+            let key = heard.key
+            let story = stories[key]
             var entry = LedgerEntry(
-                key: key, text: story?.text ?? heard.key.event, triggerOffset: story?.trigger.utcOffset ?? 0,
+                key: key, text: story?.text ?? key.event, triggerOffset: story?.trigger.utcOffset ?? 0,
                 fate: .notAcknowledged, why: "decided by an earlier version of marquee, which did not keep what became of it",
                 decidedAt: heard.decidedAt, changedAt: story?.at.secondsSinceEpoch ?? heard.decidedAt)
-            if let waits = waiting[heard.key] {
+            if let waits = waiting[key] {
                 (entry.fate, entry.why, entry.text, entry.next) = (.sounding, nil, waits.text, waits.next)
                 (entry.soundings, entry.total, entry.interval, entry.urgent) = (waits.soundings, waits.total, waits.interval, waits.urgent)
-            } else if quiet.contains(heard.key) {
+            } else if quiet.contains(key) {
                 (entry.fate, entry.why) = (.quietAtNight, nil)
             } else if let story, let fate = LedgerEntry.Fate(rawValue: story.outcome) {
                 (entry.fate, entry.why, entry.soundings) = (fate, nil, story.soundings)
