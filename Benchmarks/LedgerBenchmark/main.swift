@@ -30,7 +30,7 @@ defer { try? FileManager.default.removeItem(atPath: folder) }
 let now: Int64 = 1_795_000_000
 
 // 1. One change at a time, as the loop keeps them.
-let path = folder + "/" + ReminderLedger.fileName
+let path = ReminderLedger.path(inStateFolder: folder)
 let ledger = try ReminderLedger(path: path)
 var changes: [Double] = []
 for index in 0..<500 {

@@ -18,6 +18,9 @@ package struct LedgerError: Error, CustomStringConvertible, Equatable {
 package final class ReminderLedger {
     /// In the state folder.
     package static let fileName = "reminders.sqlite"
+
+    /// The ledger's file in the state folder `folder`.
+    package static func path(inStateFolder folder: String) -> String { folder + "/" + fileName }
     /// How long a reminder is kept after its trigger and its last change: 90 days.
     package static let keptSeconds: Int64 = 90 * 86_400
     /// The layout of the rows (`PRAGMA user_version`).
@@ -134,31 +137,25 @@ package final class ReminderLedger {
 
     /// The reminders whose trigger or last change is at or after `since`, by trigger.
     package func entries(since: Int64) throws(LedgerError) -> [LedgerEntry] {
-        let statement = try prepare("""
+        let sql = """
             SELECT event, trigger, origin, text, trigger_offset, fate, why, soundings, total, next, interval, urgent,
                 decided_at, changed_at, acknowledged_by
             FROM reminder WHERE trigger >= ?1 OR changed_at >= ?1 ORDER BY trigger, event, origin
-            """)
-        defer { sqlite3_finalize(statement) }
-        sqlite3_bind_int64(statement, 1, since)
-        var entries: [LedgerEntry] = []
-        while true {
-            let step = sqlite3_step(statement)
-            if step == SQLITE_DONE { break }
-            guard step == SQLITE_ROW else { throw failure("cannot read") }
+            """
+        // A row of a fate this version does not know is left out.
+        return try rows(sql, binding: { sqlite3_bind_int64($0, 1, since) }) { statement -> LedgerEntry? in
+            guard let fate = LedgerEntry.Fate(rawValue: text(statement, 5) ?? "") else { return nil }
             let key = LedgerEntry.Key(event: text(statement, 0) ?? "", trigger: sqlite3_column_int64(statement, 1),
                                       origin: text(statement, 2) ?? "")
-            guard let fate = LedgerEntry.Fate(rawValue: text(statement, 5) ?? "") else { continue }
-            entries.append(LedgerEntry(
+            return LedgerEntry(
                 key: key, text: text(statement, 3) ?? "", triggerOffset: Int(sqlite3_column_int64(statement, 4)), fate: fate,
                 why: text(statement, 6), soundings: Int(sqlite3_column_int64(statement, 7)),
                 total: Int(sqlite3_column_int64(statement, 8)),
                 next: sqlite3_column_type(statement, 9) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, 9),
                 interval: sqlite3_column_int64(statement, 10), urgent: sqlite3_column_int64(statement, 11) != 0,
                 decidedAt: sqlite3_column_int64(statement, 12), changedAt: sqlite3_column_int64(statement, 13),
-                acknowledgedBy: text(statement, 14)))
-        }
-        return entries
+                acknowledgedBy: text(statement, 14))
+        }.compactMap { $0 }
     }
 
     /// Forgets the reminders settled and older than `keptSeconds` before `now`.
@@ -191,9 +188,13 @@ package final class ReminderLedger {
         return statement
     }
 
-    private func rows<Value>(_ sql: String, _ value: (OpaquePointer) -> Value) throws(LedgerError) -> [Value] {
+    /// The values of `sql`'s rows, its parameters bound by `binding`.
+    private func rows<Value>(
+        _ sql: String, binding: (OpaquePointer) -> Void = { _ in }, _ value: (OpaquePointer) -> Value
+    ) throws(LedgerError) -> [Value] {
         let statement = try prepare(sql)
         defer { sqlite3_finalize(statement) }
+        binding(statement)
         var values: [Value] = []
         while true {
             let step = sqlite3_step(statement)

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Daemon
 import Ledger
-import Schedule
 import Support
 
 #if canImport(Glibc)
@@ -76,15 +75,14 @@ struct RemindersCommand: ParsableCommand {
             standardError("marquee reminders: no state folder (state_dir in the configuration, or --state-dir): nothing is kept")
             throw ExitCode(1)
         }
-        let path = folder + "/" + ReminderLedger.fileName
+        let path = ReminderLedger.path(inStateFolder: folder)
         guard access(path, F_OK) == 0 else {
             standardError("marquee reminders: no reminder ledger at \(path) (no reminder was due yet, or access is denied: "
                 + "the state folder is for marquee's user; try sudo, or ask the running display)")
             throw ExitCode(1)
         }
         do {
-            let entries = try ReminderLedger(path: path, readOnly: true).entries(since: machineWallSeconds() - seconds)
-            return entries.map { SoundStatus.Reminder($0, utcOffset: $0.triggerOffset) }
+            return try SoundStatus.Reminder.inLedger(at: path, since: machineWallSeconds() - seconds)
         } catch {
             standardError("marquee reminders: \(error)")
             throw ExitCode(1)

@@ -252,6 +252,12 @@ package struct SoundStatus: Codable, Sendable, Hashable {
             why = entry.why
             acknowledgedBy = entry.acknowledgedBy
         }
+
+        /// What the ledger at `path` keeps of the reminders whose trigger or last change is at or
+        /// after `since`, read on a read-only connection of its own, each at its trigger's offset.
+        package static func inLedger(at path: String, since: Int64) throws(LedgerError) -> [Reminder] {
+            try ReminderLedger(path: path, readOnly: true).entries(since: since).map { Reminder($0, utcOffset: $0.triggerOffset) }
+        }
     }
 
     /// The reminders due on one local day: how many, and how many ended in each fate.

@@ -307,9 +307,8 @@ private final class Clients: @unchecked Sendable {
         }
         guard access(ledger, F_OK) == 0 else { return ControlReply(ok: true, reminders: []) }
         do {
-            let entries = try ReminderLedger(path: ledger, readOnly: true)
-                .entries(since: clock.wallTime().instant.secondsSinceEpoch - max(0, seconds))
-            return ControlReply(ok: true, reminders: entries.map { SoundStatus.Reminder($0, utcOffset: $0.triggerOffset) })
+            let since = clock.wallTime().instant.secondsSinceEpoch - max(0, seconds)
+            return ControlReply(ok: true, reminders: try SoundStatus.Reminder.inLedger(at: ledger, since: since))
         } catch {
             return ControlReply(ok: false, error: "\(error)")
         }

@@ -119,7 +119,7 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
         do {
             server = try ControlServer(path: path, group: configuration.socketGroup, state: state, mailbox: mailbox,
                                        checkConfiguration: configuration.checkConfiguration, said: said,
-                                       ledger: configuration.stateDirectory.map { $0 + "/" + ReminderLedger.fileName }, clock: clock)
+                                       ledger: configuration.stateDirectory.map(ReminderLedger.path(inStateFolder:)), clock: clock)
         } catch {
             guard !configuration.socketRequired else {
                 log.tell(.error, "\(error)")
@@ -296,7 +296,7 @@ func remembering(
     var (ledger, problem): (ReminderLedger?, String?) = (nil, nil)
     var entries: [LedgerEntry] = []
     if let folder {
-        (ledger, problem) = ReminderLedger.openOrRebuild(path: folder + "/" + ReminderLedger.fileName)
+        (ledger, problem) = ReminderLedger.openOrRebuild(path: ReminderLedger.path(inStateFolder: folder))
         if let ledger, let trouble = HeardFileImport.take(from: folder, into: ledger) {
             log?.log(.warning, trouble + ": reminders of the last hour may sound again")
         }
