@@ -52,14 +52,14 @@ package final class Schedule: Sendable {
     ///   `check` looks a year ahead, and reads each file once for it).
     /// - Parameter fetched: calendars fetched from an address, read from their copies on disk
     ///   (or as held in memory) and named by their address (one with neither is left out).
-    /// - Parameter progress: called each time files read so far were put in effect while
-    ///   others are still being read (a file that hangs libical holds up only itself).
+    /// - Parameter progress: called with their states each time files read so far were put in
+    ///   effect while others are still being read (a file that hangs libical holds up only itself).
     ///
     /// The files are read beside the schedule's actor: the messages of now, an agenda or a
     /// snapshot are answered meanwhile from what is in effect.
     @discardableResult package func load(
         _ paths: [String], fetched: [FetchedFeed] = [], around instant: Instant? = nil, ahead: Int64? = nil,
-        progress: (@Sendable () -> Void)? = nil
+        progress: (@Sendable ([FeedStatus]) -> Void)? = nil
     ) async -> [FeedStatus] {
         let (generation, requests) = await state.beginLoad(paths, fetched: fetched, around: instant, ahead: ahead)
         guard !requests.isEmpty else { return await state.finishLoad([], generation: generation) }
@@ -70,8 +70,9 @@ package final class Schedule: Sendable {
             arriving.finish()
             return expansions
         }
-        for await arrived in arrivals where await state.takeArrived(arrived, generation: generation) {
-            progress?()
+        for await arrived in arrivals {
+            let taken = await state.takeArrived(arrived, generation: generation)
+            if !taken.isEmpty { progress?(taken) }
         }
         return await state.finishLoad(await reading.value, generation: generation)
     }
@@ -111,7 +112,7 @@ package final class Schedule: Sendable {
     }
 
     /// Loads the same files and folders again.
-    @discardableResult package func reload(progress: (@Sendable () -> Void)? = nil) async -> [FeedStatus] {
+    @discardableResult package func reload(progress: (@Sendable ([FeedStatus]) -> Void)? = nil) async -> [FeedStatus] {
         let (paths, fetched) = await (state.sources, state.fetchedSources)
         return await load(paths, fetched: fetched, progress: progress)
     }

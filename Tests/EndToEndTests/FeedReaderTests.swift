@@ -232,7 +232,8 @@ import Testing
 
     /// One of thirty small files hangs libical (a shim preloaded into the reader) until the
     /// test releases it: the other twenty-nine are in effect while it is still being read,
-    /// and the schedule answers meanwhile; released, it shows too.
+    /// each said (with its state, as the journal logs it) once as it comes into effect, and
+    /// the schedule answers meanwhile; released, it shows too.
     @Test nonisolated func aHungFileHoldsUpOnlyItself() async throws {
         let temporary = try TemporaryFolder()
         let folder = temporary.url.appendingPathComponent("feeds")
@@ -242,16 +243,22 @@ import Testing
         limits.maximumSecondsPerFile = 3600
         limits.maximumStalledSeconds = 3600
         let schedule = try await Schedule(displayZone: "UTC", limits: limits, reader: Self.misbehavingReader(in: temporary.path))
-        let progressed = Mutex(0)
+        let said = Mutex<[FeedStatus]>([])
         let at = instant("2026-07-01T10:30:00Z")
-        let loading = Task { await schedule.load([folder.path], around: at) { progressed.withLock { $0 += 1 } } }
-        let othersShown = await eventually(within: scheduleWaitLimit) { await schedule.messages(at: at).count == 29 }
+        let loading = Task { await schedule.load([folder.path], around: at) { taken in said.withLock { $0 += taken } } }
+        let othersShown = await eventually(within: scheduleWaitLimit) {
+            await schedule.messages(at: at).count == 29 && said.withLock { $0.count } == 29
+        }
         #expect(othersShown)
         #expect(!(await schedule.messages(at: at)).map(\.text).contains("File 7"))
-        #expect(progressed.withLock { $0 } >= 1)
+        let saidEarly = said.withLock { $0 }
+        #expect(saidEarly.count == 29 && Set(saidEarly.map(\.path)).count == 29, "\(saidEarly.map(\.path))")
+        #expect(!saidEarly.contains { $0.path.hasSuffix("07.ics") })
         #expect(FileManager.default.createFile(atPath: release, contents: nil))
         let statuses = await loading.value
         #expect(statuses.count == 30 && statuses.allSatisfy { $0.state == .loaded }, "\(statuses)")
+        // What was said early is what the load ends with: the journal need not say it again.
+        #expect(Set(saidEarly).isSubset(of: Set(statuses)))
         #expect(await schedule.messages(at: at).count == 30)
     }
 

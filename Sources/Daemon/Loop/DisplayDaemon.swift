@@ -349,9 +349,10 @@ private func startReading(
     let schedule = configuration.schedule
     let beforeReading = await schedule.snapshot(at: now)
     let loading = Task {
-        let statuses = await schedule.load(configuration.feedPaths, fetched: await configuration.subscriptions?.fetched() ?? [],
-                                           around: now) { mailbox.post(.feedsPartlyRead) }
-        log.feeds(statuses)
+        let fetched = await configuration.subscriptions?.fetched() ?? []
+        await readAndLog(log: log, mailbox: mailbox) {
+            await schedule.load(configuration.feedPaths, fetched: fetched, around: now, progress: $0)
+        }
     }
     // Whichever comes first, the end of the reading or of the wait (the reading goes on).
     let readInTime = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in

@@ -1,5 +1,6 @@
 import Schedule
 import Support
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -40,12 +41,10 @@ final class ScheduleService: Sendable {
         }
     }
 
-    /// Reads the feeds again, logs what became of them, then posts `.feedsReloaded`; while a
-    /// file is slow to read, those read already are posted as `.feedsPartlyRead`.
+    /// Reads the feeds again, logs what became of them (`readAndLog`), then posts `.feedsReloaded`.
     func reload() {
         Task { [schedule, mailbox, log, recordings] in
-            let statuses = await schedule.reload { mailbox.post(.feedsPartlyRead) }
-            log?.feeds(statuses)
+            await readAndLog(log: log, mailbox: mailbox) { await schedule.reload(progress: $0) }
             mailbox.post(.feedsReloaded)
             recordings?.wake()
         }
@@ -89,6 +88,22 @@ final class ScheduleService: Sendable {
             mailbox.post(.feedsReloaded)
         }
     }
+}
+
+/// Runs `load` (a reading of the feeds) and logs what became of each file: while a file is
+/// slow to read, those read already are posted as `.feedsPartlyRead` and logged as they come
+/// into effect — the journal says when a dropped-in file was shown, not when the slowest file
+/// was read — and the rest when the reading ends.
+func readAndLog(
+    log: EventLog?, mailbox: EventMailbox, _ load: (@escaping @Sendable ([FeedStatus]) -> Void) async -> [FeedStatus]
+) async {
+    let logged = Mutex<Set<FeedStatus>>([])
+    let statuses = await load { taken in
+        log?.feeds(taken)
+        logged.withLock { $0.formUnion(taken) }
+        mailbox.post(.feedsPartlyRead)
+    }
+    log?.feeds(logged.withLock { logged in statuses.filter { !logged.contains($0) } })
 }
 
 /// Shows times in the system zone named under `etc`, if it is not the one in use, and logs

@@ -239,10 +239,10 @@ import Support
 
     /// Changed files of load `generation` read so far (by their request's index): each that
     /// reads well is in effect at once, so one slow or hung file does not hold up the others.
-    /// True when the messages may have changed.
-    func takeArrived(_ arrived: [(index: Int, expansion: FeedExpansion)], generation: Int) -> Bool {
-        guard var load = reading, load.generation == generation else { return false }
-        var tookSome = false
+    /// Returns the states of the files put in effect now (empty: the messages are as they were).
+    func takeArrived(_ arrived: [(index: Int, expansion: FeedExpansion)], generation: Int) -> [FeedStatus] {
+        guard var load = reading, load.generation == generation else { return [] }
+        var taken: [FeedStatus] = []
         for (index, expansion) in arrived where !expansion.hasErrors && index < load.changed.count {
             let (file, bytes) = load.changed[index]
             guard !load.unchanged.contains(file) else { continue }
@@ -250,14 +250,16 @@ import Support
             retries[file] = nil
             load.attemptByFile[file] = inEffect[file]?.expansion
             load.unchanged.insert(file)
-            tookSome = true
+            var problems = expansion.problems
+            if let copyProblem = inEffect[file]?.copyProblem { problems.append(copyProblem) }
+            taken.append(FeedStatus(path: file, state: .loaded, problems: problems, eventCount: expansion.eventCount))
         }
-        guard tookSome else { return false }
+        guard !taken.isEmpty else { return [] }
         inEffectChanges += 1
         reading = load
         order = (load.files + load.kept).filter { inEffect[$0] != nil }
         rebuildIndex()
-        return true
+        return taken
     }
 
     /// The end of load `generation`, with the expansions of its requests: each file's version
