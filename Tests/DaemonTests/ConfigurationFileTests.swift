@@ -8,10 +8,14 @@ import Testing
 
 /// The configuration file: every setting read, every mistake named with its line and key.
 @Suite struct ConfigurationFileTests {
+    /// A file of the source tree, by its path from the top.
+    static func sourceFile(_ path: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(path).path
+    }
+
     @Test func theExampleFileIsValid() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("examples/marquee.toml").path
-        let file = try ConfigurationFile.load(path)
+        let file = try ConfigurationFile.load(Self.sourceFile("examples/marquee.toml"))
         #expect(file.feeds == "/etc/marquee/feeds.d")
         #expect(file.speed == 5)
         #expect(file.separator == " • ")
@@ -108,10 +112,31 @@ import Testing
         }
     }
 
+    /// The keys are declared once, in `ConfigurationKey.all`: the commented example file shows
+    /// each of them (set or commented out) and no other, in the same order, and the reference's
+    /// table lists each with whether a reload applies it and its line of help, word for word.
+    @Test func theExampleAndTheReferenceListEveryKey() throws {
+        let example = try String(contentsOfFile: Self.sourceFile("examples/marquee.toml"), encoding: .utf8)
+        let shown = example.split(separator: "\n").compactMap { line -> String? in
+            let setting = line.hasPrefix("# ") ? line.dropFirst(2) : line[...]
+            guard let equals = setting.range(of: " = "),
+                  setting[..<equals.lowerBound].allSatisfy({ $0.isLowercase || $0 == "_" }) else { return nil }
+            return String(setting[..<equals.lowerBound])
+        }
+        #expect(shown == ConfigurationKey.all.map(\.name))
+        let reference = try String(contentsOfFile: Self.sourceFile("docs/reference.md"), encoding: .utf8)
+        let rows = reference.split(separator: "\n").filter { $0.hasPrefix("| `") && $0.hasSuffix(" |") }.map(String.init)
+        let expected = ConfigurationKey.all.map { key in
+            "| `\(key.name)` | \(key.needsRestart ? "a restart" : "a reload") | \(key.help) |"
+        }
+        let keyRows = rows.filter { $0.contains("` | a restart | ") || $0.contains("` | a reload | ") }
+        #expect(keyRows == expected, "the table of keys in docs/reference.md:\n\(expected.joined(separator: "\n"))")
+    }
+
     /// Every key the file takes is among those an unknown key is compared with ("did you
     /// mean"), and none of them is unknown.
     @Test func everyKeyIsKnown() {
-        for key in ConfigurationFile.keys {
+        for key in ConfigurationKey.all.map(\.name) {
             do {
                 _ = try ConfigurationFile.parse("\(key) = 0", path: "m.toml")
             } catch {
