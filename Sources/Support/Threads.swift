@@ -43,20 +43,40 @@ package final class Completion: Sendable {
 
     package init() {}
 
-    /// Whether the work ended within `limit` (waiting no longer than that).
+    /// Whether the work ended within `limit` (waiting no longer than that; the timer ends with
+    /// the wait).
     package func ended(within limit: Duration) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let waiter = state.withLock { state -> Int? in
-                guard !state.done else { return nil }
-                state.nextWaiter += 1
-                state.waiting[state.nextWaiter] = continuation
-                return state.nextWaiter
-            }
-            guard let waiter else { return continuation.resume(returning: true) }
-            Task {
+        await withTaskGroup(of: Bool.self) { race in
+            race.addTask { await self.ended() }
+            race.addTask {
                 try? await Task.sleep(for: limit)
-                state.withLock { $0.waiting.removeValue(forKey: waiter) }?.resume(returning: false)
+                return false
             }
+            let first = await race.next() ?? false
+            race.cancelAll()
+            return first
+        }
+    }
+
+    /// Waits for the work's end: true when it ended, false when the waiting task was cancelled first.
+    package func ended() async -> Bool {
+        let waiter = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                // Cancelled before this point: the handler found nothing to resume, so say it here.
+                let answer = state.withLock { state -> Bool? in
+                    if state.done { return true }
+                    if Task.isCancelled { return false }
+                    state.waiting[waiter] = continuation
+                    return nil
+                }
+                if let answer { continuation.resume(returning: answer) }
+            }
+        } onCancel: {
+            state.withLock { $0.waiting.removeValue(forKey: waiter) }?.resume(returning: false)
         }
     }
 

@@ -74,16 +74,17 @@ struct RunningPartsTests {
     func aBusyPartIsLeft() async throws {
         let state = DisplayState(clock: ManualClock(wall: instant("2026-11-23T10:00:00+01:00")))
         let parts = RunningParts(state: state, log: nil)
-        let (began, never) = (Completion(), Completion())
-        // As a fetch blocked in libcurl: deaf to cancellation.
+        let began = Completion()
+        let release = DispatchSemaphore(value: 0)
+        // As a fetch blocked in libcurl: a thread deaf to cancellation.
         parts.start(RunningPart("fetch the subscriptions", otherwise: "") {
             began.finish()
-            _ = await never.ended(within: .seconds(60))
+            _ = await onThread(named: "blocked-fetch") { release.wait() }
         })
         parts.start(.holding("notice the clock being set", otherwise: "") { Stops() })
         #expect(await began.ended(within: .seconds(30)))
         #expect(await parts.stopAll(within: .milliseconds(200)) == ["fetch the subscriptions"])
-        never.finish()
+        release.signal()
     }
 }
 

@@ -53,4 +53,22 @@ import Testing
         #expect(await thread?.ended(within: .seconds(60)) == true)
         #expect(await onThread(named: "marquee-test") { 6 * 7 } == 42)
     }
+
+    /// A wait whose task is cancelled ends at once with false (a part that waits for the feeds
+    /// ends with the parts); the work's end still reaches the other waits.
+    @Test func aCancelledWaitEnds() async {
+        let completion = Completion()
+        let waiting = Task { await completion.ended() }
+        let long = Task { await completion.ended(within: .seconds(3600)) }
+        waiting.cancel()
+        #expect(await waiting.value == false)
+        let cancelledFirst = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await completion.ended()
+        }
+        #expect(await cancelledFirst.value == false)
+        completion.finish()
+        #expect(await long.value)
+        #expect(await completion.ended())
+    }
 }
