@@ -236,6 +236,8 @@ final class DisplayLoopKit {
     private var deadline: SteadyInstant?
     /// How the last turn ended, when it did not wait: finished, or the screen gone.
     private(set) var ending: DisplayLoop.Turn?
+    /// The schedule service's part, ended with the kit.
+    private var serving: Task<Void, Never>?
 
     /// - Parameters:
     ///   - files: feed files by name.
@@ -275,13 +277,17 @@ final class DisplayLoopKit {
             remembering($0, stateFolder: stateFolder, fetchedRecordings: fetchedRecordings, at: wall, state: state, log: log)
         } ?? (nil, nil)
         self.voice = voice
+        let service = ScheduleService(schedule: schedule, mailbox: mailbox, log: nil)
+        serving = Task { await service.serve() }
         loop = DisplayLoop(
-            clock: clock, screen: screen, schedule: ScheduleService(schedule: schedule, mailbox: mailbox, log: nil),
+            clock: clock, screen: screen, schedule: service,
             snapshot: snapshot, settings: settings, state: state, environment: environment, log: log,
             reloadSettings: reloadSettings, showsProblems: showsProblems, backlight: backlight,
             reminders: reminders, voice: voice, records: records, television: television)
         await settle()
     }
+
+    deinit { serving?.cancel() }
 
     /// After the screen went away: the loop opens `next`, which takes `opening` to appear (as
     /// a new device node does), and draws on it.

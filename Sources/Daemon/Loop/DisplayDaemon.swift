@@ -139,7 +139,6 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
         return withSaid
     } ?? configuration
     let wall = clock.wallTime()
-    let (first, loading) = await startReading(configuration, at: wall.instant, mailbox: mailbox, log: log)
     let picture = configuration.mqtt.map { _ in
         ScreenPicture(schedule: configuration.schedule, settings: configuration.settings, style: configuration.style,
                       displayStartedAt: wall, mailbox: mailbox, log: log)
@@ -163,10 +162,12 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
     }
     let parts = RunningParts(state: state, log: log)
     let box = BoxParts(configuration: configuration, mailbox: mailbox, state: state, log: log, clock: clock)
-    for part in box.parts(server: server, loading: loading, recordings: recordings, picture: picture, said: said,
-                          television: television) {
+    let read = Completion()
+    for part in box.parts(schedule: schedule, server: server, read: read, recordings: recordings, picture: picture,
+                          said: said, television: television) {
         parts.start(part)
     }
+    let first = await startReading(configuration, service: schedule, read: read, at: wall.instant, mailbox: mailbox, log: log)
     let status = await onRenderThread {
         mailbox.receiveSignals()
         guard let screen = openScreen(configuration, log: log) else { return 1 }
@@ -198,10 +199,14 @@ private struct BoxParts {
     let log: EventLog
     let clock: SystemClock
 
-    func parts(server: ControlServer?, loading: Task<Void, Never>, recordings: FetchedRecordings?,
+    /// - Parameter read: finished when the feeds were first read (the fetching waits for it).
+    func parts(schedule: ScheduleService, server: ControlServer?, read: Completion, recordings: FetchedRecordings?,
                picture: ScreenPicture?, said: SaidNow?, television: Television?) -> [RunningPart] {
         let (mailbox, state, log, clock, configuration) = (mailbox, state, log, clock, configuration)
-        var parts: [RunningPart] = []
+        var parts: [RunningPart] = [
+            RunningPart("answer the display's questions to the schedule", otherwise: "the display keeps what it shows",
+                        restarts: false) { await schedule.serve() },
+        ]
         if let server {
             parts.append(.holding("answer on the status socket \(server.path)", otherwise: "`marquee status` cannot reach this display") { server })
         }
@@ -232,13 +237,13 @@ private struct BoxParts {
         if configuration.output != .terminal { parts += deviceWatches { mailbox.post(.screenDeviceChanged) } }
         if let subscriptions = configuration.subscriptions {
             parts.append(RunningPart("fetch the subscriptions", otherwise: "the calendars fetched before are shown") {
-                await loading.value
+                guard await read.ended() else { return }
                 await keepFetching(subscriptions, schedule: configuration.schedule, mailbox: mailbox, state: state, log: log)
             })
         }
         if let recordings {
             parts.append(RunningPart("fetch the reminders' recordings", otherwise: "reminders are heard with the chime") {
-                await loading.value
+                guard await read.ended() else { return }
                 await keepRecordingsFetched(recordings, schedule: configuration.schedule, displayClock: clock, log: log)
             })
         }
@@ -340,42 +345,34 @@ func hearing(
 /// shown from the first frame on; a bigger one (thousands of files) follows as it is read.
 private let firstFrameWait: Duration = .milliseconds(500)
 
-/// Starts reading the feeds and returns the messages to start with — those of the feeds if
-/// they are read within `firstFrameWait`, else those known before reading (the date, the
-/// orientation line), with `.feedsReloaded` posted once they are read — and the reading.
+/// Has `service` (serving already) read the feeds for the first time and returns the messages
+/// to start with: those of the feeds if they are read within `firstFrameWait`, else those known
+/// before reading (the date, the orientation line), with `.feedsReloaded` posted once they are
+/// read. `read` is finished when they are.
 private func startReading(
-    _ configuration: DaemonConfiguration, at now: Instant, mailbox: EventMailbox, log: EventLog
-) async -> (ScheduleSnapshot, Task<Void, Never>) {
+    _ configuration: DaemonConfiguration, service: ScheduleService, read: Completion, at now: Instant,
+    mailbox: EventMailbox, log: EventLog
+) async -> ScheduleSnapshot {
     let schedule = configuration.schedule
     let beforeReading = await schedule.snapshot(at: now)
-    let loading = Task {
-        let fetched = await configuration.subscriptions?.fetched() ?? []
-        await readAndLog(log: log, mailbox: mailbox) {
-            await schedule.load(configuration.feedPaths, fetched: fetched, around: now, progress: $0)
+    // Decided once, by whichever comes first: the end of the reading (in time) or of the wait (late).
+    let inTime = Mutex<Bool?>(nil)
+    service.readFirst(configuration.feedPaths, around: now) {
+        read.finish()
+        let late = inTime.withLock { decided in
+            if decided == nil { decided = true }
+            return decided == false
         }
+        if late { mailbox.post(.feedsReloaded) }
     }
-    // Whichever comes first, the end of the reading or of the wait (the reading goes on).
-    let readInTime = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-        let decided = Mutex(false)
-        let decide: @Sendable (Bool) -> Void = { inTime in
-            if decided.withLock({ done in defer { done = true }; return !done }) { continuation.resume(returning: inTime) }
-        }
-        Task {
-            await loading.value
-            decide(true)
-        }
-        Task {
-            try? await Task.sleep(for: firstFrameWait)
-            decide(false)
-        }
+    _ = await read.ended(within: firstFrameWait)
+    let readInTime = inTime.withLock { decided in
+        if decided == nil { decided = false }
+        return decided == true
     }
-    if readInTime { return (await schedule.snapshot(at: now), loading) }
+    if readInTime { return await schedule.snapshot(at: now) }
     log.log(.notice, "the feeds take a while to read; the display starts now and shows their messages once they are read")
-    Task {
-        await loading.value
-        mailbox.post(.feedsReloaded)
-    }
-    return (beforeReading, loading)
+    return beforeReading
 }
 
 /// The first output of the choice that opens: KMS, the framebuffer or the terminal, tried in

@@ -7,11 +7,24 @@ import Synchronization
 #endif
 
 /// The schedule as the display loop uses it: asked for the messages at an instant, told to
-/// reload (the configuration file too) or to follow the system's zone. The work runs on the schedule's actor and every
-/// answer comes back through the mailbox, so the loop never waits for it — not even while a
-/// reload waits for a slow reader process — and keeps drawing what it has. Answers are
+/// reload (the configuration file too) or to follow the system's zone. Each request is answered
+/// in a child task of `serve` — one running part owns them all, and ending it cancels them —
+/// and every answer comes back through the mailbox, so the loop never waits for it — not even
+/// while a reload waits for a slow reader process — and keeps drawing what it has. Answers are
 /// tagged: one that arrives after a later request is the loop's to drop.
 final class ScheduleService: Sendable {
+    /// What the loop asks of the schedule.
+    private enum Request: Sendable {
+        /// The first reading of `paths` and the subscriptions' copies, then `then`.
+        case readFirst(paths: [String], around: Instant, then: @Sendable () -> Void)
+        case snapshot(at: Instant, request: Int)
+        case reload
+        case readSettings(@Sendable () -> ReloadedSettings?)
+        case apply(ScheduleSettings)
+        case askSubscriptionsAgain
+        case followSystemZone
+    }
+
     private let schedule: Schedule
     private let mailbox: EventMailbox
     private let log: EventLog?
@@ -21,6 +34,8 @@ final class ScheduleService: Sendable {
     private let subscriptions: Subscriptions?
     /// The reminders' recordings at addresses, looked at again after each reading.
     private let recordings: FetchedRecordings?
+    private let requests: AsyncStream<Request>
+    private let asked: AsyncStream<Request>.Continuation
 
     init(
         schedule: Schedule, mailbox: EventMailbox, log: EventLog?, systemZoneFolder: String? = nil,
@@ -32,58 +47,87 @@ final class ScheduleService: Sendable {
         self.systemZoneFolder = systemZoneFolder
         self.subscriptions = subscriptions
         self.recordings = recordings
+        (requests, asked) = AsyncStream.makeStream(of: Request.self)
+    }
+
+    /// Answers the requests, each in a task of its own beside the others (a snapshot is not
+    /// held up by a reload), until cancelled; then the answers under way are cancelled too.
+    func serve() async {
+        await withDiscardingTaskGroup { group in
+            for await request in requests {
+                group.addTask { await self.answer(request) }
+            }
+        }
+    }
+
+    /// Reads `paths` (and the subscriptions' copies) for the first time, queries `around` in
+    /// mind, logging what became of them (`readAndLog`); then calls `then`.
+    func readFirst(_ paths: [String], around instant: Instant, then: @escaping @Sendable () -> Void) {
+        asked.yield(.readFirst(paths: paths, around: instant, then: then))
     }
 
     /// Posts `.schedule(snapshot, request)` with the messages at `instant`.
     func requestSnapshot(at instant: Instant, request: Int) {
-        Task { [schedule, mailbox] in
-            mailbox.post(.schedule(await schedule.snapshot(at: instant), request: request))
-        }
+        asked.yield(.snapshot(at: instant, request: request))
     }
 
     /// Reads the feeds again, logs what became of them (`readAndLog`), then posts `.feedsReloaded`.
     func reload() {
-        Task { [schedule, mailbox, log, recordings] in
-            await readAndLog(log: log, mailbox: mailbox) { await schedule.reload(progress: $0) }
-            mailbox.post(.feedsReloaded)
-            recordings?.wake()
-        }
+        asked.yield(.reload)
     }
 
     /// Reads the configuration file again with `read` (nil: it cannot be used), then posts
     /// `.settingsRead`: like the feeds, a big or slow file never holds up a frame.
     func readSettings(_ read: @escaping @Sendable () -> ReloadedSettings?) {
-        Task { [mailbox] in
-            // On a thread of its own: a disk that hangs holds none of the threads tasks share.
-            let settings = await onThread(named: "marquee-config", read)
-            mailbox.post(.settingsRead(settings ?? nil))
-        }
+        asked.yield(.readSettings(read))
     }
 
     /// Counts and writes times as a reload read them (every file is read again for a new zone
     /// or default length of an event), then posts `.feedsReloaded`.
     func apply(_ settings: ScheduleSettings) {
-        Task { [schedule, mailbox, log] in
+        asked.yield(.apply(settings))
+    }
+
+    /// A carer's reload: every subscription is asked for again now (a calendar that changes
+    /// has the feeds read again as it arrives); the machine's clock says when now is.
+    func askSubscriptionsAgain() {
+        asked.yield(.askSubscriptionsAgain)
+    }
+
+    /// After `/etc/localtime` changed: shows times in the system's zone, if it is a new one
+    /// (all-day and floating times move with it), then posts `.feedsReloaded`.
+    func followSystemZone() {
+        asked.yield(.followSystemZone)
+    }
+
+    private func answer(_ request: Request) async {
+        switch request {
+        case .readFirst(let paths, let instant, let then):
+            let fetched = await subscriptions?.fetched() ?? []
+            await readAndLog(log: log, mailbox: mailbox) {
+                await schedule.load(paths, fetched: fetched, around: instant, progress: $0)
+            }
+            then()
+        case .snapshot(let instant, let number):
+            mailbox.post(.schedule(await schedule.snapshot(at: instant), request: number))
+        case .reload:
+            await readAndLog(log: log, mailbox: mailbox) { await schedule.reload(progress: $0) }
+            mailbox.post(.feedsReloaded)
+            recordings?.wake()
+        case .readSettings(let read):
+            // On a thread of its own: a disk that hangs holds none of the threads tasks share.
+            let settings = await onThread(named: "marquee-config", read)
+            mailbox.post(.settingsRead(settings ?? nil))
+        case .apply(let settings):
             do {
                 try await schedule.apply(settings)
             } catch {
                 log?.log(.error, "\(error); keeping the time zone in use")
             }
             mailbox.post(.feedsReloaded)
-        }
-    }
-
-    /// A carer's reload: every subscription is asked for again now (a calendar that changes
-    /// has the feeds read again as it arrives); the machine's clock says when now is.
-    func askSubscriptionsAgain() {
-        guard let subscriptions else { return }
-        Task { await subscriptions.askAgainNow(at: Instant(secondsSinceEpoch: machineWallSeconds())) }
-    }
-
-    /// After `/etc/localtime` changed: shows times in the system's zone, if it is a new one
-    /// (all-day and floating times move with it), then posts `.feedsReloaded`.
-    func followSystemZone() {
-        Task { [schedule, mailbox, log, systemZoneFolder] in
+        case .askSubscriptionsAgain:
+            await subscriptions?.askAgainNow(at: Instant(secondsSinceEpoch: machineWallSeconds()))
+        case .followSystemZone:
             if let systemZoneFolder { await adoptSystemZone(schedule, etc: systemZoneFolder, log: log) }
             mailbox.post(.feedsReloaded)
         }
