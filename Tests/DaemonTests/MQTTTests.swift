@@ -411,6 +411,7 @@ struct MQTTTests {
                                     style: FramebufferStyle(), displayStartedAt: clock.wallTime())
         let mqtt = MQTTService(settings: try settings(), version: "9.9.9", state: state, mailbox: mailbox, log: log,
                                picture: picture, clock: clock)
+        let drawing = Task { await mqtt.drawPictures() }
         let node = try settings().nodeID
         // The picture asks the schedule: `scheduleWaitLimit`.
         #expect(try await eventually(within: scheduleWaitLimit) { try broker.retainedBytes(topic + "/screen") != nil })
@@ -429,6 +430,8 @@ struct MQTTTests {
         #expect(try await eventually(within: scheduleWaitLimit) {
             try broker.retainedBytes(topic + "/screen").map { $0 != png } ?? false
         })
+        drawing.cancel()
+        await drawing.value
         await mqtt.stop()
     }
 

@@ -252,7 +252,10 @@ private struct BoxParts {
                 let service = MQTTService(
                     settings: mqtt, version: configuration.version, state: state, mailbox: mailbox, log: log, said: said,
                     picture: picture, clock: clock, checkConfiguration: configuration.checkConfiguration)
-                await untilCancelled()
+                await withDiscardingTaskGroup { group in
+                    group.addTask { await service.drawPictures() }
+                    await untilCancelled()
+                }
                 await service.stop()
             })
         }

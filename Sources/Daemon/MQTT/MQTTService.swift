@@ -4,12 +4,14 @@ import Synchronization
 
 /// Keeps the box on the carers' broker from the display's start to its end: reads the password
 /// (a file it cannot read is said in the journal and the status; the display runs on without
-/// MQTT), then runs the connection on a thread of its own. `stop` says `offline` and waits for
-/// the connection to end.
+/// MQTT), then runs the connection on a thread of its own; `drawPictures` keeps the screen's
+/// picture up to date while its caller's part runs. `stop` says `offline` and waits for the
+/// connection to end.
 final class MQTTService: Sendable {
     private let connection: MQTTConnection?
     private let running: Completion?
-    private let drawing: Task<Void, Never>?
+    /// One look at whether a new picture is due, and its offer (nil: no picture).
+    private let drawPicture: (@Sendable () async -> Void)?
 
     /// - Parameter picture: draws the screen for the broker (nil: no picture).
     init(settings: MQTTSettings, version: String, state: DisplayState, mailbox: EventMailbox, log: EventLog,
@@ -28,7 +30,7 @@ final class MQTTService: Sendable {
                 state.update { $0.mqtt = MQTTStatus(broker: settings.broker, connected: false, lastError: error) }
                 connection = nil
                 running = nil
-                drawing = nil
+                drawPicture = nil
                 return
             }
         }
@@ -41,24 +43,32 @@ final class MQTTService: Sendable {
         running = runningThread(named: "marquee-mqtt") {
             connection.run { $0.publish(bridge.topics.availability, MQTTBridge.offline, retain: true) }
         }
-        drawing = picture.map { picture in
-            Task {
-                while !Task.isCancelled {
-                    if let bytes = await picture.pictureIfDue(changes: state.changes, at: clock.wallTime(),
-                                                              report: { state.report }) {
-                        bridge.offer(picture: bytes)
-                    }
-                    try? await Task.sleep(for: .seconds(1))
+        if let picture {
+            drawPicture = { @Sendable in
+                let report: @Sendable () -> StatusReport = { state.report }
+                if let bytes = await picture.pictureIfDue(changes: state.changes, at: clock.wallTime(), report: report) {
+                    bridge.offer(picture: bytes)
                 }
             }
+        } else {
+            drawPicture = nil
+        }
+    }
+
+    /// Looks each second whether a new picture of the screen is due and offers it to the
+    /// broker, until the task is cancelled (at once without a picture to draw).
+    func drawPictures() async {
+        guard let drawPicture else { return }
+        while !Task.isCancelled {
+            await drawPicture()
+            try? await Task.sleep(for: .seconds(1))
         }
     }
 
     /// Says `offline` and lets go of the broker, waiting at most `goodbyeWait`: a connection
     /// still being made (an address that does not answer, a name being looked up) does not
-    /// hold up the display's end. A picture being drawn is abandoned.
+    /// hold up the display's end.
     func stop() async {
-        drawing?.cancel()
         connection?.stop()
         _ = await running?.ended(within: Self.goodbyeWait)
     }
