@@ -549,13 +549,21 @@ struct MQTTTests {
         #expect(throws: ConfigurationError.self) { try ConfigurationFile.parse("mqtt = \"mqtt://u:p@b\"\n", path: "m.toml") }
     }
 
-    /// Waits double from a second to a minute, each cut by up to half at random.
-    @Test func backoffDoublesWithJitter() {
-        #expect(MQTTConnection.backoff(failures: 1, unit: 1) == 1)
-        #expect(MQTTConnection.backoff(failures: 1, unit: 0) == 0.5)
-        #expect(MQTTConnection.backoff(failures: 4, unit: 1) == 8)
-        #expect(MQTTConnection.backoff(failures: 30, unit: 1) == 60)
-        #expect(MQTTConnection.backoff(failures: 30, unit: 0) == 30)
+    /// Waits double from a second to a minute, each cut by up to half at random; a connection
+    /// that lasted a minute starts the count again, one that was lost sooner does not.
+    @Test func backoffDoublesWithJitterAndResets() {
+        var reconnection = MQTTConnection.Reconnection()
+        #expect(reconnection.sessionEnded(lastedSeconds: 0, unit: 1) == 1)
+        #expect(reconnection.sessionEnded(lastedSeconds: 0, unit: 0) == 1)
+        #expect(reconnection.sessionEnded(lastedSeconds: 0, unit: 1) == 4)
+        #expect(reconnection.sessionEnded(lastedSeconds: 0, unit: 1) == 8)
+        for _ in 0..<30 { _ = reconnection.sessionEnded(lastedSeconds: 59, unit: 1) }
+        #expect(reconnection.failures == 34)
+        #expect(reconnection.sessionEnded(lastedSeconds: 0, unit: 1) == 60)
+        #expect(reconnection.sessionEnded(lastedSeconds: 0, unit: 0) == 30)
+        #expect(reconnection.sessionEnded(lastedSeconds: 3_600, unit: 1) == 1)
+        #expect(reconnection.failures == 1)
+        #expect(reconnection.sessionEnded(lastedSeconds: 60, unit: 0) == 0.5)
     }
 
     /// A flood of commands is refused after twenty in ten seconds, said once while it lasts.

@@ -1,4 +1,5 @@
 import CMosquitto
+import Dispatch
 import Schedule
 import Support
 import Synchronization
@@ -43,6 +44,8 @@ final class MQTTConnection: @unchecked Sendable {
     private let will: (topic: String, payload: String)
     private let session: Session
     private let stopping = Atomic<Bool>(false)
+    /// Signalled by `stop`: ends the wait before the next attempt at once.
+    private let stopped = DispatchSemaphore(value: 0)
     private let shared: Mutex<MQTTStatus>
     /// Used on the connection's thread only.
     private var client: OpaquePointer?
@@ -90,7 +93,7 @@ final class MQTTConnection: @unchecked Sendable {
             record(error: error.description, connected: false)
             return
         }
-        var failures = 0
+        var reconnection = Reconnection()
         while !stopping.load(ordering: .relaxed) {
             let lasted = runSession(client)
             if stopping.load(ordering: .relaxed) {
@@ -101,8 +104,8 @@ final class MQTTConnection: @unchecked Sendable {
                 }
                 break
             }
-            failures = lasted >= 60 ? 1 : failures + 1
-            wait(seconds: Self.backoff(failures: failures, unit: Double.random(in: 0...1)))
+            let wait = reconnection.sessionEnded(lastedSeconds: lasted, unit: Double.random(in: 0...1))
+            _ = stopped.wait(timeout: .now() + wait)
         }
         record(error: nil, connected: false)
     }
@@ -113,6 +116,7 @@ final class MQTTConnection: @unchecked Sendable {
     /// `MQTTService.stop` waits no longer than `goodbyeWait` for it.
     func stop() {
         stopping.store(true, ordering: .relaxed)
+        stopped.signal()
     }
 
     /// Publishes on the connection's thread (from the session's callbacks).
@@ -134,11 +138,19 @@ final class MQTTConnection: @unchecked Sendable {
         _ = mq_mosquitto_subscribe(client, pattern, 1)
     }
 
-    /// The wait before the next attempt after `failures` in a row: 1 s doubling up to a
-    /// minute, each shortened by up to half at random (`unit` in 0...1).
-    static func backoff(failures: Int, unit: Double) -> Double {
-        let full = min(longestWait, Double(1 << min(max(failures - 1, 0), 10)))
-        return full * (0.5 + unit / 2)
+    /// When to try again after a connection ends: the failures in a row, and from them the
+    /// wait — 1 s doubling up to `longestWait`, each shortened by up to half at random. A
+    /// connection that lasted a minute was no failure of the broker: the count starts again.
+    struct Reconnection {
+        private(set) var failures = 0
+
+        /// The seconds to wait after a connection that lasted `lastedSeconds` (0: never made);
+        /// `unit` (0...1) is the random share.
+        mutating func sessionEnded(lastedSeconds: Int64, unit: Double) -> Double {
+            failures = lastedSeconds >= 60 ? 1 : failures + 1
+            let full = min(MQTTConnection.longestWait, Double(1 << min(failures - 1, 10)))
+            return full * (0.5 + unit / 2)
+        }
     }
 
     // MARK: - On the connection's thread
@@ -253,11 +265,6 @@ final class MQTTConnection: @unchecked Sendable {
             return next
         }
         if let changed { session.statusChanged(changed) }
-    }
-
-    private func wait(seconds: Double) {
-        let end = readClock(CLOCK_MONOTONIC) + Int64(seconds * 1e9)
-        while !stopping.load(ordering: .relaxed), readClock(CLOCK_MONOTONIC) < end { usleep(100_000) }
     }
 
     private func monotonicSeconds() -> Int64 { readClock(CLOCK_MONOTONIC) / 1_000_000_000 }
