@@ -58,12 +58,16 @@ let package = Package(
         .testTarget(name: "SupportTests", dependencies: ["Support", "TestSupport"]),
         .testTarget(name: "MarqueeCLITests", dependencies: ["MarqueeCLI", "Daemon", "Schedule"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "Support", "CZlib", "TestSupport"], exclude: ["Golden"]),
-        .testTarget(name: "DaemonTests", dependencies: ["Support", "Daemon", "Display", "Schedule", "Marquee", "LoopbackServers", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Support", "Daemon", "Display", "Schedule", "Marquee", "LoopbackServers", "TestSupport", "DaemonTestKit"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Schedule", "Sound", "Support", "Ledger", "LoopbackServers", "TestSupport"], exclude: ["Fixtures"]),
         // Real servers on loopback for the tests (nginx with a certificate authority of its own).
         .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),
         // What the tests share: waiting for what real time drives, sound heard back.
         .target(name: "TestSupport", dependencies: ["Schedule", "Marquee", "Sound"], path: "Tests/TestSupport"),
+        // The display loop on a clock the test moves, a screen that records, a television that
+        // remembers: for every test of the daemon (debug builds only: it reaches into Daemon).
+        .target(name: "DaemonTestKit", dependencies: ["Daemon", "Display", "Schedule", "Marquee", "Sound", "Support", "TestSupport"],
+                path: "Tests/DaemonTestKit"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import DaemonTestKit
 import Foundation
 import Schedule
 import TestSupport

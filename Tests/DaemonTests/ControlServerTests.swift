@@ -1,3 +1,4 @@
+import DaemonTestKit
 import Foundation
 import Ledger
 import Synchronization

@@ -1,3 +1,4 @@
+import DaemonTestKit
 import Display
 import Foundation
 import Marquee

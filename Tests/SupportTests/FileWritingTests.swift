@@ -3,8 +3,6 @@ import Support
 import TestSupport
 import Testing
 
-@testable import Schedule
-
 /// Last good copies are written so that nothing is lost and nothing else is touched: whole or
 /// not at all, never through a link someone planted beside them, and a full disk said as such.
 @Suite(.temporaryFolders) struct FileWritingTests {
