@@ -45,6 +45,31 @@ struct ReminderPlanTests {
         #expect(plan.look(at: messages, now: at(5), isNight: false).play.isEmpty)
     }
 
+    /// What the loop is handed for the journal, the band and the status, from the plan alone:
+    /// the notices of a look, the line of an acknowledgement, the ✓ on the band, today's tally.
+    @Test func theJournalTheBandAndTheStatusComeFromThePlan() {
+        var plan = ReminderPlan(settings: SoundSettings(repeatUntilAcknowledged: 2))
+        let dentist = message()
+        let first = plan.look(at: [dentist], now: at(0), isNight: false)
+        #expect(first.notices == ["reminder heard: \"Leave for the dentist\" (1 of 3)"])
+        let shown = [dentist, message("Lunch", uid: "lunch")]
+        #expect(plan.marked(shown).map(\.text) == ["Leave for the dentist", "Lunch"])
+        let acknowledged = plan.acknowledge(at: at(30), by: "a key")
+        #expect(ReminderPlan.acknowledgedLine(by: "a key", changed: acknowledged)
+            == "acknowledged by a key: \"Leave for the dentist\"")
+        #expect(ReminderPlan.acknowledgedLine(by: "request", changed: []) == "acknowledged by request, but no reminder was sounding")
+        #expect(plan.marked(shown).map(\.text) == ["✓ Leave for the dentist", "Lunch"])
+        let day = ReminderTally.localDay(of: at(30).secondsSinceEpoch, utcOffset: 0)
+        let status = plan.soundStatus(updating: nil, day: day, utcOffset: 0)
+        #expect(status.reminders.map(\.outcome) == ["acknowledged"] && status.lastAcknowledged?.acknowledgedBy == "a key")
+        #expect(status.today?.due == 1 && status.today?.fates == ["acknowledged": 1] && status.yesterday?.due == 0)
+        // A reminder heard late says so among the notices, with why.
+        var late = ReminderPlan(settings: SoundSettings(repeatUntilAcknowledged: 0), runStarted: at(120))
+        let heardLate = late.look(at: [dentist], now: at(200), isNight: false)
+        #expect(heardLate.notices.last == "reminder heard: \"Leave for the dentist\"")
+        #expect(heardLate.record.first?.why != nil)
+    }
+
     /// What was decided is kept in the ledger and read by the next run: nothing replays.
     @Test func aRestartDoesNotReplay() throws {
         try withTemporaryFolder { folder in

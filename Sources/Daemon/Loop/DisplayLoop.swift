@@ -423,43 +423,25 @@ final class DisplayLoop {
         for message in decisions.light { lighting.light(for: message, because: "a reminder", at: wall.instant) }
         if decisions.wakeTelevision { television?.wake(because: "a reminder") }
         for line in decisions.journal { log?.log(.warning, line) }
-        for entry in decisions.record where entry.fate != .sounding && entry.fate != .missed && entry.fate != .notAcknowledged {
-            log?.log(.notice, "reminder \"\(entry.text)\": \(entry.fate.rawValue)" + (entry.why.map { " (\($0))" } ?? ""))
-        }
+        for line in decisions.notices { log?.log(.notice, line) }
         let ready = television.map { television in { @Sendable in television.isReadyForSound() } }
-        for due in decisions.play {
-            log?.log(.notice, "reminder heard: \"\(due.text)\"" + (due.of > 1 ? " (\(due.number) of \(due.of))" : ""))
-            voice?.play(due, when: ready)
-        }
+        for due in decisions.play { voice?.play(due, when: ready) }
         let day = ReminderTally.localDay(of: wall.instant.secondsSinceEpoch, utcOffset: snapshot.utcOffset)
         if !decisions.record.isEmpty || day != publishedReminderDay { publishReminders(changed: decisions.record) }
     }
 
-    /// `snapshot` as the band shows it: a reminder someone acknowledged is marked ✓ (the
-    /// person sees that it was heard; the mark stands still, nothing flashes).
+    /// `snapshot` as the band shows it: reminders someone acknowledged marked ✓.
     private func marked(_ snapshot: ScheduleSnapshot) -> ScheduleSnapshot {
-        let acknowledged = Set((reminders?.entries.values.filter { $0.fate == .acknowledged } ?? [])
-            .map { [$0.text, String($0.key.trigger)] })
-        guard !acknowledged.isEmpty else { return snapshot }
+        guard let reminders else { return snapshot }
         var marked = snapshot
-        for index in marked.messages.indices {
-            let message = marked.messages[index]
-            guard let trigger = message.sounding?.trigger.instant.secondsSinceEpoch,
-                  acknowledged.contains([message.text, String(trigger)])
-            else { continue }
-            marked.messages[index].text = Self.acknowledgedMark + message.text
-        }
+        marked.messages = reminders.marked(snapshot.messages)
         return marked
     }
-
-    /// Before a reminder someone acknowledged.
-    static let acknowledgedMark = "✓ "
 
     /// The reminders sounding now were heard: their repeats stop, and they are marked on the band.
     private func acknowledge(at wall: WallInstant, by whom: String) {
         guard var plan = reminders else { return }
         let changed = plan.acknowledge(at: wall.instant, by: whom)
-        let acknowledged = changed.map(\.text)
         reminders = plan
         if !changed.isEmpty {
             records?.record(changed, at: wall.instant.secondsSinceEpoch)
@@ -467,8 +449,7 @@ final class DisplayLoop {
             tellMissingCharacters()
             publishShown()
         }
-        log?.log(.notice, acknowledged.isEmpty ? "acknowledged by \(whom), but no reminder was sounding"
-            : "acknowledged by \(whom): " + acknowledged.map { "\"\($0)\"" }.joined(separator: ", "))
+        log?.log(.notice, ReminderPlan.acknowledgedLine(by: whom, changed: changed))
         publishReminders(changed: changed)
     }
 
@@ -486,24 +467,11 @@ final class DisplayLoop {
     private func publishReminders(changed: [LedgerEntry] = []) {
         guard let plan = reminders else { return }
         let offset = snapshot.utcOffset
-        func shown(_ entry: LedgerEntry) -> SoundStatus.Reminder { SoundStatus.Reminder(entry, utcOffset: offset) }
-        let records = plan.recent.map(shown)
-        let (missed, acknowledged) = (plan.lastMissed.map(shown), plan.lastAcknowledged.map(shown))
         let day = ReminderTally.localDay(of: lastTurn.wall.instant.secondsSinceEpoch, utcOffset: offset)
         publishedReminderDay = day
-        let (today, yesterday) = (ReminderTally(plan.entries.values, day: day), ReminderTally(plan.entries.values, day: day - 1))
         state.update { shared in
-            shared.noteReminderChanges(changed.map(shown))
-            var sound = shared.sound ?? SoundStatus(speak: "", device: "", muted: false, reminders: [])
-            sound.speak = plan.settings.speak.rawValue
-            sound.device = plan.settings.device
-            sound.muted = plan.muted
-            sound.reminders = records
-            sound.lastMissed = missed
-            sound.lastAcknowledged = acknowledged
-            sound.today = SoundStatus.Day(today)
-            sound.yesterday = SoundStatus.Day(yesterday)
-            shared.sound = sound
+            shared.noteReminderChanges(changed.map { SoundStatus.Reminder($0, utcOffset: offset) })
+            shared.sound = plan.soundStatus(updating: shared.sound, day: day, utcOffset: offset)
             shared.soundProblemIsError = plan.settings.isAskedFor
             shared.version += 1
         }

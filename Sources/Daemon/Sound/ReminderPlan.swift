@@ -51,6 +51,14 @@ struct ReminderPlan {
 
         /// Whether the television is woken (before anything plays): for whatever lights the screen.
         var wakeTelevision: Bool { !light.isEmpty }
+
+        /// The journal's notices for what was decided: each fate other than sounding, missed or
+        /// not acknowledged (`journal` says those, as warnings), and each sound to be played.
+        var notices: [String] {
+            record.filter { $0.fate != .sounding && $0.fate != .missed && $0.fate != .notAcknowledged }.map { entry in
+                "reminder \"\(entry.text)\": \(entry.fate.rawValue)" + (entry.why.map { " (\($0))" } ?? "")
+            } + play.map { due in "reminder heard: \"\(due.text)\"" + (due.of > 1 ? " (\(due.number) of \(due.of))" : "") }
+        }
     }
 
     /// Heard later than this after its trigger, a reminder is called late.
@@ -259,6 +267,46 @@ struct ReminderPlan {
             changed.append(entry)
         }
         return changed
+    }
+
+    /// The journal's line for an acknowledgement by `whom` of the `changed` rows.
+    static func acknowledgedLine(by whom: String, changed: [LedgerEntry]) -> String {
+        changed.isEmpty ? "acknowledged by \(whom), but no reminder was sounding"
+            : "acknowledged by \(whom): " + changed.map { "\"\($0.text)\"" }.joined(separator: ", ")
+    }
+
+    /// Before a reminder someone acknowledged, on the band.
+    static let acknowledgedMark = "✓ "
+
+    /// `messages` as the band shows them: a reminder someone acknowledged is marked ✓ (the
+    /// person sees that it was heard; the mark stands still, nothing flashes).
+    func marked(_ messages: [Message]) -> [Message] {
+        let acknowledged = Set(entries.values.filter { $0.fate == .acknowledged }.map { [$0.text, String($0.key.trigger)] })
+        guard !acknowledged.isEmpty else { return messages }
+        return messages.map { message in
+            guard let trigger = message.sounding?.trigger.instant.secondsSinceEpoch,
+                  acknowledged.contains([message.text, String(trigger)])
+            else { return message }
+            var marked = message
+            marked.text = Self.acknowledgedMark + message.text
+            return marked
+        }
+    }
+
+    /// The status's account of the reminders as of local day `day` (days since 1970 at
+    /// `utcOffset`): how they are heard, the last ones and their fates, today's and yesterday's.
+    func soundStatus(updating earlier: SoundStatus?, day: Int64, utcOffset: Int) -> SoundStatus {
+        func shown(_ entry: LedgerEntry) -> SoundStatus.Reminder { SoundStatus.Reminder(entry, utcOffset: utcOffset) }
+        var sound = earlier ?? SoundStatus(speak: "", device: "", muted: false, reminders: [])
+        sound.speak = settings.speak.rawValue
+        sound.device = settings.device
+        sound.muted = muted
+        sound.reminders = recent.map(shown)
+        sound.lastMissed = lastMissed.map(shown)
+        sound.lastAcknowledged = lastAcknowledged.map(shown)
+        sound.today = SoundStatus.Day(ReminderTally(entries.values, day: day))
+        sound.yesterday = SoundStatus.Day(ReminderTally(entries.values, day: day - 1))
+        return sound
     }
 
     /// Whether some reminder waits for an acknowledgement.
