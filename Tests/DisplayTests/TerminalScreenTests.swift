@@ -41,6 +41,28 @@ import Testing
         #expect([13, 15, 16].allSatisfy { text($0).isEmpty })
     }
 
+    /// A dancing message in cells (it fits, so it stands): over twenty seconds of its dance,
+    /// every word is whole on one row at every moment (up a row or on the band), and words do
+    /// go up now and then.
+    @Test func aDancingWordMovesAsOne() {
+        let (screen, output) = screen(depth: .palette256)
+        defer { withExtendedLifetime(output) {} }
+        let marquee = MarqueeController(metrics: TerminalMetrics(), origin: t0)
+        let text = "Happy birthday dear Johnny"
+        marquee.update(messages: [MarqueeMessage(text: text, effect: .dance)], at: t0, width: 80)
+        var wentUp: Set<String> = []
+        for tenth in 20..<220 {
+            let rows = screen.compose(marquee.frame(at: t0 + Nanoseconds(tenth) * second / 10, width: 80))
+            let (up, band) = ((rows[11] ?? []).map(\.text).joined(), (rows[12] ?? []).map(\.text).joined())
+            let upWords = up.split(separator: " ").map(String.init)
+            let bandWords = band.split(separator: " ").map(String.init)
+            #expect((upWords + bandWords).allSatisfy(text.split(separator: " ").map(String.init).contains),
+                    "a word split across rows at \(tenth) tenths: \(upWords) / \(bandWords)")
+            wentUp.formUnion(upWords)
+        }
+        #expect(wentUp.count >= 2, "\(wentUp)")
+    }
+
     /// The carers' picture of a terminal is its grid as drawn, in pixels: letters lit in the
     /// cells where the terminal has them, in their colour, the rest black (it was a simulated
     /// frame of another layout).

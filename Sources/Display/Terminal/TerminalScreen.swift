@@ -171,7 +171,7 @@ package final class TerminalScreen {
 
     // MARK: - Drawing
 
-    /// Draws a frame: the band in the middle row, dancing letters lifted into the row above,
+    /// Draws a frame: the band in the middle row, dancing words lifted into the row above,
     /// the announcement box above that. Writes only what changed, in one `write`.
     package func draw(_ frame: Frame, clearFirst: Bool = false, fullRepaint: Bool = false) throws(TerminalGone) {
         let newRows = compose(frame)
@@ -218,9 +218,20 @@ package final class TerminalScreen {
         let owned = rows >= 7 ? (band - 4)...band : band...band
         var result: [Int: [Cell]] = [:]
         for row in owned { result[row] = [Cell](repeating: .blank, count: columns) }
-        for glyph in frame.glyphs where glyph.x >= 0 && glyph.x + glyph.advance <= columns
-            && (glyph.x + glyph.advance < columns || !joinsCodePoints(glyph.character)) {
-            let row = glyph.lift > 0.8 && rows >= 7 ? band - 1 : band
+        // In cells a letter is up a row or not: each bobbing on its own would split a word
+        // across two rows, hard to read. A word moves as one, up while its first letter is.
+        var wordIsUp = false
+        var inWord = false
+        for glyph in frame.glyphs {
+            if glyph.character.isWhitespace {
+                inWord = false
+            } else if !inWord {
+                inWord = true
+                wordIsUp = glyph.lift > 0.8
+            }
+            guard glyph.x >= 0, glyph.x + glyph.advance <= columns,
+                  glyph.x + glyph.advance < columns || !joinsCodePoints(glyph.character) else { continue }
+            let row = inWord && wordIsUp && rows >= 7 ? band - 1 : band
             put(glyph.character, at: glyph.x, advance: glyph.advance, pen: pen(glyph.colour, hueShift: glyph.hueShift),
                 row: row, into: &result)
         }
