@@ -71,6 +71,31 @@ struct RunningPartsTests {
         #expect(state.report.parts.allSatisfy { $0.state != .running })
     }
 
+    /// A part that fails now and then, hours apart (a broker restarted each night), is started
+    /// again after a second each time, not after pauses that grew since the first failure.
+    @Test("The pauses start again from a second after a part ran well")
+    func thePausesResetAfterAGoodRun() async throws {
+        let state = DisplayState(clock: ManualClock(wall: instant("2026-11-23T10:00:00+01:00")))
+        let origin = ContinuousClock.now
+        let elapsed = Mutex(Duration.zero)
+        let pauses = Pauses()
+        let parts = RunningParts(state: state, log: nil, pause: { pause in
+            pauses.taken.withLock { $0.append(pause) }
+            elapsed.withLock { $0 += pause }
+        }, now: { origin + elapsed.withLock { $0 } })
+        // Three quick failures, then one after running an hour, then a quick one, then it holds.
+        let runs = Mutex(0)
+        parts.start(RunningPart("report to the MQTT broker", otherwise: "") {
+            let run = runs.withLock { $0 += 1; return $0 }
+            if run == 4 { elapsed.withLock { $0 += .seconds(3_600) } }
+            guard run > 5 else { throw PartFailure(description: "the broker went away") }
+            await untilCancelled()
+        })
+        #expect(await eventually { runs.withLock { $0 } == 6 })
+        #expect(pauses.taken.withLock { $0 } == [.seconds(1), .seconds(2), .seconds(4), .seconds(1), .seconds(2)])
+        #expect(await parts.stopAll(within: .seconds(5)).isEmpty)
+    }
+
     @Test("One still busy when the display ends is named and left")
     func aBusyPartIsLeft() async throws {
         let state = DisplayState(clock: ManualClock(wall: instant("2026-11-23T10:00:00+01:00")))

@@ -56,7 +56,7 @@ package struct PartStatus: Codable, Sendable, Hashable {
 /// left to the end of the process, so SIGTERM is obeyed within systemd's TimeoutStopSec). A
 /// part that fails is said in the journal (once for each different error) and in the
 /// status's `parts`, and started again after a pause that doubles from a second to five
-/// minutes. The display loop is not a part: it runs on its own thread, and its end ends them.
+/// minutes (back to a second after it ran well for `ranWell`). The display loop is not a part: it runs on its own thread, and its end ends them.
 /// A task group of marquee's own rather than swift-service-lifecycle's ServiceGroup: the
 /// group would wait for every part to end, which a blocking fetch does not do in time, and
 /// its package with its dependencies would be built for this one use.
@@ -72,6 +72,8 @@ final class RunningParts: Sendable {
     private let log: EventLog?
     /// Waits between a failure and the next start (a test's clock passes them at once).
     private let pause: @Sendable (Duration) async -> Void
+    /// The time, to tell how long a part ran before it failed.
+    private let now: @Sendable () -> ContinuousClock.Instant
 
     /// The pause after the first failure, and the longest.
     static let firstPause: Duration = .seconds(1)
@@ -79,11 +81,15 @@ final class RunningParts: Sendable {
     /// How long the parts are given to end with the display: within systemd's TimeoutStopSec
     /// (10 s), with the display's own ending before it.
     static let stopLimit: Duration = .seconds(5)
+    /// A part that ran this long before it failed had mended: its pauses start again from the first.
+    static let ranWell: Duration = .seconds(600)
 
-    init(state: DisplayState, log: EventLog?, pause: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }) {
+    init(state: DisplayState, log: EventLog?, pause: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) },
+         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.state = state
         self.log = log
         self.pause = pause
+        self.now = now
     }
 
     /// Starts `part` in a task of its own.
@@ -123,11 +129,13 @@ final class RunningParts: Sendable {
         var status = PartStatus(name: part.name, state: .running, restarts: 0)
         var wait = Self.firstPause
         while !Task.isCancelled {
+            let started = now()
             do {
                 try await part.run()
                 break
             } catch {
                 guard !Task.isCancelled else { break }
+                if now() - started >= Self.ranWell { wait = Self.firstPause }
                 let said = "\(error)"
                 if status.lastError != said {
                     log?.log(.warning, "cannot \(part.name) (\(said)); \(part.otherwise)"
