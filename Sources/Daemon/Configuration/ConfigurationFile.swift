@@ -223,8 +223,8 @@ package struct ConfigurationFile: Sendable, Hashable {
         }
         scanner.skipSpaces()
         guard scanner.atEnd || scanner.takeLineEnd() else { throw fail(key, "unexpected text after the value") }
-        // `text_color` is `text_colour` spelled the American way: one key.
-        guard seen.insert(key == "text_color" ? "text_colour" : key).inserted else {
+        // A key spelled two ways (`text_color`, `text_colour`) is one key.
+        guard seen.insert(ConfigurationKey.named(key)?.name ?? key).inserted else {
             return fail(key, key.hasPrefix("text_colo") ? "the key is set twice (text_colour and text_color are one key)"
                                                          : "the key is set twice")
         }
