@@ -250,9 +250,8 @@ import Support
             retries[file] = nil
             load.attemptByFile[file] = inEffect[file]?.expansion
             load.unchanged.insert(file)
-            var problems = expansion.problems
-            if let copyProblem = inEffect[file]?.copyProblem { problems.append(copyProblem) }
-            taken.append(FeedStatus(path: file, state: .loaded, problems: problems, eventCount: expansion.eventCount))
+            taken.append(FeedStatus(path: file, state: .loaded, problems: withCopyProblem(expansion.problems, of: file),
+                                    eventCount: expansion.eventCount))
         }
         guard !taken.isEmpty else { return [] }
         inEffectChanges += 1
@@ -317,8 +316,7 @@ import Support
                 continue
             }
             if let damage = damagedCopies[file] { problems.append(damage) }
-            if let copyProblem = inEffect[file]?.copyProblem, !problems.contains(copyProblem) { problems.append(copyProblem) }
-            statuses.append(FeedStatus(path: file, state: state, problems: problems,
+            statuses.append(FeedStatus(path: file, state: state, problems: withCopyProblem(problems, of: file),
                                        eventCount: inEffect[file]?.expansion.eventCount ?? 0))
         }
         let seen = Set(files + kept)
@@ -332,6 +330,13 @@ import Support
         inEffectChanges += 1
         rebuildIndex()
         return statuses
+    }
+
+    /// `problems` and, once, why the version of `file` in effect has no last good copy: a
+    /// file's problems as its status says them, whether it came into effect early or at the end.
+    private func withCopyProblem(_ problems: [FeedProblem], of file: String) -> [FeedProblem] {
+        guard let copyProblem = inEffect[file]?.copyProblem, !problems.contains(copyProblem) else { return problems }
+        return problems + [copyProblem]
     }
 
     /// Keeps, or forgets, that `file` is to be read again: the reader gave up on `attempt`
@@ -447,7 +452,7 @@ import Support
         statuses.map { status in
             var status = status
             if status.state == .loaded, let feed = inEffect[status.path] {
-                status.problems = feed.expansion.problems + (feed.copyProblem.map { [$0] } ?? [])
+                status.problems = withCopyProblem(feed.expansion.problems, of: status.path)
             } else if status.state == .failed(keptLastGood: true), let expansion = inEffect[status.path]?.expansion {
                 // What became of the version shown in its place.
                 status.problems += expansion.problems.filter { !status.problems.contains($0) }
