@@ -31,18 +31,17 @@ final class DisplayLoop {
     private var screen: any TickerScreen
     private let schedule: ScheduleService
     private let state: DisplayState
-    private let systemd: SystemdNotifier
-    private let watchdogInterval: Nanoseconds?
+    private var systemd: SystemdHeartbeat
     private let log: EventLog?
-    private var settings: DisplaySettings
     private let reloadSettings: (@Sendable () -> ReloadedSettings?)?
     private let controller: MarqueeController
     /// Whether the feeds' errors are shown on the screen (the log is silent: its terminal is
     /// the display).
     private let showsProblems: Bool
 
-    /// The messages shown, and until when (wall clock) they hold.
-    private var snapshot: ScheduleSnapshot
+    /// The reminders, the night and the dark screen, decided; this loop carries them out.
+    private var desk: BoxDesk
+    /// Until when (wall clock) the messages shown hold.
     private var validUntil: WallInstant
     /// The last request for messages, and whether its answer is still to come.
     private var request = 0
@@ -56,39 +55,14 @@ final class DisplayLoop {
     private var lastTurn: (wall: WallInstant, steady: SteadyInstant)
     private var frameDeadline: SteadyInstant?
     private var frameGridOrigin: SteadyInstant?
-    private var lastPing: SteadyInstant
-    private var ready = false
-    /// How far the screen is dimmed now, in `shadeSteps`.
-    private var shadeStep = 0
-    /// The panel's backlight, dimmed at night instead of the colours (nil: none, or one that
-    /// failed).
-    private var backlight: Backlight?
-    /// Whether it is night (the night part of the day), whether the night stilled the text, and
-    /// whether the carer paused it (a morning does not undo that).
-    private var isNight = false
-    private var stilledForNight = false
-    private var pausedByRequest = false
-    /// Which reminders are heard (nil: no sound in this run), played by `voice`; whether the
-    /// messages changed since it last looked.
-    private var reminders: ReminderPlan?
+    /// The screen's power and backlight, as the desk decides.
+    private let power: ScreenPower
+    /// Plays the reminders the desk decides on (nil: no sound in this run).
     private let voice: ReminderVoice?
     /// Where the reminders' fates are kept, before they are carried out (nil: nowhere).
     private let records: ReminderRecords?
-    private var remindersToLook = true
-    /// The local day whose reminders the status last tallied.
-    private var publishedReminderDay: Int64?
     /// The television over HDMI-CEC, woken when marquee must be seen (nil: `cec = "off"`).
     private let television: (any TelevisionWaking)?
-    /// Whether the screen is dark (`screen_off`) and why, whether it was made dark, and how.
-    private var lighting = ScreenLighting()
-    /// The lighting the status was last told of.
-    private var publishedLighting: ScreenLighting?
-    private var isDark = false
-    private var darkBy: String?
-    /// Why the screen or its backlight stayed off when it was to be on (said in the box's
-    /// problems), and when that is tried again; nil: it is on.
-    private var unlit: (problem: String, retryAt: Instant)?
-    static let relightSeconds: Int64 = 10
     /// When this run began, on the steady clock: a message announced (typed in) that began
     /// earlier was announced by the run before (a restart lights and wakes nothing for it).
     private let startedAt: SteadyInstant
@@ -108,49 +82,29 @@ final class DisplayLoop {
         records: ReminderRecords? = nil, television: (any TelevisionWaking)? = nil
     ) {
         self.clock = clock
-        self.reminders = reminders
         self.voice = voice
         self.records = records
         self.television = television
-        self.backlight = backlight
+        power = ScreenPower(backlight: backlight, state: state, log: log)
         self.screen = screen
         self.schedule = schedule
-        self.snapshot = snapshot
-        self.settings = settings
         self.state = state
         self.log = log
         self.reloadSettings = reloadSettings
         self.showsProblems = showsProblems
-        systemd = SystemdNotifier(environment: environment)
-        watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         let steady = clock.steadyTime()
+        systemd = SystemdHeartbeat(environment: environment, at: steady)
         lastTurn = (clock.wallTime(), steady)
         startedAt = steady
-        lastPing = steady
         validUntil = WallInstant(snapshot.validUntil.instant)
-        isNight = NightPolicy.isNight(snapshot.partOfDay)
-        lighting.follow(darkUntil: snapshot.darkUntil)
-        let night = NightPolicy(settings)
-        controller = MarqueeController(
-            metrics: screen.metrics, configuration: night.marquee(atNight: isNight), origin: steady)
-        if night.stillsText(atNight: isNight) {
-            controller.pause(at: steady)
-            stilledForNight = true
-        }
+        desk = BoxDesk(settings: settings, snapshot: snapshot, reminders: reminders, hasTelevision: television != nil)
+        controller = MarqueeController(metrics: screen.metrics, configuration: desk.motion, origin: steady)
         controller.announcementBox = screen.announcementBox
         controller.lineBreaking = UnicodeLineBreaking()
-        controller.show(marked(snapshot), settings: settings, at: steady, width: screen.bandWidth)
+        controller.show(desk.shownSnapshot, settings: settings, at: steady, width: screen.bandWidth)
         screen.showOrientation(snapshot.orientationShown(idleTemplate: settings.idleText))
-        if !lighting.isDark(at: lastTurn.wall.instant) {
-            if backlight?.isSwitchedOff == true {
-                log?.log(.notice, "the backlight was left off (marquee stopped while the screen was dark); switched on")
-                switchOn(at: lastTurn.wall)
-            }
-            if !isNight { television?.wakeIfOff(because: "marquee started") }
-        }
-        publishShown()
-        publishScreen(at: lastTurn.wall)
-        publishReminders()
+        if !desk.lighting.isDark(at: lastTurn.wall.instant) { power.switchOnIfLeftOff(screen, at: lastTurn.wall.instant) }
+        perform(desk.start(at: lastTurn.wall.instant), steady: steady, wall: lastTurn.wall)
         showProblems()
         tellMissingCharacters()
     }
@@ -184,9 +138,9 @@ final class DisplayLoop {
                 events = mailbox.take()
                 continue
             }
-            systemd.send("STOPPING=1")
+            systemd.stopping()
             screen.giveBack()
-            backlight?.brightenForTheDay()
+            power.brightenForTheDay()
             return status
         }
     }
@@ -198,7 +152,7 @@ final class DisplayLoop {
     /// from the loop before, since opening may take seconds (udev, fonts). False when there is
     /// no new screen to draw on.
     func replaceScreen(opening open: () -> (any TickerScreen)?) -> Bool {
-        pingWatchdog(at: clock.steadyTime())
+        systemd.ping(at: clock.steadyTime())
         guard let next = open() else { return false }
         do {
             try next.takeOver()
@@ -207,9 +161,9 @@ final class DisplayLoop {
             return false
         }
         screen = next
-        dimForTheNight()
-        if isDark { darkBy = next.setDark(true) }
-        next.showOrientation(snapshot.orientationShown(idleTemplate: settings.idleText))
+        power.dim(next, toStep: desk.shadeStep, nightPercent: desk.settings.night.backlightPercent)
+        if desk.isDark { power.keepDark(next) }
+        next.showOrientation(desk.snapshot.orientationShown(idleTemplate: desk.settings.idleText))
         controller.announcementBox = next.announcementBox
         controller.remeasure(with: next.metrics, at: clock.steadyTime(), width: next.bandWidth)
         tellMissingCharacters()
@@ -241,13 +195,12 @@ final class DisplayLoop {
         }
         if wall >= validUntil, !awaitingSchedule { requestMessages(at: wall) }
         readFeedsAgainIfDue(at: wall)
-        hearReminders(at: wall)
-        followTheNight(steady: steady, wall: wall)
-        followTheDark(at: wall)
-        if !isDark {
+        perform(desk.turn(at: wall), steady: steady, wall: wall)
+        if !desk.isDark, let retry = power.retryAt, wall.instant >= retry { power.switchOn(screen, at: wall.instant) }
+        if !desk.isDark {
             guard drawFrame(at: steady) else { return .finished(0) }
         }
-        tellSystemd(at: steady)
+        systemd.turned(at: steady, showing: desk.snapshot)
         let deadline = nextDeadline(steady: steady, wall: wall)
         // A paced screen (a framebuffer) makes its next frame ready now; a terminal has nothing
         // to make ready, and its frame is not computed twice.
@@ -271,39 +224,24 @@ final class DisplayLoop {
             log?.log(.notice, "SIGHUP: reloading the configuration and the feeds")
             reload(at: steady)
         case .control(.pause):
-            controller.pause(at: steady)
-            pausedByRequest = true
-            publishShown()
-            log?.log(.notice, "paused by request")
+            perform(desk.pause(), steady: steady, wall: wall)
         case .control(.resume):
-            controller.resume(at: steady)
-            pausedByRequest = false
-            stilledForNight = false
-            publishShown()
-            log?.log(.notice, "resumed by request")
+            perform(desk.resume(), steady: steady, wall: wall)
         case .control(.reload):
             log?.log(.notice, "reloading the configuration and the feeds by request")
             reload(at: steady)
         case .control(.status), .control(.reminders):
             break
         case .control(.acknowledge):
-            acknowledge(at: wall, by: "request")
+            perform(desk.acknowledge(at: wall.instant, by: "request"), steady: steady, wall: wall)
         case .keyPressed:
-            // Any key acknowledges a reminder sounding, and lights a dark screen for a while.
-            if reminders?.isWaiting == true { acknowledge(at: wall, by: "a key") }
-            lightByHand(because: "a key", at: wall)
+            perform(desk.keyPressed(at: wall.instant), steady: steady, wall: wall)
         case .control(.mute):
-            mute(true)
+            perform(desk.mute(true, at: wall.instant), steady: steady, wall: wall)
         case .control(.unmute):
-            mute(false)
+            perform(desk.mute(false, at: wall.instant), steady: steady, wall: wall)
         case .control(.wake):
-            lightByHand(because: "a request", at: wall)
-            if let television {
-                log?.log(.notice, "waking the television by request")
-                television.wake(because: "a request")
-            } else {
-                log?.log(.notice, "asked to wake the television, but HDMI-CEC is off (cec = \"off\")")
-            }
+            perform(desk.wakeRequested(at: wall.instant), steady: steady, wall: wall)
         case .control(.show):
             log?.log(.notice, "showing a message sent now by request")
             reloadsInFlight += 1
@@ -320,27 +258,17 @@ final class DisplayLoop {
             schedule.followSystemZone()
         case .settingsRead(let reloaded):
             guard let fresh = reloaded?.display else { break }
-            settings = fresh
-            dimForTheNight()
-            controller.reconfigure(NightPolicy(fresh).marquee(atNight: isNight), at: steady)
-            controller.show(marked(snapshot), settings: fresh, at: steady, width: screen.bandWidth)
-            tellMissingCharacters()
-            publishShown()
+            perform(desk.use(fresh, sound: reloaded?.sound, at: wall.instant), steady: steady, wall: wall)
             if let scheduleSettings = reloaded?.schedule {
                 reloadsInFlight += 1
                 schedule.apply(scheduleSettings)
             }
             if let style = reloaded?.style { restyle(style) }
-            if let sound = reloaded?.sound, reminders != nil {
-                reminders?.settings = sound
-                voice?.use(sound)
-                publishReminders()
-            }
         case .feedsReloaded:
             reloadsInFlight = max(0, reloadsInFlight - 1)
             requestMessages(at: wall)
         case .pictureWanted(let request):
-            request.answer(isDark ? screen.copyForPicture()?.darkened : screen.copyForPicture())
+            request.answer(desk.isDark ? screen.copyForPicture()?.darkened : screen.copyForPicture())
         case .clockStepped, .feedsPartlyRead:
             requestMessages(at: wall)
         case .subscriptionsChanged, .soundReported:
@@ -348,29 +276,14 @@ final class DisplayLoop {
         case .schedule(let answer, let number):
             guard number == request else { break }
             awaitingSchedule = false
-            // A message announced (typed into the box: one sent now) is for someone to see; one
-            // that began before this run (its feeds read after a restart) was announced then.
-            let announced = Set(snapshot.messages.filter { $0.effect == .typewriter }.map(\.text))
-            lighting.follow(darkUntil: answer.darkUntil)
             // The run's start on the wall clock as it is now (one set back or forward since moves it).
             let began = wall.instant - Int64((steady - startedAt) / 1_000_000_000)
-            if let new = answer.messages.first(where: {
-                $0.effect == .typewriter && !announced.contains($0.text) && $0.start.instant >= began
-            }) {
-                lighting.light(for: new, because: "an announcement", at: wall.instant)
-                television?.wake(because: "an announcement")
-            } else if !isNight, !lighting.isDark(at: wall.instant), answer.messages.map(\.text) != snapshot.messages.map(\.text) {
-                television?.reclaimInput()
-            }
-            snapshot = answer
+            perform(desk.show(answer, at: wall.instant, runBegan: began), steady: steady, wall: wall)
             validUntil = WallInstant(answer.validUntil.instant)
-            controller.show(marked(answer), settings: settings, at: steady, width: screen.bandWidth)
-            remindersToLook = true
-            screen.showOrientation(answer.orientationShown(idleTemplate: settings.idleText))
-            tellMissingCharacters()
-            publishShown()
+            screen.showOrientation(answer.orientationShown(idleTemplate: desk.settings.idleText))
+            perform([.showMessages], steady: steady, wall: wall)
             showProblems()
-            systemd.send("STATUS=" + Self.summary(answer))
+            systemd.tell(answer)
         case .resized:
             notice(.resized)
         case .consoleSwitchRequested:
@@ -389,12 +302,44 @@ final class DisplayLoop {
         publishShown()
     }
 
+    // MARK: - Carrying out
+
+    /// Carries out what the desk decided, in its order.
+    private func perform(_ effects: [BoxEffect], steady: SteadyInstant, wall: WallInstant) {
+        for effect in effects {
+            switch effect {
+            case .journal(let level, let line): log?.log(level, line)
+            case .record(let entries): records?.record(entries, at: wall.instant.secondsSinceEpoch)
+            case .play(let due): voice?.play(due, when: television.map { television in { @Sendable in television.isReadyForSound() } })
+            case .hearWith(let sound): voice?.use(sound)
+            case .keepMuted(let muted): voice?.keepMuted(muted)
+            case .wakeTelevision(let reason): television?.wake(because: reason)
+            case .wakeTelevisionIfOff(let reason): television?.wakeIfOff(because: reason)
+            case .standbyTelevision(let reason): television?.standby(because: reason)
+            case .reclaimTelevisionInput: television?.reclaimInput()
+            case .darkenScreen: power.darken(screen, until: desk.lighting.darkUntil)
+            case .lightScreen(let reason): light(because: reason, at: wall)
+            case .shade(let step): power.dim(screen, toStep: step, nightPercent: desk.settings.night.backlightPercent)
+            case .moveText(let motion): if motion != controller.configuration { controller.reconfigure(motion, at: steady) }
+            case .stillText: controller.pause(at: steady)
+            case .resumeText: controller.resume(at: steady)
+            case .showMessages:
+                controller.show(desk.shownSnapshot, settings: desk.settings, at: steady, width: screen.bandWidth)
+                tellMissingCharacters()
+                publishShown()
+            case .publishShown: publishShown()
+            case .publishScreen: publishScreen(at: wall)
+            case .publishReminders(let changed, let day): publishReminders(changed: changed, day: day)
+            }
+        }
+    }
+
     /// Tells the status what is shown: the messages, the screen, whether paused. Called when
     /// one of them changes, not for every frame.
     private func publishShown() {
-        var shown = marked(snapshot)
-        let showing = shown.marqueeMessages(idleTemplate: settings.idleText).map(\.text)
-        shown.orientation = snapshot.orientationShown(idleTemplate: settings.idleText)
+        var shown = desk.shownSnapshot
+        let showing = shown.marqueeMessages(idleTemplate: desk.settings.idleText).map(\.text)
+        shown.orientation = desk.snapshot.orientationShown(idleTemplate: desk.settings.idleText)
         let output = screen.outputDescription
         let paused = controller.isPaused
         state.update { shared in
@@ -406,69 +351,11 @@ final class DisplayLoop {
         }
     }
 
-    // MARK: - Reminders
-
-    /// Carries out what the reminder desk decides now (messages that just began, a repeat's
-    /// time, the night's end), in its order: the fates kept, the screen lit, the television
-    /// woken, then the sound (which waits for the television).
-    private func hearReminders(at wall: WallInstant) {
-        guard var plan = reminders,
-              remindersToLook || plan.nextDue.map({ wall.instant >= $0 }) == true
-        else { return }
-        remindersToLook = false
-        let quiet = plan.settings.isQuietNight(darkUntil: snapshot.darkUntil, partOfDay: snapshot.partOfDay?.part)
-        let decisions = plan.look(at: snapshot.messages, now: wall.instant, isNight: quiet)
-        reminders = plan
-        records?.record(decisions.record, at: wall.instant.secondsSinceEpoch)
-        for message in decisions.light { lighting.light(for: message, because: "a reminder", at: wall.instant) }
-        if decisions.wakeTelevision { television?.wake(because: "a reminder") }
-        for line in decisions.journal { log?.log(.warning, line) }
-        for line in decisions.notices { log?.log(.notice, line) }
-        let ready = television.map { television in { @Sendable in television.isReadyForSound() } }
-        for due in decisions.play { voice?.play(due, when: ready) }
-        let day = ReminderTally.localDay(of: wall.instant.secondsSinceEpoch, utcOffset: snapshot.utcOffset)
-        if !decisions.record.isEmpty || day != publishedReminderDay { publishReminders(changed: decisions.record) }
-    }
-
-    /// `snapshot` as the band shows it: reminders someone acknowledged marked ✓.
-    private func marked(_ snapshot: ScheduleSnapshot) -> ScheduleSnapshot {
-        guard let reminders else { return snapshot }
-        var marked = snapshot
-        marked.messages = reminders.marked(snapshot.messages)
-        return marked
-    }
-
-    /// The reminders sounding now were heard: their repeats stop, and they are marked on the band.
-    private func acknowledge(at wall: WallInstant, by whom: String) {
-        guard var plan = reminders else { return }
-        let changed = plan.acknowledge(at: wall.instant, by: whom)
-        reminders = plan
-        if !changed.isEmpty {
-            records?.record(changed, at: wall.instant.secondsSinceEpoch)
-            controller.show(marked(snapshot), settings: settings, at: clock.steadyTime(), width: screen.bandWidth)
-            tellMissingCharacters()
-            publishShown()
-        }
-        log?.log(.notice, ReminderPlan.acknowledgedLine(by: whom, changed: changed))
-        publishReminders(changed: changed)
-    }
-
-    /// Silences the reminders until unmuted (the screen is unchanged), or hears them again.
-    private func mute(_ muted: Bool) {
-        guard reminders != nil else { return }
-        reminders?.muted = muted
-        voice?.keepMuted(muted)
-        log?.log(.notice, muted ? "reminders muted by request: they are shown, not heard" : "reminders heard again")
-        publishReminders()
-    }
-
-    /// Tells the status how reminders are heard, what became of the last ones and of today's,
+    /// Tells the status how reminders are heard, what became of the last ones and of `day`'s,
     /// and the carer's phone each of the `changed` fates.
-    private func publishReminders(changed: [LedgerEntry] = []) {
-        guard let plan = reminders else { return }
-        let offset = snapshot.utcOffset
-        let day = ReminderTally.localDay(of: lastTurn.wall.instant.secondsSinceEpoch, utcOffset: offset)
-        publishedReminderDay = day
+    private func publishReminders(changed: [LedgerEntry], day: Int64) {
+        guard let plan = desk.reminders else { return }
+        let offset = desk.snapshot.utcOffset
         state.update { shared in
             shared.noteReminderChanges(changed.map { SoundStatus.Reminder($0, utcOffset: offset) })
             shared.sound = plan.soundStatus(updating: shared.sound, day: day, utcOffset: offset)
@@ -477,132 +364,18 @@ final class DisplayLoop {
         }
     }
 
-    // MARK: - Night
-
-    /// Dims the screen as the night goes on and brightens it in the morning, a step at a time,
-    /// and slows or stills the text for the night, as the settings say.
-    private func followTheNight(steady: SteadyInstant, wall: WallInstant) {
-        let policy = NightPolicy(settings)
-        let step = policy.shadeStep(snapshot.partOfDay, at: wall)
-        if step != shadeStep {
-            shadeStep = step
-            dimForTheNight()
-        }
-        let night = NightPolicy.isNight(snapshot.partOfDay)
-        guard night != isNight else { return }
-        isNight = night
-        if !night, !lighting.isDark(at: wall.instant) { television?.wake(because: "the morning") }
-        let marquee = policy.marquee(atNight: night)
-        if marquee != controller.configuration { controller.reconfigure(marquee, at: steady) }
-        let still = policy.stillsText(atNight: night)
-        if still, !controller.isPaused {
-            controller.pause(at: steady)
-            stilledForNight = true
-        } else if !still, stilledForNight, !pausedByRequest {
-            controller.resume(at: steady)
-            stilledForNight = false
-        }
-        publishShown()
-    }
-
-    /// Dims the screen as far as the night's step says: the backlight where there is one, else
-    /// the colours (and the colours from the first time the backlight cannot be set).
-    private func dimForTheNight() {
-        let shade = NightPolicy.shade(ofStep: shadeStep)
-        if let backlight {
-            do throws(Backlight.Problem) {
-                try backlight.setShade(shade, nightPercent: settings.night.backlightPercent)
-                return
-            } catch {
-                log?.tell(.warning, "\(error); the colours are darkened at night instead")
-                self.backlight = nil
-            }
-        }
-        screen.setShade(shade)
-    }
-
-    // MARK: - The dark screen
-
-    /// Darkens the screen when `screen_off`'s hours begin or a light within them ends (the
-    /// television to standby too, if the carer asked for it), and lights it again when they
-    /// end or something lights it; frames are drawn only while it is lit.
-    private func followTheDark(at wall: WallInstant) {
-        let dark = lighting.isDark(at: wall.instant)
-        guard dark != isDark else {
-            if !dark, let unlit, wall.instant >= unlit.retryAt { switchOn(at: wall) }
-            if lighting != publishedLighting { publishScreen(at: wall) }
-            return
-        }
-        isDark = dark
-        if dark {
-            if let unlit {
-                // Dark is what is wanted now: whether it comes on is known when it is lit.
-                state.update { $0.replaceBoxProblem(unlit.problem, with: nil) }
-                self.unlit = nil
-            }
-            darkBy = screen.setDark(true)
-            if let backlight {
-                do throws(Backlight.Problem) {
-                    try backlight.setPower(false)
-                    darkBy = (darkBy ?? "") + ", the backlight off"
-                } catch {
-                    log?.log(.warning, "\(error); the screen is dark with its backlight on")
-                }
-            }
-            state.darkened()
-            let until = lighting.darkUntil.map { " until " + $0.wallClock.clock() } ?? ""
-            log?.log(.notice, "the screen is dark\(until) (screen_off): \(darkBy ?? "")")
-            if settings.televisionStandby { television?.standby(because: "screen_off") }
-        } else {
-            switchOn(at: wall)
-            frameDeadline = nil
-            frameGridOrigin = nil
-            if let reason = lighting.litBecause {
-                log?.log(.notice, "the screen is lit for \(reason) within screen_off")
-            } else {
-                log?.log(.notice, "the screen is lit: screen_off ended")
-                television?.wake(because: "the end of screen_off")
-            }
-        }
-        publishScreen(at: wall)
-    }
-
-    /// Powers the screen and its backlight on. What fails is said (the journal, the box's
-    /// problems: a reminder lit on a screen that stays off is seen by nobody) and tried again
-    /// every `relightSeconds`; said again when it works.
-    private func switchOn(at wall: WallInstant) {
-        var failures: [String] = []
-        let screenFailure = screen.setDark(false)
-        if !screenFailure.isEmpty { failures.append("the screen \(screenFailure)") }
-        if let backlight {
-            do throws(Backlight.Problem) { try backlight.setPower(true) } catch { failures.append(error.description) }
-        }
-        let problem = failures.isEmpty ? nil : failures.joined(separator: "; ") + ": what is shown may be seen by nobody"
-        if problem != unlit?.problem {
-            if let problem {
-                log?.tell(.warning, problem)
-            } else {
-                log?.log(.notice, "the screen is on again")
-            }
-            let earlier = unlit?.problem
-            state.update { $0.replaceBoxProblem(earlier, with: problem) }
-        }
-        unlit = problem.map { ($0, wall.instant + Self.relightSeconds) }
-    }
-
-    /// A key or a request lights a dark screen for a while, and wakes the television for it.
-    private func lightByHand(because reason: String, at wall: WallInstant) {
-        let before = lighting
-        lighting.lightByHand(because: reason, at: wall.instant)
-        guard lighting != before else { return }
-        if isDark, reason == "a key" { television?.wake(because: "a key") }
-        publishScreen(at: wall)
+    /// Lights the screen again, for `reason` within `screen_off` (nil: its end), drawing the
+    /// next frame at once.
+    private func light(because reason: String?, at wall: WallInstant) {
+        power.switchOn(screen, at: wall.instant)
+        frameDeadline = nil
+        frameGridOrigin = nil
+        log?.log(.notice, reason.map { "the screen is lit for \($0) within screen_off" } ?? "the screen is lit: screen_off ended")
     }
 
     /// Tells the status whether the screen is on, dark or lit for a while.
     private func publishScreen(at wall: WallInstant) {
-        publishedLighting = lighting
-        let screenStatus = lighting.status(at: wall.instant, utcOffset: snapshot.utcOffset, darkBy: darkBy)
+        let screenStatus = desk.lighting.status(at: wall.instant, utcOffset: desk.snapshot.utcOffset, darkBy: power.darkBy)
         state.update { shared in
             shared.screen = screenStatus
             shared.version += 1
@@ -647,7 +420,7 @@ final class DisplayLoop {
     /// Reloads the feeds when a file the reader gave up on (it hung, or used its time) is due
     /// to be read again.
     private func readFeedsAgainIfDue(at wall: WallInstant) {
-        guard let again = snapshot.feedsReadAgainAt, again != readAgainAsked, wall.instant >= again else { return }
+        guard let again = desk.snapshot.feedsReadAgainAt, again != readAgainAsked, wall.instant >= again else { return }
         readAgainAsked = again
         log?.log(.notice, "reading again the calendars the reader gave up on")
         reloadsInFlight += 1
@@ -684,44 +457,24 @@ final class DisplayLoop {
         return true
     }
 
-    /// READY=1 after the first turn (its frame drawn, or the screen dark), and the watchdog.
-    private func tellSystemd(at steady: SteadyInstant) {
-        if !ready {
-            ready = systemd.send("READY=1")
-            systemd.send("STATUS=" + Self.summary(snapshot))
-        }
-        if let watchdogInterval, steady - lastPing >= watchdogInterval { pingWatchdog(at: steady) }
-    }
-
-    /// Tells systemd's watchdog the display is alive.
-    private func pingWatchdog(at steady: SteadyInstant) {
-        guard watchdogInterval != nil else { return }
-        systemd.send("WATCHDOG=1")
-        lastPing = steady
-    }
-
     /// The steady time of the first thing due: the next frame that looks different, the next
     /// change of messages (unless an answer is awaited: it wakes the loop), the watchdog, the
     /// screen's next check.
     private func nextDeadline(steady: SteadyInstant, wall: WallInstant) -> SteadyInstant? {
         var deadline: SteadyInstant? = awaitingSchedule ? nil : steady + max(0, validUntil - wall)
         func consider(_ candidate: SteadyInstant) { deadline = min(deadline ?? candidate, candidate) }
-        if screen.isShowing, !isDark, var next = controller.nextFrameChange(after: steady, effectStep: screen.pacing.effectStep) {
+        if screen.isShowing, !desk.isDark, var next = controller.nextFrameChange(after: steady, effectStep: screen.pacing.effectStep) {
             if let period = screen.pacing.framePeriod { next = max(next, nextFrame(after: steady, period: period)) }
             if deadline.map({ next < $0 }) ?? true { frameDeadline = next }
             consider(next)
         }
-        if let watchdogInterval { consider(lastPing + watchdogInterval) }
+        if let ping = systemd.nextPing { consider(ping) }
         if let interval = screen.pacing.checkInterval { consider(steady + interval) }
-        if let step = NightPolicy(settings).nextShadeStep(snapshot.partOfDay, after: wall) {
-            consider(steady + (step - wall))
-        }
-        if let due = reminders?.nextDue { consider(steady + max(0, WallInstant(due) - wall)) }
-        if let again = snapshot.feedsReadAgainAt, again != readAgainAsked {
+        if let due = desk.nextDue(after: wall) { consider(steady + max(0, due - wall)) }
+        if let again = desk.snapshot.feedsReadAgainAt, again != readAgainAsked {
             consider(steady + max(0, WallInstant(again) - wall))
         }
-        if let dark = lighting.nextChange(after: wall.instant) { consider(steady + max(0, WallInstant(dark) - wall)) }
-        if let unlit { consider(steady + max(0, WallInstant(unlit.retryAt) - wall)) }
+        if let retry = power.retryAt { consider(steady + max(0, WallInstant(retry) - wall)) }
         return deadline
     }
 
@@ -739,12 +492,5 @@ final class DisplayLoop {
     /// The first instant `origin + k·period` after `now` (`now` not before `origin`).
     static func nextTick(after now: SteadyInstant, grid origin: SteadyInstant, period: Nanoseconds) -> SteadyInstant {
         now + period - (now - origin) % period
-    }
-
-    /// "showing 3 messages; next change 21:00" for systemctl status.
-    static func summary(_ snapshot: ScheduleSnapshot) -> String {
-        let count = snapshot.messages.count
-        let showing = count == 0 ? "showing the date" : "showing \(count) message\(count == 1 ? "" : "s")"
-        return "\(showing); next change \(snapshot.validUntil.wallClock.clock())"
     }
 }
