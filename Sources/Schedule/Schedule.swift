@@ -65,16 +65,16 @@ package final class Schedule: Sendable {
         guard !requests.isEmpty else { return await state.finishLoad([], generation: generation) }
         let (reader, limits) = (state.reader, state.limits)
         let (arrivals, arriving) = AsyncStream.makeStream(of: [(index: Int, expansion: FeedExpansion)].self)
-        let reading = Task {
+        async let expansions = {
             let expansions = await reader.expandBeside(requests, limits: limits) { arriving.yield($0) }
             arriving.finish()
             return expansions
-        }
+        }()
         for await arrived in arrivals {
             let taken = await state.takeArrived(arrived, generation: generation)
             if !taken.isEmpty { progress?(taken) }
         }
-        return await state.finishLoad(await reading.value, generation: generation)
+        return await state.finishLoad(await expansions, generation: generation)
     }
 
     /// Expands the files further for a query from `instant` to `through` when their expansions

@@ -25,11 +25,6 @@ private final class Held: Sendable {
     deinit { stops.names.withLock { $0.append(name) } }
 }
 
-/// The pauses a part waited before it was started again, passed at once.
-private final class Pauses: Sendable {
-    let taken = Mutex<[Duration]>([])
-}
-
 /// The box's running parts under one owner: a failure said once with what it costs and in the
 /// status, the part started again after pauses that double; all of them ended together, and a
 /// part that does not end in time named and left.
@@ -42,8 +37,9 @@ struct RunningPartsTests {
                            descriptor: pipe.fileHandleForWriting.fileDescriptor)
         let state = DisplayState(clock: ManualClock(wall: instant("2026-11-23T10:00:00+01:00")))
         let stopped = Stops()
-        let pauses = Pauses()
-        let parts = RunningParts(state: state, log: log) { pause in pauses.taken.withLock { $0.append(pause) } }
+        // The pauses a part waits before it is started again pass at once.
+        let clock = ManualClock(wall: instant("2026-11-23T10:00:00+01:00"), passingWaits: true)
+        let parts = RunningParts(state: state, log: log, clock: clock)
         parts.start(.holding("watch the feeds", otherwise: "they show after a reload") { Held("feeds", stops: stopped) })
         // As when the machine's inotify watches are used up, three times, then it works.
         let attempts = Mutex(0)
@@ -60,7 +56,7 @@ struct RunningPartsTests {
         let mended = try #require(report.first { $0.name == "watch /srv/feeds.d for changes" })
         #expect(mended.state == .running && mended.lastError?.contains("No space left on device") == true)
         #expect(report.last?.state == .failed && report.last?.lastError == "no thread can be started for it")
-        #expect(pauses.taken.withLock { $0 } == [.seconds(1), .seconds(2), .seconds(4)])
+        #expect(clock.waits == [1, 2, 4].map { $0 * 1_000_000_000 })
         let lines = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n")
         #expect(lines.filter { $0.hasPrefix("<4>cannot watch /srv/feeds.d for changes (") && $0.hasSuffix(
             "); they show after a reload; tried again in a while") }.count == 1, "said once: \(lines)")
@@ -76,23 +72,18 @@ struct RunningPartsTests {
     @Test("The pauses start again from a second after a part ran well")
     func thePausesResetAfterAGoodRun() async throws {
         let state = DisplayState(clock: ManualClock(wall: instant("2026-11-23T10:00:00+01:00")))
-        let origin = ContinuousClock.now
-        let elapsed = Mutex(Duration.zero)
-        let pauses = Pauses()
-        let parts = RunningParts(state: state, log: nil, pause: { pause in
-            pauses.taken.withLock { $0.append(pause) }
-            elapsed.withLock { $0 += pause }
-        }, now: { origin + elapsed.withLock { $0 } })
+        let clock = ManualClock(wall: instant("2026-11-23T10:00:00+01:00"), passingWaits: true)
+        let parts = RunningParts(state: state, log: nil, clock: clock)
         // Three quick failures, then one after running an hour, then a quick one, then it holds.
         let runs = Mutex(0)
         parts.start(RunningPart("report to the MQTT broker", otherwise: "") {
             let run = runs.withLock { $0 += 1; return $0 }
-            if run == 4 { elapsed.withLock { $0 += .seconds(3_600) } }
+            if run == 4 { clock.advance(seconds: 3_600) }
             guard run > 5 else { throw PartFailure(description: "the broker went away") }
             await untilCancelled()
         })
         #expect(await eventually { runs.withLock { $0 } == 6 })
-        #expect(pauses.taken.withLock { $0 } == [.seconds(1), .seconds(2), .seconds(4), .seconds(1), .seconds(2)])
+        #expect(clock.waits == [1, 2, 4, 1, 2].map { $0 * 1_000_000_000 })
         #expect(await parts.stopAll(within: .seconds(5)).isEmpty)
     }
 

@@ -365,75 +365,12 @@ struct SubscriptionTests {
     }
 }
 
-/// A fetch clock the test moves: `advance` lets time pass (waits that end by then return),
-/// `set` only sets the wall clock, as NTP or `date -s` would.
-private final class ManualFetchClock: FetchClock {
-    private struct Sleeper {
-        var id: Int
-        var end: Int64
-        var continuation: CheckedContinuation<Void, Never>
-    }
-
-    private struct Shared {
-        var wall: Int64
-        /// Seconds passed since the start, on which waits end.
-        var elapsed: Int64 = 0
-        var sleepers: [Sleeper] = []
-        var nextID = 0
-        /// Every wait asked for, in seconds.
-        var waits: [Int64] = []
-    }
-
-    private let shared: Mutex<Shared>
-
-    init(_ start: Instant) { shared = Mutex(Shared(wall: start.secondsSinceEpoch)) }
-
-    var waits: [Int64] { shared.withLock { $0.waits } }
-
-    func now() -> Instant { Instant(secondsSinceEpoch: shared.withLock { $0.wall }) }
-
-    func sleep(seconds: Int64) async {
-        let id = shared.withLock { shared in
-            shared.nextID += 1
-            shared.waits.append(seconds)
-            return shared.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let cancelled = shared.withLock { shared in
-                    guard !Task.isCancelled else { return true }
-                    shared.sleepers.append(Sleeper(id: id, end: shared.elapsed + seconds, continuation: continuation))
-                    return false
-                }
-                if cancelled { continuation.resume() }
-            }
-        } onCancel: {
-            shared.withLock { shared in
-                shared.sleepers.firstIndex { $0.id == id }.map { shared.sleepers.remove(at: $0) }
-            }?.continuation.resume()
-        }
-    }
-
-    func advance(seconds: Int64) {
-        let woken = shared.withLock { shared in
-            shared.wall += seconds
-            shared.elapsed += seconds
-            let woken = shared.sleepers.filter { $0.end <= shared.elapsed }
-            shared.sleepers.removeAll { $0.end <= shared.elapsed }
-            return woken
-        }
-        for sleeper in woken { sleeper.continuation.resume() }
-    }
-
-    func set(_ wall: Instant) { shared.withLock { $0.wall = wall.secondsSinceEpoch } }
-}
-
 /// The daemon's subscription loop over a real server, its clock moved by the test: what it
 /// asked the server, posted to the display loop, told the status and wrote to the journal.
 private struct FetchingLoop {
     let server: LoopbackWebServer
     let cache: TemporaryFolder
-    let clock = ManualFetchClock(now)
+    let clock = ManualClock(wall: now)
     let mailbox = EventMailbox()
     let state = DisplayState(clock: ManualClock(wall: now))
     let journal = Pipe()
@@ -482,7 +419,7 @@ struct SubscriptionLoopTests {
         defer { loop.task.cancel() }
         #expect(await loop.eventually { loop.state.subscriptions.first?.httpStatus == 200 })
         #expect(await loop.eventually { loop.posted().contains("feedsChanged") })
-        #expect(loop.clock.waits.allSatisfy { $0 <= 60 }, "\(loop.clock.waits)")
+        #expect(loop.clock.waits.allSatisfy { $0 <= 60_000_000_000 }, "\(loop.clock.waits)")
         // Due every 300 s: the minutes between ask the server nothing.
         for _ in 1...4 { await loop.advance(seconds: 60) }
         #expect(loop.server.requests.count == 1, "\(loop.server.requests)")
@@ -520,7 +457,7 @@ struct SubscriptionLoopTests {
         // Set back a day, as NTP does to a box that booted with a wrong date.
         try loop.server.serve("calendar.ics", dentist())
         let requests = loop.server.requests.count
-        loop.clock.set(Instant(secondsSinceEpoch: loop.clock.now().secondsSinceEpoch - 86_400))
+        loop.clock.setWall(Instant(secondsSinceEpoch: loop.clock.now().secondsSinceEpoch - 86_400))
         await loop.advance(seconds: 60)
         #expect(await loop.eventually { loop.server.requests.count > requests })
         #expect(await loop.eventually { loop.state.subscriptions.first?.error == nil })

@@ -109,9 +109,6 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
                               certificateAuthorities: sound.certificateAuthorities)
         }
     }
-    let schedule = ScheduleService(
-        schedule: configuration.schedule, mailbox: mailbox, log: log, systemZoneFolder: configuration.systemZoneFolder,
-        subscriptions: configuration.subscriptions, recordings: recordings)
     // Messages sent now (socket, MQTT) are a feed of their own in the state folder.
     let said = configuration.stateDirectory.map { SaidNow(folder: $0 + "/said") }
     var server: ControlServer?
@@ -143,14 +140,13 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
         ScreenPicture(schedule: configuration.schedule, settings: configuration.settings, style: configuration.style,
                       displayStartedAt: wall, mailbox: mailbox, log: log)
     }
-    // What a reload reads reaches the picture too.
-    let reloadSettings = configuration.reloadSettings.map { read in
-        { @Sendable () -> ReloadedSettings? in
-            let reloaded = read()
-            if let reloaded, let picture { Task { await picture.use(reloaded.display, style: reloaded.style) } }
-            return reloaded
-        }
-    }
+    let schedule = ScheduleService(
+        schedule: configuration.schedule, mailbox: mailbox, log: log, systemZoneFolder: configuration.systemZoneFolder,
+        subscriptions: configuration.subscriptions, recordings: recordings,
+        // What a reload reads reaches the picture too.
+        settingsRead: picture.map { picture in
+            { @Sendable (reloaded: ReloadedSettings) async in await picture.use(reloaded.display, style: reloaded.style) }
+        })
     let voice = configuration.sound.map { hearing($0, stateFolder: configuration.stateDirectory, state: state, mailbox: mailbox, log: log) }
     let television = configuration.cec == .off ? nil : Television(
         choice: configuration.cec, reclaimsInput: configuration.reclaimInput, log: log
@@ -160,7 +156,7 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
             shared.version += 1
         }
     }
-    let parts = RunningParts(state: state, log: log)
+    let parts = RunningParts(state: state, log: log, clock: clock)
     let box = BoxParts(configuration: configuration, mailbox: mailbox, state: state, log: log, clock: clock)
     let read = Completion()
     for part in box.parts(schedule: schedule, server: server, read: read, recordings: recordings, picture: picture,
@@ -178,7 +174,7 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
         let loop = DisplayLoop(
             clock: clock, screen: screen, schedule: schedule, snapshot: first, settings: configuration.settings,
             state: state, environment: configuration.environment, log: log,
-            reloadSettings: reloadSettings, showsProblems: !log.isEnabled,
+            reloadSettings: configuration.reloadSettings, showsProblems: !log.isEnabled,
             backlight: findBacklight(configuration, log: log), reminders: reminders, voice: voice,
             records: records, television: television)
         return loop.run(mailbox: mailbox) {

@@ -42,7 +42,7 @@ final class ControlServer: Sendable {
     ///   - ledger: the reminder ledger's file (nil: no state folder), read for `reminders`.
     init(path: String, group: String? = nil, state: DisplayState, mailbox: EventMailbox,
          checkConfiguration: (@Sendable () -> ReloadCheck)? = nil, said: SaidNow? = nil, ledger: String? = nil,
-         clock: any DisplayClock = SystemClock()) throws(ControlSocketError) {
+         clock: any BoxClock = SystemClock()) throws(ControlSocketError) {
         self.path = path
         let (descriptor, groupID) = try Self.bind(path, group: group)
         Self.allowManyConnections()
@@ -182,11 +182,11 @@ private final class Clients: @unchecked Sendable {
     private let checkConfiguration: (@Sendable () -> ReloadCheck)?
     private let said: SaidNow?
     private let ledger: String?
-    private let clock: any DisplayClock
+    private let clock: any BoxClock
     private var clients: [Int32: Client] = [:]
 
     init(queue: DispatchQueue, policy: ControlPolicy, state: DisplayState, mailbox: EventMailbox,
-         checkConfiguration: (@Sendable () -> ReloadCheck)?, said: SaidNow?, ledger: String?, clock: any DisplayClock) {
+         checkConfiguration: (@Sendable () -> ReloadCheck)?, said: SaidNow?, ledger: String?, clock: any BoxClock) {
         self.ledger = ledger
         self.queue = queue
         self.policy = policy

@@ -27,7 +27,7 @@ final class DisplayLoop {
     /// A wall clock that moved this much against the steady clock between two turns was set.
     static let clockStepTolerance: Nanoseconds = 1_000_000_000
 
-    private let clock: any DisplayClock
+    private let clock: any BoxClock
     private var screen: any TickerScreen
     private let schedule: ScheduleService
     private let state: DisplayState
@@ -75,7 +75,7 @@ final class DisplayLoop {
     ///     on the terminal it draws on.
     ///   - backlight: dimmed at night instead of the colours; brightened again when the run ends.
     init(
-        clock: any DisplayClock, screen: any TickerScreen, schedule: ScheduleService, snapshot: ScheduleSnapshot,
+        clock: any BoxClock, screen: any TickerScreen, schedule: ScheduleService, snapshot: ScheduleSnapshot,
         settings: DisplaySettings, state: DisplayState, environment: [String: String] = [:], log: EventLog? = nil,
         reloadSettings: (@Sendable () -> ReloadedSettings?)? = nil, showsProblems: Bool = false,
         backlight: Backlight? = nil, reminders: ReminderPlan? = nil, voice: ReminderVoice? = nil,

@@ -73,10 +73,10 @@ final class DisplayState: Sendable {
     static let frameRateWindow: Nanoseconds = 2_000_000_000
 
     private let shared = Mutex(Shared())
-    private let clock: any DisplayClock
+    private let clock: any BoxClock
     private let started: SteadyInstant
 
-    init(clock: any DisplayClock) {
+    init(clock: any BoxClock) {
         self.clock = clock
         started = clock.steadyTime()
     }

@@ -148,11 +148,18 @@ final class EventMailbox: Sendable {
 /// the screen's own pixels as last shown (or none, for a screen without pixels of its own).
 final class PictureRequest: Sendable {
     private let answer = Mutex<ScreenCopy??>(nil)
+    private let given = Completion()
 
     func answer(_ copy: ScreenCopy?) {
         answer.withLock { $0 = .some(copy) }
+        given.finish()
     }
 
     /// The answer once given: `.some(nil)` when the screen has no picture.
     var answered: ScreenCopy?? { answer.withLock { $0 } }
+
+    /// The answer, waiting at most `limit` for it (nil: none came by then).
+    func answer(within limit: Duration) async -> ScreenCopy?? {
+        await given.ended(within: limit) ? answered : nil
+    }
 }

@@ -2,10 +2,6 @@ import Schedule
 import Support
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The schedule as the display loop uses it: asked for the messages at an instant, told to
 /// reload (the configuration file too) or to follow the system's zone. Each request is answered
 /// in a child task of `serve` — one running part owns them all, and ending it cancels them —
@@ -34,13 +30,20 @@ final class ScheduleService: Sendable {
     private let subscriptions: Subscriptions?
     /// The reminders' recordings at addresses, looked at again after each reading.
     private let recordings: FetchedRecordings?
+    /// The machine's clock, which subscriptions are fetched on (not the display's, which `--at` shifts).
+    private let machineClock: any BoxClock
+    /// Told what a reload read, before the display is (the broker's picture follows it too).
+    private let settingsRead: (@Sendable (ReloadedSettings) async -> Void)?
     private let requests: AsyncStream<Request>
     private let asked: AsyncStream<Request>.Continuation
 
     init(
         schedule: Schedule, mailbox: EventMailbox, log: EventLog?, systemZoneFolder: String? = nil,
-        subscriptions: Subscriptions? = nil, recordings: FetchedRecordings? = nil
+        subscriptions: Subscriptions? = nil, recordings: FetchedRecordings? = nil, machineClock: any BoxClock = SystemClock(),
+        settingsRead: (@Sendable (ReloadedSettings) async -> Void)? = nil
     ) {
+        self.machineClock = machineClock
+        self.settingsRead = settingsRead
         self.schedule = schedule
         self.mailbox = mailbox
         self.log = log
@@ -116,8 +119,9 @@ final class ScheduleService: Sendable {
             recordings?.wake()
         case .readSettings(let read):
             // On a thread of its own: a disk that hangs holds none of the threads tasks share.
-            let settings = await onThread(named: "marquee-config", read)
-            mailbox.post(.settingsRead(settings ?? nil))
+            let settings = await onThread(named: "marquee-config", read) ?? nil
+            if let settings { await settingsRead?(settings) }
+            mailbox.post(.settingsRead(settings))
         case .apply(let settings):
             do {
                 try await schedule.apply(settings)
@@ -126,7 +130,7 @@ final class ScheduleService: Sendable {
             }
             mailbox.post(.feedsReloaded)
         case .askSubscriptionsAgain:
-            await subscriptions?.askAgainNow(at: Instant(secondsSinceEpoch: machineWallSeconds()))
+            await subscriptions?.askAgainNow(at: machineClock.now())
         case .followSystemZone:
             if let systemZoneFolder { await adoptSystemZone(schedule, etc: systemZoneFolder, log: log) }
             mailbox.post(.feedsReloaded)

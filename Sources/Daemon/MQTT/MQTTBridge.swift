@@ -46,7 +46,7 @@ final class MQTTBridge: Sendable {
     private let log: EventLog
     /// Where messages sent now are kept (nil: no state folder, so none is taken).
     private let said: SaidNow?
-    private let clock: any DisplayClock
+    private let clock: any BoxClock
     /// The state document last published, and the state's change count it was made at.
     private let published = Mutex<(changes: Int, document: [UInt8])?>(nil)
     /// How many calendars' sensors Home Assistant was told of (nil: not connected yet).
@@ -67,7 +67,7 @@ final class MQTTBridge: Sendable {
     private let commandProblem = Mutex<String?>(nil)
 
     init(settings: MQTTSettings, version: String, state: DisplayState, mailbox: EventMailbox, log: EventLog,
-         said: SaidNow? = nil, clock: any DisplayClock = SystemClock(),
+         said: SaidNow? = nil, clock: any BoxClock = SystemClock(),
          checkConfiguration: (@Sendable () -> ReloadCheck)? = nil) {
         self.said = said
         self.checkConfiguration = checkConfiguration

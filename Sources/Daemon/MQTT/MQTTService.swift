@@ -12,11 +12,14 @@ final class MQTTService: Sendable {
     private let running: Completion?
     /// One look at whether a new picture is due, and its offer (nil: no picture).
     private let drawPicture: (@Sendable () async -> Void)?
+    /// Paces the looks at the picture.
+    private let clock: any BoxClock
 
     /// - Parameter picture: draws the screen for the broker (nil: no picture).
     init(settings: MQTTSettings, version: String, state: DisplayState, mailbox: EventMailbox, log: EventLog,
-         said: SaidNow? = nil, picture: ScreenPicture? = nil, clock: any DisplayClock = SystemClock(),
+         said: SaidNow? = nil, picture: ScreenPicture? = nil, clock: any BoxClock = SystemClock(),
          checkConfiguration: (@Sendable () -> ReloadCheck)? = nil) {
+        self.clock = clock
         let bridge = MQTTBridge(settings: settings, version: version, state: state, mailbox: mailbox, log: log,
                                 said: said, clock: clock, checkConfiguration: checkConfiguration)
         var password: String?
@@ -61,7 +64,7 @@ final class MQTTService: Sendable {
         guard let drawPicture else { return }
         while !Task.isCancelled {
             await drawPicture()
-            try? await Task.sleep(for: .seconds(1))
+            await clock.sleep(for: .seconds(1))
         }
     }
 

@@ -109,11 +109,7 @@ actor ScreenPicture {
         if let mailbox {
             let request = PictureRequest()
             mailbox.post(.pictureWanted(request))
-            let asked = ContinuousClock.now
-            while request.answered == nil, ContinuousClock.now - asked < Self.answerWait {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            switch request.answered {
+            switch await request.answer(within: Self.answerWait) {
             case .some(.some(let copy)): return PNGImage.encode(copy.picture(width: Self.width))
             case .some(.none): break
             case .none: throw PictureUnanswered()

@@ -70,10 +70,8 @@ final class RunningParts: Sendable {
     private let started = Mutex<[Started]>([])
     private let state: DisplayState
     private let log: EventLog?
-    /// Waits between a failure and the next start (a test's clock passes them at once).
-    private let pause: @Sendable (Duration) async -> Void
-    /// The time, to tell how long a part ran before it failed.
-    private let now: @Sendable () -> ContinuousClock.Instant
+    /// Times the pauses between a failure and the next start, and how long a part ran.
+    private let clock: any BoxClock
 
     /// The pause after the first failure, and the longest.
     static let firstPause: Duration = .seconds(1)
@@ -84,12 +82,10 @@ final class RunningParts: Sendable {
     /// A part that ran this long before it failed had mended: its pauses start again from the first.
     static let ranWell: Duration = .seconds(600)
 
-    init(state: DisplayState, log: EventLog?, pause: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) },
-         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+    init(state: DisplayState, log: EventLog?, clock: any BoxClock = SystemClock()) {
         self.state = state
         self.log = log
-        self.pause = pause
-        self.now = now
+        self.clock = clock
     }
 
     /// Starts `part` in a task of its own.
@@ -129,13 +125,13 @@ final class RunningParts: Sendable {
         var status = PartStatus(name: part.name, state: .running, restarts: 0)
         var wait = Self.firstPause
         while !Task.isCancelled {
-            let started = now()
+            let started = clock.steadyTime()
             do {
                 try await part.run()
                 break
             } catch {
                 guard !Task.isCancelled else { break }
-                if now() - started >= Self.ranWell { wait = Self.firstPause }
+                if Duration.nanoseconds(clock.steadyTime() - started) >= Self.ranWell { wait = Self.firstPause }
                 let said = "\(error)"
                 if status.lastError != said {
                     log?.log(.warning, "cannot \(part.name) (\(said)); \(part.otherwise)"
@@ -144,7 +140,7 @@ final class RunningParts: Sendable {
                 (status.state, status.lastError) = (.failed, said)
                 report(status)
                 guard part.restarts else { return }
-                await pause(wait)
+                await clock.sleep(for: wait)
                 wait = min(wait * 2, Self.longestPause)
                 guard !Task.isCancelled else { break }
                 status.restarts += 1

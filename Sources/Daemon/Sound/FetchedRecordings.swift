@@ -122,8 +122,8 @@ actor FetchedRecordings {
 /// the task runs: after each reading of the feeds (`recordings.wake()`) and every few minutes,
 /// the reminders of the next two days on the display's clock are looked at.
 func keepRecordingsFetched(
-    _ recordings: FetchedRecordings, schedule: Schedule, displayClock: any DisplayClock, log: EventLog,
-    clock: any FetchClock = MachineFetchClock()
+    _ recordings: FetchedRecordings, schedule: Schedule, displayClock: any BoxClock, log: EventLog,
+    clock: any BoxClock = SystemClock()
 ) async {
     enum Event: Sendable {
         case timer, woken

@@ -1,32 +1,15 @@
 import Schedule
 import Support
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// The clock subscriptions are fetched on: the machine's wall clock (servers' dates and
-/// Retry-After are in it, not in the display's, which `--at` shifts) and a wait on it. A test
-/// moves its own.
-protocol FetchClock: Sendable {
-    func now() -> Instant
-    /// Returns once `seconds` have passed, or at once when the task is cancelled.
-    func sleep(seconds: Int64) async
-}
-
-/// The machine's wall clock, and waits on its steady time.
-struct MachineFetchClock: FetchClock {
-    func now() -> Instant { Instant(secondsSinceEpoch: machineWallSeconds()) }
-    func sleep(seconds: Int64) async { try? await Task.sleep(for: .seconds(seconds)) }
-}
-
 /// Fetches each subscription when it is due, for as long as the task runs: a calendar that
 /// changed has the feeds read again (`.feedsChanged`), a failure goes to the journal when it
 /// is new (`.subscriptionsChanged`), and the status lists every subscription (times in the
 /// display's zone). It looks at least once a minute, so a clock that was set is noticed.
+/// `clock` is the machine's (servers' dates and Retry-After are in it, not in the display's,
+/// which `--at` shifts).
 func keepFetching(
     _ subscriptions: Subscriptions, schedule: Schedule, mailbox: EventMailbox, state: DisplayState, log: EventLog,
-    clock: any FetchClock = MachineFetchClock()
+    clock: any BoxClock = SystemClock()
 ) async {
     enum Event: Sendable {
         case fetched(SubscriptionAddress, changed: Bool)
