@@ -103,21 +103,21 @@ struct RunCommand: AsyncParsableCommand {
         let followZone = feedOptions.timezone == nil && file.timezone == nil && environment["TZ"] == nil
         let chosenSocket = socket ?? file.socket
         var configuration = DaemonConfiguration(
-            schedule: feeds.schedule, settings: settings, reloadSettings: reloadSettings, output: requested,
-            device: device ?? file.device, kms: KMSChoice(connector: file.connector, mode: file.mode),
-            style: DisplayOptions.style(file),
-            feedPaths: feeds.paths, subscriptions: feeds.subscriptions, systemZoneFolder: followZone ? "/etc" : nil,
-            socket: chosenSocket ?? ControlSocket.pathForListening(environment: environment),
-            socketRequired: chosenSocket != nil, socketGroup: file.socketGroup,
-            start: at == nil ? nil : WallInstant(feeds.instant), environment: environment,
-            // A preview (--at) leaves the backlight as it is.
-            backlightFolder: at == nil ? "/sys/class/backlight" : nil, stateDirectory: stateDirectory)
+            schedule: feeds.schedule,
+            feeds: .init(paths: feeds.paths, subscriptions: feeds.subscriptions, systemZoneFolder: followZone ? "/etc" : nil),
+            settings: settings, reloadSettings: reloadSettings,
+            screen: .init(output: requested, device: device ?? file.device, kms: KMSChoice(connector: file.connector, mode: file.mode),
+                          style: DisplayOptions.style(file),
+                          // A preview (--at) leaves the backlight as it is.
+                          backlightFolder: at == nil ? "/sys/class/backlight" : nil),
+            socket: .init(path: chosenSocket ?? ControlSocket.pathForListening(environment: environment),
+                          required: chosenSocket != nil, group: file.socketGroup),
+            start: at == nil ? nil : WallInstant(feeds.instant), environment: environment, stateDirectory: stateDirectory)
         configuration.checkConfiguration = checkConfiguration
         configuration.boxProblems = boxProblems
         configuration.version = marqueeVersion
         configuration.sound = file.soundSettings(language: feedOptions.words(file).locale)
-        configuration.cec = file.cec ?? .auto
-        configuration.reclaimInput = file.reclaimInput ?? true
+        configuration.television = .init(adapter: file.cec ?? .auto, reclaimsInput: file.reclaimInput ?? true)
         do {
             let machine = try? readFile("/etc/machine-id", limit: 256).get()
             configuration.mqtt = try file.mqttSettings(address: mqtt, hostname: hostName(),

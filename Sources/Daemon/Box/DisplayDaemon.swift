@@ -11,79 +11,104 @@ import Synchronization
     import Glibc
 #endif
 
-/// Everything `marquee run` needs, decided by the command line and the configuration file.
+/// Everything `marquee run` needs, decided by the command line and the configuration file,
+/// grouped by the part of the box it concerns.
 package struct DaemonConfiguration: Sendable {
-    /// The schedule, its feeds (`feedPaths`, `subscriptions`) read once the display runs.
+    /// Where the messages come from.
+    package struct Feeds: Sendable {
+        /// The feed folders and files, watched and read again when they change.
+        package var paths: [String]
+        /// The calendars fetched from their addresses, fetched again when due.
+        package var subscriptions: Subscriptions?
+        /// `/etc`, when times follow the system's time zone.
+        package var systemZoneFolder: String?
+
+        package init(paths: [String], subscriptions: Subscriptions?, systemZoneFolder: String?) {
+            (self.paths, self.subscriptions, self.systemZoneFolder) = (paths, subscriptions, systemZoneFolder)
+        }
+    }
+
+    /// What is drawn on, and how.
+    package struct Screen: Sendable {
+        package var output: OutputChoice.Request
+        /// The display device: a DRM card (`/dev/dri/card1`) or a framebuffer (`/dev/fb1`); nil:
+        /// the first card with a screen, then `/dev/fb0`.
+        package var device: String?
+        /// Which connector and mode of the card.
+        package var kms: KMSChoice
+        package var style: FramebufferStyle
+        /// Where the kernel lists backlights (`/sys/class/backlight`; nil: leave them alone). One
+        /// is used only when marquee draws on a virtual console, the panel's own screen.
+        package var backlightFolder: String?
+
+        package init(output: OutputChoice.Request, device: String?, kms: KMSChoice = .init(), style: FramebufferStyle,
+                     backlightFolder: String? = nil) {
+            (self.output, self.device, self.kms, self.style, self.backlightFolder) = (output, device, kms, style, backlightFolder)
+        }
+    }
+
+    /// The control socket: where, whether it was asked for (then failing to open it is an
+    /// error), and the group that may use it.
+    package struct Socket: Sendable {
+        package var path: String?
+        package var required: Bool
+        package var group: String?
+
+        package init(path: String?, required: Bool, group: String?) {
+            (self.path, self.required, self.group) = (path, required, group)
+        }
+    }
+
+    /// Which HDMI-CEC adapter wakes the television, and whether marquee takes the television's
+    /// input back from another device by day.
+    package struct TelevisionChoice: Sendable {
+        package var adapter: CECChoice = .auto
+        package var reclaimsInput = true
+
+        package init(adapter: CECChoice = .auto, reclaimsInput: Bool = true) {
+            (self.adapter, self.reclaimsInput) = (adapter, reclaimsInput)
+        }
+    }
+
+    /// The schedule, its feeds read once the display runs.
     package var schedule: Schedule
+    package var feeds: Feeds
     package var settings: DisplaySettings
     /// Reads the settings again on a reload (nil: a broken file keeps the ones in use).
     package var reloadSettings: (@Sendable () -> ReloadedSettings?)?
     /// Why the configuration file cannot be used now (nil: it can), for a reload asked over
     /// the socket.
     package var checkConfiguration: (@Sendable () -> ReloadCheck)?
-    package var output: OutputChoice.Request
-    /// The display device: a DRM card (`/dev/dri/card1`) or a framebuffer (`/dev/fb1`); nil:
-    /// the first card with a screen, then `/dev/fb0`.
-    package var device: String?
-    /// Which connector and mode of the card.
-    package var kms: KMSChoice
-    package var style: FramebufferStyle
-    /// The feed folders and files, watched and read again when they change.
-    package var feedPaths: [String]
-    /// The calendars fetched from their addresses, fetched again when due.
-    package var subscriptions: Subscriptions?
-    /// `/etc`, when times follow the system's time zone.
-    package var systemZoneFolder: String?
-    /// The control socket; whether it was asked for (then failing to open it is an error).
-    package var socket: String?
-    package var socketRequired: Bool
-    package var socketGroup: String?
+    package var screen: Screen
+    package var socket: Socket
+    /// How reminders are heard (nil: no sound in this run).
+    package var sound: SoundSettings?
+    package var television = TelevisionChoice()
+    /// The carers' MQTT broker (nil: none).
+    package var mqtt: MQTTSettings?
     /// The display's wall clock starts here (a preview, `--at`).
     package var start: WallInstant?
     package var environment: [String: String]
-    /// Where the kernel lists backlights (`/sys/class/backlight`; nil: leave them alone). One
-    /// is used only when marquee draws on a virtual console, the panel's own screen.
-    package var backlightFolder: String?
-    /// A folder of marquee's own that outlives a restart (for the day's backlight level).
+    /// A folder of marquee's own that outlives a restart (the ledger, the day's backlight level).
     package var stateDirectory: String?
     /// What is wrong with the box itself (a state folder that cannot be written), said in the
     /// journal, on the problem rows and in the status.
     package var boxProblems: [String] = []
-    /// The carers' MQTT broker (nil: none).
-    package var mqtt: MQTTSettings?
     /// marquee's version, as told to the broker.
     package var version = ""
-    /// How reminders are heard (nil: no sound in this run).
-    package var sound: SoundSettings?
-    /// Which HDMI-CEC adapter wakes the television, and whether marquee takes the television's
-    /// input back from another device by day.
-    package var cec: CECChoice = .auto
-    package var reclaimInput = true
 
     package init(
-        schedule: Schedule, settings: DisplaySettings, reloadSettings: (@Sendable () -> ReloadedSettings?)?,
-        output: OutputChoice.Request, device: String?, kms: KMSChoice = .init(), style: FramebufferStyle,
-        feedPaths: [String],
-        subscriptions: Subscriptions?,
-        systemZoneFolder: String?, socket: String?, socketRequired: Bool, socketGroup: String?, start: WallInstant?,
-        environment: [String: String], backlightFolder: String? = nil, stateDirectory: String? = nil
+        schedule: Schedule, feeds: Feeds, settings: DisplaySettings, reloadSettings: (@Sendable () -> ReloadedSettings?)?,
+        screen: Screen, socket: Socket, start: WallInstant?, environment: [String: String], stateDirectory: String? = nil
     ) {
         self.schedule = schedule
+        self.feeds = feeds
         self.settings = settings
         self.reloadSettings = reloadSettings
-        self.output = output
-        self.device = device
-        self.kms = kms
-        self.style = style
-        self.feedPaths = feedPaths
-        self.subscriptions = subscriptions
-        self.systemZoneFolder = systemZoneFolder
+        self.screen = screen
         self.socket = socket
-        self.socketRequired = socketRequired
-        self.socketGroup = socketGroup
         self.start = start
         self.environment = environment
-        self.backlightFolder = backlightFolder
         self.stateDirectory = stateDirectory
     }
 }
@@ -112,13 +137,13 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
     // Messages sent now (socket, MQTT) are a feed of their own in the state folder.
     let said = configuration.stateDirectory.map { SaidNow(folder: $0 + "/said") }
     var server: ControlServer?
-    if let path = configuration.socket {
+    if let path = configuration.socket.path {
         do {
-            server = try ControlServer(path: path, group: configuration.socketGroup, state: state, mailbox: mailbox,
+            server = try ControlServer(path: path, group: configuration.socket.group, state: state, mailbox: mailbox,
                                        checkConfiguration: configuration.checkConfiguration, said: said,
                                        ledger: configuration.stateDirectory.map(ReminderLedger.path(inStateFolder:)), clock: clock)
         } catch {
-            guard !configuration.socketRequired else {
+            guard !configuration.socket.required else {
                 log.tell(.error, "\(error)")
                 return 1
             }
@@ -128,28 +153,28 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
         log.tell(.warning, "no status socket: neither \(ControlSocket.systemPath), $XDG_RUNTIME_DIR nor "
             + "\(ControlSocket.userFolder(in: "/tmp")) can be used; `marquee status` cannot reach this display")
     }
-    if server != nil, let path = configuration.socket { log.log(.notice, "status socket: \(path)") }
+    if server != nil, let path = configuration.socket.path { log.log(.notice, "status socket: \(path)") }
     let configuration = said.map { said in
         _ = mkdir(said.folder, 0o750)
         var withSaid = configuration
-        withSaid.feedPaths.append(said.folder)
+        withSaid.feeds.paths.append(said.folder)
         return withSaid
     } ?? configuration
     let wall = clock.wallTime()
     let picture = configuration.mqtt.map { _ in
-        ScreenPicture(schedule: configuration.schedule, settings: configuration.settings, style: configuration.style,
+        ScreenPicture(schedule: configuration.schedule, settings: configuration.settings, style: configuration.screen.style,
                       displayStartedAt: wall, mailbox: mailbox, log: log)
     }
     let schedule = ScheduleService(
-        schedule: configuration.schedule, mailbox: mailbox, log: log, systemZoneFolder: configuration.systemZoneFolder,
-        subscriptions: configuration.subscriptions, recordings: recordings,
+        schedule: configuration.schedule, mailbox: mailbox, log: log, systemZoneFolder: configuration.feeds.systemZoneFolder,
+        subscriptions: configuration.feeds.subscriptions, recordings: recordings,
         // What a reload reads reaches the picture too.
         settingsRead: picture.map { picture in
             { @Sendable (reloaded: ReloadedSettings) async in await picture.use(reloaded.display, style: reloaded.style) }
         })
     let voice = configuration.sound.map { hearing($0, stateFolder: configuration.stateDirectory, state: state, mailbox: mailbox, log: log) }
-    let television = configuration.cec == .off ? nil : Television(
-        choice: configuration.cec, reclaimsInput: configuration.reclaimInput, log: log
+    let television = configuration.television.adapter == .off ? nil : Television(
+        choice: configuration.television.adapter, reclaimsInput: configuration.television.reclaimsInput, log: log
     ) { status in
         state.update { shared in
             shared.television = status
@@ -178,7 +203,7 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
             backlight: findBacklight(configuration, log: log), reminders: reminders, voice: voice,
             records: records, television: television)
         return loop.run(mailbox: mailbox) {
-            waitForDevices(configuration.device.map { [$0] } ?? ["/dev/fb0"] + drmCardPaths(), mailbox: mailbox)
+            waitForDevices(configuration.screen.device.map { [$0] } ?? ["/dev/fb0"] + drmCardPaths(), mailbox: mailbox)
             return openScreen(configuration, log: log)
         }
     }
@@ -206,7 +231,7 @@ private struct BoxParts {
         if let server {
             parts.append(.holding("answer on the status socket \(server.path)", otherwise: "`marquee status` cannot reach this display") { server })
         }
-        for path in configuration.feedPaths {
+        for path in configuration.feeds.paths {
             parts.append(.holding("watch \(path) for changes", otherwise: "they show after a reload") {
                 try watchFeed(path) { mailbox.post(.feedsChanged) }
             })
@@ -223,15 +248,15 @@ private struct BoxParts {
                 try KeyWatcher(log: log) { mailbox.post(.keyPressed) }
             })
         }
-        if let etc = configuration.systemZoneFolder {
+        if let etc = configuration.feeds.systemZoneFolder {
             parts.append(.holding("follow the system's time zone in \(etc)", otherwise: "a new zone shows after a reload") {
                 try FolderWatcher(folder: etc, isRelevant: SystemTimeZone.isZoneFile) { mailbox.post(.systemZoneChanged) }
             })
         }
         // A driver taking over the framebuffer removes and makes its node again, a DRM card
         // appears, a screen is plugged in: the screen is checked then, not by polling.
-        if configuration.output != .terminal { parts += deviceWatches { mailbox.post(.screenDeviceChanged) } }
-        if let subscriptions = configuration.subscriptions {
+        if configuration.screen.output != .terminal { parts += deviceWatches { mailbox.post(.screenDeviceChanged) } }
+        if let subscriptions = configuration.feeds.subscriptions {
             parts.append(RunningPart("fetch the subscriptions", otherwise: "the calendars fetched before are shown") {
                 guard await read.ended() else { return }
                 await keepFetching(subscriptions, schedule: configuration.schedule, mailbox: mailbox, state: state, log: log)
@@ -270,7 +295,7 @@ private struct BoxParts {
     /// out. Without them the screen is only looked at every half minute.
     private func deviceWatches(onChange: @escaping @Sendable () -> Void) -> [RunningPart] {
         // Folders and the names in them that matter: a whole name, or (cards) its beginning.
-        let nodes: [(folder: String, name: String, isPrefix: Bool)] = if let device = configuration.device {
+        let nodes: [(folder: String, name: String, isPrefix: Bool)] = if let device = configuration.screen.device {
             [(splitPath(device).0, splitPath(device).1, false)]
         } else {
             [("/dev", "fb0", false), ("/dev/dri", "card", true)]
@@ -356,7 +381,7 @@ private func startReading(
     let beforeReading = await schedule.snapshot(at: now)
     // Decided once, by whichever comes first: the end of the reading (in time) or of the wait (late).
     let inTime = Mutex<Bool?>(nil)
-    service.readFirst(configuration.feedPaths, around: now) {
+    service.readFirst(configuration.feeds.paths, around: now) {
         read.finish()
         let late = inTime.withLock { decided in
             if decided == nil { decided = true }
@@ -381,7 +406,7 @@ private func startReading(
 private func openScreen(_ configuration: DaemonConfiguration, log: EventLog) -> (any TickerScreen)? {
     let console = VirtualConsole(fd: STDIN_FILENO)
     let choice = OutputChoice.decide(
-        configuration.output, device: configuration.device, console: console.map { ($0.number, $0.ownership) })
+        configuration.screen.output, device: configuration.screen.device, console: console.map { ($0.number, $0.ownership) })
     var notTaken: [String] = []
     var errors: [String] = []
     for target in choice.targets where target != .terminal {
@@ -389,11 +414,11 @@ private func openScreen(_ configuration: DaemonConfiguration, log: EventLog) -> 
             let scanout: any Scanout = switch target {
             case .kms:
                 try openKMSOutput(
-                    path: configuration.device.flatMap { OutputChoice.isKMSDevice($0) ? $0 : nil }, choice: configuration.kms)
+                    path: configuration.screen.device.flatMap { OutputChoice.isKMSDevice($0) ? $0 : nil }, choice: configuration.screen.kms)
             default:
-                try Framebuffer(device: configuration.device ?? "/dev/fb0")
+                try Framebuffer(device: configuration.screen.device ?? "/dev/fb0")
             }
-            let screen = try PixelScreen(scanout: scanout, style: configuration.style, console: console)
+            let screen = try PixelScreen(scanout: scanout, style: configuration.screen.style, console: console)
             screen.notTaken = notTaken
             for font in screen.fonts.unusable { log.tell(.warning, "\(font)") }
             log.log(.notice, "drawing on \(screen.outputDescription) (\(([choice.reason] + notTaken).joined(separator: "; ")))")
@@ -436,8 +461,8 @@ func watchFeed(_ path: String, onChange: @escaping @Sendable () -> Void) throws 
 /// The panel's backlight, when marquee draws on a virtual console (or was told to use the
 /// framebuffer) and the box has one; what it found or why it cannot use it goes to the journal.
 private func findBacklight(_ configuration: DaemonConfiguration, log: EventLog) -> Backlight? {
-    guard let folder = configuration.backlightFolder,
-          configuration.output == .framebuffer || configuration.output == .kms || VirtualConsole(fd: STDIN_FILENO) != nil
+    guard let folder = configuration.screen.backlightFolder,
+          configuration.screen.output == .framebuffer || configuration.screen.output == .kms || VirtualConsole(fd: STDIN_FILENO) != nil
     else { return nil }
     do {
         let note = configuration.stateDirectory.map { $0 + "/.backlight-day-level" }
