@@ -178,23 +178,16 @@ private final class Clients: @unchecked Sendable {
     private let queue: DispatchQueue
     private let policy: ControlPolicy
     private let state: DisplayState
-    private let mailbox: EventMailbox
-    private let checkConfiguration: (@Sendable () -> ReloadCheck)?
-    private let said: SaidNow?
-    private let ledger: String?
-    private let clock: any BoxClock
+    private let desk: ControlDesk
     private var clients: [Int32: Client] = [:]
 
     init(queue: DispatchQueue, policy: ControlPolicy, state: DisplayState, mailbox: EventMailbox,
          checkConfiguration: (@Sendable () -> ReloadCheck)?, said: SaidNow?, ledger: String?, clock: any BoxClock) {
-        self.ledger = ledger
         self.queue = queue
         self.policy = policy
         self.state = state
-        self.mailbox = mailbox
-        self.checkConfiguration = checkConfiguration
-        self.said = said
-        self.clock = clock
+        desk = ControlDesk(state: state, mailbox: mailbox, checkConfiguration: checkConfiguration, said: said,
+                           ledger: ledger, clock: clock)
     }
 
     func serve(_ client: Int32) {
@@ -258,59 +251,10 @@ private final class Clients: @unchecked Sendable {
                     ok: false, error: "not allowed: \(request.type.rawValue) is for \(policy.whoMay)"))
             }
         }
-        switch request.type {
-        case .status:
+        if request.type == .status {
             send(state.statusReply, to: client)
-        case .reminders:
-            respond(client, reminders(since: request.since ?? 7 * 86_400))
-        case .reload:
-            var restartKeys: [String] = []
-            switch checkConfiguration?() {
-            case .unusable(let problem)?:
-                return respond(client, ControlReply(ok: false, error: "\(problem); nothing was reloaded"))
-            case .usable(let keys)?:
-                restartKeys = keys
-            case nil:
-                break
-            }
-            mailbox.post(.control(request.type))
-            respond(client, ControlReply(ok: true, note: restartKeys.isEmpty ? nil : restartKeys.joined(separator: ", ")
-                + " changed; \(restartKeys.count == 1 ? "it takes" : "they take") effect when marquee restarts "
-                + "(sudo systemctl restart marquee)"))
-        case .pause, .resume, .acknowledge, .mute, .unmute, .wake:
-            mailbox.post(.control(request.type))
-            respond(client, ControlReply(ok: true))
-        case .show, .clear:
-            guard let said else {
-                return respond(client, ControlReply(ok: false, error: "a message sent now needs a state folder (state_dir) to be kept in"))
-            }
-            let problem: String?
-            if request.type == .clear {
-                problem = said.clear()
-            } else {
-                switch SaidNow.validated(SaidNow.Request(text: request.text ?? "", minutes: request.minutes,
-                                                         colour: request.colour, speak: request.speak)) {
-                case .failure(let refusal): return respond(client, ControlReply(ok: false, error: refusal.description))
-                case .success(let message): problem = said.say(message, at: clock.wallTime().instant)
-                }
-            }
-            if problem == nil { mailbox.post(.control(request.type)) }
-            respond(client, ControlReply(ok: problem == nil, error: problem))
-        }
-    }
-
-    /// The ledger's reminders of the last `seconds`, read on a connection of this request's own
-    /// (the loop writes on its own; WAL lets both go on).
-    private func reminders(since seconds: Int64) -> ControlReply {
-        guard let ledger else {
-            return ControlReply(ok: false, error: "no reminder ledger: the display keeps nothing (no state_dir)")
-        }
-        guard access(ledger, F_OK) == 0 else { return ControlReply(ok: true, reminders: []) }
-        do {
-            let since = clock.wallTime().instant.secondsSinceEpoch - max(0, seconds)
-            return ControlReply(ok: true, reminders: try SoundStatus.Reminder.inLedger(at: ledger, since: since))
-        } catch {
-            return ControlReply(ok: false, error: "\(error)")
+        } else {
+            respond(client, desk.answer(request))
         }
     }
 
