@@ -6,6 +6,9 @@ let package = Package(
     products: [.executable(name: "marquee", targets: ["MarqueeCLI"])],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        // The carer's page: an HTTP server on swift-nio (its optional traits left out).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(name: "CLibical", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
@@ -38,7 +41,12 @@ let package = Package(
         // The reminder ledger: what became of each reminder, in SQLite (the only module that
         // imports CSQLite).
         .target(name: "Ledger", dependencies: ["Support", "CSQLite"]),
-        .target(name: "Daemon", dependencies: ["Support", "Schedule", "Marquee", "Display", "Sound", "Ledger", "CLinux", "CCurl", "CMosquitto"]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        .target(name: "Daemon", dependencies: [
+            "Support", "Schedule", "Marquee", "Display", "Sound", "Ledger", "CLinux", "CCurl", "CMosquitto", "CArgon2",
+            .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The `marquee` command (its folder differs from Marquee's by more than case).
         .executableTarget(
             name: "MarqueeCLI",

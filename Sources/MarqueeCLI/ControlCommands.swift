@@ -122,6 +122,10 @@ struct StatusCommand: ParsableCommand {
         }
         if let screen = status.screen { say("screen: \(screen.summary)") }
         if let television = status.television { say("television: \(television.summary)") }
+        if let page = status.page {
+            say("page: " + (page.address.map { "http://\($0)/ (\(page.peers == "home" ? "the home network only" : "any address"))" }
+                ?? "not served: \(page.problem ?? "starting")"))
+        }
         if let sound = status.sound {
             let heard = sound.speak == "off" ? "off" : sound.muted ? "muted" : "on (\(sound.speak))"
             say("reminders heard: \(heard), on \(sound.device)" + (sound.problem.map { "; problem: \($0)" } ?? ""))

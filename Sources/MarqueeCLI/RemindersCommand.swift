@@ -7,6 +7,35 @@ import Support
     import Glibc
 #endif
 
+/// `--config` and `--state-dir`: the state folder a command reads or writes (`--state-dir`, else
+/// the configuration's `state_dir`).
+struct StateFolderOptions: ParsableArguments {
+    @Option(name: .long, help: "The configuration file (default: \(defaultConfiguration), if it exists): its state_dir.")
+    var config: String?
+
+    @Option(name: .long, help: "The state folder (default: the configuration's state_dir).")
+    var stateDir: String?
+
+    /// The configuration file; exit 1, saying why, when it cannot be read.
+    func configuration() throws -> ConfigurationFile {
+        do {
+            return try ConfigurationFile.load(config ?? defaultConfiguration, required: config != nil)
+        } catch {
+            standardError("marquee: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// The state folder; exit 1 when there is none (`command` names the subcommand).
+    func folder(for command: String, file: ConfigurationFile) throws -> String {
+        guard let folder = stateDir ?? file.stateDirectory else {
+            standardError("marquee \(command): no state folder (state_dir in the configuration, or --state-dir)")
+            throw ExitCode(1)
+        }
+        return folder
+    }
+}
+
 /// `marquee reminders`: what the reminder ledger says became of each reminder (due, heard,
 /// acknowledged, missed, and why): asked of the running display (whoever may read its status
 /// may read this), else read from the state folder.
@@ -15,11 +44,8 @@ struct RemindersCommand: ParsableCommand {
         commandName: "reminders",
         abstract: "Show what became of the reminders: heard, acknowledged, missed, and why.")
 
-    @Option(name: .long, help: "The configuration file (default: \(defaultConfiguration), if it exists): its state_dir.")
-    var config: String?
-
-    @Option(name: .long, help: "Read the ledger in this state folder (default: ask the running display, else read the configuration's state_dir).")
-    var stateDir: String?
+    /// Where the ledger is read when no display answers (or `--state-dir` says so).
+    @OptionGroup var stateFolder: StateFolderOptions
 
     @Option(name: .long, help: "How far back: 7d, 36h, 90m (default 7d).")
     var since = "7d"
@@ -35,7 +61,7 @@ struct RemindersCommand: ParsableCommand {
 
     func run() throws {
         let seconds = Self.seconds(since) ?? 0
-        let reminders = try (stateDir == nil ? askTheDisplay(since: seconds) : nil) ?? readTheLedger(since: seconds)
+        let reminders = try (stateFolder.stateDir == nil ? askTheDisplay(since: seconds) : nil) ?? readTheLedger(since: seconds)
         for reminder in reminders {
             if json {
                 print(try jsonLine(reminder))
@@ -64,17 +90,7 @@ struct RemindersCommand: ParsableCommand {
 
     /// What the ledger in the state folder says, read here (the display need not run).
     private func readTheLedger(since seconds: Int64) throws -> [SoundStatus.Reminder] {
-        let file: ConfigurationFile
-        do {
-            file = try ConfigurationFile.load(config ?? defaultConfiguration, required: config != nil)
-        } catch {
-            standardError("marquee: \(error)")
-            throw ExitCode(1)
-        }
-        guard let folder = stateDir ?? file.stateDirectory else {
-            standardError("marquee reminders: no state folder (state_dir in the configuration, or --state-dir): nothing is kept")
-            throw ExitCode(1)
-        }
+        let folder = try stateFolder.folder(for: "reminders", file: try stateFolder.configuration())
         let path = ReminderLedger.path(inStateFolder: folder)
         guard access(path, F_OK) == 0 else {
             standardError("marquee reminders: no reminder ledger at \(path) (no reminder was due yet, or access is denied: "

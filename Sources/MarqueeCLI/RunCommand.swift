@@ -118,6 +118,13 @@ struct RunCommand: AsyncParsableCommand {
         configuration.version = marqueeVersion
         configuration.sound = file.soundSettings(language: feedOptions.words(file).locale)
         configuration.television = .init(adapter: file.cec ?? .auto, reclaimsInput: file.reclaimInput ?? true)
+        // The carer's page keeps its password in the state folder; a preview (--at) serves none.
+        if at == nil, let folder = stateDirectory,
+           let (host, port) = ConfigurationKey.listenAddress(file.webListen ?? ConfigurationKey.defaultListen) {
+            configuration.page = PageSettings(host: host, port: port, peers: file.webPeers ?? .home,
+                                              passwordFile: folder + "/" + PagePassword.fileName,
+                                              language: feedOptions.words(file).locale)
+        }
         do {
             let machine = try? readFile("/etc/machine-id", limit: 256).get()
             configuration.mqtt = try file.mqttSettings(address: mqtt, hostname: hostName(),

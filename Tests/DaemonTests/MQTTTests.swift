@@ -410,12 +410,18 @@ struct MQTTTests {
         await schedule.load([feeds], around: clock.wallTime().instant)
         let picture = ScreenPicture(schedule: schedule, settings: DisplaySettings(marquee: MarqueeConfiguration()),
                                     style: FramebufferStyle(), displayStartedAt: clock.wallTime())
+        let pictures = ScreenPictures(picture, state: state, clock: clock)
         let mqtt = MQTTService(settings: try settings(), version: "9.9.9", state: state, mailbox: mailbox, log: log,
-                               picture: picture, clock: clock)
-        let drawing = Task { await mqtt.drawPictures() }
+                               pictures: pictures, clock: clock)
+        let drawing = Task { await pictures.keepDrawing() }
+        let offering = Task { await mqtt.offerPictures() }
         let node = try settings().nodeID
-        // The picture asks the schedule: `scheduleWaitLimit`.
-        #expect(try await eventually(within: scheduleWaitLimit) { try broker.retainedBytes(topic + "/screen") != nil })
+        // The picture asks the schedule: `scheduleWaitLimit`. The looks come a second apart on
+        // the test's clock.
+        #expect(try await eventually(within: scheduleWaitLimit) {
+            clock.advance(seconds: 1)
+            return try broker.retainedBytes(topic + "/screen") != nil
+        })
         let png = try #require(try broker.retainedBytes(topic + "/screen"))
         #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         func size(_ png: [UInt8]) -> (Int, Int) {
@@ -434,7 +440,9 @@ struct MQTTTests {
             return try broker.retainedBytes(topic + "/screen").map { $0 != png } ?? false
         })
         drawing.cancel()
+        offering.cancel()
         await drawing.value
+        await offering.value
         await mqtt.stop()
     }
 

@@ -84,6 +84,8 @@ package struct DaemonConfiguration: Sendable {
     /// How reminders are heard (nil: no sound in this run).
     package var sound: SoundSettings?
     package var television = TelevisionChoice()
+    /// The carer's page (nil: `web_listen = "off"`, or no state folder to keep its password in).
+    package var page: PageSettings?
     /// The carers' MQTT broker (nil: none).
     package var mqtt: MQTTSettings?
     /// The display's wall clock starts here (a preview, `--at`).
@@ -161,16 +163,17 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
         return withSaid
     } ?? configuration
     let wall = clock.wallTime()
-    let picture = configuration.mqtt.map { _ in
+    // The screen's picture, drawn once for the broker and the carer's page.
+    let pictures = configuration.mqtt == nil && configuration.page == nil ? nil : ScreenPictures(
         ScreenPicture(schedule: configuration.schedule, settings: configuration.settings, style: configuration.screen.style,
-                      displayStartedAt: wall, mailbox: mailbox, log: log)
-    }
+                      displayStartedAt: wall, mailbox: mailbox, log: log), state: state, clock: clock,
+        alwaysWanted: configuration.mqtt != nil)
     let schedule = ScheduleService(
         schedule: configuration.schedule, mailbox: mailbox, log: log, systemZoneFolder: configuration.feeds.systemZoneFolder,
         subscriptions: configuration.feeds.subscriptions, recordings: recordings,
         // What a reload reads reaches the picture too.
-        settingsRead: picture.map { picture in
-            { @Sendable (reloaded: ReloadedSettings) async in await picture.use(reloaded.display, style: reloaded.style) }
+        settingsRead: pictures.map { pictures in
+            { @Sendable (reloaded: ReloadedSettings) async in await pictures.use(reloaded.display, style: reloaded.style) }
         })
     let voice = configuration.sound.map { hearing($0, stateFolder: configuration.stateDirectory, state: state, mailbox: mailbox, log: log) }
     let television = configuration.television.adapter == .off ? nil : Television(
@@ -184,7 +187,7 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
     let parts = RunningParts(state: state, log: log, clock: clock)
     let box = BoxParts(configuration: configuration, mailbox: mailbox, state: state, log: log, clock: clock)
     let read = Completion()
-    for part in box.parts(schedule: schedule, server: server, read: read, recordings: recordings, picture: picture,
+    for part in box.parts(schedule: schedule, server: server, read: read, recordings: recordings, pictures: pictures,
                           said: said, television: television) {
         parts.start(part)
     }
@@ -222,7 +225,7 @@ private struct BoxParts {
 
     /// - Parameter read: finished when the feeds were first read (the fetching waits for it).
     func parts(schedule: ScheduleService, server: ControlServer?, read: Completion, recordings: FetchedRecordings?,
-               picture: ScreenPicture?, said: SaidNow?, television: Television?) -> [RunningPart] {
+               pictures: ScreenPictures?, said: SaidNow?, television: Television?) -> [RunningPart] {
         let (mailbox, state, log, clock, configuration) = (mailbox, state, log, clock, configuration)
         var parts: [RunningPart] = [
             RunningPart("answer the display's questions to the schedule", otherwise: "the display keeps what it shows",
@@ -272,12 +275,26 @@ private struct BoxParts {
             parts.append(RunningPart("report to the MQTT broker", otherwise: "Home Assistant does not hear of the box") {
                 let service = MQTTService(
                     settings: mqtt, version: configuration.version, state: state, mailbox: mailbox, log: log, said: said,
-                    picture: picture, clock: clock, checkConfiguration: configuration.checkConfiguration)
+                    pictures: pictures, clock: clock, checkConfiguration: configuration.checkConfiguration)
                 await withDiscardingTaskGroup { group in
-                    group.addTask { await service.drawPictures() }
+                    group.addTask { await service.offerPictures() }
                     await untilCancelled()
                 }
                 await service.stop()
+            })
+        }
+        if let pictures {
+            parts.append(RunningPart("draw the screen's picture", otherwise: "the broker and the page keep the last picture") {
+                await pictures.keepDrawing()
+            })
+        }
+        if let page = configuration.page {
+            let desk = ControlDesk(state: state, mailbox: mailbox, checkConfiguration: configuration.checkConfiguration,
+                                   said: said, ledger: configuration.stateDirectory.map(ReminderLedger.path(inStateFolder:)),
+                                   clock: clock)
+            let carerPage = CarerPage(settings: page, state: state, desk: desk, pictures: pictures, clock: clock, log: log)
+            parts.append(RunningPart("serve the carer's page on \(page.address)", otherwise: "the carer's page cannot be opened") {
+                try await carerPage.run()
             })
         }
         if let television {

@@ -90,6 +90,10 @@ package struct ConfigurationFile: Sendable, Hashable {
     /// `cec_standby`: whether the television is put to standby while the screen is dark
     /// (nil: no, the picture alone goes dark).
     package var cecStandby: Bool?
+    /// `web_listen`: where the carer's page is served, `off` (nil: `0.0.0.0:8080`).
+    package var webListen: String?
+    /// `web_peers`: who may reach it (nil: the home network).
+    package var webPeers: PagePeers?
 
     /// How reminders are heard, in the voice of `language`.
     package func soundSettings(language: String) -> SoundSettings {

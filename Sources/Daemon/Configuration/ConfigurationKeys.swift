@@ -223,7 +223,36 @@ package struct ConfigurationKey: Sendable {
         ConfigurationKey("cec_standby", \.cecStandby, "whether the television goes to standby while the screen is dark") {
             try $0.boolean()
         },
+        ConfigurationKey("web_listen", \.webListen, restart: true,
+                         "where the carer's page is served (host:port), or off") { value in
+            let text = try value.string()
+            guard text == "off" || listenAddress(text) != nil else {
+                throw TOMLError("must be \"off\" or an address and port such as \"0.0.0.0:8080\" or \"[::]:8080\"")
+            }
+            return text
+        },
+        ConfigurationKey("web_peers", \.webPeers, restart: true, "who may reach the carer's page: home (the home network) or any") {
+            try PagePeers(rawValue: $0.oneOf(PagePeers.allCases.map(\.rawValue)))!
+        },
     ]
+
+    /// The default of `web_listen`: every address of the box, port 8080.
+    package static let defaultListen = "0.0.0.0:8080"
+
+    /// `web_listen`'s host and port (`0.0.0.0:8080`, `[::]:8080`, `192.168.1.5:8080`).
+    package static func listenAddress(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65_535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, PagePeers.isHomeNetwork(host) || host == "0.0.0.0" || host == "::" || isAddress(host) else { return nil }
+        return (host, port)
+    }
+
+    private static func isAddress(_ host: String) -> Bool {
+        var four = in_addr(), six = in6_addr()
+        return inet_pton(AF_INET, host, &four) == 1 || inet_pton(AF_INET6, host, &six) == 1
+    }
 
     /// The most hours a day `screen_off` may keep the screen dark: more is a range written the
     /// wrong way round (`06:30-23:00` for the night), and a screen dark all day is a blank one.

@@ -146,10 +146,25 @@ package struct StatusReport: Codable, Sendable, Hashable {
     package var television: TelevisionStatus?
     /// The screen itself: on, dark for `screen_off`, or lit within it (nil: not known yet).
     package var screen: ScreenStatus?
+    /// The carer's page: where it is served, or why it is not (nil: `web_listen = "off"`).
+    package var page: PageStatus?
     /// The box's running parts besides the display: the socket, the watchers, the fetching,
     /// MQTT, the television; each running, failed (with why) or stopped.
     package var parts: [PartStatus]
     package var uptimeSeconds: Int
+
+    package struct PageStatus: Codable, Sendable, Hashable {
+        /// Where it is served (`0.0.0.0:8080`); nil while it is not.
+        package var address: String?
+        /// `home` (the home network only) or `any`.
+        package var peers: String
+        /// Why it is not served: no password set, an address that cannot be bound.
+        package var problem: String?
+
+        package init(address: String?, peers: String, problem: String? = nil) {
+            (self.address, self.peers, self.problem) = (address, peers, problem)
+        }
+    }
 
     package struct Lateness: Codable, Sendable, Hashable {
         package var frames: Int

@@ -31,6 +31,7 @@ final class DisplayState: Sendable {
         var sound: SoundStatus?
         var television: TelevisionStatus?
         var screen: ScreenStatus?
+        var page: StatusReport.PageStatus?
         var parts: [PartStatus] = []
         /// Whether a sound device that does not play is among the errors (the carer asked for sound).
         var soundProblemIsError = false
@@ -86,6 +87,11 @@ final class DisplayState: Sendable {
             change(&$0)
             $0.changes += 1
         }
+    }
+
+    /// The display zone's UTC offset now, as the schedule last said (0 before it did).
+    var utcOffset: Int {
+        shared.withLock { $0.snapshot?.utcOffset ?? 0 }
     }
 
     /// A number that changes whenever anything but the frames does: a reader that saw it
@@ -199,6 +205,7 @@ final class DisplayState: Sendable {
         report.sound = state.sound
         report.television = state.television
         report.screen = state.screen
+        report.page = state.page
         report.parts = state.parts
         let recent = state.frameTimes.filter { $0 > steady - Self.frameRateWindow && $0 <= steady }.count
         report.framesPerSecond = (Double(recent) / (Double(Self.frameRateWindow) / 1e9) * 10).rounded() / 10

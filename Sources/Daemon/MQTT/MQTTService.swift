@@ -10,14 +10,14 @@ import Synchronization
 final class MQTTService: Sendable {
     private let connection: MQTTConnection?
     private let running: Completion?
-    /// One look at whether a new picture is due, and its offer (nil: no picture).
-    private let drawPicture: (@Sendable () async -> Void)?
+    /// One look at whether there is a new picture, and its offer (nil: no picture).
+    private let offerPicture: (@Sendable () -> Void)?
     /// Paces the looks at the picture.
     private let clock: any BoxClock
 
-    /// - Parameter picture: draws the screen for the broker (nil: no picture).
+    /// - Parameter pictures: the screen's pictures, offered to the broker (nil: no picture).
     init(settings: MQTTSettings, version: String, state: DisplayState, mailbox: EventMailbox, log: EventLog,
-         said: SaidNow? = nil, picture: ScreenPicture? = nil, clock: any BoxClock = SystemClock(),
+         said: SaidNow? = nil, pictures: ScreenPictures? = nil, clock: any BoxClock = SystemClock(),
          checkConfiguration: (@Sendable () -> ReloadCheck)? = nil) {
         self.clock = clock
         let bridge = MQTTBridge(settings: settings, version: version, state: state, mailbox: mailbox, log: log,
@@ -33,7 +33,7 @@ final class MQTTService: Sendable {
                 state.update { $0.mqtt = MQTTStatus(broker: settings.broker, connected: false, lastError: error) }
                 connection = nil
                 running = nil
-                drawPicture = nil
+                offerPicture = nil
                 return
             }
         }
@@ -46,24 +46,24 @@ final class MQTTService: Sendable {
         running = runningThread(named: "marquee-mqtt") {
             connection.run { $0.publish(bridge.topics.availability, MQTTBridge.offline, retain: true) }
         }
-        if let picture {
-            drawPicture = { @Sendable in
-                let report: @Sendable () -> StatusReport = { state.report }
-                if let bytes = await picture.pictureIfDue(changes: state.changes, at: clock.wallTime(), report: report) {
-                    bridge.offer(picture: bytes)
-                }
+        if let pictures {
+            let offered = Mutex(0)
+            offerPicture = { @Sendable in
+                guard let latest = pictures.current, offered.withLock({ $0 }) != latest.number else { return }
+                offered.withLock { $0 = latest.number }
+                bridge.offer(picture: latest.bytes)
             }
         } else {
-            drawPicture = nil
+            offerPicture = nil
         }
     }
 
-    /// Looks each second whether a new picture of the screen is due and offers it to the
-    /// broker, until the task is cancelled (at once without a picture to draw).
-    func drawPictures() async {
-        guard let drawPicture else { return }
+    /// Looks each second whether there is a new picture of the screen and offers it to the
+    /// broker, until the task is cancelled (at once without pictures).
+    func offerPictures() async {
+        guard let offerPicture else { return }
         while !Task.isCancelled {
-            await drawPicture()
+            offerPicture()
             await clock.sleep(for: .seconds(1))
         }
     }

@@ -2,6 +2,7 @@ import Display
 import Marquee
 import Schedule
 import Support
+import Synchronization
 
 /// The screen as a picture for the carers' broker: what the glass shows now, asked of the
 /// display loop (a pixel screen's own frame as last shown, a terminal's grid of cells drawn in
@@ -125,3 +126,57 @@ actor ScreenPicture {
 
 /// The display loop did not answer for its picture in time (it is busy, or ending).
 struct PictureUnanswered: Error {}
+
+/// The screen's latest picture, drawn once for everyone who shows it (the broker, the carer's
+/// page): `keepDrawing` (a running part) looks four times a second whether a new one is due,
+/// while someone wants it (the broker always; the page while a carer has it open).
+final class ScreenPictures: Sendable {
+    /// How often it looks: a change is in the picture within a second.
+    static let lookInterval: Duration = .milliseconds(250)
+    /// A page that asked for the picture is drawn for this long after.
+    static let wantedFor: Nanoseconds = 60_000_000_000
+
+    private let picture: ScreenPicture
+    private let state: DisplayState
+    private let clock: any BoxClock
+    private let latest = Mutex<(bytes: [UInt8], number: Int)?>(nil)
+    /// Whether the picture is drawn whether or not anyone asks (the broker retains it).
+    private let alwaysWanted: Bool
+    private let lastWanted = Mutex<SteadyInstant?>(nil)
+
+    init(_ picture: ScreenPicture, state: DisplayState, clock: any BoxClock, alwaysWanted: Bool = true) {
+        self.picture = picture
+        self.state = state
+        self.clock = clock
+        self.alwaysWanted = alwaysWanted
+    }
+
+    /// Someone shows the picture now (a carer's page): it is kept up to date for a while.
+    func want() {
+        let now = clock.steadyTime()
+        lastWanted.withLock { $0 = now }
+    }
+
+    private var isWanted: Bool {
+        alwaysWanted || lastWanted.withLock { $0 }.map { clock.steadyTime() - $0 < Self.wantedFor } == true
+    }
+
+    /// The latest picture (PNG) and its number, which grows with each new one (nil: none yet).
+    var current: (bytes: [UInt8], number: Int)? { latest.withLock { $0 } }
+
+    /// Draws a new picture whenever one is due, until the task is cancelled.
+    func keepDrawing() async {
+        let state = state
+        while !Task.isCancelled {
+            if isWanted, let bytes = await picture.pictureIfDue(changes: state.changes, at: clock.wallTime(), report: { state.report }) {
+                latest.withLock { $0 = (bytes, ($0?.number ?? 0) + 1) }
+            }
+            await clock.sleep(for: Self.lookInterval)
+        }
+    }
+
+    /// Draws with what a carer's reload read from now on.
+    func use(_ settings: DisplaySettings, style: FramebufferStyle?) async {
+        await picture.use(settings, style: style)
+    }
+}

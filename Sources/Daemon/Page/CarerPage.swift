@@ -1,0 +1,325 @@
+import Dispatch
+import Hummingbird
+import HummingbirdCore
+import Logging
+import Schedule
+import Support
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where and to whom the carer's page is served (`web_listen`, `web_peers`), and where its
+/// password's hash is kept.
+package struct PageSettings: Sendable, Equatable {
+    package var host: String
+    package var port: Int
+    package var peers: PagePeers
+    /// The hash of the password (`marquee web-password` writes it); without one the page is off.
+    package var passwordFile: String
+    /// The display's language: the page's words.
+    package var language: String
+
+    package init(host: String, port: Int, peers: PagePeers, passwordFile: String, language: String) {
+        (self.host, self.port, self.peers, self.passwordFile, self.language) = (host, port, peers, passwordFile, language)
+    }
+
+    /// `host:port` as the status says it.
+    package var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// The request context of the page: the peer's address, and a body no larger than a form.
+struct PageContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// The peer's IP address in text (nil: not an IP peer).
+    let peer: String?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        peer = source.channel.remoteAddress?.ipAddress
+    }
+
+    var maxUploadSize: Int { CarerPage.largestForm }
+}
+
+/// The carer's page: served by the daemon as one of its running parts (Hummingbird, on
+/// swift-nio's threads, never the render thread's), to the home network only unless told
+/// otherwise, behind a password. "Now" follows the box by server-sent events; every change a
+/// carer makes goes through the same `ControlDesk` as the socket's, and is said in the journal
+/// with the carer's address.
+final class CarerPage: Sendable {
+    /// The largest form accepted (a message sent now is at most 500 characters).
+    static let largestForm = 16 * 1024
+    /// Connections open at once (a flood beyond it waits in the kernel's backlog).
+    static let mostConnections = 64
+    /// A connection that sends nothing this long is closed (a slow client holds no slot long).
+    static let idleSeconds: Int64 = 15
+    /// A wrong password's answer waits this long.
+    static let wrongPasswordDelay: Duration = .seconds(1)
+    static let sessionCookie = "marquee_session"
+
+    private let settings: PageSettings
+    private let state: DisplayState
+    private let desk: ControlDesk
+    private let pictures: ScreenPictures?
+    private let clock: any BoxClock
+    private let log: EventLog?
+    private let words: PageWords
+    private let sessions = PageSessions()
+    private let throttle = Mutex(LoginThrottle())
+
+    init(settings: PageSettings, state: DisplayState, desk: ControlDesk, pictures: ScreenPictures?, clock: any BoxClock,
+         log: EventLog?) {
+        self.settings = settings
+        self.state = state
+        self.desk = desk
+        self.pictures = pictures
+        self.clock = clock
+        self.log = log
+        words = PageWords.forLanguage(settings.language)
+    }
+
+    /// How often a page without a password looks whether one was set.
+    static let passwordLook: Duration = .seconds(5)
+
+    /// The page as a running part: it waits for a password (`marquee web-password`), then
+    /// serves until cancelled, the status saying where or why not.
+    func run() async throws {
+        let peers = settings.peers.rawValue
+        var said = false
+        while !Task.isCancelled {
+            switch PagePassword.read(at: settings.passwordFile) {
+            case .success(nil):
+                if !said {
+                    let problem = "no password is set for it: `sudo marquee web-password`"
+                    log?.log(.notice, "the carer's page is off until a password is set (`sudo marquee web-password`)")
+                    state.update { $0.page = .init(address: nil, peers: peers, problem: problem) }
+                    said = true
+                }
+                await clock.sleep(for: Self.passwordLook)
+            case .failure(let problem):
+                let problem = "\(settings.passwordFile): \(problem.message)"
+                state.update { $0.page = .init(address: nil, peers: peers, problem: problem) }
+                throw PartFailure(description: problem)
+            case .success(.some):
+                do {
+                    try await serve { [settings, state, log] _ in
+                        state.update { $0.page = .init(address: settings.address, peers: peers) }
+                        log?.log(.notice, "the carer's page: http://\(settings.address)/ (\(settings.peers == .home ? "the home network only" : "any address"))")
+                    }
+                } catch {
+                    let problem = "cannot serve on \(settings.address): \(error)"
+                    state.update { $0.page = .init(address: nil, peers: peers, problem: problem) }
+                    throw PartFailure(description: problem)
+                }
+                return
+            }
+        }
+    }
+
+    /// Serves until the task is cancelled; throws when the address cannot be bound.
+    func serve(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        let application = Application(
+            router: router(),
+            server: .http1(configuration: .init(idleTimeout: .seconds(Self.idleSeconds))),
+            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil, reuseAddress: true,
+                                 availableConnectionsDelegate: MaximumAvailableConnections(Self.mostConnections)),
+            onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
+            logger: Logger(label: "marquee.page", factory: { _ in SwiftLogNoOpLogHandler() }))
+        // On threads of the page's own: a flood of requests never waits for, nor holds up, the
+        // few threads the box's other tasks share.
+        try await withTaskExecutorPreference(Self.executor) { try await application.run() }
+    }
+
+    /// Where the page's tasks run.
+    private static let executor = QueueTaskExecutor(label: "marquee-page")
+
+    private func router() -> Router<PageContext> {
+        let router = Router(context: PageContext.self)
+        router.add(middleware: PageGate(peers: settings.peers))
+        router.get("page.css") { _, _ in Self.asset(PageAssets.css, type: "text/css; charset=utf-8") }
+        router.get("page.js") { _, _ in Self.asset(PageAssets.javascript, type: "text/javascript; charset=utf-8") }
+        router.get("/") { [self] request, context in
+            guard let session = session(of: request) else { return html(PageViews.signIn(words, problem: nil)) }
+            return html(PageViews.now(words, now(), changeToken: session.changeToken, notice: sessions.takeNotice(session.token)))
+        }
+        router.post("login") { [self] request, context in try await signIn(request, context: context) }
+        router.post("logout") { [self] request, _ in
+            if let token = request.cookies[Self.sessionCookie]?.value { sessions.close(token) }
+            var response = Self.redirect(to: "/")
+            response.setCookie(Cookie(name: Self.sessionCookie, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict))
+            return response
+        }
+        router.get("picture.png") { [self] request, _ in
+            guard session(of: request) != nil else { return Response(status: .unauthorized) }
+            pictures?.want()
+            guard let latest = pictures?.current else { return Response(status: .notFound) }
+            return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "no-store"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: latest.bytes)))
+        }
+        router.get("events") { [self] request, _ in
+            guard session(of: request) != nil else { return Response(status: .unauthorized) }
+            return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+                            body: ResponseBody { [self] writer in try await follow(into: &writer) })
+        }
+        router.get("reminders") { [self] request, _ in
+            guard session(of: request) != nil else { return Self.redirect(to: "/") }
+            let rows = desk.answer(ControlRequest(type: .reminders, since: 7 * 86_400)).reminders ?? []
+            let today = state.report.sound?.today?.date ?? String(clock.wallTime().instant.secondsSinceEpoch)
+            return html(PageViews.reminders(words, today: rows.filter { $0.trigger.hasPrefix(today) },
+                                            earlier: rows.filter { !$0.trigger.hasPrefix(today) }))
+        }
+        router.post("act") { [self] request, context in try await act(request, context: context) }
+        return router
+    }
+
+    /// What "Now" shows at this moment.
+    private func now() -> PageNow {
+        pictures?.want()
+        return PageNow(report: state.report, problems: state.errors(atMost: 10), changes: state.changes,
+                picture: pictures?.current?.number ?? 0, words: words)
+    }
+
+    /// Sends "Now" whenever it changes, until the browser goes or the page ends.
+    private func follow(into writer: inout any ResponseBodyWriter) async throws {
+        var sent: PageNow?
+        while !Task.isCancelled {
+            let now = now()
+            if now != sent {
+                try await writer.write(ByteBuffer(string: "event: now\ndata: \(PageViews.json(now))\n\n"))
+                sent = now
+            }
+            await clock.sleep(for: ScreenPictures.lookInterval)
+        }
+        try await writer.finish(nil)
+    }
+
+    private func signIn(_ request: Request, context: PageContext) async throws -> Response {
+        let peer = context.peer ?? "?"
+        let at = clock.wallTime().instant.secondsSinceEpoch
+        if let until = throttle.withLock({ $0.lockedUntil(peer, at: at) }) {
+            return html(PageViews.signIn(words, problem: "\(words.lockedOut) \(clockTime(until))."), status: .tooManyRequests)
+        }
+        let form = try await Self.form(LoginForm.self, of: request, context: context)
+        // Read at each sign-in: a password changed with `marquee web-password` counts at once.
+        let file = settings.passwordFile
+        let right = await onThread(named: "marquee-page-password") {
+            guard case .success(let hash?) = PagePassword.read(at: file) else { return false }
+            return PagePassword.verify(form.password, against: hash)
+        }
+        guard right == true else {
+            let locked = throttle.withLock { $0.failed(peer, at: at) }
+            log?.log(.warning, "the page: a wrong password from \(peer)" + (locked.map { "; locked out until \(clockTime($0))" } ?? ""))
+            await clock.sleep(for: Self.wrongPasswordDelay)
+            let problem = locked.map { "\(words.lockedOut) \(clockTime($0))." } ?? words.wrongPassword
+            return html(PageViews.signIn(words, problem: problem), status: locked == nil ? .unauthorized : .tooManyRequests)
+        }
+        throttle.withLock { $0.succeeded(peer) }
+        let session = sessions.open(at: at)
+        log?.log(.notice, "the page: the carer signed in from \(peer)")
+        var response = Self.redirect(to: "/")
+        response.setCookie(Cookie(name: Self.sessionCookie, value: session.token, maxAge: Int(PageSessions.lifetime), path: "/",
+                                  httpOnly: true, sameSite: .strict))
+        return response
+    }
+
+    /// A carer's button: checked against the session's change token, carried out by the
+    /// control desk, said in the journal.
+    private func act(_ request: Request, context: PageContext) async throws -> Response {
+        guard let session = session(of: request) else { return Response(status: .unauthorized) }
+        let form = try await Self.form(ActionForm.self, of: request, context: context)
+        guard tokensMatch(form.token, session.changeToken) else {
+            log?.log(.warning, "the page: a change without its token from \(context.peer ?? "?") was refused")
+            return Response(status: .forbidden)
+        }
+        let kinds: [String: ControlRequest.Kind] = [
+            "ack": .acknowledge, "mute": .mute, "unmute": .unmute, "wake": .wake, "pause": .pause, "resume": .resume,
+            "show": .show, "clear": .clear,
+        ]
+        guard let kind = kinds[form.action] else { return Response(status: .badRequest) }
+        let reply = desk.answer(ControlRequest(type: kind, text: form.text, minutes: form.minutes, speak: form.speak == "on"))
+        let what = kind == .show ? "show \"\(form.text ?? "")\"" : kind.rawValue
+        log?.log(.notice, "the page: \(what) by the carer from \(context.peer ?? "?")" + (reply.error.map { " refused: \($0)" } ?? ""))
+        sessions.note(session.token, reply.ok ? words.done : reply.error ?? "")
+        return Self.redirect(to: "/")
+    }
+
+    private func session(of request: Request) -> PageSessions.Session? {
+        request.cookies[Self.sessionCookie].flatMap { sessions.session($0.value, at: clock.wallTime().instant.secondsSinceEpoch) }
+    }
+
+    /// `seconds` as the display's clock shows it ("21:05").
+    private func clockTime(_ seconds: Int64) -> String {
+        ZonedTime(instant: Instant(secondsSinceEpoch: seconds), utcOffset: state.utcOffset).wallClock.clock()
+    }
+
+    private func html(_ page: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                 body: .init(byteBuffer: ByteBuffer(string: page)))
+    }
+
+    private static func asset(_ text: String, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type, .cacheControl: "max-age=3600"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    private static func redirect(to path: String) -> Response {
+        Response(status: .seeOther, headers: [.location: path])
+    }
+
+    private static func form<Form: Decodable>(_ type: Form.Type, of request: Request, context: PageContext) async throws -> Form {
+        let body = try await request.body.collect(upTo: largestForm)
+        do {
+            return try URLEncodedFormDecoder().decode(type, from: String(buffer: body))
+        } catch {
+            throw HTTPError(.badRequest)
+        }
+    }
+
+    private struct LoginForm: Decodable {
+        var password: String
+    }
+
+    private struct ActionForm: Decodable {
+        var token: String
+        var action: String
+        var text: String?
+        var minutes: Int?
+        var speak: String?
+    }
+}
+
+/// Every request passes here first: a peer the settings do not admit is refused before
+/// anything is read, and every answer carries the headers that keep it to this page.
+struct PageGate: RouterMiddleware {
+    typealias Context = PageContext
+    let peers: PagePeers
+
+    func handle(_ request: Request, context: PageContext, next: (Request, PageContext) async throws -> Response) async throws -> Response {
+        guard peers.admits(context.peer) else {
+            return Response(status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
+                            body: .init(byteBuffer: ByteBuffer(string: "marquee's page answers the home network only (web_peers)\n")))
+        }
+        var response = try await next(request, context)
+        response.headers[.init("Content-Security-Policy")!] =
+            "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        response.headers[.init("X-Content-Type-Options")!] = "nosniff"
+        response.headers[.init("Referrer-Policy")!] = "no-referrer"
+        return response
+    }
+}
+
+/// A task executor on a concurrent dispatch queue (threads of its own, grown as needed): the
+/// tasks that prefer it never run on, or wait for, the cooperative pool's few threads.
+final class QueueTaskExecutor: TaskExecutor {
+    private let queue: DispatchQueue
+
+    init(label: String) {
+        queue = DispatchQueue(label: label, attributes: .concurrent)
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
+    }
+}

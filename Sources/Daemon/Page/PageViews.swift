@@ -1,0 +1,159 @@
+import Support
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// What the page's "Now" shows, as the state says it, in the carer's words: sent to the
+/// browser whole (server-sent events) whenever it changes.
+struct PageNow: Codable, Sendable, Equatable {
+    /// The state's change count: the browser asks nothing when it did not move.
+    var changes: Int
+    /// The number of the picture of the glass (a new one when the screen looks different).
+    var picture: Int
+    var orientation: String?
+    var showing: [String]
+    /// Paused, muted, the dark screen, the television: each in a sentence.
+    var states: [String]
+    /// What is wrong, each with what to do.
+    var problems: [String]
+
+    init(report: StatusReport, problems: [String], changes: Int, picture: Int, words: PageWords) {
+        self.changes = changes
+        self.picture = picture
+        orientation = report.orientation
+        showing = report.showing
+        var states: [String] = []
+        if report.paused { states.append(words.paused) }
+        if report.sound?.muted == true { states.append(words.muted) }
+        if let screen = report.screen {
+            func clock(_ rfc3339: String?) -> String { rfc3339.map { String($0.dropFirst(11).prefix(5)) } ?? "?" }
+            switch screen.state {
+            case .on: break
+            case .dark: states.append("\(words.darkUntil) \(clock(screen.darkUntil)).")
+            case .lit: states.append("\(words.litFor) \(screen.litBecause ?? "").")
+            }
+        }
+        if let television = report.television { states.append("\(words.television): \(television.summary).") }
+        self.states = states
+        self.problems = problems
+    }
+}
+
+/// The page's HTML: every text from a calendar, a carer or the box is escaped; the only script
+/// and style are the page's own files (the Content-Security-Policy allows nothing else).
+enum PageViews {
+    /// `text` safe inside an element or a quoted attribute.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    static func document(_ words: PageWords, title: String, signedIn: Bool, body: String) -> String {
+        let navigation = signedIn ? """
+            <nav><a href="/">\(escaped(words.now))</a> <a href="/reminders">\(escaped(words.reminders))</a>
+            <form method="post" action="/logout" class="inline"><button>\(escaped(words.signOut))</button></form></nav>
+            """ : ""
+        return """
+            <!doctype html>
+            <html lang="\(words.language)"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(escaped(title)) · marquee</title>
+            <link rel="stylesheet" href="/page.css"><script src="/page.js" defer></script></head>
+            <body>\(navigation)<main>\(body)</main></body></html>
+            """
+    }
+
+    static func signIn(_ words: PageWords, problem: String?) -> String {
+        document(words, title: words.signIn, signedIn: false, body: """
+            <h1>marquee</h1>
+            \(problem.map { "<p class=\"problem\" role=\"alert\">\(escaped($0))</p>" } ?? "")
+            <form method="post" action="/login">
+            <label for="password">\(escaped(words.password))</label>
+            <input id="password" name="password" type="password" autocomplete="current-password" required autofocus>
+            <button>\(escaped(words.signIn))</button></form>
+            """)
+    }
+
+    /// A button that posts `action` with the session's change token.
+    private static func action(_ action: String, _ label: String, changeToken: String) -> String {
+        """
+        <form method="post" action="/act"><input type="hidden" name="token" value="\(escaped(changeToken))">\
+        <input type="hidden" name="action" value="\(action)"><button>\(escaped(label))</button></form>
+        """
+    }
+
+    static func now(_ words: PageWords, _ now: PageNow, changeToken: String, notice: String?) -> String {
+        let showing = (now.showing.isEmpty ? [words.nothingShown] : now.showing).map { "<li>\(escaped($0))</li>" }.joined()
+        let problems = now.problems.isEmpty ? "<li class=\"well\">\(escaped(words.everythingWell))</li>"
+            : now.problems.map { "<li class=\"problem\">\(escaped($0))</li>" }.joined()
+        let actions = [
+            ("ack", words.acknowledge), ("wake", words.wake), ("mute", words.mute), ("unmute", words.unmute),
+            ("pause", words.pause), ("resume", words.resume), ("clear", words.clear),
+        ].map { action($0.0, $0.1, changeToken: changeToken) }.joined()
+        return document(words, title: words.now, signedIn: true, body: """
+            \(notice.map { "<p class=\"notice\" role=\"status\">\(escaped($0))</p>" } ?? "")
+            <img id="glass" src="/picture.png?n=\(now.picture)" alt="\(escaped(words.picture))" width="640" height="360">
+            <p id="orientation">\(escaped(now.orientation ?? ""))</p>
+            <h2>\(escaped(words.onTheScreen))</h2><ul id="showing" data-nothing="\(escaped(words.nothingShown))">\(showing)</ul>
+            <ul id="states">\(now.states.map { "<li>\(escaped($0))</li>" }.joined())</ul>
+            <h2>\(escaped(words.problems))</h2>
+            <ul id="problems" data-well="\(escaped(words.everythingWell))">\(problems)</ul>
+            <div class="actions">\(actions)</div>
+            <h2>\(escaped(words.sayNow))</h2>
+            <form method="post" action="/act"><input type="hidden" name="token" value="\(escaped(changeToken))">
+            <input type="hidden" name="action" value="show">
+            <label for="text">\(escaped(words.text))</label><input id="text" name="text" maxlength="500" required>
+            <label for="minutes">\(escaped(words.minutes))</label>
+            <input id="minutes" name="minutes" type="number" min="1" max="1440" value="30">
+            <label class="check"><input type="checkbox" name="speak" value="on"> \(escaped(words.heard))</label>
+            <button>\(escaped(words.send))</button></form>
+            <script type="application/json" id="now">\(escapedJSON(now))</script>
+            """)
+    }
+
+    static func reminders(_ words: PageWords, today: [SoundStatus.Reminder], earlier: [SoundStatus.Reminder]) -> String {
+        func table(_ rows: [SoundStatus.Reminder]) -> String {
+            guard !rows.isEmpty else { return "<p>\(escaped(words.noReminders))</p>" }
+            return "<table><thead><tr><th>\(escaped(words.due))</th><th>\(escaped(words.what))</th><th>\(escaped(words.became))</th></tr></thead><tbody>"
+                + rows.map { row in
+                    let when = row.trigger.dropFirst(5).prefix(11).replacing("T", with: " ")
+                    var became = words.outcome(row.outcome)
+                    if let by = row.acknowledgedBy { became += " (\(words.by) \(by), \(row.at.dropFirst(11).prefix(5)))" }
+                    if let why = row.why { became += ": \(why)" }
+                    return "<tr class=\"\(escaped(row.outcome.replacing(" ", with: "-")))\"><td>\(escaped(String(when)))</td>"
+                        + "<td>\(escaped(row.text))</td><td>\(escaped(became))</td></tr>"
+                }.joined() + "</tbody></table>"
+        }
+        return document(words, title: words.reminders, signedIn: true, body: """
+            <h1>\(escaped(words.reminders))</h1>
+            <h2>\(escaped(words.today))</h2>\(table(today))
+            <h2>\(escaped(words.lastWeek))</h2>\(table(earlier))
+            """)
+    }
+
+    /// JSON for inside a `<script type="application/json">` (a `</script>` in a message's text
+    /// cannot end it).
+    static func escapedJSON(_ now: PageNow) -> String {
+        json(now).replacing("<", with: "\\u003c")
+    }
+
+    static func json(_ now: PageNow) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? String(decoding: encoder.encode(now), as: UTF8.self)) ?? "{}"
+    }
+}

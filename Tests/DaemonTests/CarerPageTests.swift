@@ -1,0 +1,245 @@
+import DaemonTestKit
+import Foundation
+import Schedule
+import Support
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import Daemon
+
+/// The carer's page, its rules alone: who is the home network, how wrong passwords are slowed,
+/// how the password is kept, how sessions end, and that nothing a calendar writes becomes markup.
+struct CarerPageRuleTests {
+    @Test(arguments: [
+        ("127.0.0.1", true), ("10.20.30.40", true), ("172.16.0.1", true), ("172.31.255.254", true), ("172.32.0.1", false),
+        ("192.168.1.23", true), ("192.169.0.1", false), ("169.254.10.1", true), ("8.8.8.8", false), ("203.0.113.2", false),
+        ("::1", true), ("fe80::1", true), ("fd12:3456::1", true), ("2001:db8::1", false), ("::ffff:192.168.1.5", true),
+        ("::ffff:8.8.8.8", false), ("not an address", false), ("", false), ("1.2.3.4.5", false),
+    ])
+    func theHomeNetwork(address: String, isHome: Bool) {
+        #expect(PagePeers.isHomeNetwork(address) == isHome)
+        #expect(PagePeers.home.admits(address) == isHome)
+        #expect(PagePeers.any.admits(address))
+    }
+
+    /// Four wrong passwords cost only their second each; the fifth locks the address out for a
+    /// quarter of an hour, the next lockout for half an hour; another address is not touched,
+    /// and the right password starts afresh.
+    @Test func wrongPasswordsLockAnAddressOut() {
+        var throttle = LoginThrottle()
+        for _ in 1..<LoginThrottle.freeTries { #expect(throttle.failed("192.168.1.9", at: 1_000) == nil) }
+        #expect(throttle.failed("192.168.1.9", at: 1_000) == 1_900)
+        #expect(throttle.lockedUntil("192.168.1.9", at: 1_899) == 1_900)
+        #expect(throttle.lockedUntil("192.168.1.10", at: 1_000) == nil)
+        #expect(throttle.lockedUntil("192.168.1.9", at: 1_900) == nil)
+        for _ in 1..<LoginThrottle.freeTries { _ = throttle.failed("192.168.1.9", at: 2_000) }
+        #expect(throttle.failed("192.168.1.9", at: 2_000) == 3_800)
+        throttle.succeeded("192.168.1.9")
+        #expect(throttle.lockedUntil("192.168.1.9", at: 2_001) == nil)
+    }
+
+    @Test func thePasswordIsKeptAsAnArgon2idHash() {
+        let hash = PagePassword.hash("correct horse battery")
+        #expect(hash.hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$"))
+        #expect(!hash.contains("correct horse"))
+        #expect(PagePassword.verify("correct horse battery", against: hash))
+        #expect(!PagePassword.verify("correct horse batterY", against: hash))
+        #expect(!PagePassword.verify("correct horse battery", against: "$argon2id$garbage"))
+        #expect(!PagePassword.verify(String(repeating: "a", count: 100_000), against: hash))
+        #expect(PagePassword.hash("correct horse battery") != hash, "each hash has a salt of its own")
+        #expect(PagePassword.refusal(of: "short") != nil && PagePassword.refusal(of: "long enough") == nil)
+    }
+
+    @Test func sessionsEndUnusedSignedOutOrCrowdedOut() {
+        let sessions = PageSessions()
+        let first = sessions.open(at: 0)
+        #expect(first.token.count == 64 && first.changeToken.count == 64 && first.token != first.changeToken)
+        #expect(sessions.session(first.token, at: PageSessions.lifetime - 1) != nil)
+        #expect(sessions.session(first.token, at: 2 * PageSessions.lifetime - 2) != nil, "use keeps it")
+        #expect(sessions.session(first.token, at: 3 * PageSessions.lifetime) == nil)
+        let second = sessions.open(at: 0)
+        sessions.close(second.token)
+        #expect(sessions.session(second.token, at: 1) == nil)
+        let crowd = (0...PageSessions.most).map { sessions.open(at: Int64($0)) }
+        #expect(sessions.session(crowd[0].token, at: 100) == nil && sessions.session(crowd.last!.token, at: 100) != nil)
+        #expect(sessions.session("", at: 100) == nil)
+        #expect(tokensMatch(first.changeToken, first.changeToken) && !tokensMatch(first.changeToken, second.changeToken))
+        #expect(!tokensMatch("", first.changeToken))
+    }
+
+    /// A calendar's `<script>` is text on the page, in the list and in the JSON the script reads.
+    @Test func nothingACalendarWritesBecomesMarkup() {
+        var now = PageNow(report: StatusReport(updatedAt: "", output: ""), problems: ["feed \"<b>x</b>\" broken"], changes: 1,
+                          picture: 2, words: PageWords())
+        now.showing = ["<script>alert('pills')</script> & more", "Johnny's birthday"]
+        let page = PageViews.now(PageWords(), now, changeToken: "\"><script>", notice: "<img src=x onerror=alert(1)>")
+        #expect(!page.contains("<script>alert") && !page.contains("<b>x</b>") && !page.contains("<img src=x"))
+        #expect(page.contains("&lt;script&gt;alert(&#39;pills&#39;)&lt;/script&gt; &amp; more"))
+        #expect(page.contains("value=\"&quot;&gt;&lt;script&gt;\""))
+        #expect(!PageViews.escapedJSON(now).contains("</script>"))
+        #expect(PageViews.now(PageWords.forLanguage("de_DE"), now, changeToken: "t", notice: nil).contains("Erinnerung bestätigen"))
+    }
+}
+
+/// The carer's page served on loopback and asked by curl, a real HTTP client: the sign-in, the
+/// lockout, the cookie's rules, "Now", a change with and without its token, the events, and
+/// what is refused.
+@Suite(.tier(.live, needs: [.program("/usr/bin/curl")]))
+struct CarerPageTests {
+    let folder: TemporaryFolder
+    let state: DisplayState
+    let mailbox = EventMailbox()
+    /// Moved on by a quarter of a second every 10 ms while the page serves: its waits (a wrong
+    /// password's second, the events' looks) pass forty times faster than on the wall.
+    let clock = ManualClock(wall: instant("2026-11-29T10:00:00+01:00"))
+    let journal = Pipe()
+
+    init() throws {
+        folder = try TemporaryFolder()
+        state = DisplayState(clock: clock)
+        state.update { $0.showing = ["<script>alert(1)</script> Pills now, Anna"] }
+        #expect(mkdir(folder.path + "/said", 0o700) == 0)
+        #expect(writeFileAtomically(Array(PagePassword.hash("a carer's secret").utf8), to: folder.path + "/page-password") == nil)
+    }
+
+    /// Serves the page on a free loopback port while `body` runs.
+    private func serving(_ body: (_ base: String) async throws -> Void) async throws {
+        let log = EventLog(environment: [:], descriptor: journal.fileHandleForWriting.fileDescriptor)
+        let desk = ControlDesk(state: state, mailbox: mailbox, checkConfiguration: nil, said: SaidNow(folder: folder.path + "/said"),
+                               ledger: nil, clock: clock)
+        let page = CarerPage(settings: PageSettings(host: "127.0.0.1", port: 0, peers: .home,
+                                                    passwordFile: folder.path + "/page-password", language: "en"),
+                             state: state, desk: desk, pictures: nil, clock: clock, log: log)
+        let port = Mutex(0)
+        let server = Task { try await page.serve { listening in port.withLock { $0 = listening } } }
+        // On a thread of its own, as curl runs: a test elsewhere that blocks the threads tasks
+        // share does not stop the page's time.
+        let stopped = Mutex(false)
+        let time = runningThread(named: "page-test-time") { [clock] in
+            while !stopped.withLock({ $0 }) {
+                clock.advance(by: 250_000_000)
+                usleep(10_000)
+            }
+        }
+        defer {
+            server.cancel()
+            stopped.withLock { $0 = true }
+        }
+        #expect(await eventually { port.withLock { $0 } != 0 })
+        try await body("http://127.0.0.1:\(port.withLock { $0 })")
+        server.cancel()
+        _ = try? await server.value
+        stopped.withLock { $0 = true }
+        _ = await time?.ended()
+    }
+
+    /// curl's answer: the status, the headers (lower-cased names) and the body.
+    private struct Answer {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+    }
+
+    /// Runs curl on a thread of its own: waiting for it on one of the few threads tasks share
+    /// would starve the server it asks.
+    private func curl(_ arguments: [String]) async throws -> Answer {
+        let folder = folder.path
+        guard let answer = await onThread(named: "curl", { Result { try Self.runCurl(arguments, folder: folder) } }) else {
+            throw CurlFailure()
+        }
+        return try answer.get()
+    }
+
+    private struct CurlFailure: Error {}
+
+    private static func runCurl(_ arguments: [String], folder: String) throws -> Answer {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        let headers = folder + "/headers-\(UUID().uuidString)"
+        process.arguments = ["-s", "-o", "-", "-D", headers, "--max-time", "10", "-c", folder + "/cookies",
+                             "-b", folder + "/cookies"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let body = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let head = (try? String(contentsOfFile: headers, encoding: .utf8)) ?? ""
+        let lines = head.split(separator: "\r\n")
+        let status = lines.first.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+        var fields: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Answer(status: status, headers: fields, body: String(decoding: body, as: UTF8.self))
+    }
+
+    private func changeToken(in page: String) -> String? {
+        guard let field = page.range(of: "name=\"token\" value=\"") else { return nil }
+        return String(page[field.upperBound...].prefix { $0 != "\"" })
+    }
+
+    @Test func aCarerSignsInSeesNowAndActs() async throws {
+        try await serving { base in
+            let signIn = try await curl([base + "/"])
+            #expect(signIn.status == 200 && signIn.body.contains("type=\"password\""))
+            #expect(signIn.headers["content-security-policy"]?.contains("script-src 'self'") == true)
+            let wrong = try await curl(["--data-urlencode", "password=guess", base + "/login"])
+            #expect(wrong.status == 401 && wrong.body.contains("That password is not right."))
+            let right = try await curl(["--data-urlencode", "password=a carer's secret", base + "/login"])
+            #expect(right.status == 303 && right.headers["location"] == "/")
+            let cookie = try #require(right.headers["set-cookie"])
+            #expect(cookie.contains("marquee_session=") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+
+            let now = try await curl([base + "/"])
+            #expect(now.status == 200 && now.body.contains("&lt;script&gt;alert(1)&lt;/script&gt; Pills now, Anna"))
+            #expect(!now.body.contains("<script>alert(1)"))
+            let token = try #require(changeToken(in: now.body))
+
+            let forged = try await curl(["--data", "token=0000&action=pause", base + "/act"])
+            #expect(forged.status == 403)
+            #expect(mailbox.take().isEmpty, "a change without the session's token does nothing")
+            let paused = try await curl(["--data", "token=\(token)&action=pause", base + "/act"])
+            #expect(paused.status == 303)
+            #expect(mailbox.take().map { "\($0)" } == ["control(Daemon.ControlRequest.Kind.pause)"])
+            #expect(try await curl([base + "/"]).body.contains("Done."))
+
+            let shown = try await curl(["--data", "token=\(token)&action=show&minutes=5", "--data-urlencode", "text=Anna is coming at 3",
+                                  base + "/act"])
+            #expect(shown.status == 303)
+            #expect(mailbox.take().map { "\($0)" } == ["control(Daemon.ControlRequest.Kind.show)"])
+
+            let events = try await curl(["-N", "--max-time", "1", base + "/events"])
+            #expect(events.body.hasPrefix("event: now\ndata: {"))
+            #expect(events.body.contains("Pills now, Anna"))
+
+            let huge = try await curl(["--data", "token=\(token)&action=show&text=" + String(repeating: "x", count: 100_000), base + "/act"])
+            #expect(huge.status == 413)
+            #expect(try await curl(["--data", "token=\(token)&action=reboot", base + "/act"]).status == 400)
+
+            _ = try await curl(["-X", "POST", base + "/logout"])
+            #expect(try await curl([base + "/picture.png"]).status == 401)
+            #expect(try await curl([base + "/"]).body.contains("type=\"password\""))
+        }
+        journal.fileHandleForWriting.closeFile()
+        let lines = String(decoding: journal.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(lines.contains("the page: a wrong password from 127.0.0.1"))
+        #expect(lines.contains("the page: pause by the carer from 127.0.0.1"))
+        #expect(lines.contains("the page: show \"Anna is coming at 3\" by the carer from 127.0.0.1"))
+        #expect(!lines.contains("a carer's secret"))
+    }
+
+    @Test func wrongPasswordsLockTheAddressOut() async throws {
+        try await serving { base in
+            for _ in 1..<LoginThrottle.freeTries {
+                #expect(try await curl(["--data", "password=nope", base + "/login"]).status == 401)
+            }
+            let locked = try await curl(["--data", "password=nope", base + "/login"])
+            // In UTC: no schedule has told the state the display's zone.
+            #expect(locked.status == 429 && locked.body.contains("Try again at 09:"))
+            let right = try await curl(["--data-urlencode", "password=a carer's secret", base + "/login"])
+            #expect(right.status == 429 && right.headers["set-cookie"] == nil, "locked out even with the right password")
+        }
+    }
+}

@@ -1,0 +1,108 @@
+"""The carer's page in a real browser (Debian's chromium, driven by Selenium), against a running
+`marquee run`: sign in, see "Now", see a message sent now reach the page, pause from the page,
+read the reminders, at a phone's size and a computer's. Prints one JSON object of what it saw;
+the Swift test judges it. Usage: page_browser.py BASE PASSWORD OUT_FOLDER MARQUEE SOCKET"""
+import json, subprocess, sys, time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+base, password, out, marquee, socket = sys.argv[1:6]
+seen = {}
+
+
+def open_browser(phone):
+    """Debian's chromium, headless: a phone's screen 360 px wide (a headless window cannot be
+    narrower than 500: the phone is emulated), or a computer's 1280."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800"]:
+        options.add_argument(argument)
+    if phone:
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 360, "height": 800, "pixelRatio": 1}})
+    opened = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    opened.implicitly_wait(10)
+    return opened
+
+
+# What was sent now before is taken off: the message below must be a change.
+subprocess.run([marquee, "show", "--clear", "--socket", socket], check=True, capture_output=True)
+browser = open_browser(phone=True)
+try:
+    started = time.monotonic()
+    browser.get(base + "/")
+    browser.find_element(By.ID, "password").send_keys("not the password")
+    browser.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
+    seen["wrongPassword"] = browser.find_element(By.CSS_SELECTOR, ".problem").text
+    browser.find_element(By.ID, "password").send_keys(password)
+    browser.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
+    glass = browser.find_element(By.ID, "glass")
+    seen["pageLoadSeconds"] = round(time.monotonic() - started, 3)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not browser.execute_script(
+            "const g = document.getElementById('glass'); return g.complete && g.naturalWidth > 0"):
+        time.sleep(0.05)
+    seen["firstPictureSeconds"] = round(time.monotonic() - started, 3)
+    seen["pictureWidth"] = browser.execute_script("return document.getElementById('glass').naturalWidth")
+    seen["cookies"] = [{"name": c["name"], "httpOnly": c.get("httpOnly"), "sameSite": c.get("sameSite")}
+                       for c in browser.get_cookies()]
+    seen["documentCookie"] = browser.execute_script("return document.cookie")
+    # The browser follows the box: a message sent now over the socket reaches the list and the
+    # picture without a reload.
+    picture = glass.get_attribute("src")
+    sent = time.monotonic()
+    subprocess.run([marquee, "show", "Anna is coming at 3", "--minutes", "5", "--socket", socket], check=True,
+                   capture_output=True)
+    deadline = sent + 10
+    while time.monotonic() < deadline and "Anna is coming at 3" not in browser.find_element(By.ID, "showing").text:
+        time.sleep(0.02)
+    seen["textFollowedSeconds"] = round(time.monotonic() - sent, 3)
+    while time.monotonic() < deadline and browser.find_element(By.ID, "glass").get_attribute("src") == picture:
+        time.sleep(0.02)
+    seen["pictureFollowedSeconds"] = round(time.monotonic() - sent, 3)
+    seen["showing"] = browser.find_element(By.ID, "showing").text.splitlines()
+    status = json.loads(subprocess.run([marquee, "status", "--json", "--socket", socket], check=True,
+                                       capture_output=True, text=True).stdout)
+    seen["statusShowing"] = status["showing"]
+    seen["statusPage"] = status.get("page")
+    browser.save_screenshot(out + "/page-now-360.png")
+    seen["phoneWidth"] = browser.execute_script("return window.innerWidth")
+    seen["horizontalScroll"] = browser.execute_script(
+        "return document.documentElement.scrollWidth > document.documentElement.clientWidth")
+    seen["smallestTarget"] = browser.execute_script(
+        "return Math.min(...[...document.querySelectorAll('main button, nav a, nav button, input:not([type=hidden]):not([type=checkbox]), label.check')]"
+        ".map(e => e.getBoundingClientRect().height))")
+    # A button on the page pauses the text.
+    browser.find_element(By.CSS_SELECTOR, "form[action='/act'] input[value='pause'] ~ button").click()
+    seen["notice"] = browser.find_element(By.CSS_SELECTOR, ".notice").text
+    status = json.loads(subprocess.run([marquee, "status", "--json", "--socket", socket], check=True,
+                                       capture_output=True, text=True).stdout)
+    seen["statusPaused"] = status["paused"]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and "paused" not in browser.find_element(By.ID, "states").text:
+        time.sleep(0.02)
+    seen["states"] = browser.find_element(By.ID, "states").text.splitlines()
+    browser.find_element(By.CSS_SELECTOR, "form[action='/act'] input[value='resume'] ~ button").click()
+    browser.find_element(By.CSS_SELECTOR, ".notice")
+    browser.get(base + "/reminders")
+    seen["remindersHeading"] = browser.find_element(By.TAG_NAME, "h1").text
+    browser.save_screenshot(out + "/page-reminders-360.png")
+    seen["consoleErrors"] = [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    browser.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
+    browser.find_element(By.ID, "password")
+    browser.get(base + "/picture.png")
+    seen["pictureAfterSignOut"] = browser.execute_script("return document.body ? document.body.innerText : ''")
+finally:
+    browser.quit()
+wide = open_browser(phone=False)
+try:
+    wide.get(base + "/")
+    wide.find_element(By.ID, "password").send_keys(password)
+    wide.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
+    wide.find_element(By.ID, "glass")
+    seen["wideWidth"] = wide.execute_script("return window.innerWidth")
+    wide.save_screenshot(out + "/page-now-1280.png")
+finally:
+    wide.quit()
+print(json.dumps(seen))
