@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 import TestSupport
 import Testing
 
@@ -7,17 +10,52 @@ import Testing
 /// size and a computer's: a wrong password, the sign-in, "Now" with the picture of the glass, a
 /// message sent now reaching the page without a reload, a pause from the page, the reminders.
 /// The screenshots are kept in `MARQUEE_PAGE_SHOTS` when it is set, to be looked at.
-@Suite(.serialized, .tier(.live, needs: [
-    .program("/usr/bin/tmux"), .program("/usr/bin/chromium"), .program("/usr/bin/chromedriver"), .program("/usr/bin/python3"),
-]))
-struct CarerPageBrowserTests {
+/// `marquee run` with the carer's page, in tmux: a state folder with the page's password, the
+/// examples' feeds, the page on `host` (a free port), the socket.
+struct PageBox {
+    static let password = "Anna's carer 2026"
+    let folder: TemporaryFolder
     let tmux = Tmux()
+    let port: Int
+    var socket: String { folder.path + "/marquee.sock" }
+    var configuration: String { folder.path + "/marquee.toml" }
+    var journal: String { (try? String(contentsOfFile: folder.path + "/journal", encoding: .utf8)) ?? "" }
 
-    /// A loopback port nothing listens on now.
-    private func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    init(host: String = "127.0.0.1") throws {
+        folder = try TemporaryFolder()
+        let state = folder.path + "/state"
+        #expect(mkdir(state, 0o750) == 0)
+        port = try Self.freePort()
+        try """
+            feeds = "\(CommandLineTests.examples)"
+            state_dir = "\(state)"
+            socket = "\(folder.path)/marquee.sock"
+            web_listen = "\(host):\(port)"
+            """.write(toFile: folder.path + "/marquee.toml", atomically: true, encoding: .utf8)
+    }
+
+    /// Sets the password as a carer does: `marquee web-password`, from standard input.
+    func setPassword(_ password: String = PageBox.password) throws -> CommandLineTests.Run {
+        try CommandLineTests.run("/bin/sh", ["-c", "printf '%s\\n' \"$1\" | \(CommandLineTests.binary) web-password --config \(configuration)",
+                                             "sh", password])
+    }
+
+    /// Starts the display; returns once the status says where the page is served.
+    func start() throws {
+        try tmux("new-session", "-d", "-s", "t", "-x", "100", "-y", "30",
+                 "TZ=Europe/Berlin \(CommandLineTests.binary) run --config \(configuration) 2>\(folder.path)/journal; sleep 60")
+        #expect(try waitUntil(within: .seconds(60)) {
+            try CommandLineTests.marquee("status", "--socket", socket).output.contains("page: http://")
+        })
+    }
+
+    func stop() { _ = try? tmux("kill-server") }
+
+    /// A port nothing listens on now.
+    static func freePort() throws -> Int {
+        let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }
-        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")),
+        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: 0),
                                   sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
@@ -28,36 +66,26 @@ struct CarerPageBrowserTests {
         guard bound else { throw POSIXError(.EADDRINUSE) }
         return Int(UInt16(bigEndian: address.sin_port))
     }
+}
 
+@Suite(.serialized, .tier(.live, needs: [
+    .program("/usr/bin/tmux"), .program("/usr/bin/chromium"), .program("/usr/bin/chromedriver"), .program("/usr/bin/python3"),
+]))
+struct CarerPageBrowserTests {
     @Test func aCarerUsesThePageFromAPhone() throws {
-        let folder = try TemporaryFolder()
-        let state = folder.path + "/state", socket = folder.path + "/marquee.sock"
-        #expect(mkdir(state, 0o750) == 0)
-        let port = try freePort()
-        try """
-            feeds = "\(CommandLineTests.examples)"
-            state_dir = "\(state)"
-            socket = "\(socket)"
-            web_listen = "127.0.0.1:\(port)"
-            """.write(toFile: folder.path + "/marquee.toml", atomically: true, encoding: .utf8)
-        let binary = CommandLineTests.binary
-        let short = try CommandLineTests.run("/bin/sh", ["-c", "echo short | \(binary) web-password --config \(folder.path)/marquee.toml"])
+        let box = try PageBox()
+        let short = try box.setPassword("short")
         #expect(short.status == 1 && short.errors.contains("at least 8 characters"), "\(short.errors)")
-        let set = try CommandLineTests.run("/bin/sh", ["-c", "echo \"Anna's carer 2026\" | \(binary) web-password --config \(folder.path)/marquee.toml"])
+        let set = try box.setPassword()
         #expect(set.status == 0 && set.output.contains("The password is set"), "\(set.errors)")
-        let kept = try String(contentsOfFile: state + "/page-password", encoding: .utf8)
+        let kept = try String(contentsOfFile: box.folder.path + "/state/page-password", encoding: .utf8)
         #expect(kept.hasPrefix("$argon2id$") && !kept.contains("Anna"))
-
-        try tmux("new-session", "-d", "-s", "t", "-x", "100", "-y", "30",
-                 "TZ=Europe/Berlin \(binary) run --config \(folder.path)/marquee.toml 2>\(folder.path)/journal; sleep 60")
-        defer { _ = try? tmux("kill-server") }
-        // The page is served once the status says where.
-        #expect(try waitUntil(within: .seconds(60)) {
-            try CommandLineTests.marquee("status", "--socket", socket).output.contains("page: http://127.0.0.1:\(port)/")
-        })
-        let shots = ProcessInfo.processInfo.environment["MARQUEE_PAGE_SHOTS"] ?? folder.path
+        try box.start()
+        defer { box.stop() }
+        let (port, socket, binary) = (box.port, box.socket, CommandLineTests.binary)
+        let shots = ProcessInfo.processInfo.environment["MARQUEE_PAGE_SHOTS"] ?? box.folder.path
         let script = CommandLineTests.root.appendingPathComponent("Tests/EndToEndTests/Fixtures/page_browser.py").path
-        let browser = try CommandLineTests.run("/usr/bin/python3", [script, "http://127.0.0.1:\(port)", "Anna's carer 2026", shots,
+        let browser = try CommandLineTests.run("/usr/bin/python3", [script, "http://127.0.0.1:\(port)", PageBox.password, shots,
                                                                     binary, socket])
         #expect(browser.status == 0, "\(browser.errors.suffix(2000))")
         let line = try #require(browser.output.split(separator: "\n").last, "\(browser.errors.suffix(2000))")
@@ -85,9 +113,76 @@ struct CarerPageBrowserTests {
             let size = (try? FileManager.default.attributesOfItem(atPath: shots + "/" + shot)[.size] as? Int) ?? 0
             #expect(size > 5_000, "\(shot): \(size) bytes")
         }
-        let journal = try String(contentsOfFile: folder.path + "/journal", encoding: .utf8)
+        let journal = box.journal
         #expect(journal.contains("the page: a wrong password from 127.0.0.1"))
         #expect(journal.contains("the page: pause by the carer from 127.0.0.1"))
         #expect(!journal.contains("Anna's carer 2026"), "the password is never said")
+    }
+}
+
+/// Who may reach the page: a peer with a public address (from a network namespace of the
+/// test's own, 203.0.113.0/24) is refused before anything is read; the home network is
+/// answered. And what the page costs: the daemon's memory with the page idle and with five
+/// carers following it.
+@Suite(.serialized, .tier(.live, needs: [.root, .program("/usr/bin/tmux"), .program("/usr/bin/curl"), .program("/usr/sbin/ip")]))
+struct CarerPageNetworkTests {
+    @discardableResult
+    private func ip(_ arguments: String...) throws -> CommandLineTests.Run { try CommandLineTests.run("/usr/sbin/ip", arguments) }
+
+    /// The resident memory of the process listening on `port`, in MB.
+    private func residentMB(listeningOn port: Int) throws -> Double {
+        let owner = try CommandLineTests.run("/bin/sh", ["-c", "ss -Hltnp 'sport = :\(port)' | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2"])
+        let pid = owner.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
+    }
+
+    @Test func aPublicAddressIsRefusedAndCarersCostLittle() throws {
+        let box = try PageBox(host: "0.0.0.0")
+        #expect(try box.setPassword().status == 0)
+        try box.start()
+        defer { box.stop() }
+        let namespace = "marquee-public-\(box.port)", outside = "mqo\(box.port % 10_000)", inside = "mqi\(box.port % 10_000)"
+        try ip("netns", "add", namespace)
+        defer {
+            _ = try? ip("netns", "del", namespace)
+            _ = try? ip("link", "del", outside)
+        }
+        for step in [["link", "add", outside, "type", "veth", "peer", "name", inside], ["link", "set", inside, "netns", namespace],
+                     ["addr", "add", "203.0.113.1/24", "dev", outside], ["link", "set", outside, "up"],
+                     ["netns", "exec", namespace, "ip", "addr", "add", "203.0.113.2/24", "dev", inside],
+                     ["netns", "exec", namespace, "ip", "link", "set", inside, "up"]] {
+            let run = try CommandLineTests.run("/usr/sbin/ip", step)
+            #expect(run.status == 0, "ip \(step.joined(separator: " ")): \(run.errors)")
+        }
+        let refused = try CommandLineTests.run("/usr/sbin/ip", ["netns", "exec", namespace, "/usr/bin/curl", "-s", "-m", "10",
+                                                                "-w", "\n%{http_code}", "http://203.0.113.1:\(box.port)/"])
+        #expect(refused.output.hasSuffix("\n403") && refused.output.contains("home network only"), "\(refused.output) \(refused.errors)")
+        let signIn = try CommandLineTests.run("/usr/sbin/ip", ["netns", "exec", namespace, "/usr/bin/curl", "-s", "-m", "10", "-o",
+                                                               "/dev/null", "-w", "%{http_code}", "--data", "password=x",
+                                                               "http://203.0.113.1:\(box.port)/login"])
+        #expect(signIn.output == "403", "no password is even tried from outside")
+        let home = try CommandLineTests.run("/usr/bin/curl", ["-s", "-m", "10", "-o", "/dev/null", "-w", "%{http_code}",
+                                                              "http://127.0.0.1:\(box.port)/"])
+        #expect(home.output == "200")
+
+        // Five carers signed in, each following "Now" for five seconds.
+        let idle = try residentMB(listeningOn: box.port)
+        let follow = (1...5).map { carer in
+            "c=\(box.folder.path)/carer\(carer); curl -s -c $c -b $c -o /dev/null --data-urlencode "
+                + "\"password=\(PageBox.password)\" http://127.0.0.1:\(box.port)/login && "
+                + "curl -s -N -m 5 -b $c http://127.0.0.1:\(box.port)/events > \(box.folder.path)/events\(carer)"
+        }.map { "( \($0) ) &" }.joined(separator: " ")
+        let watching = try CommandLineTests.run("/bin/sh", ["-c", follow + " sleep 3; ss -Htn state established '( sport = :\(box.port) )' | wc -l; wait"])
+        let busy = try residentMB(listeningOn: box.port)
+        print("the carer's page: the daemon's memory \(idle) MB with the page idle, \(busy) MB with 5 carers following it")
+        #expect(Int(watching.output.split(separator: "\n").first ?? "") == 5, "\(watching.output)")
+        for carer in 1...5 {
+            let events = (try? String(contentsOfFile: box.folder.path + "/events\(carer)", encoding: .utf8)) ?? ""
+            #expect(events.hasPrefix("event: now\ndata: {"), "carer \(carer): \(events.prefix(200))")
+        }
+        #expect(busy < idle + 30, "five carers cost \(busy - idle) MB")
+        #expect(!box.journal.contains(PageBox.password))
     }
 }
