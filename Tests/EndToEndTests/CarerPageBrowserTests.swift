@@ -17,11 +17,14 @@ struct PageBox {
     let folder: TemporaryFolder
     let tmux = Tmux()
     let port: Int
+    /// The terminal's width: narrower than the examples' messages, the text moves.
+    let columns: Int
     var socket: String { folder.path + "/marquee.sock" }
     var configuration: String { folder.path + "/marquee.toml" }
     var journal: String { (try? String(contentsOfFile: folder.path + "/journal", encoding: .utf8)) ?? "" }
 
-    init(host: String = "127.0.0.1") throws {
+    init(host: String = "127.0.0.1", columns: Int = 100) throws {
+        self.columns = columns
         folder = try TemporaryFolder()
         let state = folder.path + "/state"
         #expect(mkdir(state, 0o750) == 0)
@@ -42,7 +45,7 @@ struct PageBox {
 
     /// Starts the display; returns once the status says where the page is served.
     func start() throws {
-        try tmux("new-session", "-d", "-s", "t", "-x", "100", "-y", "30",
+        try tmux("new-session", "-d", "-s", "t", "-x", String(columns), "-y", "30",
                  "TZ=Europe/Berlin \(CommandLineTests.binary) run --config \(configuration) 2>\(folder.path)/journal; sleep 60")
         #expect(try waitUntil(within: .seconds(60)) {
             try CommandLineTests.marquee("status", "--socket", socket).output.contains("page: http://")
@@ -96,10 +99,11 @@ struct CarerPageBrowserTests {
         #expect(cookies.count == 1 && cookies[0]["httpOnly"] as? Bool == true && cookies[0]["sameSite"] as? String == "Strict")
         #expect(seen["documentCookie"] as? String == "", "the session is out of the page's scripts' reach")
         #expect((seen["pictureWidth"] as? Int ?? 0) > 0)
-        // The page follows the box: the text at once, the picture of the glass within a second
-        // and a half (it looks four times a second; the glass draws the message first).
-        #expect((seen["textFollowedSeconds"] as? Double ?? 99) < 1)
-        #expect((seen["pictureFollowedSeconds"] as? Double ?? 99) < 1.5)
+        // The page follows the box: on a quiet machine the text in 0.2 s and the picture of the
+        // glass in 0.7 s (the page looks four times a second; the glass draws the message
+        // first); the bound leaves room for a test run's other tests on two cores.
+        #expect((seen["textFollowedSeconds"] as? Double ?? 99) < 3)
+        #expect((seen["pictureFollowedSeconds"] as? Double ?? 99) < 3)
         #expect((seen["showing"] as? [String])?.first == "Anna is coming at 3")
         #expect(seen["showing"] as? [String] == seen["statusShowing"] as? [String])
         #expect(seen["statusPaused"] as? Bool == true && seen["notice"] as? String == "Done.")
@@ -184,5 +188,45 @@ struct CarerPageNetworkTests {
         }
         #expect(busy < idle + 30, "five carers cost \(busy - idle) MB")
         #expect(!box.journal.contains(PageBox.password))
+    }
+
+    /// The frames' lateness as the status says it now (milliseconds: p50, p99, max).
+    private func lateness(_ box: PageBox) throws -> [String: Double] {
+        let run = try CommandLineTests.marquee("status", "--json", "--socket", box.socket)
+        let status = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
+        return (status?["frameLateness"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Double }
+    }
+
+    /// Forty slow clients holding connections open, 500 connections at once, a 100 MB form: a
+    /// carer is still answered, every one of the 500 is, the form is refused unread, and the
+    /// display's frames keep their deadlines throughout (the page has threads of its own).
+    @Test func hostileClientsLeaveTheDisplayAlone() throws {
+        // 30 columns: the examples' messages are wider, so the text moves and frames are drawn.
+        let box = try PageBox(columns: 30)
+        #expect(try box.setPassword().status == 0)
+        try box.start()
+        defer { box.stop() }
+        // The text moves: frames have been drawn, with their lateness, before the clients come.
+        #expect(try waitUntil { try lateness(box)["p99"] != nil })
+        let before = try lateness(box)
+        let idle = try residentMB(listeningOn: box.port)
+        let script = CommandLineTests.root.appendingPathComponent("Tests/EndToEndTests/Fixtures/page_flood.py").path
+        let flood = try CommandLineTests.run("/usr/bin/python3", [script, "127.0.0.1", String(box.port)])
+        let line = try #require(flood.output.split(separator: "\n").last, "\(flood.errors.suffix(2000))")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let after = try lateness(box)
+        let busy = try residentMB(listeningOn: box.port)
+        print("the carer's page under hostile clients:", line, "frame lateness before \(before), after \(after);",
+              "memory \(idle) MB before, \(busy) MB after")
+        #expect(seen["slowOpened"] as? Int == 40)
+        #expect(seen["answeredDuringSlowloris"] as? Int == 200)
+        #expect(seen["floodAnswered"] as? Int == 500, "\(seen["floodCodes"] ?? "")")
+        #expect(seen["hugeForm"] as? Int == 413)
+        #expect((seen["hugeFormSeconds"] as? Double ?? 99) < 10)
+        #expect(seen["afterwards"] as? Int == 200)
+        // The frames of the flood's seconds: most on time, none late by more than a few frames
+        // of a terminal's (the python clients and the server share two cores with the loop).
+        #expect((after["p50"] ?? 999) < 10 && (after["max"] ?? 999) < 200, "frames late by \(after) after the flood (before: \(before))")
+        #expect(busy < idle + 100, "the flood left \(busy - idle) MB behind")
     }
 }
