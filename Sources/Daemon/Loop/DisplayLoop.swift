@@ -11,7 +11,9 @@ import Support
 /// different, the next change of messages, the watchdog), so still pictures cost no wakeups.
 /// Motion runs on the steady clock; the wall clock only decides which messages are due, so a
 /// clock step changes the messages, never where the text is. A screen whose device goes away
-/// is replaced by a new one, and the text goes on where it was.
+/// is replaced by a new one, and the text goes on where it was. What the box does about the
+/// reminders, the night and the dark screen is decided by its `BoxDesk`; the loop carries out
+/// the effects (`perform`), and is the only place that does.
 final class DisplayLoop {
     /// What a turn decided.
     enum Turn: Equatable {
