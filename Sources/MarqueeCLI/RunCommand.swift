@@ -123,7 +123,8 @@ struct RunCommand: AsyncParsableCommand {
            let (host, port) = ConfigurationKey.listenAddress(file.webListen ?? ConfigurationKey.defaultListen) {
             configuration.page = PageSettings(host: host, port: port, peers: file.webPeers ?? .home,
                                               passwordFile: folder + "/" + PagePassword.fileName,
-                                              language: feedOptions.words(file).locale)
+                                              language: feedOptions.words(file).locale, version: marqueeVersion,
+                                              stateFolder: folder)
         }
         do {
             let machine = try? readFile("/etc/machine-id", limit: 256).get()

@@ -1,5 +1,6 @@
 import DaemonTestKit
 import Foundation
+import Ledger
 import Schedule
 import Support
 import Synchronization
@@ -100,6 +101,17 @@ struct CarerPageTests {
         state = DisplayState(clock: clock)
         state.update { $0.showing = ["<script>alert(1)</script> Pills now, Anna"] }
         #expect(mkdir(folder.path + "/said", 0o700) == 0)
+        // The ledger as the loop keeps it: this morning's pills acknowledged by a key, last
+        // Tuesday's missed while the box was off.
+        let morning = instant("2026-11-29T08:00:00+01:00").secondsSinceEpoch
+        let tuesday = instant("2026-11-24T08:00:00+01:00").secondsSinceEpoch
+        try ReminderLedger(path: ReminderLedger.path(inStateFolder: folder.path)).record([
+            LedgerEntry(key: .init(event: "pills", trigger: morning, origin: "audio"), text: "Pills now, Anna", triggerOffset: 3_600,
+                        fate: .acknowledged, soundings: 2, total: 3, decidedAt: morning, changedAt: morning + 120,
+                        acknowledgedBy: "a key"),
+            LedgerEntry(key: .init(event: "pills", trigger: tuesday, origin: "audio"), text: "<b>Pills</b> now, Anna",
+                        triggerOffset: 3_600, fate: .missed, why: "the box was off at its time", decidedAt: tuesday + 7_200),
+        ])
         #expect(writeFileAtomically(Array(PagePassword.hash("a carer's secret").utf8), to: folder.path + "/page-password") == nil)
     }
 
@@ -107,9 +119,10 @@ struct CarerPageTests {
     private func serving(_ body: (_ base: String) async throws -> Void) async throws {
         let log = EventLog(environment: [:], descriptor: journal.fileHandleForWriting.fileDescriptor)
         let desk = ControlDesk(state: state, mailbox: mailbox, checkConfiguration: nil, said: SaidNow(folder: folder.path + "/said"),
-                               ledger: nil, clock: clock)
+                               ledger: ReminderLedger.path(inStateFolder: folder.path), clock: clock)
         let page = CarerPage(settings: PageSettings(host: "127.0.0.1", port: 0, peers: .home,
-                                                    passwordFile: folder.path + "/page-password", language: "en"),
+                                                    passwordFile: folder.path + "/page-password", language: "en",
+                                                    version: "9.9.9", stateFolder: folder.path),
                              state: state, desk: desk, pictures: nil, clock: clock, log: log)
         let port = Mutex(0)
         let server = Task { try await page.serve { listening in port.withLock { $0 = listening } } }
@@ -209,6 +222,16 @@ struct CarerPageTests {
                                   base + "/act"])
             #expect(shown.status == 303)
             #expect(mailbox.take().map { "\($0)" } == ["control(Daemon.ControlRequest.Kind.show)"])
+
+            let reminders = try await curl([base + "/reminders"])
+            let (today, week) = try #require(reminders.body.split(separator: "The last 7 days").first.map { ($0, reminders.body) })
+            #expect(today.contains("11-29 08:00") && today.contains("acknowledged (by a key, 08:02)"))
+            #expect(week.contains("11-24 08:00") && week.contains("&lt;b&gt;Pills&lt;/b&gt; now, Anna")
+                && week.contains("missed: the box was off at its time"))
+
+            let box = try await curl([base + "/box"])
+            #expect(box.status == 200 && box.body.contains("marquee 9.9.9") && box.body.contains(" GB free of "))
+            #expect(box.body.contains("id=\"uptime\""))
 
             let events = try await curl(["-N", "--max-time", "1", base + "/events"])
             #expect(events.body.hasPrefix("event: now\ndata: {"))

@@ -20,9 +20,15 @@ package struct PageSettings: Sendable, Equatable {
     package var passwordFile: String
     /// The display's language: the page's words.
     package var language: String
+    /// marquee's version, on the box's page.
+    package var version: String
+    /// The state folder, whose disk the box's page reports.
+    package var stateFolder: String
 
-    package init(host: String, port: Int, peers: PagePeers, passwordFile: String, language: String) {
+    package init(host: String, port: Int, peers: PagePeers, passwordFile: String, language: String, version: String,
+                 stateFolder: String) {
         (self.host, self.port, self.peers, self.passwordFile, self.language) = (host, port, peers, passwordFile, language)
+        (self.version, self.stateFolder) = (version, stateFolder)
     }
 
     /// `host:port` as the status says it.
@@ -165,10 +171,18 @@ final class CarerPage: Sendable {
         }
         router.get("reminders") { [self] request, _ in
             guard session(of: request) != nil else { return Self.redirect(to: "/") }
-            let rows = desk.answer(ControlRequest(type: .reminders, since: 7 * 86_400)).reminders ?? []
-            let today = state.report.sound?.today?.date ?? String(clock.wallTime().instant.secondsSinceEpoch)
+            let reply = desk.answer(ControlRequest(type: .reminders, since: 7 * 86_400))
+            let rows = reply.reminders ?? []
+            // Today in the display's zone, as the trigger times are written.
+            let today = String(ZonedTime(instant: clock.wallTime().instant, utcOffset: state.utcOffset).rfc3339.prefix(10))
             return html(PageViews.reminders(words, today: rows.filter { $0.trigger.hasPrefix(today) },
-                                            earlier: rows.filter { !$0.trigger.hasPrefix(today) }))
+                                            earlier: rows.filter { !$0.trigger.hasPrefix(today) }, problem: reply.error))
+        }
+        router.get("box") { [self] request, _ in
+            guard session(of: request) != nil else { return Self.redirect(to: "/") }
+            return html(PageViews.box(words, BoxView(report: state.report, version: settings.version,
+                                                      disk: BoxView.disk(of: settings.stateFolder),
+                                                      problems: state.errors(atMost: 20) + state.warnings(atMost: 20))))
         }
         router.post("act") { [self] request, context in try await act(request, context: context) }
         return router

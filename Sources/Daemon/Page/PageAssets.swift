@@ -23,6 +23,9 @@ enum PageAssets {
             border: 2px solid #1d3557; background: #1d3557; color: #fff; }
         .actions { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 0 0.75rem; }
         form.inline { display: inline; }
+        li, td, dd { overflow-wrap: anywhere; }
+        #parts li { margin-bottom: 0.4rem; }
+        #parts li.failed b { color: #9d0208; }
         .problem { color: #9d0208; font-weight: bold; }
         .well { color: #2d6a4f; }
         .notice { padding: 0.5rem; border-left: 0.4rem solid #2d6a4f; }

@@ -1,5 +1,9 @@
 import Support
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -42,6 +46,32 @@ struct PageNow: Codable, Sendable, Equatable {
     }
 }
 
+/// What the box's page shows: marquee's version, how long it has run, the state folder's disk,
+/// each running part with its last error, and the problems.
+struct BoxView: Sendable {
+    var version: String
+    var uptimeSeconds: Int
+    /// Free and total bytes of the state folder's file system (nil: not known).
+    var disk: (free: UInt64, total: UInt64)?
+    var parts: [PartStatus]
+    var problems: [String]
+
+    init(report: StatusReport, version: String, disk: (free: UInt64, total: UInt64)?, problems: [String]) {
+        self.version = version
+        uptimeSeconds = report.uptimeSeconds
+        self.disk = disk
+        parts = report.parts
+        self.problems = problems
+    }
+
+    /// The free and total bytes of the file system `folder` is on.
+    static func disk(of folder: String) -> (free: UInt64, total: UInt64)? {
+        var info = statvfs()
+        guard statvfs(folder, &info) == 0 else { return nil }
+        return (UInt64(info.f_bavail) * UInt64(info.f_frsize), UInt64(info.f_blocks) * UInt64(info.f_frsize))
+    }
+}
+
 /// The page's HTML: every text from a calendar, a carer or the box is escaped; the only script
 /// and style are the page's own files (the Content-Security-Policy allows nothing else).
 enum PageViews {
@@ -65,6 +95,7 @@ enum PageViews {
     static func document(_ words: PageWords, title: String, signedIn: Bool, body: String) -> String {
         let navigation = signedIn ? """
             <nav><a href="/">\(escaped(words.now))</a> <a href="/reminders">\(escaped(words.reminders))</a>
+            <a href="/box">\(escaped(words.theBox))</a>
             <form method="post" action="/logout" class="inline"><button>\(escaped(words.signOut))</button></form></nav>
             """ : ""
         return """
@@ -125,7 +156,8 @@ enum PageViews {
             """)
     }
 
-    static func reminders(_ words: PageWords, today: [SoundStatus.Reminder], earlier: [SoundStatus.Reminder]) -> String {
+    static func reminders(_ words: PageWords, today: [SoundStatus.Reminder], earlier: [SoundStatus.Reminder],
+                          problem: String?) -> String {
         func table(_ rows: [SoundStatus.Reminder]) -> String {
             guard !rows.isEmpty else { return "<p>\(escaped(words.noReminders))</p>" }
             return "<table><thead><tr><th>\(escaped(words.due))</th><th>\(escaped(words.what))</th><th>\(escaped(words.became))</th></tr></thead><tbody>"
@@ -140,8 +172,31 @@ enum PageViews {
         }
         return document(words, title: words.reminders, signedIn: true, body: """
             <h1>\(escaped(words.reminders))</h1>
+            \(problem.map { "<p class=\"problem\" role=\"alert\">\(escaped($0))</p>" } ?? "")
             <h2>\(escaped(words.today))</h2>\(table(today))
             <h2>\(escaped(words.lastWeek))</h2>\(table(earlier))
+            """)
+    }
+
+    static func box(_ words: PageWords, _ box: BoxView) -> String {
+        let days = box.uptimeSeconds / 86_400, hours = box.uptimeSeconds % 86_400 / 3_600, minutes = box.uptimeSeconds % 3_600 / 60
+        let uptime = days > 0 ? "\(days) \(words.days), \(hours) \(words.hours)" : "\(hours) \(words.hours), \(minutes) \(words.minutesShort)"
+        func gigabytes(_ bytes: UInt64) -> String { String(Double(bytes / 100_000_000) / 10) + " GB" }
+        let disk = box.disk.map { "\(gigabytes($0.free)) \(words.freeOf) \(gigabytes($0.total))" } ?? "?"
+        let parts = box.parts.map { part in
+            let state = part.state == .running ? words.partRunning : part.state == .failed ? words.partFailed : words.partStopped
+            return "<li class=\"\(part.state.rawValue)\">\(escaped(part.name)): <b>\(escaped(state))</b>"
+                + (part.lastError.map { " (\(escaped($0)))" } ?? "") + "</li>"
+        }.joined()
+        let problems = box.problems.isEmpty ? "<li class=\"well\">\(escaped(words.everythingWell))</li>"
+            : box.problems.map { "<li class=\"problem\">\(escaped($0))</li>" }.joined()
+        return document(words, title: words.theBox, signedIn: true, body: """
+            <h1>\(escaped(words.theBox))</h1>
+            <dl><dt>\(escaped(words.version))</dt><dd id="version">marquee \(escaped(box.version))</dd>
+            <dt>\(escaped(words.runningFor))</dt><dd id="uptime">\(escaped(uptime))</dd>
+            <dt>\(escaped(words.disk))</dt><dd id="disk">\(escaped(disk))</dd></dl>
+            <h2>\(escaped(words.problems))</h2><ul id="problems">\(problems)</ul>
+            <h2>\(escaped(words.parts))</h2><ul id="parts">\(parts)</ul>
             """)
     }
 

@@ -39,6 +39,18 @@ struct PageWords: Sendable {
     var what = "Reminder"
     var became = "What happened"
     var by = "by"
+    var theBox = "The box"
+    var version = "Version"
+    var runningFor = "Running for"
+    var disk = "Disk (state folder)"
+    var freeOf = "free of"
+    var parts = "Its parts"
+    var partRunning = "running"
+    var partFailed = "failed, tried again in a while"
+    var partStopped = "stopped"
+    var days = "days"
+    var hours = "hours"
+    var minutesShort = "minutes"
     var outcomes: [String: String] = [:]
 
     /// The words for `language` (a locale such as `de_DE` or `de`).
@@ -89,6 +101,18 @@ struct PageWords: Sendable {
         words.what = "Erinnerung"
         words.became = "Was geschah"
         words.by = "durch"
+        words.theBox = "Das Gerät"
+        words.version = "Version"
+        words.runningFor = "Läuft seit"
+        words.disk = "Speicher (Zustandsordner)"
+        words.freeOf = "frei von"
+        words.parts = "Seine Teile"
+        words.partRunning = "läuft"
+        words.partFailed = "gestört, wird bald wieder versucht"
+        words.partStopped = "angehalten"
+        words.days = "Tagen"
+        words.hours = "Stunden"
+        words.minutesShort = "Minuten"
         words.outcomes = [
             "sounding": "erklingt", "acknowledged": "bestätigt", "not acknowledged": "nicht bestätigt",
             "missed": "verpasst", "quiet at night": "nachts still", "muted": "stumm", "shown only": "nur gezeigt",

@@ -88,6 +88,12 @@ try:
     browser.get(base + "/reminders")
     seen["remindersHeading"] = browser.find_element(By.TAG_NAME, "h1").text
     browser.save_screenshot(out + "/page-reminders-360.png")
+    browser.find_element(By.CSS_SELECTOR, "nav a[href='/box']").click()
+    seen["boxVersion"] = browser.find_element(By.ID, "version").text
+    seen["boxParts"] = len(browser.find_elements(By.CSS_SELECTOR, "#parts li"))
+    seen["boxHorizontalScroll"] = browser.execute_script(
+        "return document.documentElement.scrollWidth > document.documentElement.clientWidth")
+    browser.save_screenshot(out + "/page-box-360.png")
     seen["consoleErrors"] = [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
     browser.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
     browser.find_element(By.ID, "password")
