@@ -382,10 +382,14 @@ private struct FetchingLoop {
         cache = try TemporaryFolder()
         let (subscriptions, schedule) = try await makeSubscriptions([server.url("calendar.ics")], server: server, cache: cache)
         let log = EventLog(environment: [:], descriptor: journal.fileHandleForWriting.fileDescriptor)
-        task = Task { [clock, mailbox, state] in
+        // On threads of its own: the test's time is its own, and a test elsewhere that blocks
+        // the threads tasks share does not hold it up.
+        task = Task(executorPreference: Self.executor) { [clock, mailbox, state] in
             await keepFetching(subscriptions, schedule: schedule, mailbox: mailbox, state: state, log: log, clock: clock)
         }
     }
+
+    private static let executor = QueueTaskExecutor(label: "subscription-loop-test")
 
     /// Whether `condition` comes to hold. The loop asks the schedule: `scheduleWaitLimit`.
     func eventually(_ condition: () async throws -> Bool) async rethrows -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import Support
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -54,6 +55,13 @@ struct PageBox {
 
     func stop() { _ = try? tmux("kill-server") }
 
+    /// Runs `work` (a browser, a flood: seconds of waiting) on a thread of its own, not one of
+    /// the few that the other tests' tasks share.
+    static func offThePool<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        guard let result = await onThread(named: "page-test", { Result { try work() } }) else { throw POSIXError(.EAGAIN) }
+        return try result.get()
+    }
+
     /// A port nothing listens on now.
     static func freePort() throws -> Int {
         let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -75,7 +83,7 @@ struct PageBox {
     .program("/usr/bin/tmux"), .program("/usr/bin/chromium"), .program("/usr/bin/chromedriver"), .program("/usr/bin/python3"),
 ]))
 struct CarerPageBrowserTests {
-    @Test func aCarerUsesThePageFromAPhone() throws {
+    @Test func aCarerUsesThePageFromAPhone() async throws {
         let box = try PageBox()
         let short = try box.setPassword("short")
         #expect(short.status == 1 && short.errors.contains("at least 8 characters"), "\(short.errors)")
@@ -88,8 +96,9 @@ struct CarerPageBrowserTests {
         let (port, socket, binary) = (box.port, box.socket, CommandLineTests.binary)
         let shots = ProcessInfo.processInfo.environment["MARQUEE_PAGE_SHOTS"] ?? box.folder.path
         let script = CommandLineTests.root.appendingPathComponent("Tests/EndToEndTests/Fixtures/page_browser.py").path
-        let browser = try CommandLineTests.run("/usr/bin/python3", [script, "http://127.0.0.1:\(port)", PageBox.password, shots,
-                                                                    binary, socket])
+        let browser = try await PageBox.offThePool {
+            try CommandLineTests.run("/usr/bin/python3", [script, "http://127.0.0.1:\(port)", PageBox.password, shots, binary, socket])
+        }
         #expect(browser.status == 0, "\(browser.errors.suffix(2000))")
         let line = try #require(browser.output.split(separator: "\n").last, "\(browser.errors.suffix(2000))")
         let seen = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -135,16 +144,17 @@ struct CarerPageNetworkTests {
     @discardableResult
     private func ip(_ arguments: String...) throws -> CommandLineTests.Run { try CommandLineTests.run("/usr/sbin/ip", arguments) }
 
-    /// The resident memory of the process listening on `port`, in MB.
-    private func residentMB(listeningOn port: Int) throws -> Double {
-        let owner = try CommandLineTests.run("/bin/sh", ["-c", "ss -Hltnp 'sport = :\(port)' | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2"])
-        let pid = owner.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    /// The resident memory of the box's `marquee run`, in MB.
+    private func residentMB(of box: PageBox) throws -> Double {
+        // The program itself, not the shell tmux started it from.
+        let found = try CommandLineTests.run("/usr/bin/pgrep", ["-f", "^\(CommandLineTests.binary) run --config \(box.configuration)"])
+        let pid = try #require(found.output.split(separator: "\n").first, "no marquee run for \(box.configuration)")
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-        return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        return (Double(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
     }
 
-    @Test func aPublicAddressIsRefusedAndCarersCostLittle() throws {
+    @Test func aPublicAddressIsRefusedAndCarersCostLittle() async throws {
         let box = try PageBox(host: "0.0.0.0")
         #expect(try box.setPassword().status == 0)
         try box.start()
@@ -174,14 +184,16 @@ struct CarerPageNetworkTests {
         #expect(home.output == "200")
 
         // Five carers signed in, each following "Now" for five seconds.
-        let idle = try residentMB(listeningOn: box.port)
+        let idle = try residentMB(of: box)
         let follow = (1...5).map { carer in
             "c=\(box.folder.path)/carer\(carer); curl -s -c $c -b $c -o /dev/null --data-urlencode "
                 + "\"password=\(PageBox.password)\" http://127.0.0.1:\(box.port)/login && "
                 + "curl -s -N -m 5 -b $c http://127.0.0.1:\(box.port)/events > \(box.folder.path)/events\(carer)"
         }.map { "( \($0) ) &" }.joined(separator: " ")
-        let watching = try CommandLineTests.run("/bin/sh", ["-c", follow + " sleep 3; ss -Htn state established '( sport = :\(box.port) )' | wc -l; wait"])
-        let busy = try residentMB(listeningOn: box.port)
+        let watching = try await PageBox.offThePool {
+            try CommandLineTests.run("/bin/sh", ["-c", follow + " sleep 3; ss -Htn state established '( sport = :\(box.port) )' | wc -l; wait"])
+        }
+        let busy = try residentMB(of: box)
         print("the carer's page: the daemon's memory \(idle) MB with the page idle, \(busy) MB with 5 carers following it")
         #expect(Int(watching.output.split(separator: "\n").first ?? "") == 5, "\(watching.output)")
         for carer in 1...5 {
@@ -202,7 +214,7 @@ struct CarerPageNetworkTests {
     /// Forty slow clients holding connections open, 500 connections at once, a 100 MB form: a
     /// carer is still answered, every one of the 500 is, the form is refused unread, and the
     /// display's frames keep their deadlines throughout (the page has threads of its own).
-    @Test func hostileClientsLeaveTheDisplayAlone() throws {
+    @Test func hostileClientsLeaveTheDisplayAlone() async throws {
         // 30 columns: the examples' messages are wider, so the text moves and frames are drawn.
         let box = try PageBox(columns: 30)
         #expect(try box.setPassword().status == 0)
@@ -211,13 +223,13 @@ struct CarerPageNetworkTests {
         // The text moves: frames have been drawn, with their lateness, before the clients come.
         #expect(try waitUntil { try lateness(box)["p99"] != nil })
         let before = try lateness(box)
-        let idle = try residentMB(listeningOn: box.port)
+        let idle = try residentMB(of: box)
         let script = CommandLineTests.root.appendingPathComponent("Tests/EndToEndTests/Fixtures/page_flood.py").path
-        let flood = try CommandLineTests.run("/usr/bin/python3", [script, "127.0.0.1", String(box.port)])
+        let flood = try await PageBox.offThePool { try CommandLineTests.run("/usr/bin/python3", [script, "127.0.0.1", String(box.port)]) }
         let line = try #require(flood.output.split(separator: "\n").last, "\(flood.errors.suffix(2000))")
         let seen = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let after = try lateness(box)
-        let busy = try residentMB(listeningOn: box.port)
+        let busy = try residentMB(of: box)
         print("the carer's page under hostile clients:", line, "frame lateness before \(before), after \(after);",
               "memory \(idle) MB before, \(busy) MB after")
         #expect(seen["slowOpened"] as? Int == 40)
