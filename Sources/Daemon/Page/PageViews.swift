@@ -33,10 +33,9 @@ struct PageNow: Codable, Sendable, Equatable {
         if report.paused { states.append(words.paused) }
         if report.sound?.muted == true { states.append(words.muted) }
         if let screen = report.screen {
-            func clock(_ rfc3339: String?) -> String { rfc3339.map { String($0.dropFirst(11).prefix(5)) } ?? "?" }
             switch screen.state {
             case .on: break
-            case .dark: states.append("\(words.darkUntil) \(clock(screen.darkUntil)).")
+            case .dark: states.append("\(words.darkUntil) \(ScreenStatus.clock(screen.darkUntil)).")
             case .lit: states.append("\(words.litFor) \(screen.litBecause ?? "").")
             }
         }
@@ -164,7 +163,7 @@ enum PageViews {
                 + rows.map { row in
                     let when = row.trigger.dropFirst(5).prefix(11).replacing("T", with: " ")
                     var became = words.outcome(row.outcome)
-                    if let by = row.acknowledgedBy { became += " (\(words.by) \(by), \(row.at.dropFirst(11).prefix(5)))" }
+                    if let by = row.acknowledgedBy { became += " (\(words.by) \(by), \(ScreenStatus.clock(row.at)))" }
                     if let why = row.why { became += ": \(why)" }
                     return "<tr class=\"\(escaped(row.outcome.replacing(" ", with: "-")))\"><td>\(escaped(String(when)))</td>"
                         + "<td>\(escaped(row.text))</td><td>\(escaped(became))</td></tr>"

@@ -94,10 +94,13 @@ package struct ScreenStatus: Codable, Sendable, Hashable {
         self.darkBy = darkBy
     }
 
+    /// The local clock time of an RFC 3339 time ("06:30"; "?" for none), as a carer reads it.
+    package static func clock(_ rfc3339: String?) -> String { rfc3339.map { String($0.dropFirst(11).prefix(5)) } ?? "?" }
+
     /// "on", "dark until 06:30 (screen_off)", "lit for a reminder until 23:41, then dark until
     /// 06:30 (screen_off)", "lit for a key; screen_off ends at 06:30".
     package var summary: String {
-        func clock(_ rfc3339: String?) -> String { rfc3339.map { String($0.dropFirst(11).prefix(5)) } ?? "?" }
+        let clock = Self.clock
         let lit = "lit for \(litBecause ?? "a while")"
         switch state {
         case .on: return "on"
