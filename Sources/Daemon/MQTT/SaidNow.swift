@@ -34,19 +34,19 @@ struct SaidNow: Sendable {
     }
 
     /// The request in a command's payload, or why it is refused.
-    static func request(from payload: [UInt8]) -> Result<Request, SaidNowError> {
+    static func request(from payload: [UInt8]) -> Result<Request, CarerRefusal> {
         guard payload.count <= 4096 else {
-            return .failure(SaidNowError("a message is at most \(longestText) characters, not \(payload.count) bytes"))
+            return .failure(CarerRefusal("a message is at most \(longestText) characters, not \(payload.count) bytes"))
         }
         guard let text = String(validating: payload, as: UTF8.self) else {
-            return .failure(SaidNowError("the message is not UTF-8 text"))
+            return .failure(CarerRefusal("the message is not UTF-8 text"))
         }
         let request: Request
         if text.first == "{" {
             do {
                 request = try JSONDecoder().decode(Request.self, from: Data(payload))
             } catch {
-                return .failure(SaidNowError(#"not a message: send text, or {"text": "…", "minutes": 30, "colour": "orange"}"#))
+                return .failure(CarerRefusal(#"not a message: send text, or {"text": "…", "minutes": 30, "colour": "orange"}"#))
             }
         } else {
             request = Request(text: text)
@@ -55,27 +55,38 @@ struct SaidNow: Sendable {
     }
 
     /// `request` with its text trimmed, or why it is refused.
-    static func validated(_ request: Request) -> Result<Request, SaidNowError> {
-        let words = request.text.trimmingCharacters(in: " \t\r\n")
-        guard !words.isEmpty else { return .failure(SaidNowError("the message is empty (to clear it, use the clear topic)")) }
+    static func validated(_ request: Request) -> Result<Request, CarerRefusal> {
+        let words: String
+        switch checkedText(request.text) {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(let text): words = text
+        }
+        if let minutes = request.minutes, !(1...1440).contains(minutes) {
+            return .failure(CarerRefusal("minutes must be from 1 to 1440"))
+        }
+        if let colour = request.colour, Colour(css: colour) == nil {
+            return .failure(CarerRefusal("\(colour) is not a colour (a CSS name or #rrggbb)"))
+        }
+        return .success(Request(text: words, minutes: request.minutes, colour: request.colour, speak: request.speak))
+    }
+
+    /// A carer's text, trimmed, as the box shows it: one line of at most `longestText`
+    /// characters, read in the order it is written; or why it cannot be shown.
+    static func checkedText(_ text: String) -> Result<String, CarerRefusal> {
+        let words = text.trimmingCharacters(in: " \t\r\n")
+        guard !words.isEmpty else { return .failure(CarerRefusal("the message is empty (to clear it, use the clear topic)")) }
         guard words.unicodeScalars.count <= longestText else {
-            return .failure(SaidNowError("a message is at most \(longestText) characters, not \(words.unicodeScalars.count)"))
+            return .failure(CarerRefusal("a message is at most \(longestText) characters, not \(words.unicodeScalars.count)"))
         }
         guard !words.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            return .failure(SaidNowError("the message holds control characters (a line break, a tab, an escape); "
+            return .failure(CarerRefusal("the message holds control characters (a line break, a tab, an escape); "
                 + "it is one line of text"))
         }
         guard !words.unicodeScalars.contains(where: isDirectionalFormatting) else {
-            return .failure(SaidNowError("the message holds characters that override the direction of the text "
+            return .failure(CarerRefusal("the message holds characters that override the direction of the text "
                 + "(U+202A–U+202E, U+2066–U+2069): it would read in another order than it is written"))
         }
-        if let minutes = request.minutes, !(1...1440).contains(minutes) {
-            return .failure(SaidNowError("minutes must be from 1 to 1440"))
-        }
-        if let colour = request.colour, Colour(css: colour) == nil {
-            return .failure(SaidNowError("\(colour) is not a colour (a CSS name or #rrggbb)"))
-        }
-        return .success(Request(text: words, minutes: request.minutes, colour: request.colour, speak: request.speak))
+        return .success(words)
     }
 
     /// Shows `request` from `now` for its minutes (replacing the one before); why not, if it failed.
@@ -94,64 +105,23 @@ struct SaidNow: Sendable {
     /// Whether `source` (a message's feed file) is where messages sent now are kept.
     static func isSaidNow(_ source: String) -> Bool { source.hasSuffix("/said/" + fileName) }
 
-    /// One event from `start` to `end`, first in priority, its text escaped and its lines
-    /// folded as RFC 5545 asks.
+    /// One event from `start` to `end`, first in priority.
     static func calendar(_ request: Request, from start: Instant, to end: Instant) -> String {
         var lines = [
-            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//marquee//said now//EN", "BEGIN:VEVENT", "UID:said-now@marquee",
-            "DTSTAMP:" + utc(start), "DTSTART:" + utc(start), "DTEND:" + utc(end), "PRIORITY:1",
-            "SUMMARY:" + escaped(request.text),
+            "BEGIN:VEVENT", "UID:said-now@marquee", "DTSTAMP:" + CalendarText.utc(start), "DTSTART:" + CalendarText.utc(start),
+            "DTEND:" + CalendarText.utc(end), "PRIORITY:1", "SUMMARY:" + CalendarText.escaped(request.text),
             // Typed into the announcement box at once, then on the tape: a carer's message is
             // read now, not after whatever is on the band.
             "X-MARQUEE-EFFECT:typewriter",
         ]
         if let colour = request.colour { lines.append("COLOR:" + colour.trimmingCharacters(in: " \t")) }
         if request.speak == true { lines.append("X-MARQUEE-SPEAK:YES") }
-        lines += ["END:VEVENT", "END:VCALENDAR"]
-        return lines.map(folded).joined(separator: "\r\n") + "\r\n"
-    }
-
-    /// RFC 5545 TEXT: backslash, semicolon and comma escaped, a line break as `\n`.
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\\": result += "\\\\"
-            case ";": result += "\\;"
-            case ",": result += "\\,"
-            case "\n": result += "\\n"
-            case "\r": continue
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
-
-    /// Lines of at most 75 octets, continued with a space, never inside a character.
-    static func folded(_ line: String) -> String {
-        var result = ""
-        var octets = 0
-        for character in line {
-            let size = String(character).utf8.count
-            if octets + size > 75 {
-                result += "\r\n "
-                octets = 1
-            }
-            result.append(character)
-            octets += size
-        }
-        return result
-    }
-
-    /// `20261126T070000Z`: RFC 3339 in UTC without its separators.
-    private static func utc(_ instant: Instant) -> String {
-        String(CivilDateTime(secondsAsUTC: instant.secondsSinceEpoch).rfc3339(utcOffset: 0).prefix(19).filter { $0 != "-" && $0 != ":" })
-            + "Z"
+        return CalendarText.calendar(product: "said now", events: [lines + ["END:VEVENT"]])
     }
 }
 
-/// Why a message sent now is refused.
-struct SaidNowError: Error, Sendable, CustomStringConvertible {
+/// Why what a carer sent (a message now, a written reminder, a recording) is refused: words the carer reads.
+struct CarerRefusal: Error, Sendable, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
