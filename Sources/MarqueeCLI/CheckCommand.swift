@@ -45,7 +45,15 @@ struct CheckCommand: AsyncParsableCommand {
     private func check() async throws -> Bool {
         let configuration = try feedOptions.configurationFile()
         var options = feedOptions
-        if !paths.isEmpty { options.feeds = paths }
+        if !paths.isEmpty {
+            options.feeds = paths
+        } else if options.feeds.isEmpty, let state = configuration.stateDirectory {
+            // The reminders a carer wrote on the page are judged like any calendar.
+            let written = WrittenCalendar(stateFolder: state).folder + "/" + WrittenCalendar.fileName
+            if access(written, F_OK) == 0 {
+                options.feeds = [configuration.feeds ?? defaultFeeds] + configuration.subscriptions + [written]
+            }
+        }
         // Read once, for now and the year ahead whose characters are checked.
         let loaded = try await options.openFeeds(
             configuration: configuration, at: nil, reportProblems: false, subscriptionFolder: nil, fetchNow: true,

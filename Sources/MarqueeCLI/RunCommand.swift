@@ -118,8 +118,9 @@ struct RunCommand: AsyncParsableCommand {
         configuration.version = marqueeVersion
         configuration.sound = file.soundSettings(language: feedOptions.words(file).locale)
         configuration.television = .init(adapter: file.cec ?? .auto, reclaimsInput: file.reclaimInput ?? true)
-        // The carer's page keeps its password in the state folder; a preview (--at) serves none.
-        if at == nil, let folder = stateDirectory,
+        // The carer's page keeps its password in the state folder; a preview (--at) serves it
+        // only where the configuration names `web_listen` (not on the running box's 8080).
+        if at == nil || file.webListen != nil, let folder = stateDirectory,
            let (host, port) = ConfigurationKey.listenAddress(file.webListen ?? ConfigurationKey.defaultListen) {
             configuration.page = PageSettings(host: host, port: port, peers: file.webPeers ?? .home,
                                               passwordFile: folder + "/" + PagePassword.fileName,

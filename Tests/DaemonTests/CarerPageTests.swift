@@ -123,7 +123,8 @@ struct CarerPageTests {
         let page = CarerPage(settings: PageSettings(host: "127.0.0.1", port: 0, peers: .home,
                                                     passwordFile: folder.path + "/page-password", language: "en",
                                                     version: "9.9.9", stateFolder: folder.path),
-                             state: state, desk: desk, pictures: nil, clock: clock, log: log)
+                             state: state, desk: desk, written: WrittenCalendar(stateFolder: folder.path), pictures: nil,
+                             clock: clock, log: log)
         let port = Mutex(0)
         let server = Task { try await page.serve { listening in port.withLock { $0 = listening } } }
         // On a thread of its own, as curl runs: a test elsewhere that blocks the threads tasks
@@ -251,6 +252,86 @@ struct CarerPageTests {
         #expect(lines.contains("the page: pause by the carer from 127.0.0.1"))
         #expect(lines.contains("the page: show \"Anna is coming at 3\" by the carer from 127.0.0.1"))
         #expect(!lines.contains("a carer's secret"))
+    }
+
+    /// One second of a 300 Hz tone as the page's script sends a recording: WAV, 16 kHz, one channel.
+    private func toneWAV(seconds: Double = 1) -> Data {
+        let count = Int(16_000 * seconds)
+        var bytes = Data("RIFF".utf8)
+        func word(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+        func half(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+        word(UInt32(36 + count * 2))
+        bytes.append(contentsOf: Array("WAVEfmt ".utf8))
+        word(16); half(1); half(1); word(16_000); word(32_000); half(2); half(16)
+        bytes.append(contentsOf: Array("data".utf8))
+        word(UInt32(count * 2))
+        for index in 0..<count {
+            half(UInt16(bitPattern: Int16(8_000 * sin(2 * Double.pi * 300 * Double(index) / 16_000))))
+        }
+        return bytes
+    }
+
+    /// A carer writes a daily reminder with a recorded voice, sees it listed, and removes it:
+    /// the box's calendar and the recording follow; what is not a recording, a recording too
+    /// large, a change without its token and a made-up name are refused.
+    @Test func aCarerWritesARemindersWithTheirVoice() async throws {
+        let written = WrittenCalendar(stateFolder: folder.path)
+        let sound = folder.path + "/tone.wav", garbage = folder.path + "/garbage.wav", huge = folder.path + "/huge.wav"
+        try toneWAV().write(to: URL(fileURLWithPath: sound))
+        try Data(repeating: 0x41, count: 4_000).write(to: URL(fileURLWithPath: garbage))
+        try Data(repeating: 0, count: 11 << 20).write(to: URL(fileURLWithPath: huge))
+        try await serving { base in
+            _ = try await curl(["--data-urlencode", "password=a carer's secret", base + "/login"])
+            let page = try await curl([base + "/write"])
+            #expect(page.status == 200 && page.body.contains("None yet") && page.body.contains("value=\"2026-11-29\""))
+            let token = try #require(changeToken(in: page.body))
+            func recording(_ file: String, token: String) async throws -> Answer {
+                try await curl(["-H", "X-Marquee-Token: \(token)", "-H", "Content-Type: audio/wav", "--data-binary", "@" + file,
+                                base + "/recording"])
+            }
+            #expect(try await recording(sound, token: "forged").status == 403)
+            let refused = try await recording(garbage, token: token)
+            #expect(refused.status == 400 && refused.body.contains("\"error\"") && refused.body.contains("cannot be played"))
+            #expect(try await recording(huge, token: token).status == 413)
+            let taken = try await recording(sound, token: token)
+            #expect(taken.status == 200 && taken.body == "{\"seconds\":1}", "\(taken.body)")
+
+            let fields = ["-d", "repetition=daily", "-d", "time=08:30", "-d", "day=2026-11-29", "-d", "minutes=20", "-d", "heard=on",
+                          "-d", "voice=new", "--data-urlencode", "text=Pills at half past, Anna"]
+            #expect(try await curl(["-d", "token=forged"] + fields + [base + "/write"]).status == 403)
+            let kept = try await curl(["-d", "token=\(token)"] + fields + [base + "/write"])
+            #expect(kept.status == 303 && kept.headers["location"] == "/write")
+            let listed = try await curl([base + "/write"])
+            #expect(listed.body.contains("The reminder is kept.") && listed.body.contains("Pills at half past, Anna")
+                && listed.body.contains("Every day, 2026-11-29 08:30") && listed.body.contains("It plays your recorded voice."))
+            let reminder = try #require(try written.reminders().get().first)
+            let voice = try #require(reminder.recording)
+            let calendar = try String(contentsOfFile: written.folder + "/" + WrittenCalendar.fileName, encoding: .utf8)
+            #expect(calendar.contains("RRULE:FREQ=DAILY") && calendar.contains("DTSTART:20261129T083000")
+                && calendar.contains("ATTACH:\(voice)"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: written.folder + "/" + voice)) == toneWAV())
+
+            // A name the box did not give writes nothing outside: it is a new reminder.
+            let strange = try await curl(["-d", "token=\(token)", "-d", "id=../../../etc/passwd", "-d", "repetition=once",
+                                          "-d", "day=2026-11-30", "-d", "time=", "-d", "text=Tea"] + [base + "/write"])
+            #expect(strange.status == 303)
+            #expect(try written.reminders().get().map(\.id).allSatisfy { !$0.contains("/") && $0.count == 16 })
+            let wrong = try await curl(["-d", "token=\(token)", "-d", "repetition=weekly", "-d", "day=2026-11-30", "-d", "time=09:00",
+                                        "-d", "text=Club", base + "/write"])
+            #expect(wrong.status == 400 && wrong.body.contains("at least one day of the week") && wrong.body.contains("value=\"Club\""))
+
+            for id in try written.reminders().get().map(\.id) {
+                #expect(try await curl(["-d", "token=\(token)", "-d", "id=\(id)", "-d", "remove=on", base + "/write"]).status == 303)
+            }
+            #expect(try await curl([base + "/write"]).body.contains("None yet"))
+            #expect(!FileManager.default.fileExists(atPath: written.folder + "/" + WrittenCalendar.fileName))
+            #expect(!FileManager.default.fileExists(atPath: written.folder + "/" + voice))
+        }
+        journal.fileHandleForWriting.closeFile()
+        let lines = String(decoding: journal.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(lines.contains("the page: reminder \"Pills at half past, Anna\" added by the carer from 127.0.0.1, with a recorded voice"))
+        #expect(lines.contains("the page: reminder \"Tea\" removed by the carer from 127.0.0.1"))
+        #expect(lines.contains("the page: a recording from 127.0.0.1 was refused"))
     }
 
     @Test func wrongPasswordsLockTheAddressOut() async throws {

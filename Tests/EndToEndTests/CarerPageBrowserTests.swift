@@ -24,8 +24,14 @@ struct PageBox {
     var configuration: String { folder.path + "/marquee.toml" }
     var journal: String { (try? String(contentsOfFile: folder.path + "/journal", encoding: .utf8)) ?? "" }
 
-    init(host: String = "127.0.0.1", columns: Int = 100) throws {
+    /// Where what the box plays is kept (ALSA's file PCM).
+    var played: String { folder.path + "/played.wav" }
+    /// `marquee run`'s clock starts here (nil: the system's).
+    let startsAt: String?
+
+    init(host: String = "127.0.0.1", columns: Int = 100, startsAt: String? = nil) throws {
         self.columns = columns
+        self.startsAt = startsAt
         folder = try TemporaryFolder()
         let state = folder.path + "/state"
         #expect(mkdir(state, 0o750) == 0)
@@ -35,6 +41,7 @@ struct PageBox {
             state_dir = "\(state)"
             socket = "\(folder.path)/marquee.sock"
             web_listen = "\(host):\(port)"
+            sound_device = "file:FILE=\(folder.path)/played.wav,FORMAT=wav"
             """.write(toFile: folder.path + "/marquee.toml", atomically: true, encoding: .utf8)
     }
 
@@ -47,7 +54,8 @@ struct PageBox {
     /// Starts the display; returns once the status says where the page is served.
     func start() throws {
         try tmux("new-session", "-d", "-s", "t", "-x", String(columns), "-y", "30",
-                 "TZ=Europe/Berlin \(CommandLineTests.binary) run --config \(configuration) 2>\(folder.path)/journal; sleep 60")
+                 "TZ=Europe/Berlin \(CommandLineTests.binary) run --config \(configuration)"
+                    + (startsAt.map { " --at \($0)" } ?? "") + " 2>\(folder.path)/journal; sleep 60")
         #expect(try waitUntil(within: .seconds(60)) {
             try CommandLineTests.marquee("status", "--socket", socket).output.contains("page: http://")
         })
@@ -132,6 +140,66 @@ struct CarerPageBrowserTests {
         #expect(journal.contains("the page: a wrong password from 127.0.0.1"))
         #expect(journal.contains("the page: pause by the carer from 127.0.0.1"))
         #expect(!journal.contains("Anna's carer 2026"), "the password is never said")
+    }
+}
+
+/// A carer writes a daily reminder on the page in chromium and records it in their own voice
+/// (Chromium's fake microphone: a 300 Hz tone into MediaRecorder); at its minute the box plays
+/// the chime and then that recording (ALSA's file PCM, looked into).
+@Suite(.serialized, .tier(.live, needs: [
+    .program("/usr/bin/tmux"), .program("/usr/bin/chromium"), .program("/usr/bin/chromedriver"), .program("/usr/bin/python3"),
+]))
+struct CarerPageVoiceTests {
+    /// The longest run of 50 ms windows whose zero crossings say a tone of `hertz` (±5 %), in seconds.
+    static func longestTone(of hertz: Double, in path: String) throws -> Double {
+        let clip = try readWAV(path)
+        let window = clip.sampleRate / 20
+        var longest = 0, run = 0
+        for start in stride(from: 0, to: clip.samples.count - window, by: window) {
+            let part = clip.samples[start..<start + window]
+            let crossings = zip(part, part.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count
+            let loud = part.map { abs(Int($0)) }.max() ?? 0 > 1_000
+            let tone = Double(crossings) * 10
+            run = loud && abs(tone - hertz) <= hertz * 0.05 ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        return Double(longest) / 20
+    }
+
+    @Test func aReminderWrittenInTheCarersVoiceIsHeardAtItsMinute() async throws {
+        // Monday 30 November 2026, half a minute before nine in Berlin.
+        let box = try PageBox(startsAt: "2026-11-30T08:59:30")
+        #expect(try box.setPassword().status == 0)
+        try box.start()
+        defer { box.stop() }
+        let port = box.port
+        let shots = ProcessInfo.processInfo.environment["MARQUEE_PAGE_SHOTS"] ?? box.folder.path
+        let script = CommandLineTests.root.appendingPathComponent("Tests/EndToEndTests/Fixtures/page_write.py").path
+        let out = box.folder.path
+        let browser = try await PageBox.offThePool {
+            try CommandLineTests.run("/usr/bin/python3", [script, "http://127.0.0.1:\(port)", PageBox.password, out, "2026-11-30", "09:00"])
+        }
+        if shots != out {
+            for shot in ["page-write-360.png", "page-written-360.png"] { _ = try? FileManager.default.copyItem(atPath: out + "/" + shot, toPath: shots + "/" + shot) }
+        }
+        #expect(browser.status == 0, "\(browser.errors.suffix(2000))")
+        let line = try #require(browser.output.split(separator: "\n").last, "\(browser.errors.suffix(2000))")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        print("writing a reminder on the page in chromium:", line)
+        #expect(seen["emptyList"] as? Bool == true && seen["recorderOffered"] as? Bool == true)
+        #expect((2.0...3.5).contains(seen["recordedSeconds"] as? Double ?? 0), "\(seen)")
+        #expect(seen["notice"] as? String == "The reminder is kept.")
+        #expect((seen["listed"] as? String)?.contains("Pills now, Anna: listen to me") == true)
+        #expect((seen["listed"] as? String)?.contains("It plays your recorded voice.") == true)
+        #expect(seen["horizontalScroll"] as? Bool == false && (seen["smallestTarget"] as? Double ?? 0) >= 44)
+
+        // At nine (on the box's clock, begun at 08:59:30): the chime, then the carer's voice.
+        let played = box.played
+        #expect(try await PageBox.offThePool {
+            waitUntil(within: .seconds(90)) { (try? Self.longestTone(of: 300, in: played)) ?? 0 >= 1.5 }
+        }, "the recording was not heard: \(box.journal.suffix(1500))")
+        print("the carer's recorded voice, heard: \(try Self.longestTone(of: 300, in: played)) s of its 300 Hz tone")
+        #expect(box.journal.contains("the page: reminder \"Pills now, Anna: listen to me\" added by the carer from 127.0.0.1, with a recorded voice"))
     }
 }
 

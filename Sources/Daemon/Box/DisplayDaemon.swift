@@ -156,12 +156,18 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
             + "\(ControlSocket.userFolder(in: "/tmp")) can be used; `marquee status` cannot reach this display")
     }
     if server != nil, let path = configuration.socket.path { log.log(.notice, "status socket: \(path)") }
-    let configuration = said.map { said in
+    // And the reminders a carer wrote on the page, a calendar of the box's own beside them.
+    let written = configuration.stateDirectory.map(WrittenCalendar.init(stateFolder:))
+    var withOwnFeeds = configuration
+    if let said, let written {
         _ = mkdir(said.folder, 0o750)
-        var withSaid = configuration
-        withSaid.feeds.paths.append(said.folder)
-        return withSaid
-    } ?? configuration
+        _ = mkdir(written.folder, 0o750)
+        if access(written.database, F_OK) == 0, let problem = written.publish(at: clock.wallTime().instant) {
+            log.tell(.warning, "the carer's written reminders: \(problem)")
+        }
+        withOwnFeeds.feeds.paths += [said.folder, written.folder]
+    }
+    let configuration = withOwnFeeds
     let wall = clock.wallTime()
     // The screen's picture, drawn once for the broker and the carer's page.
     let pictures = configuration.mqtt == nil && configuration.page == nil ? nil : ScreenPictures(
@@ -188,7 +194,7 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
     let box = BoxParts(configuration: configuration, mailbox: mailbox, state: state, log: log, clock: clock)
     let read = Completion()
     for part in box.parts(schedule: schedule, server: server, read: read, recordings: recordings, pictures: pictures,
-                          said: said, television: television) {
+                          said: said, written: written, television: television) {
         parts.start(part)
     }
     let first = await startReading(configuration, service: schedule, read: read, at: wall.instant, mailbox: mailbox, log: log)
@@ -225,7 +231,7 @@ private struct BoxParts {
 
     /// - Parameter read: finished when the feeds were first read (the fetching waits for it).
     func parts(schedule: ScheduleService, server: ControlServer?, read: Completion, recordings: FetchedRecordings?,
-               pictures: ScreenPictures?, said: SaidNow?, television: Television?) -> [RunningPart] {
+               pictures: ScreenPictures?, said: SaidNow?, written: WrittenCalendar?, television: Television?) -> [RunningPart] {
         let (mailbox, state, log, clock, configuration) = (mailbox, state, log, clock, configuration)
         var parts: [RunningPart] = [
             RunningPart("answer the display's questions to the schedule", otherwise: "the display keeps what it shows",
@@ -292,7 +298,8 @@ private struct BoxParts {
             let desk = ControlDesk(state: state, mailbox: mailbox, checkConfiguration: configuration.checkConfiguration,
                                    said: said, ledger: configuration.stateDirectory.map(ReminderLedger.path(inStateFolder:)),
                                    clock: clock)
-            let carerPage = CarerPage(settings: page, state: state, desk: desk, pictures: pictures, clock: clock, log: log)
+            let carerPage = CarerPage(settings: page, state: state, desk: desk, written: written, pictures: pictures, clock: clock,
+                                      log: log)
             parts.append(RunningPart("serve the carer's page on \(page.address)", otherwise: "the carer's page cannot be opened") {
                 try await carerPage.run()
             })

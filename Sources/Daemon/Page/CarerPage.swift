@@ -1,6 +1,7 @@
 import Dispatch
 import Hummingbird
 import HummingbirdCore
+import Ledger
 import Logging
 import Schedule
 import Support
@@ -8,6 +9,11 @@ import Synchronization
 
 #if canImport(Glibc)
     import Glibc
+#endif
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
 #endif
 
 /// Where and to whom the carer's page is served (`web_listen`, `web_peers`), and where its
@@ -46,7 +52,7 @@ struct PageContext: RequestContext {
         peer = source.channel.remoteAddress?.ipAddress
     }
 
-    var maxUploadSize: Int { CarerPage.largestForm }
+    var maxUploadSize: Int { WrittenCalendar.largestRecording }
 }
 
 /// The carer's page: served by the daemon as one of its running parts (Hummingbird, on
@@ -68,6 +74,8 @@ final class CarerPage: Sendable {
     private let settings: PageSettings
     private let state: DisplayState
     private let desk: ControlDesk
+    /// The carer's written reminders (nil: no state folder keeps them).
+    private let written: WrittenCalendar?
     private let pictures: ScreenPictures?
     private let clock: any BoxClock
     private let log: EventLog?
@@ -75,11 +83,12 @@ final class CarerPage: Sendable {
     private let sessions = PageSessions()
     private let throttle = Mutex(LoginThrottle())
 
-    init(settings: PageSettings, state: DisplayState, desk: ControlDesk, pictures: ScreenPictures?, clock: any BoxClock,
-         log: EventLog?) {
+    init(settings: PageSettings, state: DisplayState, desk: ControlDesk, written: WrittenCalendar?, pictures: ScreenPictures?,
+         clock: any BoxClock, log: EventLog?) {
         self.settings = settings
         self.state = state
         self.desk = desk
+        self.written = written
         self.pictures = pictures
         self.clock = clock
         self.log = log
@@ -185,6 +194,12 @@ final class CarerPage: Sendable {
                                                       problems: state.errors(atMost: 20) + state.warnings(atMost: 20))))
         }
         router.post("act") { [self] request, context in try await act(request, context: context) }
+        router.get("write") { [self] request, _ in
+            guard let session = session(of: request) else { return Self.redirect(to: "/") }
+            return writePage(session, editing: request.uri.queryParameters["edit"].map(String.init))
+        }
+        router.post("write") { [self] request, context in try await write(request, context: context) }
+        router.post("recording") { [self] request, context in try await receiveRecording(request, context: context) }
         return router
     }
 
@@ -241,12 +256,7 @@ final class CarerPage: Sendable {
     /// A carer's button: checked against the session's change token, carried out by the
     /// control desk, said in the journal.
     private func act(_ request: Request, context: PageContext) async throws -> Response {
-        guard let session = session(of: request) else { return Response(status: .unauthorized) }
-        let form = try await Self.form(ActionForm.self, of: request, context: context)
-        guard tokensMatch(form.token, session.changeToken) else {
-            log?.log(.warning, "the page: a change without its token from \(context.peer ?? "?") was refused")
-            return Response(status: .forbidden)
-        }
+        let (session, form) = try await change(ActionForm.self, of: request, context: context)
         let kinds: [String: ControlRequest.Kind] = [
             "ack": .acknowledge, "mute": .mute, "unmute": .unmute, "wake": .wake, "pause": .pause, "resume": .resume,
             "show": .show, "clear": .clear,
@@ -257,6 +267,93 @@ final class CarerPage: Sendable {
         log?.log(.notice, "the page: \(what) by the carer from \(context.peer ?? "?")" + (reply.error.map { " refused: \($0)" } ?? ""))
         sessions.note(session.token, reply.ok ? words.done : reply.error ?? "")
         return Self.redirect(to: "/")
+    }
+
+    /// The written reminders, and the form (a new reminder, or the one being changed).
+    private func writePage(_ session: PageSessions.Session, editing: String?, problem: String? = nil,
+                           form: WrittenCalendar.Form? = nil) -> Response {
+        let kept = written?.reminders()
+        let reminders = (try? kept?.get()) ?? []
+        let today = ZonedTime(instant: clock.wallTime().instant, utcOffset: state.utcOffset).wallClock.date.rfc3339
+        var trouble = problem
+        if written == nil {
+            trouble = words.noStateFolder
+        } else if case .failure(let failure)? = kept {
+            trouble = trouble ?? failure.description
+        }
+        return html(PageViews.write(words, reminders, editing: reminders.first { $0.id == editing }, form: form, today: today,
+                                    changeToken: session.changeToken, problem: trouble,
+                                    notice: sessions.takeNotice(session.token)),
+                    status: problem == nil ? .ok : .badRequest)
+    }
+
+    /// A reminder written or changed (or removed) in the form: judged, kept, published as the
+    /// box's calendar, said in the journal.
+    private func write(_ request: Request, context: PageContext) async throws -> Response {
+        let (session, form) = try await change(WriteForm.self, of: request, context: context)
+        guard let written else { return writePage(session, editing: nil, problem: words.noStateFolder) }
+        let peer = context.peer ?? "?"
+        let now = clock.wallTime().instant
+        let kept = (try? written.reminders().get()) ?? []
+        let before = form.id.flatMap { id in kept.first { $0.id == id } }
+        if form.remove == "on", let before {
+            if let problem = written.remove(before.id, at: now) { return writePage(session, editing: nil, problem: problem) }
+            log?.log(.notice, "the page: reminder \"\(before.text)\" removed by the carer from \(peer)")
+            sessions.note(session.token, words.done)
+            return Self.redirect(to: "/write")
+        }
+        let id = before?.id ?? String(PageSessions.randomToken().prefix(16))
+        let recorded = form.voice == "new" ? sessions.takeRecording(of: session.token) : nil
+        let recording = recorded != nil ? WrittenCalendar.recordingName(of: id)
+            : form.voice == "keep" && form.dropvoice != "on" ? before?.recording : nil
+        let typed = form.typed
+        switch WrittenCalendar.reminder(typed, id: id, recording: recording, at: now) {
+        case .failure(let refusal):
+            if let recorded { sessions.hold(recording: recorded, for: session.token, at: now.secondsSinceEpoch) }
+            return writePage(session, editing: before?.id, problem: refusal.description, form: typed)
+        case .success(let reminder):
+            if let problem = written.keep(reminder, recorded: recorded, at: now) {
+                return writePage(session, editing: before?.id, problem: problem, form: typed)
+            }
+            log?.log(.notice, "the page: reminder \"\(reminder.text)\" \(before == nil ? "added" : "changed") by the carer from \(peer)"
+                + (recorded == nil ? "" : ", with a recorded voice"))
+            sessions.note(session.token, words.kept)
+            return Self.redirect(to: "/write")
+        }
+    }
+
+    /// A voice recorded in the browser (WAV, made there from what MediaRecorder or the phone's
+    /// recorder gave): judged as the box plays it and held for the session's next reminder.
+    private func receiveRecording(_ request: Request, context: PageContext) async throws -> Response {
+        guard let session = session(of: request) else { throw HTTPError(.unauthorized) }
+        try check(request.headers[.init("X-Marquee-Token")!] ?? "", of: session, context: context)
+        let body = try await request.body.collect(upTo: WrittenCalendar.largestRecording)
+        let bytes = Array(buffer: body)
+        switch WrittenCalendar.judged(recording: bytes) {
+        case .failure(let refusal):
+            log?.log(.notice, "the page: a recording from \(context.peer ?? "?") was refused: \(refusal)")
+            return Self.json(RecordingAnswer(error: refusal.description), status: .badRequest)
+        case .success(let seconds):
+            sessions.hold(recording: bytes, for: session.token, at: clock.wallTime().instant.secondsSinceEpoch)
+            return Self.json(RecordingAnswer(seconds: (seconds * 10).rounded() / 10), status: .ok)
+        }
+    }
+
+    /// A change's session and form: refused (401) without a session, and (403, said in the
+    /// journal) without the session's change token.
+    private func change<Form: ChangeForm>(_ type: Form.Type, of request: Request, context: PageContext) async throws
+        -> (PageSessions.Session, Form) {
+        guard let session = session(of: request) else { throw HTTPError(.unauthorized) }
+        let form = try await Self.form(type, of: request, context: context)
+        try check(form.token, of: session, context: context)
+        return (session, form)
+    }
+
+    private func check(_ token: String, of session: PageSessions.Session, context: PageContext) throws {
+        guard tokensMatch(token, session.changeToken) else {
+            log?.log(.warning, "the page: a change without its token from \(context.peer ?? "?") was refused")
+            throw HTTPError(.forbidden)
+        }
     }
 
     private func session(of request: Request) -> PageSessions.Session? {
@@ -277,6 +374,18 @@ final class CarerPage: Sendable {
         Response(status: .ok, headers: [.contentType: type, .cacheControl: "max-age=3600"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
+    /// What the box says of a recording sent to it: its length, or why it was refused.
+    private struct RecordingAnswer: Encodable {
+        var seconds: Double?
+        var error: String?
+    }
+
+    private static func json(_ answer: RecordingAnswer, status: HTTPResponse.Status) -> Response {
+        let text = (try? JSONEncoder().encode(answer)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                        body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
     private static func redirect(to path: String) -> Response {
         Response(status: .seeOther, headers: [.location: path])
     }
@@ -294,13 +403,42 @@ final class CarerPage: Sendable {
         var password: String
     }
 
-    private struct ActionForm: Decodable {
+    /// The written reminder's form: a new one (no `id`), a change, or a removal.
+    private struct WriteForm: ChangeForm {
+        var token: String
+        var id: String?
+        var text: String?
+        var day: String?
+        var time: String?
+        var repetition: String?
+        var MO: String?, TU: String?, WE: String?, TH: String?, FR: String?, SA: String?, SU: String?
+        var minutes: Int?
+        var heard: String?
+        var urgent: String?
+        /// "new": the recording just made; "keep": the one it has; else none.
+        var voice: String?
+        var dropvoice: String?
+        var remove: String?
+
+        var typed: WrittenCalendar.Form {
+            let days = zip(WrittenCalendar.weekdays, [MO, TU, WE, TH, FR, SA, SU]).filter { $0.1 == "on" }.map(\.0)
+            return WrittenCalendar.Form(text: text ?? "", day: day ?? "", time: time ?? "", repetition: repetition ?? "once",
+                                        weekdays: days, minutes: minutes, heard: heard == "on", urgent: urgent == "on")
+        }
+    }
+
+    private struct ActionForm: ChangeForm {
         var token: String
         var action: String
         var text: String?
         var minutes: Int?
         var speak: String?
     }
+}
+
+/// A form that changes something: it carries the session's change token.
+private protocol ChangeForm: Decodable {
+    var token: String { get }
 }
 
 /// Every request passes here first: a peer the settings do not admit is refused before

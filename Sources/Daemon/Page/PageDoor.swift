@@ -92,17 +92,21 @@ struct LoginThrottle {
 /// page elsewhere cannot make the carer's browser change anything. Sessions end after
 /// `lifetime` without use, at sign-out, or when too many are open (the oldest first).
 final class PageSessions: Sendable {
-    struct Session: Sendable, Equatable {
+    struct Session: Sendable {
         let token: String
         /// The token every change must carry.
         let changeToken: String
         var lastUsed: Int64
         /// What the last change came to, shown once on the next page.
         var notice: String?
+        /// A voice the carer recorded, held until the reminder it is for is kept.
+        var recorded: (bytes: [UInt8], at: Int64)?
     }
 
     static let lifetime: Int64 = 12 * 3_600
     static let most = 32
+    /// Sessions holding a recording at once (each up to 10 MB): the oldest recording goes first.
+    static let recordingsHeld = 3
 
     private let sessions = Mutex<[String: Session]>([:])
 
@@ -142,6 +146,23 @@ final class PageSessions: Sendable {
         sessions.withLock { sessions in
             defer { sessions[token]?.notice = nil }
             return sessions[token]?.notice
+        }
+    }
+
+    /// Holds `bytes`, recorded now, for the session's next reminder.
+    func hold(recording bytes: [UInt8], for token: String, at now: Int64) {
+        sessions.withLock { sessions in
+            sessions[token]?.recorded = (bytes, now)
+            let holding = sessions.values.filter { $0.recorded != nil }.sorted { ($0.recorded?.at ?? 0) > ($1.recorded?.at ?? 0) }
+            for session in holding.dropFirst(Self.recordingsHeld) { sessions[session.token]?.recorded = nil }
+        }
+    }
+
+    /// The recording the session holds, taken (nil: none).
+    func takeRecording(of token: String) -> [UInt8]? {
+        sessions.withLock { sessions in
+            defer { sessions[token]?.recorded = nil }
+            return sessions[token]?.recorded?.bytes
         }
     }
 

@@ -1,3 +1,4 @@
+import Ledger
 import Support
 
 #if canImport(Glibc)
@@ -94,6 +95,7 @@ enum PageViews {
     static func document(_ words: PageWords, title: String, signedIn: Bool, body: String) -> String {
         let navigation = signedIn ? """
             <nav><a href="/">\(escaped(words.now))</a> <a href="/reminders">\(escaped(words.reminders))</a>
+            <a href="/write">\(escaped(words.write))</a>
             <a href="/box">\(escaped(words.theBox))</a>
             <form method="post" action="/logout" class="inline"><button>\(escaped(words.signOut))</button></form></nav>
             """ : ""
@@ -174,6 +176,81 @@ enum PageViews {
             \(problem.map { "<p class=\"problem\" role=\"alert\">\(escaped($0))</p>" } ?? "")
             <h2>\(escaped(words.today))</h2>\(table(today))
             <h2>\(escaped(words.lastWeek))</h2>\(table(earlier))
+            """)
+    }
+
+    /// The carer's written reminders, each with its way of coming back, a change and a removal;
+    /// then the form, for a new one or the one being changed (`form`: what was typed, shown
+    /// again with `problem` when it was refused).
+    static func write(_ words: PageWords, _ reminders: [WrittenReminder], editing: WrittenReminder?,
+                      form: WrittenCalendar.Form?, today: String, changeToken: String, problem: String?,
+                      notice: String?) -> String {
+        let token = "<input type=\"hidden\" name=\"token\" value=\"\(escaped(changeToken))\">"
+        let list = reminders.isEmpty ? "<p>\(escaped(words.noneWritten))</p>" : "<ul id=\"written\">" + reminders.map { reminder in
+            var when = words.repetitions[reminder.repetition.rawValue] ?? reminder.repetition.rawValue
+            if reminder.repetition == .weekly {
+                when += ": " + reminder.weekdays.compactMap { WrittenCalendar.weekdays.firstIndex(of: $0).map { words.weekdayNames[$0] } }
+                    .joined(separator: ", ")
+            }
+            when += ", \(reminder.day)" + (reminder.time.map { " \($0)" } ?? "")
+            var marks: [String] = []
+            if reminder.recording != nil { marks.append(words.hasVoice) } else if reminder.heard { marks.append(words.heardAloud) }
+            if reminder.urgent { marks.append(words.urgent) }
+            return "<li><b>\(escaped(reminder.text))</b><br>\(escaped(when))"
+                + marks.map { "<br><small>\(escaped($0))</small>" }.joined()
+                + "<div class=\"row\"><a class=\"button\" href=\"/write?edit=\(escaped(reminder.id))\">\(escaped(words.change))</a>"
+                + "<form method=\"post\" action=\"/write\">\(token)<input type=\"hidden\" name=\"id\" value=\"\(escaped(reminder.id))\">"
+                + "<input type=\"hidden\" name=\"remove\" value=\"on\"><button class=\"quiet\">\(escaped(words.removeIt))</button></form></div></li>"
+        }.joined() + "</ul>"
+        let typed = form ?? editing.map { reminder in
+            WrittenCalendar.Form(text: reminder.text, day: reminder.day, time: reminder.time ?? "", repetition: reminder.repetition.rawValue,
+                                 weekdays: reminder.weekdays, minutes: reminder.minutes, heard: reminder.heard, urgent: reminder.urgent)
+        } ?? WrittenCalendar.Form(text: "", day: today, time: "", repetition: "once", weekdays: [], minutes: 30, heard: true, urgent: false)
+        let repetitions = WrittenReminder.Repetition.allCases.map { repetition in
+            "<option value=\"\(repetition.rawValue)\"\(typed.repetition == repetition.rawValue ? " selected" : "")>"
+                + "\(escaped(words.repetitions[repetition.rawValue] ?? repetition.rawValue))</option>"
+        }.joined()
+        let days = zip(WrittenCalendar.weekdays, words.weekdayNames).map { code, name in
+            "<label class=\"check\"><input type=\"checkbox\" name=\"\(code)\" value=\"on\"\(typed.weekdays.contains(code) ? " checked" : "")> \(escaped(name))</label>"
+        }.joined()
+        func box(_ name: String, _ label: String, _ on: Bool) -> String {
+            "<label class=\"check\"><input type=\"checkbox\" name=\"\(name)\" value=\"on\"\(on ? " checked" : "")> \(escaped(label))</label>"
+        }
+        let keeps = editing?.recording != nil
+        let voice = """
+            <fieldset id="voice" data-token="\(escaped(changeToken))" data-working="\(escaped(words.recordingWorking))" \
+            data-recorded="\(escaped(words.recorded))" data-norecorder="\(escaped(words.noRecorder))">
+            <legend>\(escaped(words.voice))</legend>
+            <input type="hidden" id="voicefield" name="voice" value="\(keeps ? "keep" : "")">
+            \(keeps ? "<p id=\"hasvoice\">\(escaped(words.hasVoice))</p>" : "")
+            <button type="button" id="record" hidden>\(escaped(words.record))</button>
+            <button type="button" id="stop" hidden>\(escaped(words.stopRecording))</button>
+            <label for="voicefile">\(escaped(words.pickRecording))</label>
+            <input id="voicefile" type="file" accept="audio/*" capture>
+            <p id="voicestate" role="status"></p>
+            \(keeps ? box("dropvoice", words.dropVoice, false) : "")
+            </fieldset>
+            """
+        return document(words, title: words.write, signedIn: true, body: """
+            <h1>\(escaped(words.writeHeading))</h1>
+            \(notice.map { "<p class=\"notice\" role=\"status\">\(escaped($0))</p>" } ?? "")
+            \(list)
+            <h2 id="form">\(escaped(editing == nil ? words.newReminder : words.changeReminder))</h2>
+            \(problem.map { "<p class=\"problem\" role=\"alert\">\(escaped($0))</p>" } ?? "")
+            <form method="post" action="/write" id="writeform">\(token)
+            \(editing.map { "<input type=\"hidden\" name=\"id\" value=\"\(escaped($0.id))\">" } ?? "")
+            <label for="text">\(escaped(words.whatItSays))</label>
+            <input id="text" name="text" maxlength="255" required value="\(escaped(typed.text))">
+            <small>\(escaped(words.wordsHint))</small>
+            <label for="day">\(escaped(words.day))</label><input id="day" name="day" type="date" required value="\(escaped(typed.day))">
+            <label for="time">\(escaped(words.time))</label><input id="time" name="time" type="time" value="\(escaped(typed.time))">
+            <label for="repetition">\(escaped(words.repeats))</label><select id="repetition" name="repetition">\(repetitions)</select>
+            <div class="days">\(days)</div>
+            <label for="minutes">\(escaped(words.showsFor))</label>
+            <input id="minutes" name="minutes" type="number" min="1" max="1440" value="\(typed.minutes ?? 30)">
+            \(box("heard", words.heardAloud, typed.heard))\(box("urgent", words.urgent, typed.urgent))
+            \(voice)
+            <button id="save">\(escaped(words.save))</button></form>
             """)
     }
 

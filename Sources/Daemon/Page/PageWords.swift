@@ -51,6 +51,38 @@ struct PageWords: Sendable {
     var days = "days"
     var hours = "hours"
     var minutesShort = "minutes"
+    var write = "Write"
+    var writeHeading = "Reminders written here"
+    var noneWritten = "None yet: write the first below."
+    var newReminder = "A new reminder"
+    var changeReminder = "Change the reminder"
+    var change = "Change"
+    var removeIt = "Remove"
+    var whatItSays = "What it says"
+    var wordsHint = "{age} in a yearly one is the age: “Johnny is {age} today”"
+    var day = "Day"
+    var time = "Time (empty: the whole day)"
+    var repeats = "Repeats"
+    var repetitions: [String: String] = [
+        "once": "Once", "daily": "Every day", "weekdays": "Monday to Friday", "weekly": "Every week on these days",
+        "yearly": "Every year (a birthday)",
+    ]
+    var weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    var showsFor = "Shows for how many minutes"
+    var heardAloud = "Heard: a chime, then the words"
+    var urgent = "Urgent: heard at night too"
+    var voice = "Your own voice"
+    var record = "Record"
+    var stopRecording = "Stop"
+    var pickRecording = "Or choose a recording"
+    var recordingWorking = "Preparing the recording…"
+    var recorded = "Recorded: {s} seconds. It is played instead of the words."
+    var hasVoice = "It plays your recorded voice."
+    var dropVoice = "Remove the recorded voice"
+    var noRecorder = "This browser records only over HTTPS or on the box itself: choose a recording made on the phone."
+    var save = "Keep the reminder"
+    var kept = "The reminder is kept."
+    var noStateFolder = "The box keeps nothing (no state_dir): reminders cannot be written here."
     var outcomes: [String: String] = [:]
 
     /// The words for `language` (a locale such as `de_DE` or `de`).
@@ -113,6 +145,38 @@ struct PageWords: Sendable {
         words.days = "Tagen"
         words.hours = "Stunden"
         words.minutesShort = "Minuten"
+        words.write = "Schreiben"
+        words.writeHeading = "Hier geschriebene Erinnerungen"
+        words.noneWritten = "Noch keine: schreiben Sie die erste unten."
+        words.newReminder = "Eine neue Erinnerung"
+        words.changeReminder = "Die Erinnerung ändern"
+        words.change = "Ändern"
+        words.removeIt = "Entfernen"
+        words.whatItSays = "Was sie sagt"
+        words.wordsHint = "{age} in einer jährlichen ist das Alter: „Johnny wird heute {age}“"
+        words.day = "Tag"
+        words.time = "Uhrzeit (leer: den ganzen Tag)"
+        words.repeats = "Wiederholt sich"
+        words.repetitions = [
+            "once": "Einmal", "daily": "Jeden Tag", "weekdays": "Montag bis Freitag", "weekly": "Jede Woche an diesen Tagen",
+            "yearly": "Jedes Jahr (ein Geburtstag)",
+        ]
+        words.weekdayNames = ["Mo", "Di", "Mi", "Do", "Fr", "Sa", "So"]
+        words.showsFor = "Wird so viele Minuten gezeigt"
+        words.heardAloud = "Zu hören: ein Klang, dann die Worte"
+        words.urgent = "Dringend: auch nachts zu hören"
+        words.voice = "Ihre eigene Stimme"
+        words.record = "Aufnehmen"
+        words.stopRecording = "Stopp"
+        words.pickRecording = "Oder eine Aufnahme wählen"
+        words.recordingWorking = "Die Aufnahme wird vorbereitet …"
+        words.recorded = "Aufgenommen: {s} Sekunden. Sie wird statt der Worte abgespielt."
+        words.hasVoice = "Sie spielt Ihre aufgenommene Stimme."
+        words.dropVoice = "Die aufgenommene Stimme entfernen"
+        words.noRecorder = "Dieser Browser nimmt nur über HTTPS oder am Gerät selbst auf: wählen Sie eine auf dem Telefon gemachte Aufnahme."
+        words.save = "Erinnerung behalten"
+        words.kept = "Die Erinnerung ist gespeichert."
+        words.noStateFolder = "Das Gerät speichert nichts (kein state_dir): hier können keine Erinnerungen geschrieben werden."
         words.outcomes = [
             "sounding": "erklingt", "acknowledged": "bestätigt", "not acknowledged": "nicht bestätigt",
             "missed": "verpasst", "quiet at night": "nachts still", "muted": "stumm", "shown only": "nur gezeigt",
