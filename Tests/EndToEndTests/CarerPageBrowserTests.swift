@@ -128,11 +128,14 @@ struct CarerPageBrowserTests {
         #expect(seen["phoneWidth"] as? Int == 360 && seen["horizontalScroll"] as? Bool == false)
         #expect((seen["smallestTarget"] as? Int ?? 0) >= 44, "targets a finger can hit")
         #expect(seen["remindersHeading"] as? String == "Reminders")
+        let calendars = seen["calendars"] as? String ?? ""
+        #expect(calendars.contains("examples/feeds/birthdays.ics") && calendars.contains("read, 3 events"), "\(calendars)")
+        #expect(seen["calendarsHorizontalScroll"] as? Bool == false)
         #expect((seen["boxVersion"] as? String)?.hasPrefix("marquee 0.") == true && (seen["boxParts"] as? Int ?? 0) > 5)
         #expect(seen["boxHorizontalScroll"] as? Bool == false)
         #expect((seen["pictureAfterSignOut"] as? String)?.contains("401") == true)
         #expect(seen["wideWidth"] as? Int == 1280)
-        for shot in ["page-now-360.png", "page-reminders-360.png", "page-box-360.png", "page-now-1280.png"] {
+        for shot in ["page-now-360.png", "page-reminders-360.png", "page-calendars-360.png", "page-box-360.png", "page-now-1280.png"] {
             let size = (try? FileManager.default.attributesOfItem(atPath: shots + "/" + shot)[.size] as? Int) ?? 0
             #expect(size > 5_000, "\(shot): \(size) bytes")
         }

@@ -194,6 +194,11 @@ final class CarerPage: Sendable {
                                                       problems: state.errors(atMost: 20) + state.warnings(atMost: 20))))
         }
         router.post("act") { [self] request, context in try await act(request, context: context) }
+        router.get("calendars") { [self] request, _ in
+            guard session(of: request) != nil else { return Self.redirect(to: "/") }
+            let report = state.report
+            return html(PageViews.calendars(words, feeds: report.feeds, subscriptions: report.subscriptions))
+        }
         router.get("write") { [self] request, _ in
             guard let session = session(of: request) else { return Self.redirect(to: "/") }
             return writePage(session, editing: request.uri.queryParameters["edit"].map(String.init))
@@ -271,7 +276,7 @@ final class CarerPage: Sendable {
 
     /// The written reminders, and the form (a new reminder, or the one being changed).
     private func writePage(_ session: PageSessions.Session, editing: String?, problem: String? = nil,
-                           form: WrittenCalendar.Form? = nil) -> Response {
+                           form: WrittenCalendar.Form? = nil, holdsVoice: Bool = false) -> Response {
         let kept = written?.reminders()
         let reminders = (try? kept?.get()) ?? []
         let today = ZonedTime(instant: clock.wallTime().instant, utcOffset: state.utcOffset).wallClock.date.rfc3339
@@ -282,7 +287,7 @@ final class CarerPage: Sendable {
             trouble = trouble ?? failure.description
         }
         return html(PageViews.write(words, reminders, editing: reminders.first { $0.id == editing }, form: form, today: today,
-                                    changeToken: session.changeToken, problem: trouble,
+                                    holdsVoice: holdsVoice, changeToken: session.changeToken, problem: trouble,
                                     notice: sessions.takeNotice(session.token)),
                     status: problem == nil ? .ok : .badRequest)
     }
@@ -309,8 +314,9 @@ final class CarerPage: Sendable {
         let typed = form.typed
         switch WrittenCalendar.reminder(typed, id: id, recording: recording, at: now) {
         case .failure(let refusal):
+            // The voice just recorded waits for the corrected form.
             if let recorded { sessions.hold(recording: recorded, for: session.token, at: now.secondsSinceEpoch) }
-            return writePage(session, editing: before?.id, problem: refusal.description, form: typed)
+            return writePage(session, editing: before?.id, problem: refusal.description, form: typed, holdsVoice: recorded != nil)
         case .success(let reminder):
             if let problem = written.keep(reminder, recorded: recorded, at: now) {
                 return writePage(session, editing: before?.id, problem: problem, form: typed)

@@ -25,8 +25,8 @@ enum PageAssets {
         fieldset { margin-top: 1rem; border: 1px solid #8888; border-radius: 0.5rem; }
         .days { display: flex; flex-wrap: wrap; gap: 0 1rem; }
         .days[hidden] { display: none; }
-        #written { list-style: none; padding: 0; }
-        #written li { padding: 0.5rem 0; border-bottom: 1px solid #8888; }
+        #written, ul.list { list-style: none; padding: 0; }
+        #written li, ul.list > li { padding: 0.5rem 0; border-bottom: 1px solid #8888; }
         .row { display: flex; gap: 0.5rem; align-items: center; }
         .row form { flex: 1; margin: 0; }
         a.button { flex: 1; display: inline-flex; justify-content: center; align-items: center; min-height: 48px; margin-top: 0.5rem;

@@ -95,7 +95,7 @@ enum PageViews {
     static func document(_ words: PageWords, title: String, signedIn: Bool, body: String) -> String {
         let navigation = signedIn ? """
             <nav><a href="/">\(escaped(words.now))</a> <a href="/reminders">\(escaped(words.reminders))</a>
-            <a href="/write">\(escaped(words.write))</a>
+            <a href="/write">\(escaped(words.write))</a> <a href="/calendars">\(escaped(words.calendars))</a>
             <a href="/box">\(escaped(words.theBox))</a>
             <form method="post" action="/logout" class="inline"><button>\(escaped(words.signOut))</button></form></nav>
             """ : ""
@@ -181,9 +181,9 @@ enum PageViews {
 
     /// The carer's written reminders, each with its way of coming back, a change and a removal;
     /// then the form, for a new one or the one being changed (`form`: what was typed, shown
-    /// again with `problem` when it was refused).
+    /// again with `problem` when it was refused; `holdsVoice`: with the voice just recorded).
     static func write(_ words: PageWords, _ reminders: [WrittenReminder], editing: WrittenReminder?,
-                      form: WrittenCalendar.Form?, today: String, changeToken: String, problem: String?,
+                      form: WrittenCalendar.Form?, today: String, holdsVoice: Bool, changeToken: String, problem: String?,
                       notice: String?) -> String {
         let token = "<input type=\"hidden\" name=\"token\" value=\"\(escaped(changeToken))\">"
         let list = reminders.isEmpty ? "<p>\(escaped(words.noneWritten))</p>" : "<ul id=\"written\">" + reminders.map { reminder in
@@ -221,7 +221,7 @@ enum PageViews {
             <fieldset id="voice" data-token="\(escaped(changeToken))" data-working="\(escaped(words.recordingWorking))" \
             data-recorded="\(escaped(words.recorded))" data-norecorder="\(escaped(words.noRecorder))">
             <legend>\(escaped(words.voice))</legend>
-            <input type="hidden" id="voicefield" name="voice" value="\(keeps ? "keep" : "")">
+            <input type="hidden" id="voicefield" name="voice" value="\(holdsVoice ? "new" : keeps ? "keep" : "")">
             \(keeps ? "<p id=\"hasvoice\">\(escaped(words.hasVoice))</p>" : "")
             <button type="button" id="record" hidden>\(escaped(words.record))</button>
             <button type="button" id="stop" hidden>\(escaped(words.stopRecording))</button>
@@ -251,6 +251,36 @@ enum PageViews {
             \(box("heard", words.heardAloud, typed.heard))\(box("urgent", words.urgent, typed.urgent))
             \(voice)
             <button id="save">\(escaped(words.save))</button></form>
+            """)
+    }
+
+    /// Each calendar the box reads (a file or folder, and each subscription, its address's
+    /// secrets hidden as the status hides them) with its state, its events, when it was last
+    /// read, and its problems as `marquee check` words them (file and line).
+    static func calendars(_ words: PageWords, feeds: [StatusReport.Feed], subscriptions: [SubscriptionStatus]) -> String {
+        func problems(_ lines: [String]) -> String {
+            lines.isEmpty ? "" : "<ul>" + lines.map { "<li class=\"problem\">\(escaped($0))</li>" }.joined() + "</ul>"
+        }
+        let files = feeds.map { feed in
+            let state = feed.state == "loaded" ? words.calendarRead
+                : feed.lastGoodKept ? words.calendarKeptEarlier : words.calendarUnusable
+            // The box's own calendars by what they are, not by their place in the state folder.
+            let name = SaidNow.isSaidNow(feed.path) ? words.saidNowCalendar
+                : feed.path.hasSuffix("/written/" + WrittenCalendar.fileName) ? words.writtenCalendar : feed.path
+            return "<li><b>\(escaped(name))</b><br>\(escaped(state)), \(feed.events) \(escaped(feed.events == 1 ? words.event : words.events))"
+                + problems(feed.problems) + "</li>"
+        }.joined()
+        let addresses = subscriptions.map { subscription in
+            var said = subscription.lastSuccess.map { "\(words.lastRead) \(ScreenStatus.clock($0))" } ?? words.neverRead
+            if let events = subscription.events { said += ", \(events) \(events == 1 ? words.event : words.events)" }
+            return "<li><b>\(escaped(subscription.address))</b><br>\(escaped(said))"
+                + problems(subscription.error.map { [$0] } ?? []) + "</li>"
+        }.joined()
+        return document(words, title: words.calendars, signedIn: true, body: """
+            <h1>\(escaped(words.calendars))</h1>
+            <h2>\(escaped(words.files))</h2><ul id="feeds" class="list">\(files.isEmpty ? "<li>\(escaped(words.noCalendars))</li>" : files)</ul>
+            <h2>\(escaped(words.subscriptions))</h2>
+            <ul id="subscriptions" class="list">\(addresses.isEmpty ? "<li>\(escaped(words.noSubscriptions))</li>" : addresses)</ul>
             """)
     }
 

@@ -83,6 +83,20 @@ struct PageWords: Sendable {
     var save = "Keep the reminder"
     var kept = "The reminder is kept."
     var noStateFolder = "The box keeps nothing (no state_dir): reminders cannot be written here."
+    var calendars = "Calendars"
+    var files = "Files on the box"
+    var subscriptions = "Subscriptions"
+    var calendarRead = "read"
+    var calendarKeptEarlier = "cannot be read: the last good version shows"
+    var calendarUnusable = "cannot be read, and nothing earlier to show"
+    var event = "event"
+    var events = "events"
+    var saidNowCalendar = "The message shown now (the box's own)"
+    var writtenCalendar = "The reminders written here (the box's own)"
+    var lastRead = "last read"
+    var neverRead = "not read yet"
+    var noCalendars = "No calendar files."
+    var noSubscriptions = "No subscriptions."
     var outcomes: [String: String] = [:]
 
     /// The words for `language` (a locale such as `de_DE` or `de`).
@@ -177,6 +191,20 @@ struct PageWords: Sendable {
         words.save = "Erinnerung behalten"
         words.kept = "Die Erinnerung ist gespeichert."
         words.noStateFolder = "Das Gerät speichert nichts (kein state_dir): hier können keine Erinnerungen geschrieben werden."
+        words.calendars = "Kalender"
+        words.files = "Dateien auf dem Gerät"
+        words.subscriptions = "Abonnements"
+        words.calendarRead = "gelesen"
+        words.calendarKeptEarlier = "nicht lesbar: die letzte gute Fassung wird gezeigt"
+        words.calendarUnusable = "nicht lesbar, und nichts Früheres zu zeigen"
+        words.event = "Termin"
+        words.events = "Termine"
+        words.saidNowCalendar = "Die jetzt gezeigte Nachricht (des Geräts eigene)"
+        words.writtenCalendar = "Die hier geschriebenen Erinnerungen (des Geräts eigene)"
+        words.lastRead = "zuletzt gelesen"
+        words.neverRead = "noch nicht gelesen"
+        words.noCalendars = "Keine Kalenderdateien."
+        words.noSubscriptions = "Keine Abonnements."
         words.outcomes = [
             "sounding": "erklingt", "acknowledged": "bestätigt", "not acknowledged": "nicht bestätigt",
             "missed": "verpasst", "quiet at night": "nachts still", "muted": "stumm", "shown only": "nur gezeigt",

@@ -88,6 +88,11 @@ try:
     browser.get(base + "/reminders")
     seen["remindersHeading"] = browser.find_element(By.TAG_NAME, "h1").text
     browser.save_screenshot(out + "/page-reminders-360.png")
+    browser.get(base + "/calendars")
+    seen["calendars"] = browser.find_element(By.ID, "feeds").text
+    seen["calendarsHorizontalScroll"] = browser.execute_script(
+        "return document.documentElement.scrollWidth > document.documentElement.clientWidth")
+    browser.save_screenshot(out + "/page-calendars-360.png")
     browser.find_element(By.CSS_SELECTOR, "nav a[href='/box']").click()
     seen["boxVersion"] = browser.find_element(By.ID, "version").text
     seen["boxParts"] = len(browser.find_elements(By.CSS_SELECTOR, "#parts li"))
