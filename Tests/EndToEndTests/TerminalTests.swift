@@ -50,9 +50,9 @@ struct TerminalTests {
         #expect(try waitUntil { try screen()[8].hasPrefix("        Take your evening pills") })
         let first = try screen()
         let firstTime = Date()
-        // The band shows the evening's two messages: where it is in them depends on when the box
-        // finished typing, so any of their words will do.
-        #expect(["Take your", "pills", "blue box", "kitchen", "Good evening", "Supper"].contains { first[12].contains($0) },
+        // The band shows the date and the evening's two messages: where it is in them depends on
+        // when the box finished typing, so any of their words will do.
+        #expect(["November 2026", "Take", "pills", "blue box", "kitchen", "Good evening", "Supper"].contains { first[12].contains($0) },
                 "\(first[12])")
         Thread.sleep(forTimeInterval: 2)
         let second = try screen()
@@ -530,9 +530,10 @@ struct TerminalTests {
         #expect(Self.exchange(socket, Array("{\"type\":\"reload\"}\n".utf8)).contains("\"ok\":true"))
         #expect(try waitUntil(within: .seconds(5)) { try status()["showing"] as? [String] == ["Tea with Anna"] })
         // The calendar is kept once, in the subscriptions' cache: it is a last good version
-        // already. (The said feed waits for a message sent now; the reminder ledger is open.)
+        // already. (The said and written feeds wait for a message sent now and a reminder written
+        // on the page; the reminder ledger is open.)
         let state = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/state")
-        #expect(Set(state) == ["subscriptions", "said", "reminders.sqlite", "reminders.sqlite-wal", "reminders.sqlite-shm"],
+        #expect(Set(state) == ["subscriptions", "said", "written", "reminders.sqlite", "reminders.sqlite-wal", "reminders.sqlite-shm"],
                 "\(state)")
     }
 }
