@@ -48,11 +48,13 @@ struct CheckCommand: AsyncParsableCommand {
         if !paths.isEmpty {
             options.feeds = paths
         } else if options.feeds.isEmpty, let state = configuration.stateDirectory {
-            // The reminders a carer wrote on the page are judged like any calendar.
+            // The reminders a carer wrote on the page and the calendars uploaded there are
+            // judged like any calendar.
             let written = WrittenCalendar(stateFolder: state).folder + "/" + WrittenCalendar.fileName
-            if access(written, F_OK) == 0 {
-                options.feeds = [configuration.feeds ?? defaultFeeds] + configuration.subscriptions + [written]
-            }
+            let uploaded = UploadedCalendars(stateFolder: state).folder
+            let own = [written].filter { access($0, F_OK) == 0 }
+                + (directoryEntries(uploaded) ?? []).filter { isFeedFileName($0.name) }.map { uploaded + "/" + $0.name }
+            if !own.isEmpty { options.feeds = [configuration.feeds ?? defaultFeeds] + configuration.subscriptions + own }
         }
         // Read once, for now and the year ahead whose characters are checked.
         let loaded = try await options.openFeeds(

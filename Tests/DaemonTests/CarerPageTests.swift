@@ -123,8 +123,9 @@ struct CarerPageTests {
         let page = CarerPage(settings: PageSettings(host: "127.0.0.1", port: 0, peers: .home,
                                                     passwordFile: folder.path + "/page-password", language: "en",
                                                     version: "9.9.9", stateFolder: folder.path),
-                             state: state, desk: desk, written: WrittenCalendar(stateFolder: folder.path), pictures: nil,
-                             clock: clock, log: log)
+                             state: state, desk: desk, written: WrittenCalendar(stateFolder: folder.path),
+                             uploaded: UploadedCalendars(stateFolder: folder.path),
+                             schedule: try await Schedule(displayZone: "Europe/Berlin"), pictures: nil, clock: clock, log: log)
         let port = Mutex(0)
         let server = Task { try await page.serve { listening in port.withLock { $0 = listening } } }
         // On a thread of its own, as curl runs: a test elsewhere that blocks the threads tasks
@@ -335,6 +336,47 @@ struct CarerPageTests {
         #expect(lines.contains("the page: reminder \"Pills at half past, Anna\" added by the carer from 127.0.0.1, with a recorded voice"))
         #expect(lines.contains("the page: reminder \"Tea\" removed by the carer from 127.0.0.1"))
         #expect(lines.contains("the page: a recording from 127.0.0.1 was refused"))
+    }
+
+    /// A carer uploads calendar files: a broken one is refused with its lines and replaces
+    /// nothing, a good one is kept (under its own name only, whatever folders the name claims)
+    /// and can be removed; a file too large, a name not a calendar's and a missing token are refused.
+    @Test func aCarerUploadsCalendars() async throws {
+        let uploaded = UploadedCalendars(stateFolder: folder.path)
+        let good = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:tea\r\nDTSTART:20261130T150000\r\n"
+            + "DURATION:PT1H\r\nSUMMARY:Tea with Anna\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        let truncated = String(good.prefix(good.count - 32))
+        try good.write(toFile: folder.path + "/good.ics", atomically: true, encoding: .utf8)
+        try truncated.write(toFile: folder.path + "/truncated.ics", atomically: true, encoding: .utf8)
+        try Data(repeating: 0x41, count: 6 << 20).write(to: URL(fileURLWithPath: folder.path + "/huge.ics"))
+        try await serving { base in
+            _ = try await curl(["--data-urlencode", "password=a carer's secret", base + "/login"])
+            let token = try #require(changeToken(in: try await curl([base + "/"]).body))
+            func send(_ file: String, as name: String, token: String) async throws -> Answer {
+                try await curl(["-H", "X-Marquee-Token: \(token)", "--data-binary", "@" + folder.path + "/" + file,
+                                base + "/calendars/upload?name=" + (name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")])
+            }
+            #expect(try await send("good.ics", as: "family.ics", token: "forged").status == 403)
+            #expect(try await send("huge.ics", as: "family.ics", token: token).status == 413)
+            let notCalendar = try await send("good.ics", as: "family.txt", token: token)
+            #expect(notCalendar.status == 400 && notCalendar.body.contains("ends in .ics"))
+            let kept = try await send("good.ics", as: "../../family.ics", token: token)
+            #expect(kept.status == 200 && kept.body == "{\"events\":1}", "\(kept.body)")
+            #expect(try String(contentsOfFile: uploaded.folder + "/family.ics", encoding: .utf8) == good)
+            #expect(!FileManager.default.fileExists(atPath: folder.path + "/../family.ics"))
+            let broken = try await send("truncated.ics", as: "family.ics", token: token)
+            #expect(broken.status == 400 && broken.body.contains("family.ics:1: error: the file is truncated"), "\(broken.body)")
+            #expect(try String(contentsOfFile: uploaded.folder + "/family.ics", encoding: .utf8) == good, "the good one stays")
+            let page = try await curl([base + "/calendars"])
+            #expect(page.body.contains("The calendar is read and kept.") && page.body.contains("id=\"calendarfile\""))
+            let removed = try await curl(["-d", "token=\(token)", "-d", "name=family.ics", base + "/calendars/remove"])
+            #expect(removed.status == 303 && !FileManager.default.fileExists(atPath: uploaded.folder + "/family.ics"))
+        }
+        journal.fileHandleForWriting.closeFile()
+        let lines = String(decoding: journal.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(lines.contains("the page: calendar \"family.ics\" (1 event(s)) uploaded by the carer from 127.0.0.1"))
+        #expect(lines.contains("the page: calendar \"family.ics\" from 127.0.0.1 was refused: family.ics:1: error"))
+        #expect(lines.contains("the page: calendar \"family.ics\" removed by the carer from 127.0.0.1"))
     }
 
     @Test func wrongPasswordsLockTheAddressOut() async throws {

@@ -131,6 +131,7 @@ struct CarerPageBrowserTests {
         let calendars = seen["calendars"] as? String ?? ""
         #expect(calendars.contains("examples/feeds/birthdays.ics") && calendars.contains("read, 3 events"), "\(calendars)")
         #expect(seen["calendarsHorizontalScroll"] as? Bool == false)
+        #expect((seen["uploadRefused"] as? String)?.contains("broken.ics:1: error: the file is truncated") == true, "\(seen)")
         #expect((seen["boxVersion"] as? String)?.hasPrefix("marquee 0.") == true && (seen["boxParts"] as? Int ?? 0) > 5)
         #expect(seen["boxHorizontalScroll"] as? Bool == false)
         #expect((seen["pictureAfterSignOut"] as? String)?.contains("401") == true)

@@ -158,14 +158,16 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
     if server != nil, let path = configuration.socket.path { log.log(.notice, "status socket: \(path)") }
     // And the reminders a carer wrote on the page, a calendar of the box's own beside them.
     let written = configuration.stateDirectory.map(WrittenCalendar.init(stateFolder:))
+    let uploaded = configuration.stateDirectory.map(UploadedCalendars.init(stateFolder:))
     var withOwnFeeds = configuration
-    if let said, let written {
+    if let said, let written, let uploaded {
         _ = mkdir(said.folder, 0o750)
         _ = mkdir(written.folder, 0o750)
         if access(written.database, F_OK) == 0, let problem = written.publish(at: clock.wallTime().instant) {
             log.tell(.warning, "the carer's written reminders: \(problem)")
         }
-        withOwnFeeds.feeds.paths += [said.folder, written.folder]
+        _ = mkdir(uploaded.folder, 0o750)
+        withOwnFeeds.feeds.paths += [said.folder, written.folder, uploaded.folder]
     }
     let configuration = withOwnFeeds
     let wall = clock.wallTime()
@@ -194,7 +196,7 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
     let box = BoxParts(configuration: configuration, mailbox: mailbox, state: state, log: log, clock: clock)
     let read = Completion()
     for part in box.parts(schedule: schedule, server: server, read: read, recordings: recordings, pictures: pictures,
-                          said: said, written: written, television: television) {
+                          said: said, written: written, uploaded: uploaded, television: television) {
         parts.start(part)
     }
     let first = await startReading(configuration, service: schedule, read: read, at: wall.instant, mailbox: mailbox, log: log)
@@ -231,7 +233,8 @@ private struct BoxParts {
 
     /// - Parameter read: finished when the feeds were first read (the fetching waits for it).
     func parts(schedule: ScheduleService, server: ControlServer?, read: Completion, recordings: FetchedRecordings?,
-               pictures: ScreenPictures?, said: SaidNow?, written: WrittenCalendar?, television: Television?) -> [RunningPart] {
+               pictures: ScreenPictures?, said: SaidNow?, written: WrittenCalendar?, uploaded: UploadedCalendars?,
+               television: Television?) -> [RunningPart] {
         let (mailbox, state, log, clock, configuration) = (mailbox, state, log, clock, configuration)
         var parts: [RunningPart] = [
             RunningPart("answer the display's questions to the schedule", otherwise: "the display keeps what it shows",
@@ -298,8 +301,8 @@ private struct BoxParts {
             let desk = ControlDesk(state: state, mailbox: mailbox, checkConfiguration: configuration.checkConfiguration,
                                    said: said, ledger: configuration.stateDirectory.map(ReminderLedger.path(inStateFolder:)),
                                    clock: clock)
-            let carerPage = CarerPage(settings: page, state: state, desk: desk, written: written, pictures: pictures, clock: clock,
-                                      log: log)
+            let carerPage = CarerPage(settings: page, state: state, desk: desk, written: written, uploaded: uploaded,
+                                      schedule: configuration.schedule, pictures: pictures, clock: clock, log: log)
             parts.append(RunningPart("serve the carer's page on \(page.address)", otherwise: "the carer's page cannot be opened") {
                 try await carerPage.run()
             })

@@ -74,8 +74,11 @@ final class CarerPage: Sendable {
     private let settings: PageSettings
     private let state: DisplayState
     private let desk: ControlDesk
-    /// The carer's written reminders (nil: no state folder keeps them).
+    /// The carer's written reminders and uploaded calendars (nil: no state folder keeps them).
     private let written: WrittenCalendar?
+    private let uploaded: UploadedCalendars?
+    /// Judges an uploaded calendar before it is kept (the display's schedule reading it).
+    private let schedule: Schedule?
     private let pictures: ScreenPictures?
     private let clock: any BoxClock
     private let log: EventLog?
@@ -83,12 +86,14 @@ final class CarerPage: Sendable {
     private let sessions = PageSessions()
     private let throttle = Mutex(LoginThrottle())
 
-    init(settings: PageSettings, state: DisplayState, desk: ControlDesk, written: WrittenCalendar?, pictures: ScreenPictures?,
-         clock: any BoxClock, log: EventLog?) {
+    init(settings: PageSettings, state: DisplayState, desk: ControlDesk, written: WrittenCalendar?, uploaded: UploadedCalendars?,
+         schedule: Schedule?, pictures: ScreenPictures?, clock: any BoxClock, log: EventLog?) {
         self.settings = settings
         self.state = state
         self.desk = desk
         self.written = written
+        self.uploaded = uploaded
+        self.schedule = schedule
         self.pictures = pictures
         self.clock = clock
         self.log = log
@@ -195,9 +200,19 @@ final class CarerPage: Sendable {
         }
         router.post("act") { [self] request, context in try await act(request, context: context) }
         router.get("calendars") { [self] request, _ in
-            guard session(of: request) != nil else { return Self.redirect(to: "/") }
+            guard let session = session(of: request) else { return Self.redirect(to: "/") }
             let report = state.report
-            return html(PageViews.calendars(words, feeds: report.feeds, subscriptions: report.subscriptions))
+            return html(PageViews.calendars(words, feeds: report.feeds, subscriptions: report.subscriptions, uploaded: uploaded,
+                                            changeToken: session.changeToken, notice: sessions.takeNotice(session.token)))
+        }
+        router.post("calendars/upload") { [self] request, context in try await upload(request, context: context) }
+        router.post("calendars/remove") { [self] request, context in
+            let (session, form) = try await change(RemoveCalendarForm.self, of: request, context: context)
+            let problem = uploaded.map { $0.remove(form.name) } ?? words.noStateFolder
+            log?.log(.notice, "the page: calendar \"\(form.name)\" removed by the carer from \(context.peer ?? "?")"
+                + (problem.map { " refused: \($0)" } ?? ""))
+            sessions.note(session.token, problem ?? words.done)
+            return Self.redirect(to: "/calendars")
         }
         router.get("write") { [self] request, _ in
             guard let session = session(of: request) else { return Self.redirect(to: "/") }
@@ -328,6 +343,31 @@ final class CarerPage: Sendable {
         }
     }
 
+    /// A calendar file sent from the page (its name in `name`): judged by the schedule before
+    /// it is kept, so a broken one replaces nothing; the problems come back with their lines.
+    private func upload(_ request: Request, context: PageContext) async throws -> Response {
+        guard let session = session(of: request) else { throw HTTPError(.unauthorized) }
+        try check(request.headers[.init("X-Marquee-Token")!] ?? "", of: session, context: context)
+        guard let uploaded, let schedule else { return Self.json(PageAnswer(error: words.noStateFolder), status: .badRequest) }
+        let given = request.uri.queryParameters["name"].map(String.init) ?? ""
+        let name: String
+        switch UploadedCalendars.fileName(given) {
+        case .failure(let refusal): return Self.json(PageAnswer(error: refusal.description), status: .badRequest)
+        case .success(let fileName): name = fileName
+        }
+        let bytes = Array(buffer: try await request.body.collect(upTo: UploadedCalendars.largest))
+        let peer = context.peer ?? "?"
+        switch await uploaded.keep(bytes, as: name, judge: { await schedule.inspect($0, name: $1) }) {
+        case .failure(let refusal):
+            log?.log(.notice, "the page: calendar \"\(name)\" from \(peer) was refused: \(refusal)")
+            return Self.json(PageAnswer(error: refusal.description), status: .badRequest)
+        case .success(let events):
+            log?.log(.notice, "the page: calendar \"\(name)\" (\(events) event(s)) uploaded by the carer from \(peer)")
+            sessions.note(session.token, words.calendarKept)
+            return Self.json(PageAnswer(events: events), status: .ok)
+        }
+    }
+
     /// A voice recorded in the browser (WAV, made there from what MediaRecorder or the phone's
     /// recorder gave): judged as the box plays it and held for the session's next reminder.
     private func receiveRecording(_ request: Request, context: PageContext) async throws -> Response {
@@ -338,10 +378,10 @@ final class CarerPage: Sendable {
         switch WrittenCalendar.judged(recording: bytes) {
         case .failure(let refusal):
             log?.log(.notice, "the page: a recording from \(context.peer ?? "?") was refused: \(refusal)")
-            return Self.json(RecordingAnswer(error: refusal.description), status: .badRequest)
+            return Self.json(PageAnswer(error: refusal.description), status: .badRequest)
         case .success(let seconds):
             sessions.hold(recording: bytes, for: session.token, at: clock.wallTime().instant.secondsSinceEpoch)
-            return Self.json(RecordingAnswer(seconds: (seconds * 10).rounded() / 10), status: .ok)
+            return Self.json(PageAnswer(seconds: (seconds * 10).rounded() / 10), status: .ok)
         }
     }
 
@@ -380,13 +420,15 @@ final class CarerPage: Sendable {
         Response(status: .ok, headers: [.contentType: type, .cacheControl: "max-age=3600"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// What the box says of a recording sent to it: its length, or why it was refused.
-    private struct RecordingAnswer: Encodable {
+    /// What the box says of a file sent to it: a recording's length, a calendar's events, or
+    /// why it was refused.
+    private struct PageAnswer: Encodable {
         var seconds: Double?
+        var events: Int?
         var error: String?
     }
 
-    private static func json(_ answer: RecordingAnswer, status: HTTPResponse.Status) -> Response {
+    private static func json(_ answer: PageAnswer, status: HTTPResponse.Status) -> Response {
         let text = (try? JSONEncoder().encode(answer)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                         body: .init(byteBuffer: ByteBuffer(string: text)))
@@ -431,6 +473,11 @@ final class CarerPage: Sendable {
             return WrittenCalendar.Form(text: text ?? "", day: day ?? "", time: time ?? "", repetition: repetition ?? "once",
                                         weekdays: days, minutes: minutes, heard: heard == "on", urgent: urgent == "on")
         }
+    }
+
+    private struct RemoveCalendarForm: ChangeForm {
+        var token: String
+        var name: String
     }
 
     private struct ActionForm: ChangeForm {

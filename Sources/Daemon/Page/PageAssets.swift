@@ -37,7 +37,7 @@ enum PageAssets {
         li, td, dd { overflow-wrap: anywhere; }
         #parts li { margin-bottom: 0.4rem; }
         #parts li.failed b { color: #9d0208; }
-        .problem { color: #9d0208; font-weight: bold; }
+        .problem { color: #9d0208; font-weight: bold; white-space: pre-line; }
         .well { color: #2d6a4f; }
         .notice { padding: 0.5rem; border-left: 0.4rem solid #2d6a4f; }
         table { border-collapse: collapse; width: 100%; }
@@ -58,6 +58,26 @@ enum PageAssets {
             const showDays = function () { days.hidden = repetition.value !== "weekly"; };
             repetition.addEventListener("change", showDays);
             showDays();
+          }
+          const upload = document.getElementById("upload");
+          if (upload) {
+            upload.addEventListener("submit", async function (event) {
+              event.preventDefault();
+              const file = document.getElementById("calendarfile").files[0], said = document.getElementById("uploadstate");
+              if (!file) return;
+              said.className = "";
+              said.textContent = upload.dataset.working;
+              try {
+                const answer = await fetch("/calendars/upload?name=" + encodeURIComponent(file.name), { method: "POST", body: file,
+                  headers: { "Content-Type": "text/calendar", "X-Marquee-Token": upload.dataset.token } });
+                const result = answer.status === 413 ? { error: "413" } : await answer.json();
+                if (!answer.ok) throw new Error(result.error);
+                location.reload();
+              } catch (error) {
+                said.textContent = error.message || String(error);
+                said.className = "problem";
+              }
+            });
           }
           const panel = document.getElementById("voice");
           if (!panel) return;

@@ -257,7 +257,9 @@ enum PageViews {
     /// Each calendar the box reads (a file or folder, and each subscription, its address's
     /// secrets hidden as the status hides them) with its state, its events, when it was last
     /// read, and its problems as `marquee check` words them (file and line).
-    static func calendars(_ words: PageWords, feeds: [StatusReport.Feed], subscriptions: [SubscriptionStatus]) -> String {
+    static func calendars(_ words: PageWords, feeds: [StatusReport.Feed], subscriptions: [SubscriptionStatus],
+                          uploaded: UploadedCalendars?, changeToken: String, notice: String?) -> String {
+        let token = "<input type=\"hidden\" name=\"token\" value=\"\(escaped(changeToken))\">"
         func problems(_ lines: [String]) -> String {
             lines.isEmpty ? "" : "<ul>" + lines.map { "<li class=\"problem\">\(escaped($0))</li>" }.joined() + "</ul>"
         }
@@ -267,8 +269,12 @@ enum PageViews {
             // The box's own calendars by what they are, not by their place in the state folder.
             let name = SaidNow.isSaidNow(feed.path) ? words.saidNowCalendar
                 : feed.path.hasSuffix("/written/" + WrittenCalendar.fileName) ? words.writtenCalendar : feed.path
+            let fileName = String(feed.path.split(separator: "/").last ?? "")
+            let remove = uploaded?.holds(feed.path) == true ? "<form method=\"post\" action=\"/calendars/remove\">\(token)"
+                + "<input type=\"hidden\" name=\"name\" value=\"\(escaped(fileName))\"><button class=\"quiet\">"
+                + "\(escaped(words.removeIt))</button></form>" : ""
             return "<li><b>\(escaped(name))</b><br>\(escaped(state)), \(feed.events) \(escaped(feed.events == 1 ? words.event : words.events))"
-                + problems(feed.problems) + "</li>"
+                + problems(feed.problems) + remove + "</li>"
         }.joined()
         let addresses = subscriptions.map { subscription in
             var said = subscription.lastSuccess.map { "\(words.lastRead) \(ScreenStatus.clock($0))" } ?? words.neverRead
@@ -278,6 +284,13 @@ enum PageViews {
         }.joined()
         return document(words, title: words.calendars, signedIn: true, body: """
             <h1>\(escaped(words.calendars))</h1>
+            \(notice.map { "<p class=\"notice\" role=\"status\">\(escaped($0))</p>" } ?? "")
+            \(uploaded == nil ? "" : """
+            <form id="upload" data-token="\(escaped(changeToken))" data-working="\(escaped(words.uploading))">
+            <label for="calendarfile">\(escaped(words.uploadLabel))</label>
+            <input id="calendarfile" type="file" accept=".ics,text/calendar" required>
+            <button id="send">\(escaped(words.upload))</button><p id="uploadstate" role="status"></p></form>
+            """)
             <h2>\(escaped(words.files))</h2><ul id="feeds" class="list">\(files.isEmpty ? "<li>\(escaped(words.noCalendars))</li>" : files)</ul>
             <h2>\(escaped(words.subscriptions))</h2>
             <ul id="subscriptions" class="list">\(addresses.isEmpty ? "<li>\(escaped(words.noSubscriptions))</li>" : addresses)</ul>

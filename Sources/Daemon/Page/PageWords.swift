@@ -97,6 +97,10 @@ struct PageWords: Sendable {
     var neverRead = "not read yet"
     var noCalendars = "No calendar files."
     var noSubscriptions = "No subscriptions."
+    var uploadLabel = "Add a calendar file (.ics), or replace one of the same name"
+    var upload = "Upload"
+    var uploading = "Reading the calendar…"
+    var calendarKept = "The calendar is read and kept."
     var outcomes: [String: String] = [:]
 
     /// The words for `language` (a locale such as `de_DE` or `de`).
@@ -205,6 +209,10 @@ struct PageWords: Sendable {
         words.neverRead = "noch nicht gelesen"
         words.noCalendars = "Keine Kalenderdateien."
         words.noSubscriptions = "Keine Abonnements."
+        words.uploadLabel = "Eine Kalenderdatei (.ics) hinzufügen, oder eine gleichnamige ersetzen"
+        words.upload = "Hochladen"
+        words.uploading = "Der Kalender wird gelesen …"
+        words.calendarKept = "Der Kalender ist gelesen und gespeichert."
         words.outcomes = [
             "sounding": "erklingt", "acknowledged": "bestätigt", "not acknowledged": "nicht bestätigt",
             "missed": "verpasst", "quiet at night": "nachts still", "muted": "stumm", "shown only": "nur gezeigt",

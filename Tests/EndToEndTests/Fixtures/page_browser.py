@@ -92,6 +92,15 @@ try:
     seen["calendars"] = browser.find_element(By.ID, "feeds").text
     seen["calendarsHorizontalScroll"] = browser.execute_script(
         "return document.documentElement.scrollWidth > document.documentElement.clientWidth")
+    # A broken calendar uploaded: refused with its line, on the page.
+    with open(out + "/broken.ics", "w") as broken:
+        broken.write("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:a\r\nSUMMARY:Tea\r\n")
+    browser.find_element(By.ID, "calendarfile").send_keys(out + "/broken.ics")
+    browser.find_element(By.ID, "send").click()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and browser.find_element(By.ID, "uploadstate").get_attribute("class") != "problem":
+        time.sleep(0.1)
+    seen["uploadRefused"] = browser.find_element(By.ID, "uploadstate").text
     browser.save_screenshot(out + "/page-calendars-360.png")
     browser.find_element(By.CSS_SELECTOR, "nav a[href='/box']").click()
     seen["boxVersion"] = browser.find_element(By.ID, "version").text
