@@ -125,7 +125,7 @@ struct RunCommand: AsyncParsableCommand {
             configuration.page = PageSettings(host: host, port: port, peers: file.webPeers ?? .home,
                                               passwordFile: folder + "/" + PagePassword.fileName,
                                               language: feedOptions.words(file).locale, version: marqueeVersion,
-                                              stateFolder: folder)
+                                              stateFolder: folder, configurationFile: feedOptions.configurationPath)
         }
         do {
             let machine = try? readFile("/etc/machine-id", limit: 256).get()

@@ -122,7 +122,8 @@ struct CarerPageTests {
                                ledger: ReminderLedger.path(inStateFolder: folder.path), clock: clock)
         let page = CarerPage(settings: PageSettings(host: "127.0.0.1", port: 0, peers: .home,
                                                     passwordFile: folder.path + "/page-password", language: "en",
-                                                    version: "9.9.9", stateFolder: folder.path),
+                                                    version: "9.9.9", stateFolder: folder.path,
+                                                    configurationFile: folder.path + "/marquee.toml"),
                              state: state, desk: desk, written: WrittenCalendar(stateFolder: folder.path),
                              uploaded: UploadedCalendars(stateFolder: folder.path),
                              schedule: try await Schedule(displayZone: "Europe/Berlin"), pictures: nil, clock: clock, log: log)
@@ -377,6 +378,46 @@ struct CarerPageTests {
         #expect(lines.contains("the page: calendar \"family.ics\" (1 event(s)) uploaded by the carer from 127.0.0.1"))
         #expect(lines.contains("the page: calendar \"family.ics\" from 127.0.0.1 was refused: family.ics:1: error"))
         #expect(lines.contains("the page: calendar \"family.ics\" removed by the carer from 127.0.0.1"))
+    }
+
+    /// A carer changes settings: the configuration keeps its comments and other lines, a
+    /// setting is changed where it stands and a new one added; the display is told to reload;
+    /// a value the display cannot use is refused with the file's line and nothing is written.
+    @Test func aCarerChangesTheSettings() async throws {
+        let path = folder.path + "/marquee.toml"
+        let original = "# The box in Anna's kitchen.\nfeeds = \"/etc/marquee/feeds.d\"\n\n# Louder by day.\nvolume_day = 80\nmorning = \"07:00\"\n"
+        try original.write(toFile: path, atomically: true, encoding: .utf8)
+        try await serving { base in
+            _ = try await curl(["--data-urlencode", "password=a carer's secret", base + "/login"])
+            let page = try await curl([base + "/settings"])
+            #expect(page.status == 200 && page.body.contains("id=\"volume_day\" name=\"volume_day\" type=\"number\" min=\"0\" max=\"100\" value=\"80\""))
+            #expect(page.body.contains("id=\"morning\" name=\"morning\" value=\"07:00\""))
+            let token = try #require(changeToken(in: page.body))
+            #expect(try await curl(["-d", "token=forged", "-d", "volume_day=50", base + "/settings"]).status == 403)
+            _ = mailbox.take()
+
+            let refused = try await curl(["-d", "token=\(token)", "-d", "volume_day=150", "-d", "morning=07:00", base + "/settings"])
+            #expect(refused.status == 400 && refused.body.contains("marquee.toml:5: `volume_day`"), "\(refused.body)")
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == original, "nothing written")
+            #expect(mailbox.take().isEmpty)
+
+            let kept = try await curl(["-d", "token=\(token)", "-d", "volume_day=50", "-d", "morning=07:00", "-d", "night=21:30",
+                                       "-d", "speak=", base + "/settings"])
+            #expect(kept.status == 303)
+            #expect(try String(contentsOfFile: path, encoding: .utf8)
+                == "# The box in Anna's kitchen.\nfeeds = \"/etc/marquee/feeds.d\"\n\n# Louder by day.\nvolume_day = 50\nmorning = \"07:00\"\nnight = \"21:30\"\n")
+            #expect(mailbox.take().map { "\($0)" } == ["control(Daemon.ControlRequest.Kind.reload)"])
+            #expect(try await curl([base + "/settings"]).body.contains("The settings are kept and in use."))
+
+            let test = try await curl(["-d", "token=\(token)", "-d", "action=test", base + "/act"])
+            #expect(test.status == 303 && test.headers["location"] == "/settings")
+            let said = try String(contentsOfFile: folder.path + "/said/said-now.ics", encoding: .utf8)
+            #expect(said.contains("SUMMARY:This is a test reminder. Is it loud enough?") && said.contains("X-MARQUEE-SPEAK:YES"))
+        }
+        journal.fileHandleForWriting.closeFile()
+        let lines = String(decoding: journal.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(lines.contains("the page: settings changed (night, volume_day) by the carer from 127.0.0.1"))
+        #expect(lines.contains("the page: a test reminder by the carer from 127.0.0.1"))
     }
 
     @Test func wrongPasswordsLockTheAddressOut() async throws {

@@ -207,6 +207,40 @@ struct CarerPageVoiceTests {
     }
 }
 
+/// A carer turns the day's volume down on the page in chromium and hears the test reminder
+/// quieter: the settings are written into the box's configuration file and applied at once.
+@Suite(.serialized, .tier(.live, needs: [
+    .program("/usr/bin/tmux"), .program("/usr/bin/chromium"), .program("/usr/bin/chromedriver"), .program("/usr/bin/python3"),
+]))
+struct CarerPageSettingsTests {
+    @Test func theVolumeChangedOnThePageIsHeard() async throws {
+        // Monday 30 November 2026, ten in the morning in Berlin: the day's volume.
+        let box = try PageBox(startsAt: "2026-11-30T10:00:00")
+        #expect(try box.setPassword().status == 0)
+        try box.start()
+        defer { box.stop() }
+        let (port, out, played) = (box.port, box.folder.path, box.played)
+        let shots = ProcessInfo.processInfo.environment["MARQUEE_PAGE_SHOTS"] ?? out
+        let script = CommandLineTests.root.appendingPathComponent("Tests/EndToEndTests/Fixtures/page_volume.py").path
+        let browser = try await PageBox.offThePool {
+            try CommandLineTests.run("/usr/bin/python3", [script, "http://127.0.0.1:\(port)", PageBox.password, out, played])
+        }
+        if shots != out { _ = try? FileManager.default.copyItem(atPath: out + "/page-settings-360.png", toPath: shots + "/page-settings-360.png") }
+        #expect(browser.status == 0, "\(browser.errors.suffix(2000))")
+        let line = try #require(browser.output.split(separator: "\n").last, "\(browser.errors.suffix(2000))")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        print("the volume changed on the page in chromium:", line)
+        #expect(seen["notice100"] as? String == "The settings are kept and in use.")
+        let (loud, quiet) = (seen["rms100"] as? Double ?? 0, seen["rms30"] as? Double ?? 0)
+        // The gain is the square of the fraction: 30 is 0.09 of 100's, about 21 dB quieter.
+        #expect(loud > 500 && quiet > 0 && quiet < loud * 0.15, "\(loud) then \(quiet)")
+        #expect(seen["horizontalScroll"] as? Bool == false)
+        let written = try String(contentsOfFile: box.configuration, encoding: .utf8)
+        #expect(written.contains("\nvolume_day = 30\n") && written.contains("web_listen = "), "\(written)")
+        #expect(box.journal.contains("the page: settings changed (volume_day) by the carer from 127.0.0.1"))
+    }
+}
+
 /// Who may reach the page: a peer with a public address (from a network namespace of the
 /// test's own, 203.0.113.0/24) is refused before anything is read; the home network is
 /// answered. And what the page costs: the daemon's memory with the page idle and with five

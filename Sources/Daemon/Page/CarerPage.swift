@@ -30,11 +30,13 @@ package struct PageSettings: Sendable, Equatable {
     package var version: String
     /// The state folder, whose disk the box's page reports.
     package var stateFolder: String
+    /// The configuration file the settings are written to (`/etc/marquee/marquee.toml`).
+    package var configurationFile: String
 
     package init(host: String, port: Int, peers: PagePeers, passwordFile: String, language: String, version: String,
-                 stateFolder: String) {
+                 stateFolder: String, configurationFile: String) {
         (self.host, self.port, self.peers, self.passwordFile, self.language) = (host, port, peers, passwordFile, language)
-        (self.version, self.stateFolder) = (version, stateFolder)
+        (self.version, self.stateFolder, self.configurationFile) = (version, stateFolder, configurationFile)
     }
 
     /// `host:port` as the status says it.
@@ -205,6 +207,11 @@ final class CarerPage: Sendable {
             return html(PageViews.calendars(words, feeds: report.feeds, subscriptions: report.subscriptions, uploaded: uploaded,
                                             changeToken: session.changeToken, notice: sessions.takeNotice(session.token)))
         }
+        router.get("settings") { [self] request, _ in
+            guard let session = session(of: request) else { return Self.redirect(to: "/") }
+            return settingsPage(session)
+        }
+        router.post("settings") { [self] request, context in try await changeSettings(request, context: context) }
         router.post("calendars/upload") { [self] request, context in try await upload(request, context: context) }
         router.post("calendars/remove") { [self] request, context in
             let (session, form) = try await change(RemoveCalendarForm.self, of: request, context: context)
@@ -281,12 +288,15 @@ final class CarerPage: Sendable {
             "ack": .acknowledge, "mute": .mute, "unmute": .unmute, "wake": .wake, "pause": .pause, "resume": .resume,
             "show": .show, "clear": .clear,
         ]
-        guard let kind = kinds[form.action] else { return Response(status: .badRequest) }
-        let reply = desk.answer(ControlRequest(type: kind, text: form.text, minutes: form.minutes, speak: form.speak == "on"))
-        let what = kind == .show ? "show \"\(form.text ?? "")\"" : kind.rawValue
+        // "Play a test reminder": a message of one minute, heard as a reminder is now.
+        let test = form.action == "test"
+        guard let kind = test ? .show : kinds[form.action] else { return Response(status: .badRequest) }
+        let reply = desk.answer(test ? ControlRequest(type: .show, text: words.testReminder, minutes: 1, speak: true)
+                                     : ControlRequest(type: kind, text: form.text, minutes: form.minutes, speak: form.speak == "on"))
+        let what = test ? "a test reminder" : kind == .show ? "show \"\(form.text ?? "")\"" : kind.rawValue
         log?.log(.notice, "the page: \(what) by the carer from \(context.peer ?? "?")" + (reply.error.map { " refused: \($0)" } ?? ""))
         sessions.note(session.token, reply.ok ? words.done : reply.error ?? "")
-        return Self.redirect(to: "/")
+        return Self.redirect(to: test ? "/settings" : "/")
     }
 
     /// The written reminders, and the form (a new reminder, or the one being changed).
@@ -341,6 +351,84 @@ final class CarerPage: Sendable {
             sessions.note(session.token, words.kept)
             return Self.redirect(to: "/write")
         }
+    }
+
+    /// The settings as the configuration file has them (a setting not there: empty, the default).
+    private func settingsPage(_ session: PageSessions.Session, problem: String? = nil, typed: [String: String]? = nil) -> Response {
+        let path = settings.configurationFile
+        // No file yet: the settings are the defaults, and the first change makes it.
+        let text = access(path, F_OK) != 0 && errno == ENOENT ? .success("")
+            : readFile(path, limit: 1 << 20).map { String(decoding: $0, as: UTF8.self) }
+        var values: [String: String] = [:]
+        var trouble = problem
+        switch text {
+        case .success(let text):
+            if let found = ConfigurationEdit.settings(in: text) {
+                for key in PageViews.settingKeys {
+                    values[key] = found[key].map { setting in
+                        if case .string(let words) = setting.value { return words }
+                        return ConfigurationEdit.written(setting.value)
+                    }
+                }
+            } else {
+                trouble = trouble ?? "\(path): \(words.settingsUnreadable)"
+            }
+        case .failure(let failure):
+            trouble = trouble ?? "\(path): \(failure.message)"
+        }
+        return html(PageViews.settings(words, file: path, values: typed ?? values, changeToken: session.changeToken, problem: trouble,
+                                       notice: sessions.takeNotice(session.token)),
+                    status: problem == nil ? .ok : .badRequest)
+    }
+
+    /// The settings form: the configuration file rewritten whole (an atomic rename) with the
+    /// settings changed where they stand, judged first as `marquee run` reads it (refused with
+    /// its `FILE:LINE: key: …` words, nothing written), then reloaded as `reload` does.
+    private func changeSettings(_ request: Request, context: PageContext) async throws -> Response {
+        let (session, form) = try await change(SettingsForm.self, of: request, context: context)
+        let path = settings.configurationFile
+        let before: String
+        switch access(path, F_OK) != 0 && errno == ENOENT ? .success([]) : readFile(path, limit: 1 << 20) {
+        case .success(let bytes): before = String(decoding: bytes, as: UTF8.self)
+        case .failure(let failure): return settingsPage(session, problem: "\(path): \(failure.message)", typed: form.fields)
+        }
+        guard let found = ConfigurationEdit.settings(in: before) else {
+            return settingsPage(session, problem: "\(path): \(words.settingsUnreadable)", typed: form.fields)
+        }
+        let changes = PageViews.settingKeys.compactMap { key -> (key: String, value: TOMLValue?)? in
+            let typed = form.fields[key]?.trimmingCharacters(in: " \t") ?? ""
+            let value: TOMLValue? = typed.isEmpty ? nil : Int(typed).map(TOMLValue.integer) ?? .string(typed)
+            let old = found[key].map(\.value)
+            // A number kept as the file wrote it is no change.
+            return value == old || (value == nil && old == nil) ? nil : (key, value)
+        }
+        guard !changes.isEmpty else {
+            sessions.note(session.token, words.nothingChanged)
+            return Self.redirect(to: "/settings")
+        }
+        guard let after = ConfigurationEdit.edited(before, changes) else {
+            return settingsPage(session, problem: "\(path): \(words.settingsUnreadable)", typed: form.fields)
+        }
+        do {
+            _ = try ConfigurationFile.parse(after, path: path)
+        } catch {
+            return settingsPage(session, problem: error.description, typed: form.fields)
+        }
+        let peer = context.peer ?? "?"
+        let names = changes.map(\.key).joined(separator: ", ")
+        if let problem = writeFileAtomically(Array(after.utf8), to: path) {
+            log?.log(.warning, "the page: settings (\(names)) from \(peer) cannot be written: \(problem)")
+            return settingsPage(session, problem: "\(path): \(problem)", typed: form.fields)
+        }
+        let reply = desk.answer(ControlRequest(type: .reload))
+        guard reply.ok else {
+            // What the display could not use is taken back: the file is as it was.
+            _ = writeFileAtomically(Array(before.utf8), to: path)
+            return settingsPage(session, problem: reply.error ?? "", typed: form.fields)
+        }
+        log?.log(.notice, "the page: settings changed (\(names)) by the carer from \(peer)")
+        sessions.note(session.token, [words.settingsKept, reply.note].compactMap { $0 }.joined(separator: " "))
+        return Self.redirect(to: "/settings")
     }
 
     /// A calendar file sent from the page (its name in `name`): judged by the schedule before
@@ -472,6 +560,24 @@ final class CarerPage: Sendable {
             let days = zip(WrittenCalendar.weekdays, [MO, TU, WE, TH, FR, SA, SU]).filter { $0.1 == "on" }.map(\.0)
             return WrittenCalendar.Form(text: text ?? "", day: day ?? "", time: time ?? "", repetition: repetition ?? "once",
                                         weekdays: days, minutes: minutes, heard: heard == "on", urgent: urgent == "on")
+        }
+    }
+
+    /// The settings form: each of `PageViews.settingKeys` (empty: the default).
+    private struct SettingsForm: ChangeForm {
+        var token: String
+        var language: String?
+        var timezone: String?
+        var morning: String?
+        var night: String?
+        var screen_off: String?
+        var speak: String?
+        var volume_day: String?
+        var volume_night: String?
+
+        var fields: [String: String] {
+            ["language": language, "timezone": timezone, "morning": morning, "night": night, "screen_off": screen_off,
+             "speak": speak, "volume_day": volume_day, "volume_night": volume_night].compactMapValues { $0 }
         }
     }
 

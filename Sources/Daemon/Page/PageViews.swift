@@ -96,6 +96,7 @@ enum PageViews {
         let navigation = signedIn ? """
             <nav><a href="/">\(escaped(words.now))</a> <a href="/reminders">\(escaped(words.reminders))</a>
             <a href="/write">\(escaped(words.write))</a> <a href="/calendars">\(escaped(words.calendars))</a>
+            <a href="/settings">\(escaped(words.settings))</a>
             <a href="/box">\(escaped(words.theBox))</a>
             <form method="post" action="/logout" class="inline"><button>\(escaped(words.signOut))</button></form></nav>
             """ : ""
@@ -294,6 +295,33 @@ enum PageViews {
             <h2>\(escaped(words.files))</h2><ul id="feeds" class="list">\(files.isEmpty ? "<li>\(escaped(words.noCalendars))</li>" : files)</ul>
             <h2>\(escaped(words.subscriptions))</h2>
             <ul id="subscriptions" class="list">\(addresses.isEmpty ? "<li>\(escaped(words.noSubscriptions))</li>" : addresses)</ul>
+            """)
+    }
+
+    /// The settings the page changes, in the form's order.
+    static let settingKeys = ["language", "timezone", "morning", "night", "screen_off", "speak", "volume_day", "volume_night"]
+
+    /// The settings form: each setting as the configuration has it (empty: the default), with
+    /// what it does and the default; then "play a test reminder" to hear the volume.
+    static func settings(_ words: PageWords, file: String, values: [String: String], changeToken: String, problem: String?,
+                         notice: String?) -> String {
+        let token = "<input type=\"hidden\" name=\"token\" value=\"\(escaped(changeToken))\">"
+        let fields = settingKeys.map { key in
+            let (label, hint) = words.settingWords[key] ?? (key, "")
+            let kind = key.hasPrefix("volume") ? " type=\"number\" min=\"0\" max=\"100\"" : ""
+            return "<label for=\"\(key)\">\(escaped(label))</label>"
+                + "<input id=\"\(key)\" name=\"\(key)\"\(kind) value=\"\(escaped(values[key] ?? ""))\" placeholder=\"\(escaped(hint))\">"
+                + "<small>\(escaped(hint))</small>"
+        }.joined()
+        return document(words, title: words.settings, signedIn: true, body: """
+            <h1>\(escaped(words.settings))</h1>
+            \(notice.map { "<p class=\"notice\" role=\"status\">\(escaped($0))</p>" } ?? "")
+            \(problem.map { "<p class=\"problem\" role=\"alert\">\(escaped($0))</p>" } ?? "")
+            <p>\(escaped(words.settingsNote.replacing("{file}", with: file)))</p>
+            <form method="post" action="/settings" id="settingsform">\(token)\(fields)
+            <button id="keepsettings">\(escaped(words.keepSettings))</button></form>
+            <form method="post" action="/act">\(token)<input type="hidden" name="action" value="test">
+            <button id="testreminder">\(escaped(words.testReminderButton))</button></form>
             """)
     }
 

@@ -101,6 +101,24 @@ struct PageWords: Sendable {
     var upload = "Upload"
     var uploading = "Reading the calendar…"
     var calendarKept = "The calendar is read and kept."
+    var settings = "Settings"
+    var settingsNote = "An empty field is the default. Kept in {file}, used at once."
+    var keepSettings = "Keep the settings"
+    var settingsKept = "The settings are kept and in use."
+    var nothingChanged = "Nothing was changed."
+    var settingsUnreadable = "the file has lines that are not `key = value`: mend it with `sudo marquee check` first"
+    var testReminder = "This is a test reminder. Is it loud enough?"
+    var testReminderButton = "Play a test reminder"
+    var settingWords: [String: (String, String)] = [
+        "language": ("Language", "de, en, fr, es… (default: the system's)"),
+        "timezone": ("Time zone", "Europe/Berlin… (default: the system's)"),
+        "morning": ("The morning begins", "HH:MM (default 07:00)"),
+        "night": ("The night begins (the quiet night)", "HH:MM (default 22:00)"),
+        "screen_off": ("The screen is dark", "23:00-06:30, or night (default: never)"),
+        "speak": ("Which reminders are heard", "alarms, audio-only or off (default: alarms)"),
+        "volume_day": ("Volume by day", "0 to 100 (default 80)"),
+        "volume_night": ("Volume at night", "0 to 100 (default 30)"),
+    ]
     var outcomes: [String: String] = [:]
 
     /// The words for `language` (a locale such as `de_DE` or `de`).
@@ -213,6 +231,24 @@ struct PageWords: Sendable {
         words.upload = "Hochladen"
         words.uploading = "Der Kalender wird gelesen …"
         words.calendarKept = "Der Kalender ist gelesen und gespeichert."
+        words.settings = "Einstellungen"
+        words.settingsNote = "Ein leeres Feld ist die Voreinstellung. Gespeichert in {file}, sofort verwendet."
+        words.keepSettings = "Einstellungen behalten"
+        words.settingsKept = "Die Einstellungen sind gespeichert und in Gebrauch."
+        words.nothingChanged = "Nichts wurde geändert."
+        words.settingsUnreadable = "die Datei hat Zeilen, die nicht `key = value` sind: zuerst mit `sudo marquee check` reparieren"
+        words.testReminder = "Dies ist eine Probe-Erinnerung. Ist sie laut genug?"
+        words.testReminderButton = "Probe-Erinnerung abspielen"
+        words.settingWords = [
+            "language": ("Sprache", "de, en, fr, es … (Voreinstellung: die des Systems)"),
+            "timezone": ("Zeitzone", "Europe/Berlin … (Voreinstellung: die des Systems)"),
+            "morning": ("Der Morgen beginnt", "HH:MM (Voreinstellung 07:00)"),
+            "night": ("Die Nacht beginnt (die ruhige Nacht)", "HH:MM (Voreinstellung 22:00)"),
+            "screen_off": ("Der Bildschirm ist dunkel", "23:00-06:30, oder night (Voreinstellung: nie)"),
+            "speak": ("Welche Erinnerungen zu hören sind", "alarms, audio-only oder off (Voreinstellung: alarms)"),
+            "volume_day": ("Lautstärke am Tag", "0 bis 100 (Voreinstellung 80)"),
+            "volume_night": ("Lautstärke in der Nacht", "0 bis 100 (Voreinstellung 30)"),
+        ]
         words.outcomes = [
             "sounding": "erklingt", "acknowledged": "bestätigt", "not acknowledged": "nicht bestätigt",
             "missed": "verpasst", "quiet at night": "nachts still", "muted": "stumm", "shown only": "nur gezeigt",

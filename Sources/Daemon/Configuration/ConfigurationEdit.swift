@@ -1,0 +1,69 @@
+/// A change of some settings in the text of `marquee.toml`, as a person would make it: each
+/// setting's `key = value` (one line, or an array over several) is replaced where it stands,
+/// a setting not there yet is added at the end, a setting taken away is removed; every other
+/// line, comments and blank lines are kept as they were. Read with the configuration's own
+/// TOML reader, so the lines found are the lines `marquee run` reads.
+enum ConfigurationEdit {
+    /// One setting as the file has it: its value and its lines (from 1, the end exclusive).
+    struct Setting: Sendable, Equatable {
+        var value: TOMLValue
+        var lines: Range<Int>
+    }
+
+    /// Each `key = value` of `text`, by its key as written; nil when the text cannot be read
+    /// as `key = value` lines (then it is not edited: its own mistakes are said first).
+    static func settings(in text: String) -> [String: Setting]? {
+        var found: [String: Setting] = [:]
+        var scanner = TOMLScanner(Substring(text))
+        while true {
+            scanner.skipSpaces()
+            if scanner.atEnd { return found }
+            if scanner.takeLineEnd() { continue }
+            let first = scanner.line
+            let key = scanner.bareKey()
+            scanner.skipSpaces()
+            guard !key.isEmpty, scanner.take("=") else { return nil }
+            scanner.skipSpaces()
+            guard let value = try? scanner.value() else { return nil }
+            scanner.skipSpaces()
+            let ended = scanner.atEnd
+            guard ended || scanner.takeLineEnd() else { return nil }
+            found[key] = Setting(value: value, lines: first..<(ended ? scanner.line + 1 : scanner.line))
+        }
+    }
+
+    /// `text` with `changes` made (a nil value: the setting taken away); nil when `text`
+    /// cannot be read as `key = value` lines.
+    static func edited(_ text: String, _ changes: [(key: String, value: TOMLValue?)]) -> String? {
+        guard let found = settings(in: text) else { return nil }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let endsWithBreak = lines.last == ""
+        if endsWithBreak { lines.removeLast() }
+        var added: [String] = []
+        // From the last lines up: a replacement never moves the lines of one still to come.
+        for (key, value) in changes.sorted(by: { (found[$0.key]?.lines.lowerBound ?? 0) > (found[$1.key]?.lines.lowerBound ?? 0) }) {
+            let line = value.map { "\(key) = \(written($0))" }
+            if let setting = found[key] {
+                lines.replaceSubrange((setting.lines.lowerBound - 1)..<min(lines.count, setting.lines.upperBound - 1),
+                                      with: line.map { [$0] } ?? [])
+            } else if let line {
+                added.insert(line, at: 0)
+            }
+        }
+        return (lines + added).joined(separator: "\n") + "\n"
+    }
+
+    /// A value as TOML writes it.
+    static func written(_ value: TOMLValue) -> String {
+        func quoted(_ text: String) -> String {
+            "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
+        }
+        switch value {
+        case .string(let text): return quoted(text)
+        case .integer(let number): return String(number)
+        case .float(let number): return String(number)
+        case .boolean(let flag): return flag ? "true" : "false"
+        case .strings(let texts): return "[" + texts.map(quoted).joined(separator: ", ") + "]"
+        }
+    }
+}
