@@ -4,27 +4,12 @@ read the reminders, at a phone's size and a computer's. Prints one JSON object o
 the Swift test judges it. Usage: page_browser.py BASE PASSWORD OUT_FOLDER MARQUEE SOCKET"""
 import json, subprocess, sys, time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+
+from page_chromium import open_browser
 
 base, password, out, marquee, socket = sys.argv[1:6]
 seen = {}
-
-
-def open_browser(phone):
-    """Debian's chromium, headless: a phone's screen 360 px wide (a headless window cannot be
-    narrower than 500: the phone is emulated), or a computer's 1280."""
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800"]:
-        options.add_argument(argument)
-    if phone:
-        options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 360, "height": 800, "pixelRatio": 1}})
-    opened = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    opened.implicitly_wait(10)
-    return opened
-
 
 # What was sent now before is taken off: the message below must be a change.
 subprocess.run([marquee, "show", "--clear", "--socket", socket], check=True, capture_output=True)

@@ -5,9 +5,9 @@ one's loudness (RMS of its samples) and prints one JSON object; the Swift test j
 Usage: page_volume.py BASE PASSWORD OUT_FOLDER PLAYED"""
 import json, math, os, struct, sys, time, wave
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+
+from page_chromium import open_browser, sign_in
 
 base, password, out, played = sys.argv[1:5]
 seen = {}
@@ -30,18 +30,9 @@ def heard():
     return math.sqrt(sum(s * s for s in samples) / max(1, len(samples)))
 
 
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800"]:
-    options.add_argument(argument)
-options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 360, "height": 800, "pixelRatio": 1}})
-browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-browser.implicitly_wait(10)
+browser = open_browser()
 try:
-    browser.get(base + "/")
-    browser.find_element(By.ID, "password").send_keys(password)
-    browser.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
-    browser.find_element(By.ID, "glass")
+    sign_in(browser, base, password)
     for volume in ["100", "30"]:
         browser.find_element(By.LINK_TEXT, "Settings").click()
         field = browser.find_element(By.ID, "volume_day")

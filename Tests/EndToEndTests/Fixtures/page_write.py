@@ -4,10 +4,10 @@ Selenium) and records it in their own voice: Chromium's fake microphone plays a 
 of what it saw; the Swift test hears the box. Usage: page_write.py BASE PASSWORD OUT_FOLDER DAY TIME"""
 import json, math, struct, sys, time, wave
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
+
+from page_chromium import open_browser, sign_in
 
 base, password, out, day, at = sys.argv[1:6]
 seen = {}
@@ -21,20 +21,10 @@ with wave.open(voice, "wb") as file:
     file.writeframes(b"".join(struct.pack("<h", int(12000 * math.sin(2 * math.pi * 300 * i / 48000)))
                               for i in range(48000 * 3)))
 
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800",
-                 "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-                 "--use-file-for-fake-audio-capture=" + voice]:
-    options.add_argument(argument)
-options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 360, "height": 800, "pixelRatio": 1}})
-browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-browser.implicitly_wait(10)
+browser = open_browser(arguments=["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+                                  "--use-file-for-fake-audio-capture=" + voice])
 try:
-    browser.get(base + "/")
-    browser.find_element(By.ID, "password").send_keys(password)
-    browser.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
-    browser.find_element(By.ID, "glass")
+    sign_in(browser, base, password)
     browser.find_element(By.LINK_TEXT, "Write").click()
     seen["emptyList"] = "None yet" in browser.find_element(By.TAG_NAME, "main").text
     browser.find_element(By.ID, "text").send_keys("Pills now, Anna: listen to me")

@@ -1,0 +1,25 @@
+"""Debian's chromium for the carer's page tests, driven by Selenium: headless, at a phone's
+size (360 px wide, emulated: a headless window cannot be narrower than 500) or a computer's."""
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+
+def open_browser(phone=True, arguments=()):
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800", *arguments]:
+        options.add_argument(argument)
+    if phone:
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 360, "height": 800, "pixelRatio": 1}})
+    opened = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    opened.implicitly_wait(10)
+    return opened
+
+
+def sign_in(browser, base, password):
+    """Signs in and waits for "Now"'s picture of the glass."""
+    browser.get(base + "/")
+    browser.find_element(By.ID, "password").send_keys(password)
+    browser.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
+    browser.find_element(By.ID, "glass")
