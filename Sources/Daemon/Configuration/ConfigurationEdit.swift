@@ -39,17 +39,14 @@ enum ConfigurationEdit {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let endsWithBreak = lines.last == ""
         if endsWithBreak { lines.removeLast() }
-        var added: [String] = []
         // From the last lines up: a replacement never moves the lines of one still to come.
-        for (key, value) in changes.sorted(by: { (found[$0.key]?.lines.lowerBound ?? 0) > (found[$1.key]?.lines.lowerBound ?? 0) }) {
-            let line = value.map { "\(key) = \(written($0))" }
-            if let setting = found[key] {
-                lines.replaceSubrange((setting.lines.lowerBound - 1)..<min(lines.count, setting.lines.upperBound - 1),
-                                      with: line.map { [$0] } ?? [])
-            } else if let line {
-                added.insert(line, at: 0)
-            }
+        let present = changes.compactMap { change in found[change.key].map { (change, $0.lines) } }
+        for (change, range) in present.sorted(by: { $0.1.lowerBound > $1.1.lowerBound }) {
+            lines.replaceSubrange((range.lowerBound - 1)..<min(lines.count, range.upperBound - 1),
+                                  with: change.value.map { ["\(change.key) = \(written($0))"] } ?? [])
         }
+        // New settings at the end, in the order given.
+        let added = changes.filter { found[$0.key] == nil }.compactMap { change in change.value.map { "\(change.key) = \(written($0))" } }
         return (lines + added).joined(separator: "\n") + "\n"
     }
 
