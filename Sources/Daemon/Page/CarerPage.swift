@@ -396,7 +396,8 @@ final class CarerPage: Sendable {
             return settingsPage(session, problem: "\(path): \(words.settingsUnreadable)", typed: form.fields)
         }
         let changes = PageViews.settingKeys.compactMap { key -> (key: String, value: TOMLValue?)? in
-            let typed = form.fields[key]?.trimmingCharacters(in: " \t") ?? ""
+            // A setting the form did not send is left as it is; one sent empty is the default.
+            guard let typed = form.fields[key]?.trimmingCharacters(in: " \t") else { return nil }
             let value: TOMLValue? = typed.isEmpty ? nil : Int(typed).map(TOMLValue.integer) ?? .string(typed)
             let old = found[key].map(\.value)
             // A number kept as the file wrote it is no change.
