@@ -44,7 +44,8 @@ def run(kiosk, box):
     kiosk.check(dark is not None and black and standby is not None and "screen: dark until 06:30" in line,
                 f"{name}: within screen_off the connector's DPMS is Off in {dark} s, no picture on the glass "
                 f"({glass}), the television in standby in {standby} s ({' / '.join(line.strip().splitlines())})")
-    _, journal = guest.run("journalctl -b -u marquee -o cat --no-pager | grep -E 'screen is dark|standby' | tail -2")
+    # Its own line: the television's (going to standby, in standby) may come after it.
+    _, journal = guest.run("journalctl -b -u marquee -o cat --no-pager | grep -F 'the screen is dark until' | tail -2")
     kiosk.check("the screen is dark until 06:30 (screen_off): powered down (DPMS)" in journal,
                 f"{name}: the journal says how the screen went dark ({' / '.join(journal.strip().splitlines())})")
     # A message announced lights it and wakes the television; the picture is the ticker again.
