@@ -6,7 +6,8 @@ import Support
 import TestSupport
 import Testing
 
-/// The carer's page as a carer meets it: `marquee web-password`, then `marquee run` in a real
+/// The carer's page as a carer meets it, in one browser at a time (three chromiums and their
+/// boxes at once on two cores are what was measured, not the page): `marquee web-password`, then `marquee run` in a real
 /// terminal (tmux), then Debian's chromium (Selenium, `Fixtures/page_browser.py`) at a phone's
 /// size and a computer's: a wrong password, the sign-in, "Now" with the picture of the glass, a
 /// message sent now reaching the page without a reload, a pause from the page, the reminders.
@@ -118,9 +119,10 @@ struct CarerPageBrowserTests {
         #expect((seen["pictureWidth"] as? Int ?? 0) > 0)
         // The page follows the box: on a quiet machine the text in 0.2 s and the picture of the
         // glass in 0.7 s (the page looks four times a second; the glass draws the message
-        // first); the bound leaves room for a test run's other tests on two cores.
-        #expect((seen["textFollowedSeconds"] as? Double ?? 99) < 3)
-        #expect((seen["pictureFollowedSeconds"] as? Double ?? 99) < 3)
+        // first); the bound leaves room for a whole test run's other tests on two cores (the
+        // picture took 4.9 s there once, with three browsers at once).
+        #expect((seen["textFollowedSeconds"] as? Double ?? 99) < 5)
+        #expect((seen["pictureFollowedSeconds"] as? Double ?? 99) < 5)
         #expect((seen["showing"] as? [String])?.first == "Anna is coming at 3")
         #expect(seen["showing"] as? [String] == seen["statusShowing"] as? [String])
         #expect(seen["statusPaused"] as? Bool == true && seen["notice"] as? String == "Done.")
@@ -150,10 +152,7 @@ struct CarerPageBrowserTests {
 /// A carer writes a daily reminder on the page in chromium and records it in their own voice
 /// (Chromium's fake microphone: a 300 Hz tone into MediaRecorder); at its minute the box plays
 /// the chime and then that recording (ALSA's file PCM, looked into).
-@Suite(.serialized, .tier(.live, needs: [
-    .program("/usr/bin/tmux"), .program("/usr/bin/chromium"), .program("/usr/bin/chromedriver"), .program("/usr/bin/python3"),
-]))
-struct CarerPageVoiceTests {
+extension CarerPageBrowserTests {
     /// The longest run of 50 ms windows whose zero crossings say a tone of `hertz` (±5 %), in seconds.
     static func longestTone(of hertz: Double, in path: String) throws -> Double {
         let clip = try readWAV(path)
@@ -209,10 +208,7 @@ struct CarerPageVoiceTests {
 
 /// A carer turns the day's volume down on the page in chromium and hears the test reminder
 /// quieter: the settings are written into the box's configuration file and applied at once.
-@Suite(.serialized, .tier(.live, needs: [
-    .program("/usr/bin/tmux"), .program("/usr/bin/chromium"), .program("/usr/bin/chromedriver"), .program("/usr/bin/python3"),
-]))
-struct CarerPageSettingsTests {
+extension CarerPageBrowserTests {
     @Test func theVolumeChangedOnThePageIsHeard() async throws {
         // Monday 30 November 2026, ten in the morning in Berlin: the day's volume.
         let box = try PageBox(startsAt: "2026-11-30T10:00:00")
