@@ -530,10 +530,11 @@ struct TerminalTests {
         #expect(Self.exchange(socket, Array("{\"type\":\"reload\"}\n".utf8)).contains("\"ok\":true"))
         #expect(try waitUntil(within: .seconds(5)) { try status()["showing"] as? [String] == ["Tea with Anna"] })
         // The calendar is kept once, in the subscriptions' cache: it is a last good version
-        // already. (The said and written feeds wait for a message sent now and a reminder written
-        // on the page; the reminder ledger is open.)
+        // already. (The said, written and uploaded feeds wait for a message sent now, a reminder
+        // written and a calendar uploaded on the page; the reminder ledger is open.)
         let state = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/state")
-        #expect(Set(state) == ["subscriptions", "said", "written", "reminders.sqlite", "reminders.sqlite-wal", "reminders.sqlite-shm"],
+        #expect(Set(state) == ["subscriptions", "said", "written", "uploaded", "reminders.sqlite", "reminders.sqlite-wal",
+                               "reminders.sqlite-shm"],
                 "\(state)")
     }
 }
