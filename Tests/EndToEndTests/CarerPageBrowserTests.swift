@@ -317,8 +317,10 @@ struct CarerPageNetworkTests {
     /// carer is still answered, every one of the 500 is, the form is refused unread, and the
     /// display's frames keep their deadlines throughout (the page has threads of its own).
     @Test func hostileClientsLeaveTheDisplayAlone() async throws {
-        // 30 columns: the examples' messages are wider, so the text moves and frames are drawn.
-        let box = try PageBox(columns: 30)
+        // 30 columns at ten on a Monday morning: "Good morning! Breakfast is at 8." is wider, so
+        // the text moves and frames are drawn (at the system's time of day the examples may
+        // show only what fits, and nothing moves).
+        let box = try PageBox(columns: 30, startsAt: "2026-11-30T10:00:00")
         #expect(try box.setPassword().status == 0)
         try box.start()
         defer { box.stop() }

@@ -62,7 +62,11 @@ import Testing
             let clock = ContinuousClock()
             let started = clock.now
             let (schedule, status) = try load(folder, reader: Self.misbehavingReader(in: folder), limits: limits)
-            #expect(status.problems.map(\.message) == ["reading the file took longer than 0.5 s of processor time; stopped"])
+            // Its processor time, or — where other work starves it — four times that on the wall.
+            let said = status.problems.map(\.message)
+            #expect(said == ["reading the file took longer than 0.5 s of processor time; stopped"]
+                || (said.count == 1 && said[0].hasPrefix("reading the file took longer than ") && said[0].hasSuffix(" s; stopped")),
+                    "\(said)")
             #expect(clock.now - started < .seconds(10))
             #expect(schedule.retries.keys.map { $0.hasSuffix("/bad.ics") } == [true])
         }
