@@ -19,12 +19,13 @@ import Testing
         try WrittenCalendar.reminder(form, id: id, recording: recording, at: instant("2026-11-29T10:00:00Z")).get()
     }
 
-    /// The messages of a schedule reading `reminders`' calendar, at `moment`.
+    /// The messages of a schedule reading `reminders`' calendar, at `moment` (through the
+    /// `read-feed` helpers: libical's one in-process actor is left to the tests that need it).
     private func shown(_ reminders: [WrittenReminder], at moment: String) async throws -> [Message] {
         let calendar = WrittenCalendar.calendar(reminders, stamp: instant("2026-11-29T10:00:00Z"))
         #expect(calendar.split(separator: "\r\n").allSatisfy { $0.utf8.count <= 75 })
         let feeds = try feedFolder([WrittenCalendar.fileName: calendar, "voice-pills-1.wav": "RIFF"])
-        let schedule = try await Schedule(displayZone: "Europe/Berlin")
+        let schedule = try await Schedule(displayZone: "Europe/Berlin", reader: CarerPageTests.reader)
         let statuses = await schedule.load([feeds], around: instant(moment))
         #expect(statuses.allSatisfy { $0.problems.isEmpty }, "\(statuses)")
         return await schedule.snapshot(at: instant(moment)).messages
