@@ -111,34 +111,39 @@ package struct WrittenCalendar: Sendable {
            let problem = writeFileAtomically(recorded, to: folder + "/" + name) {
             return "cannot keep the recording: \(problem)"
         }
-        do {
-            try WrittenReminders(path: database).keep(reminder)
-        } catch {
-            return "\(error)"
-        }
-        removeUnusedRecordings()
-        return publish(at: now)
+        return change(at: now) { book throws(LedgerError) in try book.keep(reminder) }
     }
 
     /// Forgets reminder `id` and its recording, and publishes the calendar.
     func remove(_ id: String, at now: Instant) -> String? {
-        do {
-            try WrittenReminders(path: database).remove(id)
+        change(at: now) { book throws(LedgerError) in try book.remove(id) }
+    }
+
+    /// Makes `change` and publishes what is kept then: one reading of the reminders serves the
+    /// calendar and the recordings' clean-up.
+    private func change(at now: Instant, _ change: (WrittenReminders) throws(LedgerError) -> Void) -> String? {
+        let kept: [WrittenReminder]
+        do throws(LedgerError) {
+            let book = try WrittenReminders(path: database)
+            try change(book)
+            kept = try book.all()
         } catch {
             return "\(error)"
         }
-        removeUnusedRecordings()
-        return publish(at: now)
+        removeRecordings(except: kept)
+        return publish(kept, at: now)
     }
 
     /// Writes the calendar of what is kept, whole (an atomic rename), or removes it when
     /// nothing is written; why not, if it could not be.
     func publish(at now: Instant) -> String? {
-        let kept: [WrittenReminder]
         switch reminders() {
         case .failure(let problem): return "\(problem)"
-        case .success(let reminders): kept = reminders
+        case .success(let kept): return publish(kept, at: now)
         }
+    }
+
+    private func publish(_ kept: [WrittenReminder], at now: Instant) -> String? {
         let path = folder + "/" + Self.fileName
         guard !kept.isEmpty else {
             return unlink(path) == 0 || errno == ENOENT ? nil : "cannot remove \(path): \(String(cString: strerror(errno)))"
@@ -163,9 +168,8 @@ package struct WrittenCalendar: Sendable {
     /// never an older recording kept under the same name).
     static func recordingName(of id: String) -> String { "voice-\(id)-\(PageSessions.randomToken().prefix(8)).wav" }
 
-    /// Removes the recordings no kept reminder plays.
-    private func removeUnusedRecordings() {
-        guard case .success(let kept) = reminders() else { return }
+    /// Removes the recordings none of `kept` plays.
+    private func removeRecordings(except kept: [WrittenReminder]) {
         let wanted = Set(kept.compactMap(\.recording))
         for entry in directoryEntries(folder) ?? [] where entry.name.hasPrefix("voice-") && !wanted.contains(entry.name) {
             unlink(folder + "/" + entry.name)
