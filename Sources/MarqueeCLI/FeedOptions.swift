@@ -132,10 +132,12 @@ struct FeedOptions: ParsableArguments {
     ///   - load: whether the feeds are read now (else the caller reads them: `marquee run`
     ///     does once its display runs).
     ///   - ahead: how far the first queries reach after the instant, in seconds (a day if nil).
+    ///   - subscribesAlways: whether there are subscriptions without any address (a reload or
+    ///     the carer's page may add one).
     func openFeeds(
         configuration: ConfigurationFile, at time: String?, option: String = "--at", reportProblems: Bool,
         lastGoodDirectory: String? = nil, subscriptionFolder: String?, fetchNow: Bool, load: Bool = true,
-        ahead: Int64? = nil
+        ahead: Int64? = nil, subscribesAlways: Bool = false
     ) async throws -> LoadedFeeds {
         let schedule: Schedule
         let settings = scheduleSettings(configuration)
@@ -151,7 +153,7 @@ struct FeedOptions: ParsableArguments {
         let (paths, addresses) = try feedSources(configuration)
         var allRead = paths.allSatisfy { access($0, R_OK) == 0 }
         var subscriptions: Subscriptions?
-        if !addresses.isEmpty {
+        if !addresses.isEmpty || subscribesAlways {
             let opened = Subscriptions(
                 addresses: addresses, folder: subscriptionFolder,
                 refreshSeconds: Int64(configuration.refreshMinutes ?? 5) * 60,

@@ -82,9 +82,12 @@ struct RunCommand: AsyncParsableCommand {
                     log.log(.warning, "\(key) changed in the configuration; it takes effect when marquee restarts "
                         + "(systemctl restart marquee)")
                 }
+                // Subscriptions given on the command line stay; the file's follow it.
+                let subscriptions = givenHere.contains("subscriptions") ? nil : try feedOptions.feedSources(fresh).addresses
                 return ReloadedSettings(display: display, schedule: feedOptions.scheduleSettings(fresh),
                                         style: DisplayOptions.style(fresh),
-                                        sound: fresh.soundSettings(language: feedOptions.words(fresh).locale))
+                                        sound: fresh.soundSettings(language: feedOptions.words(fresh).locale),
+                                        subscriptions: subscriptions)
             } catch {
                 log.log(.error, "\(error); keeping the previous configuration")
                 return nil
@@ -146,7 +149,7 @@ struct RunCommand: AsyncParsableCommand {
     ) async throws -> LoadedFeeds {
         try await feedOptions.openFeeds(
             configuration: file, at: at, reportProblems: false, lastGoodDirectory: stateDirectory,
-            subscriptionFolder: subscriptionFolder, fetchNow: false, load: false)
+            subscriptionFolder: subscriptionFolder, fetchNow: false, load: false, subscribesAlways: feedOptions.feeds.isEmpty)
     }
 }
 

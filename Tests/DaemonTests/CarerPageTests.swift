@@ -431,6 +431,55 @@ struct CarerPageTests {
         #expect(lines.contains("the page: a test reminder by the carer from 127.0.0.1"))
     }
 
+    @Test func aCarerSubscribesToACalendarAndRemovesIt() async throws {
+        let path = folder.path + "/marquee.toml"
+        let secret = "https://calendar.example/calendar/ical/anna/private-9f2Kq7Zx3Lm/basic.ics"
+        let shown = SubscriptionAddress.redacted(secret)
+        try "subscriptions = [\"webcal://family.example/cal.ics\"]\nvolume_day = 70\n".write(toFile: path, atomically: true, encoding: .utf8)
+        state.update { $0.subscriptions = [SubscriptionStatus(address: shown, events: 3)] }
+        try await serving { base in
+            _ = try await curl(["--data-urlencode", "password=a carer's secret", base + "/login"])
+            let page = try await curl([base + "/calendars"])
+            #expect(page.body.contains("id=\"subscribeform\"") && page.body.contains("value=\"\(shown)\""))
+            let token = try #require(changeToken(in: page.body))
+            #expect(try await curl(["-d", "token=forged", "--data-urlencode", "address=\(secret)", base + "/calendars/subscribe"]).status
+                == 403)
+            _ = mailbox.take()
+
+            let refused = try await curl(["-d", "token=\(token)", "--data-urlencode", "address=htps://calendar.example/x.ics",
+                                          base + "/calendars/subscribe"])
+            #expect(refused.status == 303)
+            #expect(try await curl([base + "/calendars"]).body.contains("not a calendar address the box can fetch"))
+            #expect(mailbox.take().isEmpty)
+
+            let added = try await curl(["-d", "token=\(token)", "--data-urlencode", "address= \(secret) ", base + "/calendars/subscribe"])
+            #expect(added.status == 303 && added.headers["location"] == "/calendars")
+            #expect(try String(contentsOfFile: path, encoding: .utf8)
+                == "subscriptions = [\"webcal://family.example/cal.ics\", \"\(secret)\"]\nvolume_day = 70\n")
+            #expect(mailbox.take().map { "\($0)" } == ["control(Daemon.ControlRequest.Kind.reload)"])
+            let after = try await curl([base + "/calendars"])
+            #expect(after.body.contains("The subscription is kept; its calendar is fetched now."))
+            #expect(!after.body.contains("private-9f2Kq7Zx3Lm"), "the address is never shown back")
+            let again = try await curl(["-d", "token=\(token)", "--data-urlencode", "address=\(secret)", base + "/calendars/subscribe"])
+            #expect(again.status == 303)
+            #expect(try await curl([base + "/calendars"]).body.contains("already subscribes"))
+
+            // Removed by the address as the page shows it: the secret is never sent back.
+            #expect(try await curl(["-d", "token=\(token)", "--data-urlencode", "address=\(shown)", base + "/calendars/unsubscribe"])
+                .status == 303)
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "subscriptions = [\"webcal://family.example/cal.ics\"]\nvolume_day = 70\n")
+            #expect(try await curl([base + "/calendars"]).body.contains("The subscription is removed."))
+            _ = try await curl(["-d", "token=\(token)", "--data-urlencode", "address=webcal://family.example/cal.ics",
+                                base + "/calendars/unsubscribe"])
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "volume_day = 70\n", "the last one takes the key away")
+        }
+        journal.fileHandleForWriting.closeFile()
+        let lines = String(decoding: journal.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(lines.contains("the page: subscription \(shown) added by the carer from 127.0.0.1"))
+        #expect(lines.contains("the page: subscription \(shown) removed by the carer from 127.0.0.1"))
+        #expect(!lines.contains("private-9f2Kq7Zx3Lm"), "the journal never holds the address")
+    }
+
     @Test func wrongPasswordsLockTheAddressOut() async throws {
         try await serving { base in
             for _ in 1..<LoginThrottle.freeTries {

@@ -32,7 +32,7 @@ import Testing
     /// Nothing is kept silently.
     @Test(arguments: [
         ("feeds", "\"/srv/a\"", "\"/srv/b\"", true),
-        ("subscriptions", "[\"https://a.example/c.ics\"]", "[\"https://b.example/c.ics\"]", true),
+        ("subscriptions", "[\"https://a.example/c.ics\"]", "[\"https://b.example/c.ics\"]", false),
         ("refresh_minutes", "5", "15", true), ("output", "\"kms\"", "\"framebuffer\"", true),
         ("connector", "\"HDMI-A-1\"", "\"HDMI-A-2\"", true), ("mode", "\"1920x1080\"", "\"1280x720@60\"", true),
         ("device", "\"/dev/fb0\"", "\"/dev/fb1\"", true),

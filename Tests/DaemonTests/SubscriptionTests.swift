@@ -44,7 +44,7 @@ private struct FirstFetch {
     /// Whether the first fetch brought a calendar, and the status after it.
     let changed: Bool
     let status: SubscriptionStatus
-    var address: SubscriptionAddress { subscriptions.addresses[0] }
+    let address: SubscriptionAddress
 
     init(_ name: String = "calendar.ics", serving text: String? = dentist(),
          address: ((LoopbackWebServer) -> String)? = nil) async throws {
@@ -53,7 +53,8 @@ private struct FirstFetch {
         cache = try TemporaryFolder()
         let url = address?(server) ?? server.url(name)
         (subscriptions, _) = try await makeSubscriptions([url], server: server, cache: cache)
-        changed = await subscriptions.refresh(subscriptions.addresses[0], at: now)
+        self.address = await subscriptions.addresses[0]
+        changed = await subscriptions.refresh(self.address, at: now)
         status = await subscriptions.statuses()[0]
     }
 }
@@ -90,10 +91,10 @@ struct SubscriptionTests {
         let address = server!.url("calendar.ics")
         try server!.serve("calendar.ics", dentist())
         let (first, _) = try await makeSubscriptions([address], server: server, cache: cache)
-        #expect(await first.refresh(first.addresses[0], at: now))
+        #expect(await first.refresh(await first.addresses[0], at: now))
         server = nil  // the box restarts with no network: the connection is refused
         let (second, schedule) = try await makeSubscriptions([address], server: nil, cache: cache)
-        #expect(await !second.refresh(second.addresses[0], at: now.adding(seconds: 60)))
+        #expect(await !second.refresh(await second.addresses[0], at: now.adding(seconds: 60)))
         let status = await second.statuses()[0]
         #expect(status.error?.contains("onnect") == true, "\(status)")
         #expect(status.events == 1 && status.lastSuccess == now.description)
@@ -102,7 +103,7 @@ struct SubscriptionTests {
         await schedule.load([], fetched: await second.fetched(), around: during)
         let messages = await schedule.messages(at: during)
         #expect(messages.map(\.text) == ["Dentist at 10"])
-        #expect(messages.first?.source == second.addresses[0].shown)
+        #expect(messages.first?.source == (await second.addresses[0]).shown)
     }
 
     @Test("A calendar whose copy cannot be written is shown all the same, and the failure said")
@@ -117,7 +118,7 @@ struct SubscriptionTests {
         let subscriptions = Subscriptions(
             addresses: [SubscriptionAddress(server.url("calendar.ics"))!], folder: blocked.path + "/state/subscriptions",
             certificateAuthorities: server.certificateAuthorities, inspect: { await schedule.inspect($0, name: $1) }, seed: 7)
-        let address = subscriptions.addresses[0]
+        let address = await subscriptions.addresses[0]
         #expect(await subscriptions.refresh(address, at: now))
         let status = await subscriptions.statuses()[0]
         #expect(status.lastSuccess == now.description && status.events == 1)
@@ -138,7 +139,7 @@ struct SubscriptionTests {
         try server.serve("calendar.ics", dentist())
         let cache = try TemporaryFolder()
         let (subscriptions, _) = try await makeSubscriptions([server.url("calendar.ics")], server: server, cache: cache)
-        let address = subscriptions.addresses[0]
+        let address = await subscriptions.addresses[0]
         try FileManager.default.createDirectory(atPath: cache.path + "/subscriptions/\(address.key).json",
                                                 withIntermediateDirectories: true)
         #expect(await subscriptions.refresh(address, at: now))
@@ -190,7 +191,7 @@ struct SubscriptionTests {
             "http://127.0.0.1:\(server.plainPort)/calendar.ics",
         ]
         let (subscriptions, _) = try await makeSubscriptions(addresses, server: server, cache: cache)
-        for address in subscriptions.addresses {
+        for address in await subscriptions.addresses {
             #expect(await subscriptions.refresh(address, at: now), "\(address)")
         }
         #expect(await subscriptions.statuses().map(\.events) == [1, 1, 1])
@@ -274,6 +275,40 @@ struct SubscriptionTests {
         // Claimed: not due again while its fetch runs, and the status says it is being tried.
         #expect(await subscriptions.claimDue(at: now.adding(seconds: 7201)).isEmpty)
         #expect(await subscriptions.statuses()[0].lastAttempt == now.adding(seconds: 7200).description)
+    }
+
+    @Test("A subscription added is due at once; one removed leaves no copy, no record, and nothing shown")
+    func addedAndRemoved() async throws {
+        let fetched = try await FirstFetch()
+        let folder = fetched.cache.path + "/subscriptions"
+        let copy = try #require(await fetched.subscriptions.fetched()[0].file)
+        #expect(FileManager.default.fileExists(atPath: copy))
+        #expect(await !fetched.subscriptions.use([fetched.address]), "the same list is no change")
+
+        #expect(await fetched.subscriptions.use([]))
+        #expect(await fetched.subscriptions.fetched().isEmpty)
+        #expect(await fetched.subscriptions.statuses().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "the private calendar is gone from the disk")
+
+        let other = try #require(SubscriptionAddress(fetched.server.url("other.ics")))
+        #expect(await fetched.subscriptions.use([fetched.address, other]))
+        // Both due now: the one fetched before was forgotten with its record.
+        #expect(await fetched.subscriptions.claimDue(at: now.adding(seconds: 1)).map(\.key) == [fetched.address.key, other.key])
+    }
+
+    @Test("A fetch under way when its address is removed keeps nothing")
+    func removedWhileFetching() async throws {
+        let silent = try SilentServer()
+        let cache = try TemporaryFolder()
+        let (subscriptions, _) = try await makeSubscriptions(
+            ["https://127.0.0.1:\(silent.port)/calendar.ics"], server: nil, cache: cache, stallSeconds: 1)
+        let address = await subscriptions.addresses[0]
+        let fetching = Task { await subscriptions.refresh(address, at: now) }
+        #expect(await eventually { await subscriptions.statuses().first?.lastAttempt != nil }, "the fetch began")
+        #expect(await subscriptions.use([]))
+        #expect(await !fetching.value)
+        #expect(await subscriptions.statuses().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path + "/subscriptions").isEmpty)
     }
 
     @Test("A server that accepts and never answers is given up on")

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServers
 import Support
 #if canImport(Glibc)
     import Glibc
@@ -30,7 +31,8 @@ struct PageBox {
     /// `marquee run`'s clock starts here (nil: the system's).
     let startsAt: String?
 
-    init(host: String = "127.0.0.1", columns: Int = 100, startsAt: String? = nil) throws {
+    /// - Parameter settings: more lines of the configuration file.
+    init(host: String = "127.0.0.1", columns: Int = 100, startsAt: String? = nil, settings: String = "") throws {
         self.columns = columns
         self.startsAt = startsAt
         folder = try TemporaryFolder()
@@ -43,6 +45,7 @@ struct PageBox {
             socket = "\(folder.path)/marquee.sock"
             web_listen = "\(host):\(port)"
             sound_device = "file:FILE=\(folder.path)/played.wav,FORMAT=wav"
+            \(settings)
             """.write(toFile: folder.path + "/marquee.toml", atomically: true, encoding: .utf8)
     }
 
@@ -93,7 +96,13 @@ struct PageBox {
 ]))
 struct CarerPageBrowserTests {
     @Test func aCarerUsesThePageFromAPhone() async throws {
-        let box = try PageBox()
+        // A family calendar at a private address (a token in its path), which the carer
+        // subscribes to on the page.
+        let server = try LoopbackWebServer()
+        try server.serve("family-Xk29fQz81.ics", "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//family//EN\r\nBEGIN:VEVENT\r\n"
+            + "UID:lunch@family\r\nDTSTAMP:20261101T000000Z\r\nDTSTART;VALUE=DATE:20261101\r\nRRULE:FREQ=DAILY\r\n"
+            + "SUMMARY:Lunch with the family\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+        let box = try PageBox(settings: "subscription_ca_file = \"\(server.certificateAuthorities)\"")
         let short = try box.setPassword("short")
         #expect(short.status == 1 && short.errors.contains("at least 8 characters"), "\(short.errors)")
         let set = try box.setPassword()
@@ -103,10 +112,12 @@ struct CarerPageBrowserTests {
         try box.start()
         defer { box.stop() }
         let (port, socket, binary) = (box.port, box.socket, CommandLineTests.binary)
+        let address = server.url("family-Xk29fQz81.ics", scheme: "webcal")
         let shots = ProcessInfo.processInfo.environment["MARQUEE_PAGE_SHOTS"] ?? box.folder.path
         let script = CommandLineTests.root.appendingPathComponent("Tests/EndToEndTests/Fixtures/page_browser.py").path
         let browser = try await PageBox.offThePool {
-            try CommandLineTests.run("/usr/bin/python3", [script, "http://127.0.0.1:\(port)", PageBox.password, shots, binary, socket])
+            try CommandLineTests.run("/usr/bin/python3", [script, "http://127.0.0.1:\(port)", PageBox.password, shots, binary, socket,
+                                                          address])
         }
         #expect(browser.status == 0, "\(browser.errors.suffix(2000))")
         let line = try #require(browser.output.split(separator: "\n").last, "\(browser.errors.suffix(2000))")
@@ -134,11 +145,20 @@ struct CarerPageBrowserTests {
         #expect(calendars.contains("examples/feeds/birthdays.ics") && calendars.contains("read, 3 events"), "\(calendars)")
         #expect(seen["calendarsHorizontalScroll"] as? Bool == false)
         #expect((seen["uploadRefused"] as? String)?.contains("broken.ics:1: error: the file is truncated") == true, "\(seen)")
+        // Subscribed from the page: fetched at once, shown in the box's status, the address
+        // never shown back in full; then removed.
+        let subscribed = seen["subscribed"] as? String ?? ""
+        #expect(subscribed.contains("webcal://127.0.0.1:") && subscribed.contains("1 event"), "\(subscribed)")
+        #expect(seen["subscribedNotice"] as? String == "The subscription is kept; its calendar is fetched now.")
+        #expect(seen["statusSubscriptions"] as? Int == 1 && (seen["statusShowsLunch"] as? Bool) == true, "\(seen)")
+        #expect(seen["pageHoldsToken"] as? Bool == false, "the address is never shown back")
+        #expect(seen["unsubscribed"] as? String == "No subscriptions.")
+        #expect(seen["statusSubscriptionsAfter"] as? Int == 0 && seen["statusShowsLunchAfter"] as? Bool == false)
         #expect((seen["boxVersion"] as? String)?.hasPrefix("marquee 0.") == true && (seen["boxParts"] as? Int ?? 0) > 5)
         #expect(seen["boxHorizontalScroll"] as? Bool == false)
         #expect((seen["pictureAfterSignOut"] as? String)?.contains("401") == true)
         #expect(seen["wideWidth"] as? Int == 1280)
-        for shot in ["page-now-360.png", "page-reminders-360.png", "page-calendars-360.png", "page-box-360.png", "page-now-1280.png"] {
+        for shot in ["page-now-360.png", "page-reminders-360.png", "page-calendars-360.png", "page-subscriptions-360.png", "page-box-360.png", "page-now-1280.png"] {
             let size = (try? FileManager.default.attributesOfItem(atPath: shots + "/" + shot)[.size] as? Int) ?? 0
             #expect(size > 5_000, "\(shot): \(size) bytes")
         }
@@ -146,6 +166,9 @@ struct CarerPageBrowserTests {
         #expect(journal.contains("the page: a wrong password from 127.0.0.1"))
         #expect(journal.contains("the page: pause by the carer from 127.0.0.1"))
         #expect(!journal.contains("Anna's carer 2026"), "the password is never said")
+        #expect(journal.contains("the page: subscription webcal://127.0.0.1:\(server.port)/…"), "\(journal)")
+        #expect(journal.contains("fetched a new version of the calendar"), "\(journal)")
+        #expect(!journal.contains("Xk29fQz81"), "the private address is never said")
     }
 }
 

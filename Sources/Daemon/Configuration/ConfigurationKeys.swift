@@ -52,7 +52,7 @@ package struct ConfigurationKey: Sendable {
     /// Every key, in the order of `examples/marquee.toml`.
     package static let all: [ConfigurationKey] = [
         ConfigurationKey("feeds", \.feeds, restart: true, "the folder of .ics files marquee reads") { try $0.string() },
-        ConfigurationKey("subscriptions", \.subscriptions, restart: true,
+        ConfigurationKey("subscriptions", \.subscriptions,
                          "calendars fetched from their addresses (https://, webcal://)") { value in
             guard case .strings(let addresses) = value else { throw TOMLError("must be a list of addresses: [\"https://…\"]") }
             for address in addresses where SubscriptionAddress(address) == nil {

@@ -34,13 +34,16 @@ package struct ReloadedSettings: Sendable {
     package var schedule: ScheduleSettings?
     package var style: FramebufferStyle?
     package var sound: SoundSettings?
+    /// The calendar subscriptions (nil: those in use stay, as when the command line gave them).
+    package var subscriptions: [SubscriptionAddress]?
 
     package init(display: DisplaySettings, schedule: ScheduleSettings? = nil, style: FramebufferStyle? = nil,
-                sound: SoundSettings? = nil) {
+                sound: SoundSettings? = nil, subscriptions: [SubscriptionAddress]? = nil) {
         self.display = display
         self.schedule = schedule
         self.style = style
         self.sound = sound
+        self.subscriptions = subscriptions
     }
 }
 

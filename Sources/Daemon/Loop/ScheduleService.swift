@@ -121,6 +121,11 @@ final class ScheduleService: Sendable {
             // On a thread of its own: a disk that hangs holds none of the threads tasks share.
             let settings = await onThread(named: "marquee-config", read) ?? nil
             if let settings { await settingsRead?(settings) }
+            if let addresses = settings?.subscriptions, let subscriptions, await subscriptions.use(addresses) {
+                // An address added is fetched at once; one removed is shown no more.
+                await schedule.replaceFetched(await subscriptions.fetched())
+                mailbox.post(.feedsChanged)
+            }
             mailbox.post(.settingsRead(settings))
         case .apply(let settings):
             do {

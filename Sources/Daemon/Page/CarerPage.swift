@@ -212,6 +212,10 @@ final class CarerPage: Sendable {
             return settingsPage(session)
         }
         router.post("settings") { [self] request, context in try await changeSettings(request, context: context) }
+        router.post("calendars/subscribe") { [self] request, context in try await changeSubscriptions(request, context: context, adding: true) }
+        router.post("calendars/unsubscribe") { [self] request, context in
+            try await changeSubscriptions(request, context: context, adding: false)
+        }
         router.post("calendars/upload") { [self] request, context in try await upload(request, context: context) }
         router.post("calendars/remove") { [self] request, context in
             let (session, form) = try await change(RemoveCalendarForm.self, of: request, context: context)
@@ -386,50 +390,120 @@ final class CarerPage: Sendable {
     /// its `FILE:LINE: key: …` words, nothing written), then reloaded as `reload` does.
     private func changeSettings(_ request: Request, context: PageContext) async throws -> Response {
         let (session, form) = try await change(SettingsForm.self, of: request, context: context)
+        let outcome = changeConfiguration(by: context.peer ?? "?") { found throws(CarerRefusal) in
+            PageViews.settingKeys.compactMap { key -> (key: String, value: TOMLValue?)? in
+                // A setting the form did not send is left as it is; one sent empty is the default.
+                guard let typed = form.fields[key]?.trimmingCharacters(in: " \t") else { return nil }
+                let value: TOMLValue? = typed.isEmpty ? nil : Int(typed).map(TOMLValue.integer) ?? .string(typed)
+                let old = found[key].map(\.value)
+                // A number kept as the file wrote it is no change.
+                return value == old || (value == nil && old == nil) ? nil : (key, value)
+            }
+        }
+        switch outcome {
+        case .refused(let problem): return settingsPage(session, problem: problem, typed: form.fields)
+        case .unchanged: sessions.note(session.token, words.nothingChanged)
+        case .kept(let note): sessions.note(session.token, [words.settingsKept, note].compactMap { $0 }.joined(separator: " "))
+        }
+        return Self.redirect(to: "/settings")
+    }
+
+    /// What became of a change of the configuration file.
+    private enum ConfigurationChange {
+        /// Written and in use; the reload's note (keys that need a restart), if any.
+        case kept(note: String?)
+        case unchanged
+        /// Not made, the file as it was: why, in words (`FILE:LINE: key: …` as `check` says it).
+        case refused(String)
+    }
+
+    /// Changes settings of the configuration file whole-or-nothing and applies them as a reload
+    /// does. `changes` says what changes, from the settings the file has; the changed text must
+    /// read as `marquee run` reads it, and the display must take it, or the file stays as it
+    /// was. Said in the journal with the carer's address (the keys, never their values).
+    private func changeConfiguration(
+        by peer: String, _ changes: ([String: ConfigurationEdit.Setting]) throws(CarerRefusal) -> [(key: String, value: TOMLValue?)]
+    ) -> ConfigurationChange {
         let path = settings.configurationFile
         let before: String
         switch access(path, F_OK) != 0 && errno == ENOENT ? .success([]) : readFile(path, limit: 1 << 20) {
         case .success(let bytes): before = String(decoding: bytes, as: UTF8.self)
-        case .failure(let failure): return settingsPage(session, problem: "\(path): \(failure.message)", typed: form.fields)
+        case .failure(let failure): return .refused("\(path): \(failure.message)")
         }
-        guard let found = ConfigurationEdit.settings(in: before) else {
-            return settingsPage(session, problem: "\(path): \(words.settingsUnreadable)", typed: form.fields)
+        guard let found = ConfigurationEdit.settings(in: before) else { return .refused("\(path): \(words.settingsUnreadable)") }
+        let made: [(key: String, value: TOMLValue?)]
+        do {
+            made = try changes(found)
+        } catch {
+            return .refused(error.description)
         }
-        let changes = PageViews.settingKeys.compactMap { key -> (key: String, value: TOMLValue?)? in
-            // A setting the form did not send is left as it is; one sent empty is the default.
-            guard let typed = form.fields[key]?.trimmingCharacters(in: " \t") else { return nil }
-            let value: TOMLValue? = typed.isEmpty ? nil : Int(typed).map(TOMLValue.integer) ?? .string(typed)
-            let old = found[key].map(\.value)
-            // A number kept as the file wrote it is no change.
-            return value == old || (value == nil && old == nil) ? nil : (key, value)
-        }
-        guard !changes.isEmpty else {
-            sessions.note(session.token, words.nothingChanged)
-            return Self.redirect(to: "/settings")
-        }
-        guard let after = ConfigurationEdit.edited(before, changes) else {
-            return settingsPage(session, problem: "\(path): \(words.settingsUnreadable)", typed: form.fields)
-        }
+        guard !made.isEmpty else { return .unchanged }
+        guard let after = ConfigurationEdit.edited(before, made) else { return .refused("\(path): \(words.settingsUnreadable)") }
         do {
             _ = try ConfigurationFile.parse(after, path: path)
         } catch {
-            return settingsPage(session, problem: error.description, typed: form.fields)
+            return .refused(error.description)
         }
-        let peer = context.peer ?? "?"
-        let names = changes.map(\.key).joined(separator: ", ")
+        let names = made.map(\.key).joined(separator: ", ")
         if let problem = writeFileAtomically(Array(after.utf8), to: path) {
             log?.log(.warning, "the page: settings (\(names)) from \(peer) cannot be written: \(problem)")
-            return settingsPage(session, problem: "\(path): \(problem)", typed: form.fields)
+            return .refused("\(path): \(problem)")
         }
         let reply = desk.answer(ControlRequest(type: .reload))
         guard reply.ok else {
             // What the display could not use is taken back: the file is as it was.
             _ = writeFileAtomically(Array(before.utf8), to: path)
-            return settingsPage(session, problem: reply.error ?? "", typed: form.fields)
+            return .refused(reply.error ?? "")
         }
         log?.log(.notice, "the page: settings changed (\(names)) by the carer from \(peer)")
-        sessions.note(session.token, [words.settingsKept, reply.note].compactMap { $0 }.joined(separator: " "))
-        return Self.redirect(to: "/settings")
+        return .kept(note: reply.note)
+    }
+
+    /// Adds a calendar subscription (the address pasted on the page) to the configuration's,
+    /// or removes one (named as the page shows it, secrets hidden): the address is never
+    /// shown back in full, nor written to the journal.
+    private func changeSubscriptions(_ request: Request, context: PageContext, adding: Bool) async throws -> Response {
+        let (session, form) = try await change(SubscriptionForm.self, of: request, context: context)
+        let peer = context.peer ?? "?"
+        var shown = SubscriptionAddress.redacted(form.address)
+        let outcome = changeConfiguration(by: peer) { [words, settings] found throws(CarerRefusal) in
+            var addresses: [String] = []
+            if let setting = found["subscriptions"] {
+                guard case .strings(let listed) = setting.value else {
+                    throw CarerRefusal("\(settings.configurationFile):\(setting.lines.lowerBound): subscriptions: "
+                        + "must be a list of addresses: [\"https://…\"]")
+                }
+                addresses = listed
+            }
+            if adding {
+                guard let address = SubscriptionAddress(form.address) else {
+                    throw CarerRefusal("\(shown): \(words.notAnAddress)")
+                }
+                shown = address.shown
+                guard !addresses.contains(where: { SubscriptionAddress($0)?.key == address.key }) else {
+                    throw CarerRefusal(words.subscriptionKnown)
+                }
+                addresses.append(address.given)
+            } else {
+                let kept = addresses.filter { (SubscriptionAddress($0)?.shown ?? SubscriptionAddress.redacted($0)) != form.address }
+                guard kept.count < addresses.count else { throw CarerRefusal(words.subscriptionUnknown) }
+                shown = form.address
+                addresses = kept
+            }
+            return [("subscriptions", addresses.isEmpty ? nil : .strings(addresses))]
+        }
+        switch outcome {
+        case .refused(let problem):
+            log?.log(.notice, "the page: subscription \(shown) \(adding ? "added" : "removed") by the carer from \(peer) "
+                + "refused: \(problem)")
+            sessions.note(session.token, problem)
+        case .unchanged:
+            sessions.note(session.token, words.nothingChanged)
+        case .kept:
+            log?.log(.notice, "the page: subscription \(shown) \(adding ? "added" : "removed") by the carer from \(peer)")
+            sessions.note(session.token, adding ? words.subscriptionAdded : words.subscriptionRemoved)
+        }
+        return Self.redirect(to: "/calendars")
     }
 
     /// A calendar file sent from the page (its name in `name`): judged by the schedule before
@@ -580,6 +654,12 @@ final class CarerPage: Sendable {
             ["language": language, "timezone": timezone, "morning": morning, "night": night, "screen_off": screen_off,
              "speak": speak, "volume_day": volume_day, "volume_night": volume_night].compactMapValues { $0 }
         }
+    }
+
+    private struct SubscriptionForm: ChangeForm {
+        var token: String
+        /// Pasted whole to subscribe; as the page shows it to remove.
+        var address: String
     }
 
     private struct RemoveCalendarForm: ChangeForm {

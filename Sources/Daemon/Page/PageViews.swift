@@ -259,12 +259,16 @@ enum PageViews {
     /// secrets hidden as the status hides them) with its state, its events, when it was last
     /// read, and its problems as `marquee check` words them (file and line).
     static func calendars(_ words: PageWords, feeds: [StatusReport.Feed], subscriptions: [SubscriptionStatus],
-                          uploaded: UploadedCalendars?, changeToken: String, notice: String?) -> String {
+                          uploaded: UploadedCalendars?, changeToken: String, notice: String?, problem: String? = nil) -> String {
         let token = "<input type=\"hidden\" name=\"token\" value=\"\(escaped(changeToken))\">"
         func problems(_ lines: [String]) -> String {
             lines.isEmpty ? "" : "<ul>" + lines.map { "<li class=\"problem\">\(escaped($0))</li>" }.joined() + "</ul>"
         }
-        let files = feeds.map { feed in
+        // A subscription's calendar is read as a feed named by its address: listed once, with
+        // the subscriptions, its reading's problems beside its fetching's.
+        let fetched = Dictionary(feeds.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        let shownAddresses = Set(subscriptions.map(\.address))
+        let files = feeds.filter { !shownAddresses.contains($0.path) }.map { feed in
             let state = feed.state == "loaded" ? words.calendarRead
                 : feed.lastGoodKept ? words.calendarKeptEarlier : words.calendarUnusable
             // The box's own calendars by what they are, not by their place in the state folder.
@@ -280,12 +284,15 @@ enum PageViews {
         let addresses = subscriptions.map { subscription in
             var said = subscription.lastSuccess.map { "\(words.lastRead) \(ScreenStatus.clock($0))" } ?? words.neverRead
             if let events = subscription.events { said += ", \(events) \(events == 1 ? words.event : words.events)" }
+            let remove = "<form method=\"post\" action=\"/calendars/unsubscribe\">\(token)<input type=\"hidden\" "
+                + "name=\"address\" value=\"\(escaped(subscription.address))\"><button class=\"quiet\">\(escaped(words.removeIt))</button></form>"
             return "<li><b>\(escaped(subscription.address))</b><br>\(escaped(said))"
-                + problems(subscription.error.map { [$0] } ?? []) + "</li>"
+                + problems((subscription.error.map { [$0] } ?? []) + (fetched[subscription.address]?.problems ?? [])) + remove + "</li>"
         }.joined()
         return document(words, title: words.calendars, signedIn: true, body: """
             <h1>\(escaped(words.calendars))</h1>
             \(notice.map { "<p class=\"notice\" role=\"status\">\(escaped($0))</p>" } ?? "")
+            \(problem.map { "<p class=\"problem\" role=\"alert\">\(escaped($0))</p>" } ?? "")
             \(uploaded == nil ? "" : """
             <form id="upload" data-token="\(escaped(changeToken))" data-working="\(escaped(words.uploading))">
             <label for="calendarfile">\(escaped(words.uploadLabel))</label>
@@ -295,6 +302,10 @@ enum PageViews {
             <h2>\(escaped(words.files))</h2><ul id="feeds" class="list">\(files.isEmpty ? "<li>\(escaped(words.noCalendars))</li>" : files)</ul>
             <h2>\(escaped(words.subscriptions))</h2>
             <ul id="subscriptions" class="list">\(addresses.isEmpty ? "<li>\(escaped(words.noSubscriptions))</li>" : addresses)</ul>
+            <form method="post" action="/calendars/subscribe" id="subscribeform">\(token)
+            <label for="address">\(escaped(words.subscriptionLabel))</label>
+            <input id="address" name="address" type="url" inputmode="url" autocomplete="off" autocapitalize="off" spellcheck="false" required>
+            <button id="subscribe">\(escaped(words.subscribe))</button></form>
             """)
     }
 

@@ -20,7 +20,8 @@ import Support
 /// Without a folder (a one-shot command), or when a copy cannot be written (a read-only,
 /// full or missing state folder), the calendar is held in memory and shown all the same.
 package actor Subscriptions {
-    package nonisolated let addresses: [SubscriptionAddress]
+    /// The addresses fetched, each once (a reload may change them: `use(_:)`).
+    package private(set) var addresses: [SubscriptionAddress]
     /// The cache folder (nil: nothing is kept on disk).
     private let folder: String?
     private let fetch: HTTPFetch
@@ -53,8 +54,7 @@ package actor Subscriptions {
         certificateAuthorities: String? = nil, stallSeconds: Int = 30,
         inspect: @escaping @Sendable ([UInt8], String) async -> FeedInspection, seed: UInt64
     ) {
-        var seen: Set<String> = []
-        self.addresses = addresses.filter { seen.insert($0.key).inserted }
+        self.addresses = Self.distinct(addresses)
         self.folder = folder
         fetch = HTTPFetch(stallSeconds: stallSeconds, totalSeconds: max(120, 4 * stallSeconds),
                           certificateAuthorities: certificateAuthorities)
@@ -68,7 +68,7 @@ package actor Subscriptions {
             // A copy or record being written when the box lost power is left half done.
             removeUnfinishedWrites(in: folder)
         }
-        for address in self.addresses {
+        for address in Self.distinct(addresses) {
             guard let folder else { break }
             guard case .success(let bytes) = readFile(Self.recordPath(address, in: folder), limit: 1 << 16),
                   var record = try? JSONDecoder().decode(SubscriptionRecord.self, from: Data(bytes))
@@ -81,6 +81,36 @@ package actor Subscriptions {
         }
         records = known
     }
+
+    /// Each address once, in the order given.
+    private static func distinct(_ addresses: [SubscriptionAddress]) -> [SubscriptionAddress] {
+        var seen: Set<String> = []
+        return addresses.filter { seen.insert($0.key).inserted }
+    }
+
+    /// Fetches `given` from now on (a carer added or removed a subscription): a new address is
+    /// due at once (said on `wakeUps`); a removed one's copy and record are deleted, since its
+    /// calendar may be private. True when the list changed (the schedule should read the
+    /// calendars again: `fetched()`).
+    package func use(_ given: [SubscriptionAddress]) -> Bool {
+        let next = Self.distinct(given)
+        guard next != addresses else { return false }
+        let kept = Set(next.map(\.key))
+        for gone in addresses where !kept.contains(gone.key) {
+            records[gone.key] = nil
+            held[gone.key] = nil
+            if let folder, let copy = copyPath(gone) {
+                unlink(copy)
+                unlink(Self.recordPath(gone, in: folder))
+            }
+        }
+        addresses = next
+        wakeUp.yield()
+        return true
+    }
+
+    /// Whether `address` is still fetched (a fetch that outlived its address keeps nothing).
+    private func isListed(_ address: SubscriptionAddress) -> Bool { addresses.contains { $0.key == address.key } }
 
     /// The calendars as the schedule reads them: each address's cached copy, or the calendar
     /// held in memory.
@@ -161,7 +191,7 @@ package actor Subscriptions {
         markAttempted(address, at: seconds)
         var record = records[address.key]!
         defer {
-            save(record, for: address)
+            if isListed(address) { save(record, for: address) } else { records[address.key] = nil }
             inFlight.remove(address.key)
         }
         let fetch = self.fetch
@@ -176,6 +206,7 @@ package actor Subscriptions {
             url: address.url, entityTag: hasCopy ? record.entityTag : nil, lastModified: hasCopy ? record.lastModified : nil)
         let result = await onThread(named: "marquee-fetch") { fetch.get(request) }
             ?? .failure(HTTPFetch.Failure(description: "no thread to fetch on"))
+        guard isListed(address) else { return false }
         func fail(_ message: String, retryAfter: Int64? = nil) -> Bool {
             record.error = message
             record.failures += 1
@@ -222,6 +253,7 @@ package actor Subscriptions {
             return false
         }
         let inspection = await inspect(response.body, address.shown)
+        guard isListed(address) else { return false }
         if let problem = inspection.problems.first(where: { $0.severity == .error }) {
             return fail("the calendar cannot be used: \(problem)")
         }

@@ -1,14 +1,15 @@
 """The carer's page in a real browser (Debian's chromium, driven by Selenium), against a running
 `marquee run`: sign in, see "Now", see a message sent now reach the page, pause from the page,
-read the reminders, at a phone's size and a computer's. Prints one JSON object of what it saw;
-the Swift test judges it. Usage: page_browser.py BASE PASSWORD OUT_FOLDER MARQUEE SOCKET"""
+read the reminders, upload a broken calendar, subscribe to a calendar and remove it, at a phone's
+size and a computer's. Prints one JSON object of what it saw; the Swift test judges it.
+Usage: page_browser.py BASE PASSWORD OUT_FOLDER MARQUEE SOCKET SUBSCRIPTION_ADDRESS"""
 import json, subprocess, sys, time
 
 from selenium.webdriver.common.by import By
 
-from page_chromium import open_browser
+from page_chromium import click_and_wait, open_browser
 
-base, password, out, marquee, socket = sys.argv[1:6]
+base, password, out, marquee, socket, address = sys.argv[1:7]
 seen = {}
 
 # What was sent now before is taken off: the message below must be a change.
@@ -59,7 +60,7 @@ try:
         "return Math.min(...[...document.querySelectorAll('main button, nav a, nav button, input:not([type=hidden]):not([type=checkbox]), label.check')]"
         ".map(e => e.getBoundingClientRect().height))")
     # A button on the page pauses the text.
-    browser.find_element(By.CSS_SELECTOR, "form[action='/act'] input[value='pause'] ~ button").click()
+    click_and_wait(browser, browser.find_element(By.CSS_SELECTOR, "form[action='/act'] input[value='pause'] ~ button"))
     seen["notice"] = browser.find_element(By.CSS_SELECTOR, ".notice").text
     status = json.loads(subprocess.run([marquee, "status", "--json", "--socket", socket], check=True,
                                        capture_output=True, text=True).stdout)
@@ -68,7 +69,7 @@ try:
     while time.monotonic() < deadline and "paused" not in browser.find_element(By.ID, "states").text:
         time.sleep(0.02)
     seen["states"] = browser.find_element(By.ID, "states").text.splitlines()
-    browser.find_element(By.CSS_SELECTOR, "form[action='/act'] input[value='resume'] ~ button").click()
+    click_and_wait(browser, browser.find_element(By.CSS_SELECTOR, "form[action='/act'] input[value='resume'] ~ button"))
     browser.find_element(By.CSS_SELECTOR, ".notice")
     browser.get(base + "/reminders")
     seen["remindersHeading"] = browser.find_element(By.TAG_NAME, "h1").text
@@ -86,7 +87,43 @@ try:
     while time.monotonic() < deadline and browser.find_element(By.ID, "uploadstate").get_attribute("class") != "problem":
         time.sleep(0.1)
     seen["uploadRefused"] = browser.find_element(By.ID, "uploadstate").text
+    # A subscription pasted on the page: fetched at once; the page is looked at again until
+    # its events show.
+    browser.find_element(By.ID, "address").send_keys(address)
+    click_and_wait(browser, browser.find_element(By.ID, "subscribe"))
+    seen["subscribedNotice"] = browser.find_element(By.CSS_SELECTOR, ".notice").text
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and "1 event" not in browser.find_element(By.ID, "subscriptions").text:
+        time.sleep(0.5)
+        browser.get(base + "/calendars")
+    seen["subscribed"] = browser.find_element(By.ID, "subscriptions").text
+    seen["pageHoldsToken"] = address.rsplit("/", 1)[1].split(".")[0] in browser.page_source
     browser.save_screenshot(out + "/page-calendars-360.png")
+    browser.execute_script("document.getElementById('subscriptions').scrollIntoView()")
+    browser.save_screenshot(out + "/page-subscriptions-360.png")
+
+    def box_status():
+        return json.loads(subprocess.run([marquee, "status", "--json", "--socket", socket], check=True,
+                                         capture_output=True, text=True).stdout)
+
+    def settled(condition):
+        """The box's status once `condition` holds of it (the feeds are read again after a
+        fetch, in the box's own time), or after 20 s."""
+        deadline = time.monotonic() + 20
+        status = box_status()
+        while time.monotonic() < deadline and not condition(status):
+            time.sleep(0.2)
+            status = box_status()
+        return status
+
+    status = settled(lambda s: "Lunch with the family" in s["showing"])
+    seen["statusSubscriptions"] = len(status.get("subscriptions", []))
+    seen["statusShowsLunch"] = "Lunch with the family" in status["showing"]
+    click_and_wait(browser, browser.find_element(By.CSS_SELECTOR, "form[action='/calendars/unsubscribe'] button"))
+    seen["unsubscribed"] = browser.find_element(By.ID, "subscriptions").text
+    status = settled(lambda s: not s.get("subscriptions") and "Lunch with the family" not in s["showing"])
+    seen["statusSubscriptionsAfter"] = len(status.get("subscriptions", []))
+    seen["statusShowsLunchAfter"] = "Lunch with the family" in status["showing"]
     browser.find_element(By.CSS_SELECTOR, "nav a[href='/box']").click()
     seen["boxVersion"] = browser.find_element(By.ID, "version").text
     seen["boxParts"] = len(browser.find_elements(By.CSS_SELECTOR, "#parts li"))

@@ -3,6 +3,8 @@ size (360 px wide, emulated: a headless window cannot be narrower than 500) or a
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.wait import WebDriverWait
 
 
 def open_browser(phone=True, arguments=()):
@@ -23,3 +25,11 @@ def sign_in(browser, base, password):
     browser.find_element(By.ID, "password").send_keys(password)
     browser.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
     browser.find_element(By.ID, "glass")
+
+
+def click_and_wait(browser, element):
+    """Clicks a button that sends a form and waits for the next page: until then the elements
+    found are the old page's."""
+    page = browser.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(browser, 20).until(expected_conditions.staleness_of(page))
