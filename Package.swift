@@ -9,6 +9,9 @@ let package = Package(
         // The carer's page: an HTTP server on swift-nio (its optional traits left out).
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // The page over HTTPS (BoringSSL inside: a few minutes more of a first build).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         .systemLibrary(name: "CLibical", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
@@ -45,6 +48,7 @@ let package = Package(
         .target(name: "Daemon", dependencies: [
             "Support", "Schedule", "Marquee", "Display", "Sound", "Ledger", "CLinux", "CCurl", "CMosquitto", "CArgon2",
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The `marquee` command (its folder differs from Marquee's by more than case).

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CLinux.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <wchar.h>
 #include <linux/cec.h>
@@ -149,6 +150,8 @@ int mq_peer_groups(int fd, uint32_t *groups, int capacity) {
 }
 
 int mq_accept(int fd) { return accept4(fd, 0, 0, SOCK_CLOEXEC | SOCK_NONBLOCK); }
+
+int mq_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
 int mq_name_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }
 

@@ -123,7 +123,8 @@ struct StatusCommand: ParsableCommand {
         if let screen = status.screen { say("screen: \(screen.summary)") }
         if let television = status.television { say("television: \(television.summary)") }
         if let page = status.page {
-            say("page: " + (page.address.map { "http://\($0)/ (\(page.peers == "home" ? "the home network only" : "any address"))" }
+            say("page: " + (page.address.map { "\(page.scheme ?? "http")://\($0)/ (\(page.peers == "home" ? "the home network only" : "any address")"
+                + (page.certificate.map { "; certificate SHA-256 \($0)" } ?? "") + ")" }
                 ?? "not served: \(page.problem ?? "starting")"))
         }
         if let sound = status.sound {

@@ -128,7 +128,8 @@ struct RunCommand: AsyncParsableCommand {
             configuration.page = PageSettings(host: host, port: port, peers: file.webPeers ?? .home,
                                               passwordFile: folder + "/" + PagePassword.fileName,
                                               language: feedOptions.words(file).locale, version: marqueeVersion,
-                                              stateFolder: folder, configurationFile: feedOptions.configurationPath)
+                                              stateFolder: folder, configurationFile: feedOptions.configurationPath,
+                                              tls: file.pageTLS(stateFolder: folder))
         }
         do {
             let machine = try? readFile("/etc/machine-id", limit: 256).get()
@@ -151,13 +152,6 @@ struct RunCommand: AsyncParsableCommand {
             configuration: file, at: at, reportProblems: false, lastGoodDirectory: stateDirectory,
             subscriptionFolder: subscriptionFolder, fetchNow: false, load: false, subscribesAlways: feedOptions.feeds.isEmpty)
     }
-}
-
-/// The machine's host name ("kitchen"), which names the box on a broker unless told.
-func hostName() -> String {
-    var buffer = [CChar](repeating: 0, count: 256)
-    guard gethostname(&buffer, buffer.count) == 0 else { return "marquee" }
-    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 /// The process environment as a dictionary.

@@ -36,8 +36,10 @@ struct WebPasswordCommand: ParsableCommand {
         let listen = file.webListen ?? ConfigurationKey.defaultListen
         print(listen == "off"
             ? "The password is set, but the page is off (web_listen = \"off\" in the configuration)."
-            : "The password is set. The page is at http://THIS-BOX:\(listen.split(separator: ":").last ?? "8080")/ "
-                + "(a running marquee serves it within seconds; `marquee status` says where).")
+            : "The password is set. The page is at \(file.webTLS == "off" ? "http" : "https")://THIS-BOX:"
+                + "\(listen.split(separator: ":").last ?? "8080")/ (a running marquee serves it within seconds; `marquee status` "
+                + "says where" + (file.webTLS == "off" || file.webCertificate != nil ? ")." : ", and the fingerprint of the box's "
+                    + "own certificate, which the browser warns of once: compare the two before you go on)."))
     }
 
     /// One line of standard input, without its line ending; not echoed when it is a terminal.

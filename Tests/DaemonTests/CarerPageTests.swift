@@ -122,21 +122,22 @@ struct CarerPageTests {
             .deletingLastPathComponent().appendingPathComponent(".build/debug/marquee").path,
         arguments: ["read-feed"])
 
-    /// Serves the page on a free loopback port while `body` runs.
-    private func serving(_ body: (_ base: String) async throws -> Void) async throws {
+    /// Serves the page on a free loopback port while `body` runs (over TLS with `certificate`).
+    private func serving(certificate: PageCertificate? = nil, _ body: (_ base: String) async throws -> Void) async throws {
         let log = EventLog(environment: [:], descriptor: journal.fileHandleForWriting.fileDescriptor)
         let desk = ControlDesk(state: state, mailbox: mailbox, checkConfiguration: nil, said: SaidNow(folder: folder.path + "/said"),
                                ledger: ReminderLedger.path(inStateFolder: folder.path), clock: clock)
         let page = CarerPage(settings: PageSettings(host: "127.0.0.1", port: 0, peers: .home,
                                                     passwordFile: folder.path + "/page-password", language: "en",
                                                     version: "9.9.9", stateFolder: folder.path,
-                                                    configurationFile: folder.path + "/marquee.toml"),
+                                                    configurationFile: folder.path + "/marquee.toml",
+                                                    tls: certificate == nil ? nil : .own(folder: folder.path + "/page-tls")),
                              state: state, desk: desk, written: WrittenCalendar(stateFolder: folder.path),
                              uploaded: UploadedCalendars(stateFolder: folder.path),
                              schedule: try await Schedule(displayZone: "Europe/Berlin", reader: Self.reader), pictures: nil,
                              clock: clock, log: log)
         let port = Mutex(0)
-        let server = Task { try await page.serve { listening in port.withLock { $0 = listening } } }
+        let server = Task { try await page.serve(certificate: certificate) { listening in port.withLock { $0 = listening } } }
         // On a thread of its own, as curl runs: a test elsewhere that blocks the threads tasks
         // share does not stop the page's time.
         let stopped = Mutex(false)
@@ -151,7 +152,7 @@ struct CarerPageTests {
             stopped.withLock { $0 = true }
         }
         #expect(await eventually { port.withLock { $0 } != 0 })
-        try await body("http://127.0.0.1:\(port.withLock { $0 })")
+        try await body("\(certificate == nil ? "http" : "https")://127.0.0.1:\(port.withLock { $0 })")
         server.cancel()
         _ = try? await server.value
         stopped.withLock { $0 = true }
@@ -420,6 +421,16 @@ struct CarerPageTests {
             #expect(mailbox.take().map { "\($0)" } == ["control(Daemon.ControlRequest.Kind.reload)"])
             #expect(try await curl([base + "/settings"]).body.contains("The settings are kept and in use."))
 
+            // Chosen from lists: a yes or no is written as TOML's true or false; the television's
+            // adapter says it takes a restart.
+            let television = try await curl(["-d", "token=\(token)", "-d", "cec_standby=true", "-d", "cec=off", base + "/settings"])
+            #expect(television.status == 303)
+            let file = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(file.hasSuffix("night = \"21:30\"\ncec = \"off\"\ncec_standby = true\n"), "\(file)")
+            let shown = try await curl([base + "/settings"]).body
+            #expect(shown.contains("<option value=\"true\" selected>yes</option>") && shown.contains("<option value=\"off\" selected>off</option>"))
+            #expect(shown.contains("default: auto). Takes effect when the box restarts."), "\(shown)")
+
             let test = try await curl(["-d", "token=\(token)", "-d", "action=test", base + "/act"])
             #expect(test.status == 303 && test.headers["location"] == "/settings")
             let said = try String(contentsOfFile: folder.path + "/said/said-now.ics", encoding: .utf8)
@@ -478,6 +489,61 @@ struct CarerPageTests {
         #expect(lines.contains("the page: subscription \(shown) added by the carer from 127.0.0.1"))
         #expect(lines.contains("the page: subscription \(shown) removed by the carer from 127.0.0.1"))
         #expect(!lines.contains("private-9f2Kq7Zx3Lm"), "the journal never holds the address")
+    }
+
+    @Test func theBoxMakesItsOwnCertificateOnceAndServesOverIt() async throws {
+        let folder = folder.path + "/page-tls"
+        let made = try PageCertificate.load(.own(folder: folder), hostName: "kitchen")
+        let certificate = folder + "/" + PageCertificate.certificateName
+        let key = folder + "/" + PageCertificate.keyName
+        var info = stat()
+        #expect(stat(key, &info) == 0 && info.st_mode & 0o077 == 0, "the key is the service's alone")
+        // Its fingerprint as openssl says it, the names a browser checks, and kept: a second start uses it again.
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["x509", "-in", certificate, "-noout", "-fingerprint", "-sha256", "-ext", "subjectAltName"]
+        let output = Pipe()
+        openssl.standardOutput = output
+        try openssl.run()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        openssl.waitUntilExit()
+        #expect(said.contains("=" + made.fingerprint + "\n") && made.fingerprint.count == 95, "\(said)")
+        #expect(said.contains("DNS:kitchen, DNS:kitchen.local, DNS:localhost, IP Address:127.0.0.1"), "\(said)")
+        #expect(try PageCertificate.load(.own(folder: folder), hostName: "kitchen").fingerprint == made.fingerprint)
+        try await serving(certificate: made) { base in
+            #expect(base.hasPrefix("https://"))
+            // A client that trusts the box's certificate (as a carer who compared the fingerprint) is served; one that does not, is not.
+            #expect(try await curl(["--cacert", certificate, base + "/"]).status == 200)
+            #expect(try await curl([base + "/"]).status == 0)
+            // Asked in plain HTTP on the same port (a carer typed http://): sent to HTTPS, nothing served.
+            let plain = try await curl(["-H", "Host: kitchen.local:8080", base.replacing("https://", with: "http://") + "/reminders"])
+            #expect(plain.status == 301 && plain.headers["location"] == "https://kitchen.local:8080/" && plain.body.isEmpty, "\(plain)")
+            #expect(PlainHTTPRedirect.host(in: "GET / HTTP/1.1\r\nHost: <script>\r\n\r\n") == nil)
+            #expect(PlainHTTPRedirect.host(in: "GET / HTTP/1.1\r\nhost:\t[fd00::5]:8080\r\n\r\n") == "[fd00::5]:8080")
+            let signedIn = try await curl(["--cacert", certificate, "--data-urlencode", "password=a carer's secret", base + "/login"])
+            #expect(signedIn.headers["set-cookie"]?.contains("; Secure") == true, "\(signedIn.headers)")
+        }
+    }
+
+    @Test func aCertificateThatCannotBeUsedIsSaidWithItsFile() throws {
+        try "not a certificate".write(toFile: folder.path + "/given.crt", atomically: true, encoding: .utf8)
+        #expect(throws: PageCertificate.Problem.self) {
+            try PageCertificate.load(.given(certificate: folder.path + "/given.crt", key: folder.path + "/given.key"), hostName: "box")
+        }
+        do {
+            _ = try PageCertificate.load(.given(certificate: folder.path + "/given.crt", key: folder.path + "/given.key"), hostName: "box")
+        } catch {
+            #expect(error.description.hasPrefix(folder.path + "/given.crt: not a certificate in PEM form"), "\(error)")
+        }
+        // The box's own, where its folder cannot be made: said, with the folder.
+        try "a file".write(toFile: folder.path + "/blocked", atomically: true, encoding: .utf8)
+        do {
+            _ = try PageCertificate.load(.own(folder: folder.path + "/blocked/page-tls"), hostName: "box")
+            Issue.record("made in a folder that cannot be")
+        } catch {
+            #expect(error.description.hasPrefix(folder.path + "/blocked/page-tls: cannot be made"), "\(error)")
+        }
+        #expect(throws: ConfigurationError.self) { try ConfigurationFile.parse("web_certificate = \"/etc/ssl/box.crt\"\n", path: "m.toml") }
     }
 
     @Test func wrongPasswordsLockTheAddressOut() async throws {

@@ -61,7 +61,7 @@ struct PageBox {
                  "TZ=Europe/Berlin \(CommandLineTests.binary) run --config \(configuration)"
                     + (startsAt.map { " --at \($0)" } ?? "") + " 2>\(folder.path)/journal; sleep 60")
         #expect(try waitUntil(within: .seconds(60)) {
-            try CommandLineTests.marquee("status", "--socket", socket).output.contains("page: http://")
+            try CommandLineTests.marquee("status", "--socket", socket).output.contains("page: https://")
         })
     }
 
@@ -102,7 +102,9 @@ struct CarerPageBrowserTests {
         try server.serve("family-Xk29fQz81.ics", "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//family//EN\r\nBEGIN:VEVENT\r\n"
             + "UID:lunch@family\r\nDTSTAMP:20261101T000000Z\r\nDTSTART;VALUE=DATE:20261101\r\nRRULE:FREQ=DAILY\r\n"
             + "SUMMARY:Lunch with the family\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
-        let box = try PageBox(settings: "subscription_ca_file = \"\(server.certificateAuthorities)\"")
+        // A Monday morning, whatever the time here: no reminder of the examples' comes before
+        // the message sent now.
+        let box = try PageBox(startsAt: "2026-11-30T10:00:00", settings: "subscription_ca_file = \"\(server.certificateAuthorities)\"")
         let short = try box.setPassword("short")
         #expect(short.status == 1 && short.errors.contains("at least 8 characters"), "\(short.errors)")
         let set = try box.setPassword()
@@ -116,7 +118,7 @@ struct CarerPageBrowserTests {
         let shots = ProcessInfo.processInfo.environment["MARQUEE_PAGE_SHOTS"] ?? box.folder.path
         let script = CommandLineTests.root.appendingPathComponent("Tests/EndToEndTests/Fixtures/page_browser.py").path
         let browser = try await PageBox.offThePool {
-            try CommandLineTests.run("/usr/bin/python3", [script, "http://127.0.0.1:\(port)", PageBox.password, shots, binary, socket,
+            try CommandLineTests.run("/usr/bin/python3", [script, "https://127.0.0.1:\(port)", PageBox.password, shots, binary, socket,
                                                           address])
         }
         #expect(browser.status == 0, "\(browser.errors.suffix(2000))")
@@ -125,7 +127,14 @@ struct CarerPageBrowserTests {
         print("the carer's page in chromium:", line)
         #expect(seen["wrongPassword"] as? String == "That password is not right.")
         let cookies = try #require(seen["cookies"] as? [[String: Any]])
-        #expect(cookies.count == 1 && cookies[0]["httpOnly"] as? Bool == true && cookies[0]["sameSite"] as? String == "Strict")
+        #expect(cookies.count == 1 && cookies[0]["httpOnly"] as? Bool == true && cookies[0]["sameSite"] as? String == "Strict"
+            && cookies[0]["secure"] as? Bool == true)
+        // Over HTTPS with the box's own certificate, whose fingerprint the status says.
+        let statusPage = seen["statusPage"] as? [String: Any]
+        #expect(statusPage?["scheme"] as? String == "https")
+        #expect((seen["servedFingerprint"] as? String)?.count == 95 && statusPage?["certificate"] as? String == seen["servedFingerprint"] as? String,
+                "\(seen["servedFingerprint"] ?? "") \(statusPage ?? [:])")
+        #expect(seen["secureContext"] as? Bool == true, "MediaRecorder may be used")
         #expect(seen["documentCookie"] as? String == "", "the session is out of the page's scripts' reach")
         #expect((seen["pictureWidth"] as? Int ?? 0) > 0)
         // The page follows the box: on a quiet machine the text in 0.2 s and the picture of the
@@ -203,7 +212,7 @@ extension CarerPageBrowserTests {
         let script = CommandLineTests.root.appendingPathComponent("Tests/EndToEndTests/Fixtures/page_write.py").path
         let out = box.folder.path
         let browser = try await PageBox.offThePool {
-            try CommandLineTests.run("/usr/bin/python3", [script, "http://127.0.0.1:\(port)", PageBox.password, out, "2026-11-30", "09:00"])
+            try CommandLineTests.run("/usr/bin/python3", [script, "https://127.0.0.1:\(port)", PageBox.password, out, "2026-11-30", "09:00"])
         }
         if shots != out {
             for shot in ["page-write-360.png", "page-written-360.png"] { _ = try? FileManager.default.copyItem(atPath: out + "/" + shot, toPath: shots + "/" + shot) }
@@ -242,7 +251,7 @@ extension CarerPageBrowserTests {
         let shots = ProcessInfo.processInfo.environment["MARQUEE_PAGE_SHOTS"] ?? out
         let script = CommandLineTests.root.appendingPathComponent("Tests/EndToEndTests/Fixtures/page_volume.py").path
         let browser = try await PageBox.offThePool {
-            try CommandLineTests.run("/usr/bin/python3", [script, "http://127.0.0.1:\(port)", PageBox.password, out, played])
+            try CommandLineTests.run("/usr/bin/python3", [script, "https://127.0.0.1:\(port)", PageBox.password, out, played])
         }
         if shots != out { _ = try? FileManager.default.copyItem(atPath: out + "/page-settings-360.png", toPath: shots + "/page-settings-360.png") }
         #expect(browser.status == 0, "\(browser.errors.suffix(2000))")
@@ -298,22 +307,22 @@ struct CarerPageNetworkTests {
             #expect(run.status == 0, "ip \(step.joined(separator: " ")): \(run.errors)")
         }
         let refused = try CommandLineTests.run("/usr/sbin/ip", ["netns", "exec", namespace, "/usr/bin/curl", "-s", "-m", "10",
-                                                                "-w", "\n%{http_code}", "http://203.0.113.1:\(box.port)/"])
+                                                                "-k", "-w", "\n%{http_code}", "https://203.0.113.1:\(box.port)/"])
         #expect(refused.output.hasSuffix("\n403") && refused.output.contains("home network only"), "\(refused.output) \(refused.errors)")
         let signIn = try CommandLineTests.run("/usr/sbin/ip", ["netns", "exec", namespace, "/usr/bin/curl", "-s", "-m", "10", "-o",
                                                                "/dev/null", "-w", "%{http_code}", "--data", "password=x",
-                                                               "http://203.0.113.1:\(box.port)/login"])
+                                                               "-k", "https://203.0.113.1:\(box.port)/login"])
         #expect(signIn.output == "403", "no password is even tried from outside")
-        let home = try CommandLineTests.run("/usr/bin/curl", ["-s", "-m", "10", "-o", "/dev/null", "-w", "%{http_code}",
-                                                              "http://127.0.0.1:\(box.port)/"])
+        let home = try CommandLineTests.run("/usr/bin/curl", ["-s", "-k", "-m", "10", "-o", "/dev/null", "-w", "%{http_code}",
+                                                              "https://127.0.0.1:\(box.port)/"])
         #expect(home.output == "200")
 
         // Five carers signed in, each following "Now" for five seconds.
         let idle = try residentMB(of: box)
         let follow = (1...5).map { carer in
-            "c=\(box.folder.path)/carer\(carer); curl -s -c $c -b $c -o /dev/null --data-urlencode "
-                + "\"password=\(PageBox.password)\" http://127.0.0.1:\(box.port)/login && "
-                + "curl -s -N -m 5 -b $c http://127.0.0.1:\(box.port)/events > \(box.folder.path)/events\(carer)"
+            "c=\(box.folder.path)/carer\(carer); curl -s -k -c $c -b $c -o /dev/null --data-urlencode "
+                + "\"password=\(PageBox.password)\" https://127.0.0.1:\(box.port)/login && "
+                + "curl -s -k -N -m 5 -b $c https://127.0.0.1:\(box.port)/events > \(box.folder.path)/events\(carer)"
         }.map { "( \($0) ) &" }.joined(separator: " ")
         let watching = try await PageBox.offThePool {
             try CommandLineTests.run("/bin/sh", ["-c", follow + " sleep 3; ss -Htn state established '( sport = :\(box.port) )' | wc -l; wait"])

@@ -29,6 +29,8 @@ int mq_peer_credentials(int fd, uint32_t *uid, uint32_t *gid);
 int mq_peer_groups(int fd, uint32_t *groups, int capacity);
 /* accept4 with SOCK_CLOEXEC | SOCK_NONBLOCK. */
 int mq_accept(int fd);
+/* pipe2 with O_CLOEXEC: no child spawned meanwhile by another thread inherits an end. */
+int mq_pipe(int fds[2]);
 /* Names the calling thread (at most 15 bytes), as ps and /proc/PID/task show it. */
 int mq_name_thread(const char *name);
 /* Has the kernel kill this process when the thread that started it ends (PR_SET_PDEATHSIG with

@@ -94,6 +94,29 @@ package struct ConfigurationFile: Sendable, Hashable {
     package var webListen: String?
     /// `web_peers`: who may reach it (nil: the home network).
     package var webPeers: PagePeers?
+    /// `web_tls`: `own` (the box's own certificate) or `off` (plain HTTP) (nil: `own`, or the
+    /// carer's certificate when `web_certificate` names one).
+    package var webTLS: String?
+    /// `web_certificate`, `web_certificate_key`: the carer's own certificate chain and key (PEM).
+    package var webCertificate: String?
+    package var webCertificateKey: String?
+
+    /// How the carer's page is encrypted, its own certificate kept in `stateFolder` (nil: not
+    /// at all).
+    package func pageTLS(stateFolder: String) -> PageTLS? {
+        if webTLS == "off" { return nil }
+        if let webCertificate, let webCertificateKey { return .given(certificate: webCertificate, key: webCertificateKey) }
+        return .own(folder: stateFolder + "/page-tls")
+    }
+
+    /// A certificate without its key, or a key without its certificate: the key and what it lacks.
+    private var certificateWithoutKey: (key: String, message: String)? {
+        switch (webCertificate, webCertificateKey) {
+        case (.some, nil): ("web_certificate", "needs web_certificate_key, the file of its private key")
+        case (nil, .some): ("web_certificate_key", "needs web_certificate, the file of its certificate")
+        default: nil
+        }
+    }
 
     /// How reminders are heard, in the voice of `language`.
     package func soundSettings(language: String) -> SoundSettings {
@@ -195,6 +218,9 @@ package struct ConfigurationFile: Sendable, Hashable {
         }
         if mistakes.isEmpty, let (part, message) = configuration.partsOutOfOrder() {
             mistakes.append(ConfigurationError(path: path, line: partLines[part], key: part.rawValue, message: message))
+        }
+        if let (key, message) = configuration.certificateWithoutKey {
+            mistakes.append(ConfigurationError(path: path, line: nil, key: key, message: message))
         }
         if var first = mistakes.first {
             first.more = Array(mistakes.dropFirst())

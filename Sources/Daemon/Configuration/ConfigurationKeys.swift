@@ -234,6 +234,15 @@ package struct ConfigurationKey: Sendable {
         ConfigurationKey("web_peers", \.webPeers, restart: true, "who may reach the carer's page: home (the home network) or any") {
             try PagePeers(rawValue: $0.oneOf(PagePeers.allCases.map(\.rawValue)))!
         },
+        ConfigurationKey("web_tls", \.webTLS, restart: true,
+                         "how the carer's page is encrypted: own (a certificate the box makes) or off (plain HTTP)") {
+            try $0.oneOf(["own", "off"])
+        },
+        ConfigurationKey("web_certificate", \.webCertificate, restart: true,
+                         "the carer's own certificate chain for the page (PEM), instead of the box's") { try $0.string() },
+        ConfigurationKey("web_certificate_key", \.webCertificateKey, restart: true, "the private key of web_certificate (PEM)") {
+            try $0.string()
+        },
     ]
 
     /// The default of `web_listen`: every address of the box, port 8080.

@@ -158,11 +158,17 @@ package struct StatusReport: Codable, Sendable, Hashable {
         package var address: String?
         /// `home` (the home network only) or `any`.
         package var peers: String
-        /// Why it is not served: no password set, an address that cannot be bound.
+        /// Why it is not served: no password set, an address that cannot be bound, a
+        /// certificate that cannot be used.
         package var problem: String?
+        /// `https` or `http` (nil: not served).
+        package var scheme: String?
+        /// The SHA-256 fingerprint of its certificate (`AB:CD:…`), for a carer to compare with
+        /// what the browser shows (nil: plain HTTP).
+        package var certificate: String?
 
-        package init(address: String?, peers: String, problem: String? = nil) {
-            (self.address, self.peers, self.problem) = (address, peers, problem)
+        package init(address: String?, peers: String, problem: String? = nil, scheme: String? = nil, certificate: String? = nil) {
+            (self.address, self.peers, self.problem, self.scheme, self.certificate) = (address, peers, problem, scheme, certificate)
         }
     }
 

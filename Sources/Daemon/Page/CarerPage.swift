@@ -32,15 +32,19 @@ package struct PageSettings: Sendable, Equatable {
     package var stateFolder: String
     /// The configuration file the settings are written to (`/etc/marquee/marquee.toml`).
     package var configurationFile: String
+    /// How the page is encrypted (nil: plain HTTP, `web_tls = "off"`).
+    package var tls: PageTLS?
 
     package init(host: String, port: Int, peers: PagePeers, passwordFile: String, language: String, version: String,
-                 stateFolder: String, configurationFile: String) {
+                 stateFolder: String, configurationFile: String, tls: PageTLS? = nil) {
         (self.host, self.port, self.peers, self.passwordFile, self.language) = (host, port, peers, passwordFile, language)
-        (self.version, self.stateFolder, self.configurationFile) = (version, stateFolder, configurationFile)
+        (self.version, self.stateFolder, self.configurationFile, self.tls) = (version, stateFolder, configurationFile, tls)
     }
 
     /// `host:port` as the status says it.
     package var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    /// `https` or `http`.
+    package var scheme: String { tls == nil ? "http" : "https" }
 }
 
 /// The request context of the page: the peer's address, and a body no larger than a form.
@@ -125,10 +129,23 @@ final class CarerPage: Sendable {
                 state.update { $0.page = .init(address: nil, peers: peers, problem: problem) }
                 throw PartFailure(description: problem)
             case .success(.some):
+                var certificate: PageCertificate?
+                if let tls = settings.tls {
+                    do {
+                        certificate = try PageCertificate.load(tls, hostName: hostName())
+                    } catch {
+                        state.update { $0.page = .init(address: nil, peers: peers, problem: error.description) }
+                        throw PartFailure(description: error.description)
+                    }
+                }
+                let fingerprint = certificate?.fingerprint
                 do {
-                    try await serve { [settings, state, log] _ in
-                        state.update { $0.page = .init(address: settings.address, peers: peers) }
-                        log?.log(.notice, "the carer's page: http://\(settings.address)/ (\(settings.peers == .home ? "the home network only" : "any address"))")
+                    try await serve(certificate: certificate) { [settings, state, log] _ in
+                        state.update { $0.page = .init(address: settings.address, peers: peers, scheme: settings.scheme,
+                                                       certificate: fingerprint) }
+                        log?.log(.notice, "the carer's page: \(settings.scheme)://\(settings.address)/ "
+                            + "(\(settings.peers == .home ? "the home network only" : "any address")"
+                            + (fingerprint.map { "; its certificate's SHA-256 fingerprint: \($0)" } ?? "") + ")")
                     }
                 } catch {
                     let problem = "cannot serve on \(settings.address): \(error)"
@@ -140,11 +157,15 @@ final class CarerPage: Sendable {
         }
     }
 
-    /// Serves until the task is cancelled; throws when the address cannot be bound.
-    func serve(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+    /// Serves until the task is cancelled, over TLS with `certificate` if given; throws when
+    /// the address cannot be bound.
+    func serve(certificate: PageCertificate? = nil, onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        let http = HTTP1Channel.Configuration(idleTimeout: .seconds(Self.idleSeconds))
         let application = Application(
             router: router(),
-            server: .http1(configuration: .init(idleTimeout: .seconds(Self.idleSeconds))),
+            server: certificate.map { certificate in
+                HTTPServerBuilder { PageTLSChannel(http: HTTP1Channel(responder: $0, configuration: http), context: certificate.context) }
+            } ?? .http1(configuration: http),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil, reuseAddress: true,
                                  availableConnectionsDelegate: MaximumAvailableConnections(Self.mostConnections)),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
@@ -279,8 +300,9 @@ final class CarerPage: Sendable {
         let session = sessions.open(at: at)
         log?.log(.notice, "the page: the carer signed in from \(peer)")
         var response = Self.redirect(to: "/")
+        // Over HTTPS the browser never sends it in the clear.
         response.setCookie(Cookie(name: Self.sessionCookie, value: session.token, maxAge: Int(PageSessions.lifetime), path: "/",
-                                  httpOnly: true, sameSite: .strict))
+                                  secure: settings.tls != nil, httpOnly: true, sameSite: .strict))
         return response
     }
 
@@ -394,7 +416,8 @@ final class CarerPage: Sendable {
             PageViews.settingKeys.compactMap { key -> (key: String, value: TOMLValue?)? in
                 // A setting the form did not send is left as it is; one sent empty is the default.
                 guard let typed = form.fields[key]?.trimmingCharacters(in: " \t") else { return nil }
-                let value: TOMLValue? = typed.isEmpty ? nil : Int(typed).map(TOMLValue.integer) ?? .string(typed)
+                let value: TOMLValue? = typed.isEmpty ? nil : Int(typed).map(TOMLValue.integer)
+                    ?? (typed == "true" || typed == "false" ? .boolean(typed == "true") : .string(typed))
                 let old = found[key].map(\.value)
                 // A number kept as the file wrote it is no change.
                 return value == old || (value == nil && old == nil) ? nil : (key, value)
@@ -638,21 +661,24 @@ final class CarerPage: Sendable {
         }
     }
 
-    /// The settings form: each of `PageViews.settingKeys` (empty: the default).
+    /// The settings form: each of `PageViews.settingKeys` sent (empty: the default).
     private struct SettingsForm: ChangeForm {
         var token: String
-        var language: String?
-        var timezone: String?
-        var morning: String?
-        var night: String?
-        var screen_off: String?
-        var speak: String?
-        var volume_day: String?
-        var volume_night: String?
+        var fields: [String: String] = [:]
 
-        var fields: [String: String] {
-            ["language": language, "timezone": timezone, "morning": morning, "night": night, "screen_off": screen_off,
-             "speak": speak, "volume_day": volume_day, "volume_night": volume_night].compactMapValues { $0 }
+        private struct Field: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            let form = try decoder.container(keyedBy: Field.self)
+            token = try form.decode(String.self, forKey: Field(stringValue: "token"))
+            for key in PageViews.settingKeys {
+                if let value = try form.decodeIfPresent(String.self, forKey: Field(stringValue: key)) { fields[key] = value }
+            }
         }
     }
 

@@ -310,7 +310,15 @@ enum PageViews {
     }
 
     /// The settings the page changes, in the form's order.
-    static let settingKeys = ["language", "timezone", "morning", "night", "screen_off", "speak", "volume_day", "volume_night"]
+    static let settingKeys = [
+        "language", "timezone", "morning", "afternoon", "evening", "night", "screen_off", "speak", "volume_day", "volume_night",
+        "cec", "cec_standby", "reclaim_input",
+    ]
+    /// The settings chosen from a list (the first choice, empty, is the default).
+    static let settingChoices: [String: [String]] = [
+        "speak": ["", "alarms", "audio-only", "off"], "cec": ["", "auto", "off"], "cec_standby": ["", "true", "false"],
+        "reclaim_input": ["", "true", "false"],
+    ]
 
     /// The settings form: each setting as the configuration has it (empty: the default), with
     /// what it does and the default; then "play a test reminder" to hear the volume.
@@ -319,10 +327,21 @@ enum PageViews {
         let token = "<input type=\"hidden\" name=\"token\" value=\"\(escaped(changeToken))\">"
         let fields = settingKeys.map { key in
             let (label, hint) = words.settingWords[key] ?? (key, "")
-            let kind = key.hasPrefix("volume") ? " type=\"number\" min=\"0\" max=\"100\"" : ""
-            return "<label for=\"\(key)\">\(escaped(label))</label>"
-                + "<input id=\"\(key)\" name=\"\(key)\"\(kind) value=\"\(escaped(values[key] ?? ""))\" placeholder=\"\(escaped(hint))\">"
-                + "<small>\(escaped(hint))</small>"
+            let restart = ConfigurationKey.named(key)?.needsRestart == true ? ". " + words.takesARestart : ""
+            let value = values[key] ?? ""
+            let field: String
+            if var choices = settingChoices[key] {
+                // A value the file has that the list does not (a device for `cec`) stays a choice.
+                if !choices.contains(value) { choices.append(value) }
+                field = "<select id=\"\(key)\" name=\"\(key)\">" + choices.map { choice in
+                    "<option value=\"\(escaped(choice))\"\(choice == value ? " selected" : "")>"
+                        + "\(escaped(choice.isEmpty ? words.byDefault : words.choiceWords[choice] ?? choice))</option>"
+                }.joined() + "</select>"
+            } else {
+                let kind = key.hasPrefix("volume") ? " type=\"number\" min=\"0\" max=\"100\"" : ""
+                field = "<input id=\"\(key)\" name=\"\(key)\"\(kind) value=\"\(escaped(value))\" placeholder=\"\(escaped(hint))\">"
+            }
+            return "<label for=\"\(key)\">\(escaped(label))</label>" + field + "<small>\(escaped(hint + restart))</small>"
         }.joined()
         return document(words, title: words.settings, signedIn: true, body: """
             <h1>\(escaped(words.settings))</h1>

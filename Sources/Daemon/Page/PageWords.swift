@@ -120,11 +120,22 @@ struct PageWords: Sendable {
         "language": ("Language", "de, en, fr, es… (default: the system's)"),
         "timezone": ("Time zone", "Europe/Berlin… (default: the system's)"),
         "morning": ("The morning begins", "HH:MM (default 07:00)"),
+        "afternoon": ("The afternoon begins", "HH:MM (default 12:00)"),
+        "evening": ("The evening begins", "HH:MM (default 18:00)"),
         "night": ("The night begins (the quiet night)", "HH:MM (default 22:00)"),
         "screen_off": ("The screen is dark", "23:00-06:30, or night (default: never)"),
         "speak": ("Which reminders are heard", "alarms, audio-only or off (default: alarms)"),
         "volume_day": ("Volume by day", "0 to 100 (default 80)"),
         "volume_night": ("Volume at night", "0 to 100 (default 30)"),
+        "cec": ("The television (HDMI-CEC)", "auto: turned on and to the box for reminders; off: left alone (default: auto)"),
+        "cec_standby": ("The television sleeps while the screen is dark", "default: no"),
+        "reclaim_input": ("The television is taken back to the box by day", "default: yes"),
+    ]
+    var takesARestart = "Takes effect when the box restarts."
+    var byDefault = "(as by default)"
+    var choiceWords = [
+        "true": "yes", "false": "no", "alarms": "reminders with an alarm", "audio-only": "only those with a sound",
+        "off": "off", "auto": "auto",
     ]
     var outcomes: [String: String] = [:]
 
@@ -257,11 +268,22 @@ struct PageWords: Sendable {
             "language": ("Sprache", "de, en, fr, es … (Voreinstellung: die des Systems)"),
             "timezone": ("Zeitzone", "Europe/Berlin … (Voreinstellung: die des Systems)"),
             "morning": ("Der Morgen beginnt", "HH:MM (Voreinstellung 07:00)"),
+            "afternoon": ("Der Nachmittag beginnt", "HH:MM (Voreinstellung 12:00)"),
+            "evening": ("Der Abend beginnt", "HH:MM (Voreinstellung 18:00)"),
             "night": ("Die Nacht beginnt (die ruhige Nacht)", "HH:MM (Voreinstellung 22:00)"),
             "screen_off": ("Der Bildschirm ist dunkel", "23:00-06:30, oder night (Voreinstellung: nie)"),
             "speak": ("Welche Erinnerungen zu hören sind", "alarms, audio-only oder off (Voreinstellung: alarms)"),
             "volume_day": ("Lautstärke am Tag", "0 bis 100 (Voreinstellung 80)"),
             "volume_night": ("Lautstärke in der Nacht", "0 bis 100 (Voreinstellung 30)"),
+            "cec": ("Der Fernseher (HDMI-CEC)", "auto: für Erinnerungen eingeschaltet und auf die Box gestellt; off: in Ruhe gelassen (Voreinstellung: auto)"),
+            "cec_standby": ("Der Fernseher schläft, während der Bildschirm dunkel ist", "Voreinstellung: nein"),
+            "reclaim_input": ("Der Fernseher wird tagsüber auf die Box zurückgestellt", "Voreinstellung: ja"),
+        ]
+        words.takesARestart = "Wirkt, wenn die Box neu startet."
+        words.byDefault = "(wie voreingestellt)"
+        words.choiceWords = [
+            "true": "ja", "false": "nein", "alarms": "Erinnerungen mit Alarm", "audio-only": "nur die mit einem Klang",
+            "off": "aus", "auto": "automatisch",
         ]
         words.outcomes = [
             "sounding": "erklingt", "acknowledged": "bestätigt", "not acknowledged": "nicht bestätigt",

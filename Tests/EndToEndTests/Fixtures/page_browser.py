@@ -3,7 +3,8 @@
 read the reminders, upload a broken calendar, subscribe to a calendar and remove it, at a phone's
 size and a computer's. Prints one JSON object of what it saw; the Swift test judges it.
 Usage: page_browser.py BASE PASSWORD OUT_FOLDER MARQUEE SOCKET SUBSCRIPTION_ADDRESS"""
-import json, subprocess, sys, time
+import hashlib, json, ssl, subprocess, sys, time
+from urllib.parse import urlparse
 
 from selenium.webdriver.common.by import By
 
@@ -31,8 +32,13 @@ try:
         time.sleep(0.05)
     seen["firstPictureSeconds"] = round(time.monotonic() - started, 3)
     seen["pictureWidth"] = browser.execute_script("return document.getElementById('glass').naturalWidth")
-    seen["cookies"] = [{"name": c["name"], "httpOnly": c.get("httpOnly"), "sameSite": c.get("sameSite")}
+    seen["cookies"] = [{"name": c["name"], "httpOnly": c.get("httpOnly"), "sameSite": c.get("sameSite"), "secure": c.get("secure")}
                        for c in browser.get_cookies()]
+    seen["secureContext"] = browser.execute_script("return window.isSecureContext")
+    # The certificate served is the one whose fingerprint `marquee status` says.
+    where = urlparse(base)
+    served = ssl.PEM_cert_to_DER_cert(ssl.get_server_certificate((where.hostname, where.port)))
+    seen["servedFingerprint"] = ":".join(f"{byte:02X}" for byte in hashlib.sha256(served).digest())
     seen["documentCookie"] = browser.execute_script("return document.cookie")
     # The browser follows the box: a message sent now over the socket reaches the list and the
     # picture without a reload.

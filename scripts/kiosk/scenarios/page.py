@@ -1,8 +1,9 @@
 """The carer's page on the installed unit: a password set with `marquee web-password`, then the
-page served on 0.0.0.0:8080 as the `marquee` user, and a setting changed there written into
-/etc/marquee/marquee.toml — which the unit (ReadWritePaths, the folder 0775 root:marquee) must
-allow, and nothing more — and applied by a reload of the same process. The guest has no HTTP
-client: the requests are bash's /dev/tcp, HTTP/1.1 by hand."""
+page served on 0.0.0.0:8080 as the `marquee` user over HTTPS with a certificate the box made for
+itself (its fingerprint in `marquee status`, its key the service's alone), and a setting changed
+there written into /etc/marquee/marquee.toml — which the unit (ReadWritePaths, the folder 0775
+root:marquee) must allow, and nothing more — and applied by a reload of the same process. The
+guest has no HTTP client: the requests are HTTP/1.1 by hand through `openssl s_client`."""
 import re
 
 from kiosk.harness import main_pid, wait_until
@@ -18,7 +19,7 @@ def request(guest, method, path, cookie="", body=""):
     if body:
         lines += ["Content-Type: application/x-www-form-urlencoded", f"Content-Length: {len(body.encode())}"]
     text = "\\r\\n".join(lines) + "\\r\\n\\r\\n" + body
-    _, answer = guest.run(f"exec 3<>/dev/tcp/127.0.0.1/8080 && printf '%b' '{text}' >&3 && timeout 10 cat <&3")
+    _, answer = guest.run(f"printf '%b' '{text}' | timeout 10 openssl s_client -quiet -connect 127.0.0.1:8080 2>/dev/null")
     return answer
 
 
@@ -26,8 +27,15 @@ def run(kiosk, box):
     guest, name = box.guest, box.name
     pid = main_pid(guest)
     guest.run(f"printf '%s\\n' \"{PASSWORD}\" | marquee web-password")
-    served = wait_until(guest, "marquee status | grep -q '^page: http://0.0.0.0:8080/'", 20)
+    served = wait_until(guest, "marquee status | grep -q '^page: https://0.0.0.0:8080/'", 20)
     kiosk.check(served is not None, f"{name}: the page is served {served} s after `marquee web-password`")
+    _, said = guest.run("marquee status | grep '^page:'")
+    _, seen = guest.run("openssl s_client -connect 127.0.0.1:8080 </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256")
+    _, key = guest.run("stat -c '%U %a' /var/lib/marquee/page-tls/page.key")
+    fingerprint = seen.strip().split("=")[-1]
+    kiosk.check(len(fingerprint) == 95 and f"certificate SHA-256 {fingerprint}" in said and key.strip() == "marquee 600",
+                f"{name}: the certificate served is the box's own, whose fingerprint the status says "
+                f"({said.strip()[:60]}…; its key: {key.strip()})")
     signed = request(guest, "POST", "/login", body="password=" + PASSWORD.replace(" ", "%20").replace("'", "%27"))
     cookie = re.search(r"marquee_session=([0-9a-f]+)", signed)
     kiosk.check(signed.startswith("HTTP/1.1 303") and cookie is not None, f"{name}: the carer signs in ({signed[:40]!r})")
