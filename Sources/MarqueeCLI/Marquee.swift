@@ -13,7 +13,7 @@ import Schedule
         subcommands: [
             RunCommand.self, StatusCommand.self, PauseCommand.self, ResumeCommand.self, ReloadCommand.self,
             AcknowledgeCommand.self, MuteCommand.self, UnmuteCommand.self, ShowCommand.self, WakeCommand.self, SayCommand.self,
-            MessagesCommand.self, RemindersCommand.self, WebPasswordCommand.self,
+            MessagesCommand.self, RemindersCommand.self, WebPasswordCommand.self, SetupCommand.self,
             AgendaCommand.self, CheckCommand.self, SnapshotCommand.self, ResetConsoleCommand.self, ReadFeedCommand.self,
         ])
 

@@ -117,6 +117,10 @@ struct RunCommand: AsyncParsableCommand {
                           required: chosenSocket != nil, group: file.socketGroup),
             start: at == nil ? nil : WallInstant(feeds.instant), environment: environment, stateDirectory: stateDirectory)
         configuration.checkConfiguration = checkConfiguration
+        // What the carer's setup file asked that could not be done (`marquee setup`).
+        if let folder = stateDirectory, case .success(let said) = readFile(folder + "/" + BoxSetup.problemsFile, limit: 1 << 16) {
+            boxProblems += String(decoding: said, as: UTF8.self).split(separator: "\n").map { "the setup file: " + $0 }
+        }
         configuration.boxProblems = boxProblems
         configuration.version = marqueeVersion
         configuration.sound = file.soundSettings(language: feedOptions.words(file).locale)

@@ -24,15 +24,10 @@ struct WebPasswordCommand: ParsableCommand {
             standardError("marquee web-password: \(refusal); nothing was changed")
             throw ExitCode(1)
         }
-        let path = folder + "/" + PagePassword.fileName
-        if let problem = writeFileAtomically(Array((PagePassword.hash(password) + "\n").utf8), to: path) {
-            standardError("marquee web-password: cannot write \(path): \(problem)")
+        if let problem = PagePassword.keep(password, inStateFolder: folder) {
+            standardError("marquee web-password: \(problem)")
             throw ExitCode(1)
         }
-        // Readable by the service, as the state folder is: its owner and group, nobody else.
-        var folderInfo = stat()
-        if stat(folder, &folderInfo) == 0 { _ = chown(path, folderInfo.st_uid, folderInfo.st_gid) }
-        chmod(path, 0o640)
         let listen = file.webListen ?? ConfigurationKey.defaultListen
         print(listen == "off"
             ? "The password is set, but the page is off (web_listen = \"off\" in the configuration)."

@@ -1,4 +1,3 @@
-import CLinux
 import NIOSSL
 import Support
 
@@ -81,7 +80,7 @@ struct PageCertificate: Sendable {
         let names = Set([hostName, hostName + ".local", "localhost"].filter(isHostName)).sorted()
         let alternatives = (names.map { "DNS:" + $0 } + ["IP:127.0.0.1", "IP:::1"]).joined(separator: ",")
         let (certificate, key) = (folder + "/" + certificateName, folder + "/" + keyName)
-        let made = runTool(openssl, [
+        let made = runProgram(openssl, [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-sha256", "-nodes",
             "-days", String(ownDays), "-subj", "/CN=" + (isHostName(hostName) ? hostName : "marquee") + "/O=marquee",
             "-addext", "subjectAltName=" + alternatives, "-keyout", key + ".new", "-out", certificate + ".new",
@@ -96,7 +95,7 @@ struct PageCertificate: Sendable {
 
     /// The SHA-256 fingerprint of the first certificate in `path`, as `AB:CD:…`.
     private static func fingerprint(of path: String) throws(Problem) -> String {
-        let said = runTool(openssl, ["x509", "-in", path, "-noout", "-fingerprint", "-sha256"])
+        let said = runProgram(openssl, ["x509", "-in", path, "-noout", "-fingerprint", "-sha256"])
         // "sha256 Fingerprint=AB:CD:…" (the case of its first word varies with the version).
         guard said.status == 0, let equals = said.output.firstIndex(of: "=") else {
             throw Problem(description: "\(path): its fingerprint cannot be read (\(openssl): \(said.errors))")
@@ -107,49 +106,5 @@ struct PageCertificate: Sendable {
     /// A host name a certificate may name: letters, digits, `-` and `.`.
     private static func isHostName(_ name: String) -> Bool {
         !name.isEmpty && name.count < 254 && name.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "." }
-    }
-
-    /// Runs a program to its end: its exit status (127: it could not be started), what it
-    /// wrote on standard output and on standard error.
-    private static func runTool(_ path: String, _ arguments: [String]) -> (status: Int32, output: String, errors: String) {
-        var output: [Int32] = [0, 0], errors: [Int32] = [0, 0]
-        // Close-on-exec: the box's other children (the feed readers) get none of these ends.
-        guard mq_pipe(&output) == 0 else { return (127, "", "no pipe") }
-        guard mq_pipe(&errors) == 0 else {
-            close(output[0]); close(output[1])
-            return (127, "", "no pipe")
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let started = posix_spawn(&pid, path, &actions, nil, argv, [nil])
-        close(output[1])
-        close(errors[1])
-        defer { close(output[0]); close(errors[0]) }
-        guard started == 0 else { return (127, "", String(cString: strerror(started))) }
-        // openssl writes little: a pipe's buffer holds standard error while standard output is read.
-        let said = readAll(output[0]), complaints = readAll(errors[0])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exited = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return (exited, said, complaints)
-    }
-
-    private static func readAll(_ descriptor: Int32) -> String {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(descriptor, &buffer, buffer.count)
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += buffer[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -49,6 +49,17 @@ package enum PagePassword {
         return nil
     }
 
+    /// Keeps the hash of `password` in `folder` (the state folder), readable by the service as
+    /// the folder is — its owner and group, nobody else; why not, when it cannot be written.
+    package static func keep(_ password: String, inStateFolder folder: String) -> String? {
+        let path = folder + "/" + fileName
+        if let problem = writeFileAtomically(Array((hash(password) + "\n").utf8), to: path) { return "cannot write \(path): \(problem)" }
+        var folderInfo = stat()
+        if stat(folder, &folderInfo) == 0 { _ = chown(path, folderInfo.st_uid, folderInfo.st_gid) }
+        chmod(path, 0o640)
+        return nil
+    }
+
     /// The hash kept at `path`; nil when there is none (the page stays off); why not, when the
     /// file cannot be read or does not hold a hash.
     package static func read(at path: String) -> Result<String?, FileReadError> {
