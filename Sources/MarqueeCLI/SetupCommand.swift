@@ -66,7 +66,9 @@ struct SetupCommand: ParsableCommand {
             if reloaded.status != 0 { standardError("marquee setup: nmcli connection reload: \(reloaded.errors)") }
         }
         if restartDisplay, !outcome.applied.isEmpty || said != before {
-            let restarted = runProgram("/bin/systemctl", ["try-restart", "marquee.service"])
+            // Not waited for: the setup service is ordered before the display, whose restart
+            // would wait for the setup to end.
+            let restarted = runProgram("/bin/systemctl", ["--no-block", "try-restart", "marquee.service"])
             if restarted.status != 0 { standardError("marquee setup: systemctl try-restart marquee.service: \(restarted.errors)") }
         }
         if !outcome.problems.isEmpty { throw ExitCode(1) }

@@ -12,7 +12,7 @@ struct BoxSetupTests {
     let folder: TemporaryFolder
     var places: BoxSetup.Places {
         BoxSetup.Places(configurationFile: folder.path + "/marquee.toml", stateFolder: folder.path + "/state",
-                        networkFolder: folder.path + "/system-connections")
+                        networkFolder: folder.path + "/NetworkManager/system-connections")
     }
 
     init() throws {
@@ -51,9 +51,9 @@ struct BoxSetupTests {
 
             """)
         #expect(PagePassword.verify("the carer's secret", against: try #require(try PagePassword.read(at: folder.path + "/state/page-password").get())))
-        let wifi = folder.path + "/system-connections/" + BoxSetup.wifiConnection
-        #expect(read("system-connections/" + BoxSetup.wifiConnection).contains("[wifi]\nmode=infrastructure\nssid=Anna's Wi-Fi\n"))
-        #expect(read("system-connections/" + BoxSetup.wifiConnection).contains("[wifi-security]\nkey-mgmt=wpa-psk\npsk=correct horse battery\n"))
+        let wifi = folder.path + "/NetworkManager/system-connections/" + BoxSetup.wifiConnection
+        #expect(read("NetworkManager/system-connections/" + BoxSetup.wifiConnection).contains("[wifi]\nmode=infrastructure\nssid=Anna's Wi-Fi\n"))
+        #expect(read("NetworkManager/system-connections/" + BoxSetup.wifiConnection).contains("[wifi-security]\nkey-mgmt=wpa-psk\npsk=correct horse battery\n"))
         var info = stat()
         #expect(stat(wifi, &info) == 0 && info.st_mode & 0o777 == 0o600, "NetworkManager reads it only when root alone can")
         let back = try #require(outcome.rewritten)
@@ -65,7 +65,7 @@ struct BoxSetupTests {
         // Written back, the file wakes the setup again: nothing new, nothing written, the Wi-Fi kept.
         let again = BoxSetup.apply(back, path: "/boot/efi/marquee-setup.txt", to: places, day: "2026-11-30")
         #expect(again.applied.isEmpty && again.problems.isEmpty && again.rewritten == nil && again.changedSettings.isEmpty, "\(again)")
-        #expect(read("system-connections/" + BoxSetup.wifiConnection).contains("psk=correct horse battery"))
+        #expect(read("NetworkManager/system-connections/" + BoxSetup.wifiConnection).contains("psk=correct horse battery"))
     }
 
     @Test func whatCannotBeUsedIsSaidWithItsLineAndTheRestApplied() throws {
@@ -104,7 +104,7 @@ struct BoxSetupTests {
                         "timezone = \"Europe/Berlin", "calendar = 42\n"] {
             let outcome = BoxSetup.apply(hostile, path: "marquee-setup.txt", to: places, day: "2026-11-29")
             #expect(outcome.applied.isEmpty && read("marquee.toml").hasPrefix("# Anna's box.\nvolume_day = 70\n"), "\(hostile.prefix(30))")
-            #expect(access(folder.path + "/system-connections", F_OK) != 0)
+            #expect(access(folder.path + "/NetworkManager", F_OK) != 0)
         }
     }
 }

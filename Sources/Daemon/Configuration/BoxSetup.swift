@@ -241,9 +241,14 @@ package enum BoxSetup {
         var keyfile = "[connection]\nid=marquee-wifi\ntype=wifi\nautoconnect=true\n\n[wifi]\nmode=infrastructure\nssid=\(name)\n\n"
         if let password { keyfile += "[wifi-security]\nkey-mgmt=wpa-psk\npsk=\(password)\n\n" }
         keyfile += "[ipv4]\nmethod=auto\n\n[ipv6]\nmethod=auto\n"
-        if mkdir(places.networkFolder, 0o755) != 0, errno != EEXIST {
-            found.refuse("wifi_name", "\(places.networkFolder) cannot be made")
-            return
+        // Made with its parents (NetworkManager may come after the setup: it reads them then).
+        var made = ""
+        for part in places.networkFolder.split(separator: "/") {
+            made += "/" + part
+            if mkdir(made, 0o755) != 0, errno != EEXIST {
+                found.refuse("wifi_name", "\(places.networkFolder) cannot be made (\(String(cString: strerror(errno))))")
+                return
+            }
         }
         let old = umask(0o077)
         defer { umask(old) }
