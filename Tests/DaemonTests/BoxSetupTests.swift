@@ -36,8 +36,12 @@ struct BoxSetupTests {
             quiet_night = "21:30-07:15"
 
             """
+        // The service's file (the setup runs as root): it stays the service's.
+        #expect(chown(folder.path + "/marquee.toml", 4321, 8765) == 0)
         let outcome = BoxSetup.apply(setup, path: "/boot/efi/marquee-setup.txt", to: places, day: "2026-11-29")
         #expect(outcome.problems.isEmpty, "\(outcome.problems)")
+        var owner = stat()
+        #expect(stat(folder.path + "/marquee.toml", &owner) == 0 && owner.st_uid == 4321 && owner.st_gid == 8765)
         #expect(outcome.applied == ["the time zone Europe/Berlin", "the language de", "the quiet night 21:30–07:15", "1 calendar",
                                     "the page's password", "Wi-Fi \"Anna's Wi-Fi\""])
         #expect(read("marquee.toml") == """

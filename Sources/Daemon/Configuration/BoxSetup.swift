@@ -163,9 +163,14 @@ package enum BoxSetup {
                     throw ConfigurationError(path: places.configurationFile, line: nil, key: nil, message: "cannot be changed")
                 }
                 _ = try ConfigurationFile.parse(after, path: places.configurationFile)
+                // Written by root, it stays the service's to read (and the page's to write): the
+                // owner and group of the file it replaces, else of its folder.
+                var owner = stat()
+                if stat(places.configurationFile, &owner) != 0 { _ = stat(splitPath(places.configurationFile).folder, &owner) }
                 if let problem = writeFileAtomically(Array(after.utf8), to: places.configurationFile) {
                     found.problems.append((0, places.configurationFile, problem))
                 } else {
+                    _ = chown(places.configurationFile, owner.st_uid, owner.st_gid)
                     outcome.changedSettings = changes.map(\.key)
                     outcome.applied += changes.compactMap(\.said)
                 }
