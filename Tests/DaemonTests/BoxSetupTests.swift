@@ -103,6 +103,16 @@ struct BoxSetupTests {
         #expect(second.applied == ["the page's password"] && !(second.rewritten ?? "").contains("long enough now"))
     }
 
+    @Test func aSecretThatCouldNotBeAppliedStaysInTheFile() throws {
+        // The configuration cannot be read: nothing is applied, and nothing the carer wrote is lost.
+        try "not = a = setting\n".write(toFile: folder.path + "/marquee.toml", atomically: true, encoding: .utf8)
+        let setup = "calendar = \"https://calendar.example/private-Zq81xK.ics\"\npage_password = \"long enough too\"\n"
+        let outcome = BoxSetup.apply(setup, path: "marquee-setup.txt", to: places, day: "2026-11-29")
+        #expect(outcome.problems.first?.hasPrefix(folder.path + "/marquee.toml: has lines that are not") == true, "\(outcome.problems)")
+        #expect(outcome.rewritten?.contains("private-Zq81xK") == true && outcome.rewritten?.contains("long enough too") == true,
+                "\(outcome.rewritten ?? "")")
+    }
+
     @Test func hostileFilesChangeNothing() {
         for hostile in ["", "\u{0}\u{1}garbage", String(repeating: "[", count: 10_000), "wifi_password = \"12345678\"\n",
                         "timezone = \"Europe/Berlin", "calendar = 42\n"] {

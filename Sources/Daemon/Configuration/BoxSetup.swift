@@ -42,8 +42,6 @@ package enum BoxSetup {
 
     /// The keys a setup file may hold.
     static let keys = ["wifi_name", "wifi_password", "timezone", "language", "calendar", "page_password", "quiet_night"]
-    /// Keys whose values are secrets: taken out of the file once applied.
-    static let secrets: Set<String> = ["wifi_password", "page_password", "calendar"]
     /// The start of the lines the box writes at the top of the file.
     static let said = "# marquee: "
     /// In the state folder: what the last setup could not use, one per line (the display shows
@@ -60,6 +58,9 @@ package enum BoxSetup {
         /// What could not be used: where (the line, 0: not a line of the file), what (a key, a
         /// line's text, another file) and why.
         var problems: [(line: Int, subject: String, why: String)] = []
+        /// The secrets in effect on the box now: only these are taken out of the file (one
+        /// that could not be applied stays, never lost).
+        var secretsInEffect: Set<String> = []
 
         /// Says why `key` cannot be used, at its line, and forgets it (a refused secret stays in
         /// the file for the carer to mend).
@@ -151,7 +152,9 @@ package enum BoxSetup {
             let new = calendars.compactMap(SubscriptionAddress.init).filter { address in
                 !known.contains { SubscriptionAddress($0)?.key == address.key }
             }
-            if !new.isEmpty {
+            if new.isEmpty {
+                found.secretsInEffect.insert("calendar")
+            } else {
                 changes.append(("subscriptions", .strings(known + new.map(\.given)), new.count == 1 ? "1 calendar" : "\(new.count) calendars"))
             }
         }
@@ -173,6 +176,7 @@ package enum BoxSetup {
                     _ = chown(places.configurationFile, owner.st_uid, owner.st_gid)
                     outcome.changedSettings = changes.map(\.key)
                     outcome.applied += changes.compactMap(\.said)
+                    if changes.contains(where: { $0.key == "subscriptions" }) { found.secretsInEffect.insert("calendar") }
                 }
             } catch {
                 found.problems.append((0, places.configurationFile, "\(error)"))
@@ -185,6 +189,7 @@ package enum BoxSetup {
                 found.refuse("page_password", problem)
             } else {
                 outcome.applied.append("the page's password")
+                found.secretsInEffect.insert("page_password")
             }
         }
         applyWifi(&outcome, &found, places: places)
@@ -262,6 +267,7 @@ package enum BoxSetup {
             return
         }
         chmod(path, 0o600)
+        if password != nil { found.secretsInEffect.insert("wifi_password") }
         outcome.applied.append("Wi-Fi \"\(name)\"")
     }
 
@@ -276,7 +282,8 @@ package enum BoxSetup {
         if lines.last == "" { lines.removeLast() }
         let oldSaid = lines.prefix { $0.hasPrefix(said) }
         var removed = false
-        for (key, setting) in found.settings.sorted(by: { $0.value.lines.lowerBound > $1.value.lines.lowerBound }) where secrets.contains(key) {
+        for (key, setting) in found.settings.sorted(by: { $0.value.lines.lowerBound > $1.value.lines.lowerBound })
+        where found.secretsInEffect.contains(key) {
             lines.replaceSubrange((setting.lines.lowerBound - 1)..<min(lines.count, setting.lines.upperBound - 1),
                                   with: ["# \(key): applied on \(day) and taken out of this file"])
             removed = true
