@@ -28,7 +28,7 @@ struct PageCertificate: Sendable {
         var description: String
     }
 
-    /// Where `openssl` makes the box's own certificate and says fingerprints.
+    /// The `openssl` command: it makes the box's own certificate and says fingerprints.
     static let openssl = "/usr/bin/openssl"
     static let certificateName = "page.crt"
     static let keyName = "page.key"
