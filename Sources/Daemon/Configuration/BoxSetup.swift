@@ -44,6 +44,8 @@ package enum BoxSetup {
     static let keys = ["wifi_name", "wifi_password", "timezone", "language", "calendar", "page_password", "quiet_night"]
     /// The start of the lines the box writes at the top of the file.
     static let said = "# marquee: "
+    /// A configuration that is not `key = value` lines.
+    static let unreadable = "has lines that are not `key = value`: mend it with `marquee check`"
     /// In the state folder: what the last setup could not use, one per line (the display shows
     /// them among the box's problems).
     package static let problemsFile = "setup-problems"
@@ -136,14 +138,14 @@ package enum BoxSetup {
             }
         }
         let before: String
-        switch access(places.configurationFile, F_OK) != 0 && errno == ENOENT ? .success([]) : readFile(places.configurationFile, limit: 1 << 20) {
-        case .success(let bytes): before = String(decoding: bytes, as: UTF8.self)
+        switch ConfigurationEdit.text(of: places.configurationFile) {
+        case .success(let text): before = text
         case .failure(let failure):
             found.problems.append((0, places.configurationFile, failure.message))
             return finish(outcome, text: text, found: found, day: day)
         }
         guard let settings = ConfigurationEdit.settings(in: before) else {
-            found.problems.append((0, places.configurationFile, "has lines that are not `key = value`: mend it with `marquee check`"))
+            found.problems.append((0, places.configurationFile, unreadable))
             return finish(outcome, text: text, found: found, day: day)
         }
         if !calendars.isEmpty {
@@ -161,25 +163,14 @@ package enum BoxSetup {
         // What the configuration has already is no change (a second run, woken by the file written back).
         changes = changes.filter { change in settings[change.key]?.value != change.value }
         if !changes.isEmpty {
-            do {
-                guard let after = ConfigurationEdit.edited(before, changes.map { ($0.key, $0.value) }) else {
-                    throw ConfigurationError(path: places.configurationFile, line: nil, key: nil, message: "cannot be changed")
-                }
-                _ = try ConfigurationFile.parse(after, path: places.configurationFile)
-                // Written by root, it stays the service's to read (and the page's to write): the
-                // owner and group of the file it replaces, else of its folder.
-                var owner = stat()
-                if stat(places.configurationFile, &owner) != 0 { _ = stat(splitPath(places.configurationFile).folder, &owner) }
-                if let problem = writeFileAtomically(Array(after.utf8), to: places.configurationFile) {
-                    found.problems.append((0, places.configurationFile, problem))
-                } else {
-                    _ = chown(places.configurationFile, owner.st_uid, owner.st_gid)
-                    outcome.changedSettings = changes.map(\.key)
-                    outcome.applied += changes.compactMap(\.said)
-                    if changes.contains(where: { $0.key == "subscriptions" }) { found.secretsInEffect.insert("calendar") }
-                }
-            } catch {
-                found.problems.append((0, places.configurationFile, "\(error)"))
+            // Written by root, it stays the service's to read (and the page's to write).
+            if let problem = ConfigurationEdit.write(changes.map { ($0.key, $0.value) }, to: before, at: places.configurationFile,
+                                                     unreadable: unreadable) {
+                found.problems.append((0, "", problem))
+            } else {
+                outcome.changedSettings = changes.map(\.key)
+                outcome.applied += changes.compactMap(\.said)
+                if changes.contains(where: { $0.key == "subscriptions" }) { found.secretsInEffect.insert("calendar") }
             }
         }
         if let password = found.string("page_password") {
@@ -276,8 +267,10 @@ package enum BoxSetup {
     /// nothing is new (so writing it back, which wakes the setup again, ends there).
     private static func finish(_ result: Outcome, text: String, found: Found, day: String) -> Outcome {
         var outcome = result
-        outcome.problems = found.problems.map { ($0.line == 0 ? "" : "\(found.path):\($0.line): ") + "\($0.subject): \($0.why)" }
-        outcome.problemsSaid = found.problems.map { "\($0.subject): \($0.why)" }
+        // A problem that is no line's names its subject (another file), or says it all.
+        let worded = found.problems.map { $0.subject.isEmpty ? $0.why : "\($0.subject): \($0.why)" }
+        outcome.problems = zip(found.problems, worded).map { ($0.line == 0 ? "" : "\(found.path):\($0.line): ") + $1 }
+        outcome.problemsSaid = worded
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
         let oldSaid = lines.prefix { $0.hasPrefix(said) }

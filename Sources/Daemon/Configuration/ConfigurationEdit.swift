@@ -1,3 +1,9 @@
+import Support
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A change of some settings in the text of `marquee.toml`, as a person would make it: each
 /// setting's `key = value` (one line, or an array over several) is replaced where it stands,
 /// a setting not there yet is added at the end, a setting taken away is removed; every other
@@ -48,6 +54,33 @@ enum ConfigurationEdit {
         // New settings at the end, in the order given.
         let added = changes.filter { found[$0.key] == nil }.compactMap { change in change.value.map { "\(change.key) = \(written($0))" } }
         return (lines + added).joined(separator: "\n") + "\n"
+    }
+
+    /// The text of the configuration file at `path`; empty when there is none yet (the first
+    /// change makes it).
+    static func text(of path: String) -> Result<String, FileReadError> {
+        (access(path, F_OK) != 0 && errno == ENOENT ? .success([]) : readFile(path, limit: 1 << 20))
+            .map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Writes `before` with `changes` made to the file at `path`, whole or nothing: judged first
+    /// as `marquee run` reads it, then renamed over the file, keeping the owner and group of the
+    /// file it replaces, else of its folder (written by root, it stays the service's to read).
+    /// Why not, in words (`FILE:LINE: key: …` as `check` says it, or the file and the reason);
+    /// `unreadable` for a text that is not `key = value` lines.
+    static func write(_ changes: [(key: String, value: TOMLValue?)], to before: String, at path: String,
+                      unreadable: String) -> String? {
+        guard let after = edited(before, changes) else { return "\(path): \(unreadable)" }
+        do {
+            _ = try ConfigurationFile.parse(after, path: path)
+        } catch {
+            return error.description
+        }
+        var owner = stat()
+        if stat(path, &owner) != 0 { _ = stat(splitPath(path).folder, &owner) }
+        if let problem = writeFileAtomically(Array(after.utf8), to: path) { return "\(path): \(problem)" }
+        _ = chown(path, owner.st_uid, owner.st_gid)
+        return nil
     }
 
     /// A value as TOML writes it.

@@ -383,8 +383,7 @@ final class CarerPage: Sendable {
     private func settingsPage(_ session: PageSessions.Session, problem: String? = nil, typed: [String: String]? = nil) -> Response {
         let path = settings.configurationFile
         // No file yet: the settings are the defaults, and the first change makes it.
-        let text = access(path, F_OK) != 0 && errno == ENOENT ? .success("")
-            : readFile(path, limit: 1 << 20).map { String(decoding: $0, as: UTF8.self) }
+        let text = ConfigurationEdit.text(of: path)
         var values: [String: String] = [:]
         var trouble = problem
         switch text {
@@ -449,8 +448,8 @@ final class CarerPage: Sendable {
     ) -> ConfigurationChange {
         let path = settings.configurationFile
         let before: String
-        switch access(path, F_OK) != 0 && errno == ENOENT ? .success([]) : readFile(path, limit: 1 << 20) {
-        case .success(let bytes): before = String(decoding: bytes, as: UTF8.self)
+        switch ConfigurationEdit.text(of: path) {
+        case .success(let text): before = text
         case .failure(let failure): return .refused("\(path): \(failure.message)")
         }
         guard let found = ConfigurationEdit.settings(in: before) else { return .refused("\(path): \(words.settingsUnreadable)") }
@@ -461,16 +460,10 @@ final class CarerPage: Sendable {
             return .refused(error.description)
         }
         guard !made.isEmpty else { return .unchanged }
-        guard let after = ConfigurationEdit.edited(before, made) else { return .refused("\(path): \(words.settingsUnreadable)") }
-        do {
-            _ = try ConfigurationFile.parse(after, path: path)
-        } catch {
-            return .refused(error.description)
-        }
         let names = made.map(\.key).joined(separator: ", ")
-        if let problem = writeFileAtomically(Array(after.utf8), to: path) {
-            log?.log(.warning, "the page: settings (\(names)) from \(peer) cannot be written: \(problem)")
-            return .refused("\(path): \(problem)")
+        if let problem = ConfigurationEdit.write(made, to: before, at: path, unreadable: words.settingsUnreadable) {
+            log?.log(.warning, "the page: settings (\(names)) from \(peer) refused: \(problem)")
+            return .refused(problem)
         }
         let reply = desk.answer(ControlRequest(type: .reload))
         guard reply.ok else {
