@@ -179,9 +179,12 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
     let schedule = ScheduleService(
         schedule: configuration.schedule, mailbox: mailbox, log: log, systemZoneFolder: configuration.feeds.systemZoneFolder,
         subscriptions: configuration.feeds.subscriptions, recordings: recordings,
-        // What a reload reads reaches the picture too.
-        settingsRead: pictures.map { pictures in
-            { @Sendable (reloaded: ReloadedSettings) async in await pictures.use(reloaded.display, style: reloaded.style) }
+        // What a reload reads reaches the picture and the subscriptions' status too.
+        settingsRead: { @Sendable [subscriptions = configuration.feeds.subscriptions] reloaded in
+            await pictures?.use(reloaded.display, style: reloaded.style)
+            if let subscriptions {
+                await publishStatuses(of: subscriptions, schedule: configuration.schedule, state: state, at: clock.now())
+            }
         })
     let voice = configuration.sound.map { hearing($0, stateFolder: configuration.stateDirectory, state: state, mailbox: mailbox, log: log) }
     let television = configuration.television.adapter == .off ? nil : Television(

@@ -259,6 +259,7 @@ final class DisplayLoop {
             reloadsInFlight += 1
             schedule.followSystemZone()
         case .settingsRead(let reloaded):
+            defer { state.update { $0.settingsTaken += 1 } }
             guard let fresh = reloaded?.display else { break }
             perform(desk.use(fresh, sound: reloaded?.sound, at: wall.instant), steady: steady, wall: wall)
             if let scheduleSettings = reloaded?.schedule {

@@ -49,6 +49,8 @@ final class DisplayState: Sendable {
         /// there were in this run (the last of them is the newest here).
         var reminderChanges: [SoundStatus.Reminder] = []
         var reminderChangeCount = 0
+        /// Counts the configuration readings the display has taken in (each reload's).
+        var settingsTaken = 0
 
         /// The box's problems hold `new` in place of `old` (either nil: only added, or only
         /// taken away), and what is shown is said to have changed.
@@ -98,6 +100,22 @@ final class DisplayState: Sendable {
     /// before knows whether to look again.
     var changes: Int {
         shared.withLock { $0.changes }
+    }
+
+    /// How many configuration readings the display has taken in: a carer's page that asked
+    /// for a reload waits for the next before it shows what changed.
+    var settingsTaken: Int {
+        shared.withLock { $0.settingsTaken }
+    }
+
+    /// Waits, for at most `limit`, until the display has taken in a reading after the first
+    /// `count`; whether it did.
+    func settingsTaken(after count: Int, within limit: Duration) async -> Bool {
+        let end = ContinuousClock.now + limit
+        while settingsTaken <= count {
+            guard ContinuousClock.now < end, (try? await Task.sleep(for: .milliseconds(10))) != nil else { return false }
+        }
+        return true
     }
 
     /// The part of the day the schedule last said (`night`), in English: a word for machines.

@@ -32,7 +32,8 @@ final class ScheduleService: Sendable {
     private let recordings: FetchedRecordings?
     /// The machine's clock, which subscriptions are fetched on (not the display's, which `--at` shifts).
     private let machineClock: any BoxClock
-    /// Told what a reload read, before the display is (the broker's picture follows it too).
+    /// Told what a reload read (its subscriptions in use already), before the display is: the
+    /// broker's picture follows it, and the status lists the subscriptions as they now are.
     private let settingsRead: (@Sendable (ReloadedSettings) async -> Void)?
     private let requests: AsyncStream<Request>
     private let asked: AsyncStream<Request>.Continuation
@@ -120,12 +121,12 @@ final class ScheduleService: Sendable {
         case .readSettings(let read):
             // On a thread of its own: a disk that hangs holds none of the threads tasks share.
             let settings = await onThread(named: "marquee-config", read) ?? nil
-            if let settings { await settingsRead?(settings) }
             if let addresses = settings?.subscriptions, let subscriptions, await subscriptions.use(addresses) {
                 // An address added is fetched at once; one removed is shown no more.
                 await schedule.replaceFetched(await subscriptions.fetched())
                 mailbox.post(.feedsChanged)
             }
+            if let settings { await settingsRead?(settings) }
             mailbox.post(.settingsRead(settings))
         case .apply(let settings):
             do {

@@ -411,7 +411,7 @@ final class CarerPage: Sendable {
     /// its `FILE:LINE: key: …` words, nothing written), then reloaded as `reload` does.
     private func changeSettings(_ request: Request, context: PageContext) async throws -> Response {
         let (session, form) = try await change(SettingsForm.self, of: request, context: context)
-        let outcome = changeConfiguration(by: context.peer ?? "?") { found throws(CarerRefusal) in
+        let outcome = await changeConfiguration(by: context.peer ?? "?") { found throws(CarerRefusal) in
             PageViews.settingKeys.compactMap { key -> (key: String, value: TOMLValue?)? in
                 // A setting the form did not send is left as it is; one sent empty is the default.
                 guard let typed = form.fields[key]?.trimmingCharacters(in: " \t") else { return nil }
@@ -445,7 +445,7 @@ final class CarerPage: Sendable {
     /// was. Said in the journal with the carer's address (the keys, never their values).
     private func changeConfiguration(
         by peer: String, _ changes: ([String: ConfigurationEdit.Setting]) throws(CarerRefusal) -> [(key: String, value: TOMLValue?)]
-    ) -> ConfigurationChange {
+    ) async -> ConfigurationChange {
         let path = settings.configurationFile
         let before: String
         switch ConfigurationEdit.text(of: path) {
@@ -465,12 +465,16 @@ final class CarerPage: Sendable {
             log?.log(.warning, "the page: settings (\(names)) from \(peer) refused: \(problem)")
             return .refused(problem)
         }
+        let taken = state.settingsTaken
         let reply = desk.answer(ControlRequest(type: .reload))
         guard reply.ok else {
             // What the display could not use is taken back: the file is as it was.
             _ = writeFileAtomically(Array(before.utf8), to: path)
             return .refused(reply.error ?? "")
         }
+        // The page shown next shows the change in use (a subscription removed is listed no
+        // more); a display slow to take it in holds the carer's answer a few seconds at most.
+        _ = await state.settingsTaken(after: taken, within: .seconds(5))
         log?.log(.notice, "the page: settings changed (\(names)) by the carer from \(peer)")
         return .kept(note: reply.note)
     }
@@ -482,7 +486,7 @@ final class CarerPage: Sendable {
         let (session, form) = try await change(SubscriptionForm.self, of: request, context: context)
         let peer = context.peer ?? "?"
         var shown = SubscriptionAddress.redacted(form.address)
-        let outcome = changeConfiguration(by: peer) { [words, settings] found throws(CarerRefusal) in
+        let outcome = await changeConfiguration(by: peer) { [words, settings] found throws(CarerRefusal) in
             var addresses: [String] = []
             if let setting = found["subscriptions"] {
                 guard case .strings(let listed) = setting.value else {

@@ -27,7 +27,7 @@ func keepFetching(
             for address in await subscriptions.claimDue(at: now) {
                 group.addTask { .fetched(address, changed: await subscriptions.refresh(address, at: now)) }
             }
-            let statuses = await subscriptions.statuses(utcOffset: schedule.zoned(now).utcOffset)
+            let statuses = await publishStatuses(of: subscriptions, schedule: schedule, state: state, at: now)
             var errorsChanged = false
             for status in statuses where reported[status.address] != status.error {
                 let earlier = reported[status.address]
@@ -39,7 +39,6 @@ func keepFetching(
                     log.log(.notice, "\(status.address): fetched again; it was failing (\(earlier))")
                 }
             }
-            state.update { $0.subscriptions = statuses }
             if errorsChanged { mailbox.post(.subscriptionsChanged) }
             // Woken when a fetch ends, else at the next attempt, and at least each minute.
             if !timerSet {
@@ -76,4 +75,15 @@ func keepFetching(
         }
         group.cancelAll()
     }
+}
+
+/// Puts each subscription's state in the status (times in the display's zone) and returns
+/// them: after each fetch, and at once when a reload changed the list (a carer who removed one
+/// on the page sees it gone, not listed until the next fetch).
+@discardableResult
+func publishStatuses(of subscriptions: Subscriptions, schedule: Schedule, state: DisplayState, at now: Instant) async
+    -> [SubscriptionStatus] {
+    let statuses = await subscriptions.statuses(utcOffset: schedule.zoned(now).utcOffset)
+    state.update { $0.subscriptions = statuses }
+    return statuses
 }
