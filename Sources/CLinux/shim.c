@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <poll.h>
+#include <spawn.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <string.h>
@@ -318,4 +319,12 @@ int mq_cec_receive(int fd, uint32_t timeout_ms, uint8_t *from, uint8_t *to, uint
     *length = message.len >= 2 ? (int)message.len - 2 : 0;
     memcpy(operands, message.msg + 2, (size_t)*length);
     return 1;
+}
+
+int mq_spawn_close_others(posix_spawn_file_actions_t *actions) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, 3);
+}
+
+int mq_spawn_chdir(posix_spawn_file_actions_t *actions, const char *directory) {
+    return posix_spawn_file_actions_addchdir_np(actions, directory);
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServers
 import Synchronization
 import TestSupport
 import Testing
@@ -32,12 +33,7 @@ import Testing
     nonisolated static func misbehavingReader(in folder: String, onProcessor processor: Int? = nil) throws -> FeedReader {
         let shim = folder + "/hang-libical.so"
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/hang-libical.c")
-        let compiler = Process()
-        compiler.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
-        compiler.arguments = ["-shared", "-fPIC", "-O2", "-o", shim, source.path, "-ldl"]
-        try compiler.run()
-        compiler.waitUntilExit()
-        #expect(compiler.terminationStatus == 0)
+        #expect(try Spawned("/usr/bin/cc", ["-shared", "-fPIC", "-O2", "-o", shim, source.path, "-ldl"]).wait() == 0)
         let helper = ["-c", "LD_PRELOAD=\"$1\" exec \"$0\" read-feed", CommandLineTests.binary, shim]
         guard let processor else { return .helper(executable: "/bin/sh", arguments: helper) }
         return .helper(executable: "/usr/bin/taskset", arguments: ["-c", "\(processor)", "/bin/sh"] + helper)
@@ -82,14 +78,10 @@ import Testing
         limits.maximumSecondsPerFile = 1
         try withFeeds(bad: Self.calendar("bad", "Bad", "X-TEST-COMPUTE:700")) { folder in
             let reader = try Self.misbehavingReader(in: folder, onProcessor: 0)
-            let busy = Process()
-            busy.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
-            busy.arguments = ["-c", "0", "/bin/sh", "-c", "while :; do :; done"]
-            try busy.run()
+            let busy = try Spawned("/usr/bin/taskset", ["-c", "0", "/bin/sh", "-c", "while :; do :; done"])
             defer {
-                // SIGKILL: the test process's blocked signals (SIGTERM among them) are the child's too.
-                kill(busy.processIdentifier, SIGKILL)
-                busy.waitUntilExit()
+                busy.send(SIGKILL)
+                busy.wait()
             }
             let (_, status) = try load(folder, reader: reader, limits: limits, shown: ["Bad", "Good"])
             #expect(status.state == .loaded, "\(status.problems)")
@@ -111,6 +103,17 @@ import Testing
         }
     }
 
+    /// Feeds whose `bad.ics` hangs its reader in libical until `release` (the second
+    /// argument) exists.
+    func withHangingFile(_ body: (_ folder: String, _ release: String) throws -> Void) throws {
+        try withFeeds(bad: Self.calendar("bad", "Bad")) { folder in
+            let release = folder + "/release"
+            try Data(Self.calendar("bad", "Bad", "X-TEST-HANG:" + release).utf8)
+                .write(to: URL(fileURLWithPath: folder + "/bad.ics"))
+            try body(folder, release)
+        }
+    }
+
     /// A reader blocked on a file (it neither computes nor answers) is stopped once it made no
     /// progress for `maximumStalledSeconds`. That is no verdict on the bytes: the status says
     /// when the file is read again, the display's snapshot says when to reload, and a reload
@@ -118,10 +121,7 @@ import Testing
     @Test func aBlockedReaderIsStoppedAndTheFileReadAgain() throws {
         var limits = ScheduleLimits()
         limits.maximumStalledSeconds = 0.5
-        try withFeeds(bad: Self.calendar("bad", "Bad")) { folder in
-            let release = folder + "/release"
-            try Data(Self.calendar("bad", "Bad", "X-TEST-HANG:" + release).utf8)
-                .write(to: URL(fileURLWithPath: folder + "/bad.ics"))
+        try withHangingFile { folder, release in
             let (schedule, status) = try load(folder, reader: Self.misbehavingReader(in: folder), limits: limits)
             #expect(status.state == .failed(keptLastGood: false))
             #expect(status.problems.count == 1)
@@ -140,6 +140,34 @@ import Testing
             #expect(schedule.messages(at: instant(Self.at)).map(\.text) == ["Bad", "Good"])
             #expect(schedule.retries.isEmpty)
             #expect(schedule.snapshot(at: instant(Self.at)).feedsReadAgainAt == nil)
+        }
+    }
+
+    /// A reader holds nothing of the process that started it but its socket: a file the
+    /// display has open (here one opened without close-on-exec, as a library might) is not
+    /// kept open by a reader that hangs.
+    @Test func aReaderHoldsNothingOfTheDisplays() throws {
+        var limits = ScheduleLimits()
+        limits.maximumStalledSeconds = 30
+        try withHangingFile { folder, release in
+            let marker = folder + "/the display's own file"
+            let descriptor = open(marker, O_RDWR | O_CREAT, 0o600)
+            defer { close(descriptor) }
+            // While the reader hangs: what it holds is written down, then it is let go on.
+            let held = folder + "/held"
+            Thread.detachNewThread {
+                _ = waitUntil(within: .seconds(20)) { FileManager.default.fileExists(atPath: release + ".waiting") }
+                let pid = (try? String(contentsOfFile: release + ".waiting", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "none"
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+                let files = names.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)") }
+                _ = FileManager.default.createFile(atPath: held, contents: Data(files.joined(separator: "\n").utf8))
+                _ = FileManager.default.createFile(atPath: release, contents: nil)
+            }
+            let (_, status) = try load(folder, reader: Self.misbehavingReader(in: folder), limits: limits, shown: ["Bad", "Good"])
+            #expect(status.state == .loaded)
+            let files = try String(contentsOfFile: held, encoding: .utf8).split(separator: "\n").map(String.init)
+            #expect(!files.isEmpty && !files.contains(marker), "\(files)")
         }
     }
 
@@ -333,14 +361,10 @@ import Testing
         let created = !FileManager.default.fileExists(atPath: "/etc/ld.so.preload")
         if created { #expect(FileManager.default.createFile(atPath: "/etc/ld.so.preload", contents: nil)) }
         defer { if created { try? FileManager.default.removeItem(atPath: "/etc/ld.so.preload") } }
-        let command = Process()
-        command.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        command.arguments = ["--mount", "--propagation", "private", "sh", "-c",
-                             "mount --bind \"$0\" /etc/ld.so.preload && exec \"$@\"", temporary.path + "/preload",
-                             CommandLineTests.binary, "messages", "--feeds", folder.path, "--at", Self.at, "--timezone", "UTC"]
-        command.standardOutput = FileHandle.nullDevice
-        command.standardError = FileHandle.nullDevice
-        try command.run()
+        let command = try Spawned("/usr/bin/unshare", [
+            "--mount", "--propagation", "private", "sh", "-c", "mount --bind \"$0\" /etc/ld.so.preload && exec \"$@\"",
+            temporary.path + "/preload", CommandLineTests.binary, "messages", "--feeds", folder.path, "--at", Self.at,
+            "--timezone", "UTC"])
         var reader: pid_t?
         for _ in 0..<3000 where reader == nil {
             reader = (try? String(contentsOfFile: release + ".waiting", encoding: .utf8))
@@ -348,8 +372,8 @@ import Testing
             if reader == nil { usleep(10_000) }
         }
         let helper = try #require(reader, "the reader never reached the hanging file")
-        kill(command.processIdentifier, SIGKILL)
-        command.waitUntilExit()
+        command.send(SIGKILL)
+        command.wait()
         // Well before the 2 s after which the command would have stopped it itself.
         var gone = false
         for _ in 0..<100 where !gone {

@@ -1,6 +1,7 @@
 #pragma once
 /* The Linux calls Swift cannot make directly (variadic ioctl with typed arguments,
    signal handlers). Nothing else belongs here. */
+#include <spawn.h>
 #include <signal.h>
 #include <stdint.h>
 #include <linux/cec.h>
@@ -31,6 +32,12 @@ int mq_peer_groups(int fd, uint32_t *groups, int capacity);
 int mq_accept(int fd);
 /* pipe2 with O_CLOEXEC: no child spawned meanwhile by another thread inherits an end. */
 int mq_pipe(int fds[2]);
+/* Has a child started with `actions` close every descriptor above its standard streams
+   (glibc's posix_spawn_file_actions_addclosefrom_np): it gets only what it is handed, never
+   what another thread of the parent has open at that moment. */
+int mq_spawn_close_others(posix_spawn_file_actions_t *actions);
+/* Has a child started with `actions` begin in `directory` (posix_spawn_file_actions_addchdir_np). */
+int mq_spawn_chdir(posix_spawn_file_actions_t *actions, const char *directory);
 /* Names the calling thread (at most 15 bytes), as ps and /proc/PID/task show it. */
 int mq_name_thread(const char *name);
 /* Has the kernel kill this process when the thread that started it ends (PR_SET_PDEATHSIG with

@@ -562,6 +562,8 @@ enum HelperRun {
         posix_spawn_file_actions_adddup2(&actions, sockets[1], 0)
         posix_spawn_file_actions_adddup2(&actions, sockets[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing else of the box's: a reader that hangs holds no socket or file of the display's.
+        mq_spawn_close_others(&actions)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         // A crash is reported by the parent; the backtracer would only delay it. The helper
