@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "DaemonTests", dependencies: ["Support", "Daemon", "Display", "Schedule", "Marquee", "LoopbackServers", "TestSupport", "DaemonTestKit"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Schedule", "Sound", "Support", "Ledger", "LoopbackServers", "TestSupport"], exclude: ["Fixtures"]),
         // Real servers on loopback for the tests (nginx with a certificate authority of its own).
-        .target(name: "LoopbackServers", path: "Tests/LoopbackServers"),
+        .target(name: "LoopbackServers", dependencies: ["CLinux"], path: "Tests/LoopbackServers"),
         // What the tests share: waiting for what real time drives, sound heard back.
         .target(name: "TestSupport", dependencies: ["Schedule", "Marquee", "Sound"], path: "Tests/TestSupport"),
         // The display loop on a clock the test moves, a screen that records, a television that

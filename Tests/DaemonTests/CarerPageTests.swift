@@ -1,6 +1,7 @@
 import DaemonTestKit
 import Foundation
 import Ledger
+import LoopbackServers
 import Schedule
 import Support
 import Synchronization
@@ -179,16 +180,9 @@ struct CarerPageTests {
     private struct CurlFailure: Error {}
 
     private static func runCurl(_ arguments: [String], folder: String) throws -> Answer {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         let headers = folder + "/headers-\(UUID().uuidString)"
-        process.arguments = ["-s", "-o", "-", "-D", headers, "--max-time", "10", "-c", folder + "/cookies",
-                             "-b", folder + "/cookies"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let body = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let body = Data(try Spawned.run("/usr/bin/curl", ["-s", "-o", "-", "-D", headers, "--max-time", "10", "-c",
+                                                         folder + "/cookies", "-b", folder + "/cookies"] + arguments).output)
         let head = (try? String(contentsOfFile: headers, encoding: .utf8)) ?? ""
         let lines = head.split(separator: "\r\n")
         let status = lines.first.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
@@ -499,14 +493,8 @@ struct CarerPageTests {
         var info = stat()
         #expect(stat(key, &info) == 0 && info.st_mode & 0o077 == 0, "the key is the service's alone")
         // Its fingerprint as openssl says it, the names a browser checks, and kept: a second start uses it again.
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = ["x509", "-in", certificate, "-noout", "-fingerprint", "-sha256", "-ext", "subjectAltName"]
-        let output = Pipe()
-        openssl.standardOutput = output
-        try openssl.run()
-        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        openssl.waitUntilExit()
+        let said = String(decoding: try Spawned.run("/usr/bin/openssl", [
+            "x509", "-in", certificate, "-noout", "-fingerprint", "-sha256", "-ext", "subjectAltName"]).output, as: UTF8.self)
         #expect(said.contains("=" + made.fingerprint + "\n") && made.fingerprint.count == 95, "\(said)")
         #expect(said.contains("DNS:kitchen, DNS:kitchen.local, DNS:localhost, IP Address:127.0.0.1"), "\(said)")
         #expect(try PageCertificate.load(.own(folder: folder), hostName: "kitchen").fingerprint == made.fingerprint)

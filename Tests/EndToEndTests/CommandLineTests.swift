@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServers
 import CSndfile
 import Sound
 import TestSupport
@@ -39,34 +40,18 @@ import Testing
             do {
                 let run = try runOnce(executable, arguments, environment: environment)
                 guard run.status == 126 || run.status == 127, run.errors.contains("Text file busy") else { return run }
-            } catch where isTextFileBusy(error as NSError) {
+            } catch let error as POSIXError where error.code == .ETXTBSY {
             }
             usleep(50_000)
         }
         return try runOnce(executable, arguments, environment: environment)
     }
 
-    /// Whether spawning failed with ETXTBSY (Foundation wraps errno in its own error).
-    private static func isTextFileBusy(_ error: NSError) -> Bool {
-        if error.domain == NSPOSIXErrorDomain { return error.code == Int(ETXTBSY) }
-        return (error.userInfo[NSUnderlyingErrorKey] as? NSError).map(isTextFileBusy) ?? false
-    }
-
     private static func runOnce(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ["TZ": "Europe/Berlin", "PATH": "/usr/bin:/bin"].merging(environment) { $1 }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-                   errors: String(decoding: err, as: UTF8.self))
+        let run = try Spawned.run(executable, arguments,
+                                  environment: ["TZ": "Europe/Berlin", "PATH": "/usr/bin:/bin"].merging(environment) { $1 })
+        return Run(status: run.status, output: String(decoding: run.output, as: UTF8.self),
+                   errors: String(decoding: run.errors, as: UTF8.self))
     }
 
     /// Runs one of the repository's scripts with this process's environment (plus `environment`);
@@ -74,17 +59,9 @@ import Testing
     static func script(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (
         status: Int32, output: String
     ) {
-        let process = Process()
-        process.executableURL = root.appendingPathComponent("scripts/\(name)")
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        let run = try Spawned.run(root.appendingPathComponent("scripts/\(name)").path, arguments,
+                                  environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, mergingErrors: true)
+        return (run.status, String(decoding: run.output, as: UTF8.self))
     }
 
     /// The fuzz target's replay build runs the seed corpus and the examples through the file →

@@ -1,5 +1,6 @@
 import Foundation
 import Ledger
+import LoopbackServers
 import TestSupport
 import Testing
 
@@ -14,29 +15,31 @@ struct LedgerKillTests {
 
     /// `marquee run` in a terminal of its own (script's pseudo-terminal), its clock started at `at`.
     private final class Display {
-        let script = Process()
-        let input = Pipe()
+        let script: Spawned
+        /// Its input stays open: an end of input would be a key on the pseudo-terminal.
+        private let input: (read: Int32, write: Int32)
 
         init(folder: String, at: String) throws {
             let command = [CommandLineTests.binary, "run", "--feeds", folder + "/feeds", "--config", folder + "/marquee.toml",
                            "--socket", folder + "/marquee.sock", "--timezone", "UTC", "--at", at]
-            script.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-            script.arguments = ["-qfec", "exec " + command.map { "'\($0)'" }.joined(separator: " "), "/dev/null"]
-            script.environment = ["TZ": "UTC", "PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8"]
-            // Its input stays open: an end of input would be a key on the pseudo-terminal.
-            script.standardInput = input
-            script.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-            script.standardError = FileHandle(forWritingAtPath: "/dev/null")
-            try script.run()
+            input = try Spawned.pipe()
+            script = try Spawned("/usr/bin/script", ["-qfec", "exec " + command.map { "'\($0)'" }.joined(separator: " "), "/dev/null"],
+                                 environment: ["TZ": "UTC", "PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8"],
+                                 input: input.read)
+        }
+
+        deinit {
+            close(input.read)
+            close(input.write)
         }
 
         /// SIGKILL to marquee (the child script runs it as), then to script; both waited for.
         func kill() {
-            _ = waitUntil(within: .seconds(10)) { TerminalTests.child(of: script.processIdentifier) != nil || !script.isRunning }
-            if let marquee = TerminalTests.child(of: script.processIdentifier) { Glibc.kill(marquee, SIGKILL) }
+            _ = waitUntil(within: .seconds(10)) { TerminalTests.child(of: script.pid) != nil || !script.isRunning }
+            if let marquee = TerminalTests.child(of: script.pid) { Glibc.kill(marquee, SIGKILL) }
             _ = waitUntil(within: .seconds(10)) { !script.isRunning }
-            if script.isRunning { Glibc.kill(script.processIdentifier, SIGKILL) }
-            script.waitUntilExit()
+            script.send(SIGKILL)
+            script.wait()
         }
     }
 

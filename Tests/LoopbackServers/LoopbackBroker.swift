@@ -20,7 +20,7 @@ package final class LoopbackBroker {
     /// A file holding `password`, as the unit's credential would.
     package let passwordFile: String
     private let folder: String
-    private var process: Process?
+    private var process: Spawned?
 
     package init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-broker-\(UUID().uuidString.prefix(8))").path
@@ -62,12 +62,7 @@ package final class LoopbackBroker {
 
     /// Starts the broker (again): ready when it accepts connections on every port.
     package func start() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
-        process.arguments = ["-c", folder + "/mosquitto.conf"]
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+        let process = try Spawned("/usr/sbin/mosquitto", ["-c", folder + "/mosquitto.conf"])
         self.process = process
         for _ in 0..<500 where !(accepts(port) && accepts(tlsPort) && accepts(untrustedPort)) {
             guard process.isRunning else { break }
@@ -79,8 +74,8 @@ package final class LoopbackBroker {
     /// Stops the broker at once (SIGKILL: no goodbye to its clients, as a broker that lost power).
     package func stop() {
         guard let process else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        process.wait()
         self.process = nil
     }
 
@@ -175,24 +170,31 @@ package final class LoopbackBroker {
     /// acknowledgement of the subscription is seen while the client still runs. Killed with
     /// the value.
     final class Subscriber {
-        private let process = Process()
-        private let output = Pipe()
-        private var descriptor: Int32 { output.fileHandleForReading.fileDescriptor }
+        private let process: Spawned
+        private let arguments: [String]
+        /// The read end of its standard output.
+        private let descriptor: Int32
         /// All it printed so far (after `read`).
         private(set) var printed: [UInt8] = []
 
         init(_ arguments: [String]) throws {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
-            process.arguments = ["-o0", "/usr/bin/mosquitto_sub", "-d"] + arguments
-            process.standardOutput = output
-            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-            try process.run()
+            let output = try Spawned.pipe()
+            defer { close(output.write) }
+            _ = fcntl(output.read, F_SETFL, fcntl(output.read, F_GETFL) | O_NONBLOCK)
+            descriptor = output.read
+            self.arguments = arguments
+            do {
+                process = try Spawned("/usr/bin/stdbuf", ["-o0", "/usr/bin/mosquitto_sub", "-d"] + arguments, output: output.write)
+            } catch {
+                close(output.read)
+                throw error
+            }
         }
 
         deinit {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
+            process.send(SIGKILL)
+            process.wait()
+            close(descriptor)
         }
 
         var isRunning: Bool { process.isRunning }
@@ -211,7 +213,7 @@ package final class LoopbackBroker {
                 read()
                 if printed.firstRange(of: Array("received SUBACK".utf8)) != nil { return .now }
                 guard process.isRunning, ContinuousClock.now < giveUp else {
-                    throw ServerError(description: "mosquitto_sub \(process.arguments ?? []): no acknowledgement from the broker")
+                    throw ServerError(description: "mosquitto_sub \(arguments): no acknowledgement from the broker")
                 }
                 usleep(5_000)
             }
@@ -224,19 +226,14 @@ package final class LoopbackBroker {
     /// is a failure. (The clients' own timeouts, `-W`, need SIGALRM, which a process started
     /// from a test's thread has blocked.)
     private static func run(_ program: String, _ arguments: [String], input: String? = nil) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        if let input { process.standardInput = FileHandle(forReadingAtPath: input) }
-        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+        let given = input.map { open($0, O_RDONLY | O_CLOEXEC) }
+        defer { if let given { close(given) } }
+        let process = try Spawned(program, arguments, input: given)
         let end = ContinuousClock.now + clientLimit
         while process.isRunning, ContinuousClock.now < end { usleep(5_000) }
         let ended = !process.isRunning
-        if !ended { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        guard ended && process.terminationStatus == 0 else {
+        process.send(SIGKILL)
+        guard process.wait() == 0, ended else {
             throw ServerError(description: "\(program) \(arguments.joined(separator: " ")) failed")
         }
     }

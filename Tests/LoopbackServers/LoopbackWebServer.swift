@@ -20,7 +20,7 @@ package final class LoopbackWebServer {
     package let port: Int
     package let untrustedPort: Int
     package let plainPort: Int
-    private let process: Process
+    private let process: Spawned
 
     /// The requests served so far, one line each: `method path status if-none-match`.
     package var requests: [String] {
@@ -84,11 +84,7 @@ package final class LoopbackWebServer {
             }
             """
         try configuration.write(toFile: base + "/nginx.conf", atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-p", base, "-c", base + "/nginx.conf"]
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+        process = try Spawned("/usr/sbin/nginx", ["-p", base, "-c", base + "/nginx.conf"])
         // Ready when it accepts connections (it starts within milliseconds).
         for _ in 0..<500 where !(accepts(port) && accepts(plainPort) && accepts(untrustedPort)) {
             guard process.isRunning else { break }
@@ -102,8 +98,8 @@ package final class LoopbackWebServer {
 
     deinit {
         // SIGKILL: nginx inherits the test runner's blocked signals, SIGTERM among them.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        process.wait()
         try? FileManager.default.removeItem(atPath: folder)
     }
 
@@ -138,15 +134,7 @@ func makeTestCertificates(in folder: String) throws {
 }
 
 private func openssl(_ folder: String, _ arguments: [String]) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-    process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: folder)
-    process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
+    guard try Spawned("/usr/bin/openssl", arguments, directory: folder).wait() == 0 else {
         throw ServerError(description: "openssl \(arguments.joined(separator: " ")) failed")
     }
 }
