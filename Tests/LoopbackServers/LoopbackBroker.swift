@@ -223,8 +223,7 @@ package final class LoopbackBroker {
     private var credentials: [String] { ["-h", "127.0.0.1", "-p", String(port), "-u", user, "-P", password] }
 
     /// Runs a client that must end within `clientLimit`; one still running then is killed and
-    /// is a failure. (The clients' own timeouts, `-W`, need SIGALRM, which a process started
-    /// from a test's thread has blocked.)
+    /// is a failure.
     private static func run(_ program: String, _ arguments: [String], input: String? = nil) throws {
         let given = input.map { open($0, O_RDONLY | O_CLOEXEC) }
         defer { if let given { close(given) } }

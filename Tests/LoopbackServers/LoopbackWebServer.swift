@@ -97,7 +97,7 @@ package final class LoopbackWebServer {
     }
 
     deinit {
-        // SIGKILL: nginx inherits the test runner's blocked signals, SIGTERM among them.
+        // SIGKILL: gone at once, its connections with it.
         process.send(SIGKILL)
         process.wait()
         try? FileManager.default.removeItem(atPath: folder)
