@@ -78,8 +78,8 @@ func keepFetching(
 }
 
 /// Puts each subscription's state in the status (times in the display's zone) and returns
-/// them: after each fetch, and at once when a reload changed the list (a carer who removed one
-/// on the page sees it gone, not listed until the next fetch).
+/// them: at each turn of the subscription loop, and after each reload (a carer who removed one
+/// on the page sees it gone, not listed until the loop's next turn).
 @discardableResult
 func publishStatuses(of subscriptions: Subscriptions, schedule: Schedule, state: DisplayState, at now: Instant) async
     -> [SubscriptionStatus] {
