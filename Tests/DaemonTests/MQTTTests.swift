@@ -279,12 +279,10 @@ struct MQTTTests {
     /// does the journal, which the test reads: the status holds the words only until the next
     /// turn, which a test's task on a loaded machine may not look in time to see.
     @Test func aClientIDInUseIsSaid() async throws {
-        let journalPath = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-mqtt-\(UUID().uuidString)").path
+        let folder = try TemporaryFolder()
+        let journalPath = folder.path + "/journal"
         let journal = open(journalPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        defer {
-            close(journal)
-            unlink(journalPath)
-        }
+        defer { close(journal) }
         let log = EventLog(environment: [:], descriptor: journal)
         // Both at once: the first connection is closed within a second of being accepted (one
         // waited for before the second came could have lasted `soonLost` on a loaded machine).
