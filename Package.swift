@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "Support", "TestSupport"]),
         .testTarget(name: "SupportTests", dependencies: ["Support", "TestSupport"]),
         .testTarget(name: "MarqueeCLITests", dependencies: ["MarqueeCLI", "Daemon", "Schedule"]),
-        .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "Support", "CZlib", "TestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "Marquee", "Support", "Schedule", "CZlib", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "DaemonTests", dependencies: ["Support", "Daemon", "Display", "Schedule", "Marquee", "LoopbackServers", "TestSupport", "DaemonTestKit"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Schedule", "Sound", "Support", "Ledger", "LoopbackServers", "TestSupport"], exclude: ["Fixtures"]),
         // Real servers on loopback for the tests (nginx with a certificate authority of its own).

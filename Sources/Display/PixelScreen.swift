@@ -420,7 +420,7 @@ package final class PixelScreen: TickerScreen {
         let lines = wrapAnnouncement(announcement.glyphs, width: text.width).prefix(text.lines)
         let height = (announcement.isPaged ? text.lines : lines.count) * lineHeight + 2 * padding
         let top = box.height - height
-        let frameTable = painter.table(for: Colour(red: 150, green: 150, blue: 150).dimmed(shade))
+        let frameTable = painter.table(for: Colour.boxFrame.dimmed(shade))
         let thickness = max(2, size / 24)
         let right = box.width - margin
         for y in max(0, top)..<box.height {

@@ -124,6 +124,9 @@ extension Colour: CustomStringConvertible {
         }
     }
 
+    /// Every colour name a calendar's `COLOR` may give (the display's colours are audited on them).
+    package static var cssNames: [String] { cssColorNames.keys.sorted() }
+
     /// `#rrggbb`.
     package var description: String {
         "#" + [red, green, blue].map { byte in

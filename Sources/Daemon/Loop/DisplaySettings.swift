@@ -61,7 +61,7 @@ package struct NightSettings: Sendable, Hashable {
 
     /// Whether the screen dims at night (over ten minutes, brightened again over a quarter of
     /// an hour in the morning): the backlight where the service may set it, else the colours,
-    /// darkened to 5:1 on black.
+    /// darkened to 7:1 on black.
     package var dims: Bool
     package var motion: Motion
     /// The backlight's level at the darkest of the night, as a percentage of the day's.

@@ -76,6 +76,16 @@ extension Colour {
     /// The orientation line's colour: calmer than the messages, still 7:1 on black.
     static let orientationLine = Colour(red: 200, green: 205, blue: 215)
 
+    /// The announcement box's frame: a grey darker than any letter, 7:1 on black.
+    static let boxFrame = Colour(red: 150, green: 150, blue: 150)
+
+    /// The problem rows in a terminal: amber, apart from every message.
+    static let problemText = Colour(red: 255, green: 191, blue: 0)
+
+    /// Light reflectance (LRV, 0 for black … 100 for white) as dementia design guidance
+    /// measures it: the luminance in percent. Black, the screen's background, is 0.
+    var lightReflectance: Double { luminance * 100 }
+
     /// A channel in linear light (0…1), as WCAG's luminance takes it.
     private static func linear(_ value: UInt8) -> Double {
         let c = Double(value) / 255
@@ -103,7 +113,8 @@ extension Colour {
     }
 
     /// Darkened for the night by `shade` (0: as it is, 1: full night), in linear light with its
-    /// hue kept: at full night it reads at 5:1 on black (a bright colour; a dark one stays).
+    /// hue kept: at full night it reads at 7:1 on black and 30 points of light reflectance
+    /// above it, as by day the least of the letters does (a bright colour; a dark one stays).
     func dimmed(_ shade: Double) -> Colour {
         guard shade > 0 else { return self }
         return scaled(Self.nightFactor(brightest: luminance, shade: shade))
@@ -112,7 +123,8 @@ extension Colour {
     /// What the light of something whose brightest colour has `brightest` luminance is
     /// multiplied by at `shade` of the night (see `dimmed`).
     static func nightFactor(brightest: Double, shade: Double) -> Double {
-        let nightLuminance = 0.2
+        // 7.1:1 and LRV 30.5: a little above both floors, so a channel rounded down stays on them.
+        let nightLuminance = 0.305
         return 1 - shade * (1 - min(1, nightLuminance / max(brightest, 0.000_1)))
     }
 

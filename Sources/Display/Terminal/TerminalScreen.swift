@@ -264,7 +264,7 @@ package final class TerminalScreen {
     private func placeProblems(below band: Int, into rows: inout [Int: [Cell]]) {
         let fitting = min(problems.count, self.rows - band - 2)
         guard fitting > 0 else { return }
-        let amber = pen(Colour(red: 255, green: 191, blue: 0), hueShift: 0)
+        let amber = pen(.problemText, hueShift: 0)
         let metrics = cellMetrics
         for (index, line) in problems.prefix(fitting).enumerated() {
             let row = self.rows - fitting + index
