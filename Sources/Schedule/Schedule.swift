@@ -236,6 +236,24 @@ package struct ScheduleSnapshot: Sendable {
     /// When a file the reader gave up on (it hung, used its time) is to be read again: the
     /// display reloads then (nil: none is).
     package var feedsReadAgainAt: Instant? = nil
+    /// How a carer adds calendars, in the display's language, once the feeds were read and
+    /// there is none — no file in any folder, no subscription (nil: there are calendars, or
+    /// they were not read yet).
+    package var addingCalendars: AddingCalendars? = nil
+}
+
+/// What the screen says while the box has no calendar: how to add one, through the carer's
+/// page where it is served, else by copying files into the feed folder.
+package struct AddingCalendars: Sendable, Hashable {
+    /// With `{address}` where the page's address goes.
+    package var throughPage: String
+    /// With the folder named.
+    package var throughFolder: String
+
+    /// The words for the page at `address`, or for the folder when there is no page.
+    package func words(pageAddress address: String?) -> String {
+        address.map { address in fillPlaceholders(throughPage) { $0 == "address" ? address : nil } } ?? throughFolder
+    }
 }
 
 /// How a schedule counts and writes time, as the configuration says: what a carer's reload

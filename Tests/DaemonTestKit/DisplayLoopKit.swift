@@ -51,7 +51,8 @@ package final class DisplayLoopKit {
          showsProblems: Bool = false, watchdog: Nanoseconds? = nil, missing: [Character] = [], log: EventLog? = nil,
          orientation: OrientationSettings? = nil, backlight: Backlight? = nil,
          reloadSettings: (@Sendable () -> ReloadedSettings?)? = nil, sound: SoundSettings? = nil,
-         stateFolder: String? = nil, fetchedRecordings: String? = nil, screenOff: DarkHours? = nil) async throws
+         stateFolder: String? = nil, fetchedRecordings: String? = nil, screenOff: DarkHours? = nil,
+         homeAddress: @escaping @Sendable () -> String? = { nil }) async throws
     {
         feeds = try TemporaryFolder()
         for (name, text) in files { try feeds.write(name, text) }
@@ -82,7 +83,7 @@ package final class DisplayLoopKit {
             clock: clock, screen: screen, schedule: service,
             snapshot: snapshot, settings: settings, state: state, environment: environment, log: log,
             reloadSettings: reloadSettings, showsProblems: showsProblems, backlight: backlight,
-            reminders: reminders, voice: voice, records: records, television: television)
+            reminders: reminders, voice: voice, records: records, television: television, homeAddress: homeAddress)
         await settle()
     }
 

@@ -5,6 +5,7 @@ import Marquee
 import Schedule
 import TestSupport
 import Support
+import Synchronization
 import Testing
 
 @testable import Daemon
@@ -20,6 +21,8 @@ import Testing
     }
 
     static let dailyLong = calendar(event("d", long, start: "20261101T080000", end: "20261101T200000", rule: "FREQ=DAILY"))
+    /// A calendar with nothing in these days (the box has calendars: nothing says how to add one).
+    static let nothingSoon = ["later.ics": calendar(event("l", "Summer", start: "20270601T100000", end: "20270601T110000"))]
 
     /// Setting the wall clock back (or on) never blanks a moving line: motion runs on the
     /// steady clock, and the messages are recomputed for the new time at once.
@@ -348,7 +351,7 @@ import Testing
             displayZone: "America/New_York", words: CalendarWords(locale: "de"),
             orientation: OrientationSettings(showsTime: true), defaultEventDuration: 3600)
         let kit = try await DisplayLoopKit(
-            at: "2026-11-23T03:00:00+01:00",
+            files: Self.nothingSoon, at: "2026-11-23T03:00:00+01:00",
             reloadSettings: { ReloadedSettings(display: display, schedule: german) })
         #expect(kit.state.report.showing == ["Monday, 23 November 2026"])
         await kit.post(.control(.reload))
@@ -411,7 +414,8 @@ import Testing
     /// the morning it brightens gradually (a quarter of an hour); in between it does not change,
     /// and a still picture wakes only for the steps.
     @Test func theScreenDimsAtNightAndBrightensInTheMorning() async throws {
-        let kit = try await DisplayLoopKit(at: "2026-11-23T21:50:00+01:00", orientation: OrientationSettings())
+        let kit = try await DisplayLoopKit(files: Self.nothingSoon, at: "2026-11-23T21:50:00+01:00",
+                                           orientation: OrientationSettings())
         let start = kit.clock.steadyTime()
         func minutes(_ steady: SteadyInstant) -> Double { Double(steady - start) / 60e9 }
         await kit.advance(seconds: 30 * 60)
@@ -440,15 +444,32 @@ import Testing
     /// below again), the band in the line's words, and the folder's emptiness on the problem
     /// rows and in the status. A message brings the line back below it.
     @Test func anEmptyFolderShowsTheDateOnceAndSaysWhy() async throws {
+        let network = Mutex<String?>(nil)
         let kit = try await DisplayLoopKit(at: "2026-11-23T10:00:00+01:00", showsProblems: true,
-                                           orientation: OrientationSettings())
+                                           orientation: OrientationSettings(), homeAddress: { network.withLock { $0 } })
         await kit.advance(seconds: 1)
         #expect(kit.screen.line == "Monday morning · 23 November 2026")
-        #expect(kit.screen.orientation == nil)
+        // Below the band, how to add calendars: into the folder, while there is no page.
+        let intoTheFolder = "To add calendars, copy calendar files (.ics) into \(kit.feeds.path)"
+        #expect(kit.screen.orientation == intoTheFolder)
         let report = kit.state.report
-        #expect(report.showing == ["Monday morning · 23 November 2026"] && report.orientation == nil)
+        #expect(report.showing == ["Monday morning · 23 November 2026"] && report.orientation == intoTheFolder)
         #expect(report.feeds.map(\.problems) == [["\(kit.feeds.path): error: no calendar files (*.ics) in it"]])
         #expect(kit.screen.problems == ["marquee: \(kit.feeds.path): error: no calendar files (*.ics) in it"])
+        // The page comes up later (a password set) on every address, before the network: the
+        // row still names the folder, and looks again every ten seconds until the box has an
+        // address on the home network; then it names the page, and looks no more.
+        kit.state.update { $0.page = .init(address: "0.0.0.0:8080", peers: "home", scheme: "https") }
+        await kit.post(.pageChanged)
+        #expect(kit.screen.orientation == intoTheFolder)
+        network.withLock { $0 = "192.168.1.20" }
+        await kit.advance(seconds: 10)
+        let onThePage = "To add calendars, open https://192.168.1.20:8080 on a phone or computer"
+        #expect(kit.screen.orientation == onThePage)
+        #expect(kit.state.report.orientation == onThePage)
+        let frames = kit.screen.shown.count
+        await kit.advance(seconds: 60)
+        #expect(kit.screen.shown.count == frames, "nothing moves, nothing wakes it")
         try kit.feeds.write("d.ics", Self.dailyLong)
         await kit.post(.feedsChanged)
         await kit.advance(seconds: 1)

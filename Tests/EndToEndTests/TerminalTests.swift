@@ -388,9 +388,15 @@ struct TerminalTests {
         let socket = folder.appendingPathComponent("m.sock").path
         try start(at: "2026-11-22 10:00", feeds: feeds.path, socket: socket, extra: "--config \(config.path)")
         defer { _ = try? tmux("kill-server") }
-        // The date once: the band carries the orientation line's words, the line below is left out.
+        // The date once: the band carries the orientation line's words; below it, while the
+        // folder holds no calendar, how to add one (this run has no page: into the folder).
         #expect(try screen()[12].trimmingCharacters(in: .whitespaces) == "Nothing planned. Sunday morning · 22 November 2026")
-        #expect(try screen()[14].trimmingCharacters(in: .whitespaces).isEmpty)
+        #expect(try screen()[14].trimmingCharacters(in: .whitespaces).hasPrefix("To add calendars, copy calendar files (.ics) into /"))
+        // A calendar with nothing today: the line below is left out.
+        try Data(calendar(event("UID:s", "DTSTART;VALUE=DATE:20270601", "SUMMARY:Summer")).utf8)
+            .write(to: feeds.appendingPathComponent("later.ics"))
+        #expect(try waitUntil { try screen()[14].trimmingCharacters(in: .whitespaces).isEmpty })
+        #expect(try screen()[12].trimmingCharacters(in: .whitespaces) == "Nothing planned. Sunday morning · 22 November 2026")
         try Data("idle_text = \"A quiet day\"\n".utf8).write(to: config)
         #expect(Self.exchange(socket, Array("{\"type\":\"reload\"}\n".utf8)).contains(#""ok":true"#))
         #expect(try waitUntil { try screen()[12].trimmingCharacters(in: .whitespaces) == "A quiet day" })

@@ -68,6 +68,14 @@ final class DisplayLoop {
     /// When this run began, on the steady clock: a message announced (typed in) that began
     /// earlier was announced by the run before (a restart lights and wakes nothing for it).
     private let startedAt: SteadyInstant
+    /// The row below the band as last shown (the orientation line, or how to add calendars).
+    private var orientation: String?
+    /// While that row would name the page but the box has no address on the home network
+    /// yet (DHCP comes after the display), when it looks again.
+    private var addingCalendarsDue: SteadyInstant?
+    static let addingCalendarsInterval: Nanoseconds = 10_000_000_000
+    /// The box's address on the home network (`homeNetworkAddress`; a test's own).
+    private let homeAddress: @Sendable () -> String?
 
     /// - Parameters:
     ///   - snapshot: the messages at the start (the schedule is loaded before the display starts).
@@ -81,9 +89,11 @@ final class DisplayLoop {
         settings: DisplaySettings, state: DisplayState, environment: [String: String] = [:], log: EventLog? = nil,
         reloadSettings: (@Sendable () -> ReloadedSettings?)? = nil, showsProblems: Bool = false,
         backlight: Backlight? = nil, reminders: ReminderPlan? = nil, voice: ReminderVoice? = nil,
-        records: ReminderRecords? = nil, television: (any TelevisionWaking)? = nil
+        records: ReminderRecords? = nil, television: (any TelevisionWaking)? = nil,
+        homeAddress: @escaping @Sendable () -> String? = homeNetworkAddress
     ) {
         self.clock = clock
+        self.homeAddress = homeAddress
         self.voice = voice
         self.records = records
         self.television = television
@@ -104,7 +114,7 @@ final class DisplayLoop {
         controller.announcementBox = screen.announcementBox
         controller.lineBreaking = UnicodeLineBreaking()
         controller.show(desk.shownSnapshot, settings: settings, at: steady, width: screen.bandWidth)
-        screen.showOrientation(snapshot.orientationShown(idleTemplate: settings.idleText))
+        showOrientation(of: snapshot, on: screen, at: steady)
         if !desk.lighting.isDark(at: lastTurn.wall.instant) { power.switchOnIfLeftOff(screen, at: lastTurn.wall.instant) }
         perform(desk.start(at: lastTurn.wall.instant), steady: steady, wall: lastTurn.wall)
         showProblems()
@@ -165,7 +175,7 @@ final class DisplayLoop {
         screen = next
         power.dim(next, toStep: desk.shadeStep, nightPercent: desk.settings.night.backlightPercent)
         if desk.isDark { power.keepDark(next) }
-        next.showOrientation(desk.snapshot.orientationShown(idleTemplate: desk.settings.idleText))
+        showOrientation(of: desk.snapshot, on: next, at: clock.steadyTime())
         controller.announcementBox = next.announcementBox
         controller.remeasure(with: next.metrics, at: clock.steadyTime(), width: next.bandWidth)
         tellMissingCharacters()
@@ -199,6 +209,7 @@ final class DisplayLoop {
         readFeedsAgainIfDue(at: wall)
         perform(desk.turn(at: wall), steady: steady, wall: wall)
         if !desk.isDark, let retry = power.retryAt, wall.instant >= retry { power.switchOn(screen, at: wall.instant) }
+        if let due = addingCalendarsDue, steady >= due { lookAgainAtAddingCalendars(at: steady) }
         if !desk.isDark {
             guard drawFrame(at: steady) else { return .finished(0) }
         }
@@ -274,6 +285,8 @@ final class DisplayLoop {
             request.answer(desk.isDark ? screen.copyForPicture()?.darkened : screen.copyForPicture())
         case .clockStepped, .feedsPartlyRead:
             requestMessages(at: wall)
+        case .pageChanged:
+            lookAgainAtAddingCalendars(at: steady)
         case .subscriptionsChanged, .soundReported:
             showProblems()
         case .schedule(let answer, let number):
@@ -283,7 +296,7 @@ final class DisplayLoop {
             let began = wall.instant - Int64((steady - startedAt) / 1_000_000_000)
             perform(desk.show(answer, at: wall.instant, runBegan: began), steady: steady, wall: wall)
             validUntil = WallInstant(answer.validUntil.instant)
-            screen.showOrientation(answer.orientationShown(idleTemplate: desk.settings.idleText))
+            showOrientation(of: answer, on: screen, at: steady)
             perform([.showMessages], steady: steady, wall: wall)
             showProblems()
             systemd.tell(answer)
@@ -342,7 +355,7 @@ final class DisplayLoop {
     private func publishShown() {
         var shown = desk.shownSnapshot
         let showing = shown.marqueeMessages(idleTemplate: desk.settings.idleText).map(\.text)
-        shown.orientation = desk.snapshot.orientationShown(idleTemplate: desk.settings.idleText)
+        shown.orientation = orientation
         let output = screen.outputDescription
         let paused = controller.isPaused
         state.update { shared in
@@ -460,6 +473,28 @@ final class DisplayLoop {
         return true
     }
 
+    /// Shows the row below the band for `snapshot` on `screen`: while the box has no
+    /// calendar, the page's address as the box can be reached now.
+    private func showOrientation(of snapshot: ScheduleSnapshot, on screen: any TickerScreen, at steady: SteadyInstant) {
+        let page = state.page
+        var waitingForNetwork = false
+        orientation = snapshot.orientationShown(idleTemplate: desk.settings.idleText) {
+            let reachable = page?.reachableAt(boxAddress: homeAddress)
+            waitingForNetwork = page?.address != nil && reachable == nil
+            return reachable
+        }
+        addingCalendarsDue = waitingForNetwork ? steady + Self.addingCalendarsInterval : nil
+        screen.showOrientation(orientation)
+    }
+
+    /// Says how to add calendars again, where the page or the box's address changed.
+    private func lookAgainAtAddingCalendars(at steady: SteadyInstant) {
+        guard desk.snapshot.addingCalendars != nil else { return }
+        let before = orientation
+        showOrientation(of: desk.snapshot, on: screen, at: steady)
+        if orientation != before { publishShown() }
+    }
+
     /// The steady time of the first thing due: the next frame that looks different, the next
     /// change of messages (unless an answer is awaited: it wakes the loop), the watchdog, the
     /// screen's next check.
@@ -478,6 +513,7 @@ final class DisplayLoop {
             consider(steady + max(0, WallInstant(again) - wall))
         }
         if let retry = power.retryAt { consider(steady + max(0, WallInstant(retry) - wall)) }
+        if let due = addingCalendarsDue { consider(due) }
         return deadline
     }
 

@@ -118,6 +118,11 @@ final class DisplayState: Sendable {
         return true
     }
 
+    /// The carer's page: where it is served, or why not (nil: not started, or off).
+    var page: StatusReport.PageStatus? {
+        shared.withLock { $0.page }
+    }
+
     /// The part of the day the schedule last said (`night`), in English: a word for machines.
     var partOfDay: String? {
         shared.withLock { $0.snapshot?.partOfDay?.part.rawValue }

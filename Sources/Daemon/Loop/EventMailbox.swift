@@ -23,6 +23,8 @@ enum DisplayEvent: Sendable {
     case settingsRead(ReloadedSettings?)
     /// A subscription's error came or went (the status holds them).
     case subscriptionsChanged
+    /// The carer's page began to be served or stopped (the status holds where, or why not).
+    case pageChanged
     /// The schedule answered a request for the messages at an instant.
     case schedule(ScheduleSnapshot, request: Int)
     /// The wall clock was set (NTP at boot, `date -s`, a resume from suspend).

@@ -21,9 +21,12 @@ extension ScheduleSnapshot {
 }
 
 extension ScheduleSnapshot {
-    /// The orientation line below the band: none while the band carries its words.
-    package func orientationShown(idleTemplate: String) -> String? {
-        bandCarriesTheLine(idleTemplate: idleTemplate) ? nil : orientation
+    /// The row below the band: while the box has no calendar, how to add one (through the
+    /// page at `pageAddress`, asked only then; nil: through the folder); else the orientation
+    /// line, none while the band carries its words.
+    package func orientationShown(idleTemplate: String, pageAddress: () -> String?) -> String? {
+        if let addingCalendars { return addingCalendars.words(pageAddress: pageAddress()) }
+        return bandCarriesTheLine(idleTemplate: idleTemplate) ? nil : orientation
     }
 
     /// Whether the band shows the orientation line's words instead of the date: nothing is

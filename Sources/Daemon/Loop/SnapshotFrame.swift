@@ -27,7 +27,8 @@ package func showSnapshot(
             if policy.stillsText(atNight: night) { controller.pause(at: steady(now)) } else { controller.resume(at: steady(now)) }
         }
         controller.show(current, settings: settings, at: steady(now), width: screen.bandWidth)
-        screen.showOrientation(current.orientationShown(idleTemplate: settings.idleText))
+        // (A picture of a box without calendars names their folder: it has no page.)
+        screen.showOrientation(current.orientationShown(idleTemplate: settings.idleText) { nil })
         screen.setShade(NightPolicy.shade(ofStep: policy.shadeStep(current.partOfDay, at: instant)))
         let next = WallInstant(current.validUntil.instant)
         guard next <= instant, next > now else { break }

@@ -120,13 +120,13 @@ final class CarerPage: Sendable {
                 if !said {
                     let problem = "no password is set for it: `sudo marquee web-password`"
                     log?.log(.notice, "the carer's page is off until a password is set (`sudo marquee web-password`)")
-                    state.update { $0.page = .init(address: nil, peers: peers, problem: problem) }
+                    tell(.init(address: nil, peers: peers, problem: problem))
                     said = true
                 }
                 await clock.sleep(for: Self.passwordLook)
             case .failure(let problem):
                 let problem = "\(settings.passwordFile): \(problem.message)"
-                state.update { $0.page = .init(address: nil, peers: peers, problem: problem) }
+                tell(.init(address: nil, peers: peers, problem: problem))
                 throw PartFailure(description: problem)
             case .success(.some):
                 var certificate: PageCertificate?
@@ -134,27 +134,33 @@ final class CarerPage: Sendable {
                     do {
                         certificate = try PageCertificate.load(tls, hostName: hostName())
                     } catch {
-                        state.update { $0.page = .init(address: nil, peers: peers, problem: error.description) }
+                        tell(.init(address: nil, peers: peers, problem: error.description))
                         throw PartFailure(description: error.description)
                     }
                 }
                 let fingerprint = certificate?.fingerprint
                 do {
-                    try await serve(certificate: certificate) { [settings, state, log] _ in
-                        state.update { $0.page = .init(address: settings.address, peers: peers, scheme: settings.scheme,
-                                                       certificate: fingerprint) }
+                    try await serve(certificate: certificate) { [self] _ in
+                        tell(.init(address: settings.address, peers: peers, scheme: settings.scheme, certificate: fingerprint))
                         log?.log(.notice, "the carer's page: \(settings.scheme)://\(settings.address)/ "
                             + "(\(settings.peers == .home ? "the home network only" : "any address")"
                             + (fingerprint.map { "; its certificate's SHA-256 fingerprint: \($0)" } ?? "") + ")")
                     }
                 } catch {
                     let problem = "cannot serve on \(settings.address): \(error)"
-                    state.update { $0.page = .init(address: nil, peers: peers, problem: problem) }
+                    tell(.init(address: nil, peers: peers, problem: problem))
                     throw PartFailure(description: problem)
                 }
                 return
             }
         }
+    }
+
+    /// Puts where the page is served, or why not, in the status, and tells the display (its
+    /// row says how to add calendars on the page).
+    private func tell(_ page: StatusReport.PageStatus) {
+        state.update { $0.page = page }
+        desk.mailbox.post(.pageChanged)
     }
 
     /// Serves until the task is cancelled, over TLS with `certificate` if given; throws when

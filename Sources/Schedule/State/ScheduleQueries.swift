@@ -136,7 +136,8 @@ extension ScheduleState {
             idleText: write(.fullDate, CivilDateTime(date: today)),
             orientation: orientation?.showsLine == true ? line?.text : nil, partOfDay: partOfDay,
             darkUntil: dark.isDark ? dark.change.map(zoned) : nil, feeds: feeds,
-            feedsReadAgainAt: retryAt.map { Instant(secondsSinceEpoch: $0) })
+            feedsReadAgainAt: retryAt.map { Instant(secondsSinceEpoch: $0) },
+            addingCalendars: calendarlessFolder.map { words.addingCalendars(folder: $0) })
     }
 
     /// Whether `screen_off` keeps the screen dark at the local time `wall`, and when that next

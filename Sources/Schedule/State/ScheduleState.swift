@@ -34,6 +34,10 @@ import Support
     var screenOff: DarkHours?
     /// Dates and times written out already: ICU is asked once for each.
     var written: [WrittenKey: String] = [:]
+    /// The feed folder to name while there is no calendar at all: no file in any folder (or
+    /// kept from one that cannot be listed now), no subscription (nil: there is one, or
+    /// nothing was read yet).
+    var calendarlessFolder: String?
     /// The load whose changed files are being read, if one is; a load that begins later
     /// overtakes it, and what it reads then is dropped.
     private var reading: LoadInProgress?
@@ -190,6 +194,7 @@ import Support
                 }
             }
         }
+        calendarlessFolder = files.isEmpty && fetched.isEmpty && kept.isEmpty ? emptyFolders.first ?? paths.first : nil
         // No calendar anywhere: the first folder says so (the screen shows only the date).
         if files.isEmpty, fetched.isEmpty, let folder = emptyFolders.first {
             statuses.append(FeedStatus(path: folder, state: .failed(keptLastGood: false),

@@ -89,6 +89,19 @@ package struct CalendarWords: Sendable, Hashable {
         return languages
     }()
 
+    /// How a carer adds calendars to the box whose feed folder is `folder`; English where the
+    /// language has no words of its own.
+    package func addingCalendars(folder: String) -> AddingCalendars {
+        switch language {
+        case "de":
+            AddingCalendars(throughPage: "Kalender hinzufügen: {address} auf einem Handy oder Computer öffnen",
+                            throughFolder: "Kalender hinzufügen: Kalenderdateien (.ics) nach \(folder) kopieren")
+        default:
+            AddingCalendars(throughPage: "To add calendars, open {address} on a phone or computer",
+                            throughFolder: "To add calendars, copy calendar files (.ics) into \(folder)")
+        }
+    }
+
     /// The language of the locale: "de" of "de_AT".
     package var language: String {
         String(locale.prefix { $0 != "_" && $0 != "-" }).lowercased()
