@@ -7,15 +7,9 @@ extension StatusReport.PageStatus {
     /// is not served. Served on every address of the box (`0.0.0.0`, `::`), it names the one
     /// `boxAddress` gives, nil when the box has none yet (no network).
     func reachableAt(boxAddress: () -> String?) -> String? {
-        guard let served = address, let scheme else { return nil }
-        guard let colon = served.lastIndex(of: ":") else { return nil }
-        var host = String(served[..<colon])
-        let port = served[served.index(after: colon)...]
-        if ["0.0.0.0", "::", "[::]", ""].contains(host) {
-            guard let found = boxAddress() else { return nil }
-            host = found
-        }
-        return "\(scheme)://\(host):\(port)"
+        guard let served = address, let scheme, let (host, port) = ConfigurationKey.listenAddress(served) else { return nil }
+        guard let reached = ["0.0.0.0", "::"].contains(host) ? boxAddress() : host else { return nil }
+        return "\(scheme)://\(reached.contains(":") ? "[\(reached)]" : reached):\(port)"
     }
 }
 
@@ -26,23 +20,24 @@ func homeNetworkAddress() -> String? {
     var list: UnsafeMutablePointer<ifaddrs>?
     guard getifaddrs(&list) == 0, let first = list else { return nil }
     defer { freeifaddrs(list) }
-    var found: [(name: String, address: String)] = []
+    var found: [(name: String, address: in_addr)] = []
     for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
         let flags = Int32(entry.pointee.ifa_flags)
         guard flags & Int32(IFF_UP) != 0, flags & Int32(IFF_RUNNING) != 0, flags & Int32(IFF_LOOPBACK) == 0,
               let socket = entry.pointee.ifa_addr, socket.pointee.sa_family == sa_family_t(AF_INET)
         else { continue }
-        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-        let written = socket.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { four in
-            var address = four.pointee.sin_addr
-            return inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
+        let address = socket.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+        if PagePeers.isHomeNetwork(ipv4: UInt32(bigEndian: address.s_addr)) {
+            found.append((String(cString: entry.pointee.ifa_name), address))
         }
-        guard written != nil else { continue }
-        let address = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if PagePeers.isHomeNetwork(address) { found.append((String(cString: entry.pointee.ifa_name), address)) }
     }
     // The same interface on every call, whatever order the kernel lists them in; a link-local
     // address (no DHCP answered) only when there is no other.
-    func rank(_ entry: (name: String, address: String)) -> (Int, String) { (entry.address.hasPrefix("169.254.") ? 1 : 0, entry.name) }
-    return found.min { rank($0) < rank($1) }?.address
+    func rank(_ entry: (name: String, address: in_addr)) -> (Int, String) {
+        (UInt32(bigEndian: entry.address.s_addr) >> 16 == 0xA9FE ? 1 : 0, entry.name)
+    }
+    guard var chosen = found.min(by: { rank($0) < rank($1) })?.address else { return nil }
+    var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+    guard inet_ntop(AF_INET, &chosen, &text, socklen_t(text.count)) != nil else { return nil }
+    return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

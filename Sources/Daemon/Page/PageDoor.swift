@@ -35,7 +35,8 @@ package enum PagePeers: String, Sendable, CaseIterable {
         return loopback || linkLocal || uniqueLocal
     }
 
-    private static func isHomeNetwork(ipv4 address: UInt32) -> Bool {
+    /// Whether an IPv4 address (host order) is loopback, link-local or private.
+    static func isHomeNetwork(ipv4 address: UInt32) -> Bool {
         let (a, b) = (address >> 24, (address >> 16) & 0xFF)
         return a == 127 || a == 10 || (a == 172 && b & 0xF0 == 16) || (a == 192 && b == 168) || (a == 169 && b == 254)
     }
