@@ -36,8 +36,9 @@ import Schedule
     }
 }
 
-/// The release, as `marquee --version` prints it and the Debian package is named.
-let marqueeVersion = "0.9.0"
+/// The release, as `marquee --version` prints it: the newest entry of `debian/changelog`, whose
+/// version the Debian package carries (`scripts/build-deb` refuses a binary that disagrees).
+let marqueeVersion = "0.10.0"
 
 /// A message on standard error, written in one call, its control characters escaped (it may
 /// hold text from a calendar file) but for the line breaks between its lines.

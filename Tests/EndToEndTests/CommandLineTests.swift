@@ -93,12 +93,16 @@ import Testing
     }
 
     /// `messages --json`: one object per line with the contract's fields, in display order.
-    /// `--version` names the release the Debian package is built as; completions come from the
-    /// same command definitions (the package installs them).
+    /// `--version` names the release the Debian package is built as: debian/changelog's newest
+    /// entry ("marquee (0.10.0) stable; …"); completions come from the same command definitions
+    /// (the package installs them).
     @Test func versionAndCompletions() throws {
+        let changelog = try String(contentsOf: Self.root.appendingPathComponent("debian/changelog"), encoding: .utf8)
+        let newest = try #require(changelog.split(separator: "\n").first)
+        let released = try #require(newest.split(separator: "(").dropFirst().first?.split(separator: ")").first)
         let version = try Self.marquee("--version")
         #expect(version.status == 0)
-        #expect(version.output == "0.9.0\n")
+        #expect(version.output == "\(released)\n")
         let bash = try Self.marquee("--generate-completion-script", "bash")
         #expect(bash.status == 0)
         #expect(bash.output.contains("reset-console") && bash.output.contains("--feeds"))
