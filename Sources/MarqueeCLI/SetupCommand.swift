@@ -60,8 +60,10 @@ struct SetupCommand: ParsableCommand {
         }
         print(outcome.applied.isEmpty ? "marquee setup: nothing new in \(path)" : "marquee setup: applied " + outcome.applied.joined(separator: ", "))
         for problem in outcome.problems { standardError("marquee setup: not used: \(problem)") }
-        // NetworkManager reads a connection written beside it only when told.
-        if outcome.applied.contains(where: { $0.hasPrefix("Wi-Fi") }), access("/usr/bin/nmcli", X_OK) == 0 {
+        // A running NetworkManager reads a connection written beside it only when told (at boot the
+        // setup comes first, and NetworkManager reads it as it starts).
+        if outcome.applied.contains(where: { $0.hasPrefix("Wi-Fi") }), access("/usr/bin/nmcli", X_OK) == 0,
+           runProgram("/bin/systemctl", ["is-active", "--quiet", "NetworkManager.service"]).status == 0 {
             let reloaded = runProgram("/usr/bin/nmcli", ["connection", "reload"])
             if reloaded.status != 0 { standardError("marquee setup: nmcli connection reload: \(reloaded.errors)") }
         }

@@ -1,5 +1,11 @@
 @testable import Daemon
+import Support
+import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Settings changed in the text of marquee.toml as a person would change them: in place, the
 /// rest of the file (comments, arrays over several lines, a last line without its break) kept.
@@ -38,5 +44,23 @@ struct ConfigurationEditTests {
         #expect(read.language == "en_GB")
         #expect(ConfigurationEdit.written(.string("say \"hi\" \\ bye")) == #""say \"hi\" \\ bye""#)
         #expect(ConfigurationEdit.edited("", [("speak", .string("off"))]) == "speak = \"off\"\n")
+    }
+
+    /// Written over, the file keeps its mode: the packaged marquee.toml (root's, 0644) changed
+    /// by the setup service (root) must stay readable by the display's user. A new file is 0640.
+    @Test func theFileKeepsItsMode() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/marquee.toml"
+        #expect(writeFileAtomically(Array("language = \"de\"\n".utf8), to: path) == nil)
+        #expect(chmod(path, 0o644) == 0)
+        #expect(ConfigurationEdit.write([("language", .string("fr"))], to: "language = \"de\"\n", at: path,
+                                        unreadable: "unreadable") == nil)
+        var after = stat()
+        #expect(stat(path, &after) == 0 && after.st_mode & 0o7777 == 0o644)
+        #expect(try ConfigurationFile.parse(String(decoding: readFile(path, limit: 4096).get(), as: UTF8.self),
+                                            path: path).language == "fr")
+        let fresh = folder.path + "/new.toml"
+        #expect(ConfigurationEdit.write([("language", .string("fr"))], to: "", at: fresh, unreadable: "unreadable") == nil)
+        #expect(stat(fresh, &after) == 0 && after.st_mode & 0o7777 == 0o640)
     }
 }

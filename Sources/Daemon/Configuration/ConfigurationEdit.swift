@@ -76,10 +76,15 @@ enum ConfigurationEdit {
         } catch {
             return error.description
         }
+        // The new file is the old one's: its owner, its group and its mode (root's setup writing
+        // over the packaged 0644 file must leave it readable by the service's user); a new file
+        // is the folder's owner's and group's, 0640.
         var owner = stat()
-        if stat(path, &owner) != 0 { _ = stat(splitPath(path).folder, &owner) }
+        let replacing = stat(path, &owner) == 0
+        if !replacing { _ = stat(splitPath(path).folder, &owner) }
         if let problem = writeFileAtomically(Array(after.utf8), to: path) { return "\(path): \(problem)" }
         _ = chown(path, owner.st_uid, owner.st_gid)
+        if replacing { _ = chmod(path, owner.st_mode & 0o7777) }
         return nil
     }
 
