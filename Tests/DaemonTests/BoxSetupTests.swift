@@ -36,7 +36,9 @@ struct BoxSetupTests {
             quiet_night = "21:30-07:15"
 
             """
-        // The service's file (the setup runs as root): it stays the service's.
+        // The service's file (the setup runs as root) in the service's group's folder, as
+        // /etc/marquee is root:marquee: it stays the service's.
+        #expect(chown(folder.path, 0, 8765) == 0)
         #expect(chown(folder.path + "/marquee.toml", 4321, 8765) == 0)
         let outcome = BoxSetup.apply(setup, path: "/boot/efi/marquee-setup.txt", to: places, day: "2026-11-29")
         #expect(outcome.problems.isEmpty, "\(outcome.problems)")

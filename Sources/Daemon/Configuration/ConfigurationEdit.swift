@@ -76,15 +76,14 @@ enum ConfigurationEdit {
         } catch {
             return error.description
         }
-        // The new file is the old one's: its owner, its group and its mode (root's setup writing
-        // over the packaged 0644 file must leave it readable by the service's user); a new file
-        // is the folder's owner's and group's, 0640.
-        var owner = stat()
-        let replacing = stat(path, &owner) == 0
-        if !replacing { _ = stat(splitPath(path).folder, &owner) }
+        // 0640 (it may hold calendars' private addresses), the old file's owner (else the
+        // folder's) and the folder's group: /etc/marquee is root:marquee, so the file root's setup
+        // writes over the packaged root:root one stays readable by the display's user.
+        var folder = stat(), old = stat()
+        _ = stat(splitPath(path).folder, &folder)
+        let owner = stat(path, &old) == 0 ? old.st_uid : folder.st_uid
         if let problem = writeFileAtomically(Array(after.utf8), to: path) { return "\(path): \(problem)" }
-        _ = chown(path, owner.st_uid, owner.st_gid)
-        if replacing { _ = chmod(path, owner.st_mode & 0o7777) }
+        if chown(path, owner, folder.st_gid) != 0 { _ = chown(path, getuid(), folder.st_gid) }
         return nil
     }
 
