@@ -7,7 +7,7 @@ from screenshots import read_png
 
 ROOTFS_PACKAGES = ("systemd,systemd-sysv,udev,kmod,dbus,kbd,procps,libical3,libfreetype6,libharfbuzz0b,libfribidi0,libdrm2,"
                    "zlib1g,libcurl4,libmosquitto1,ca-certificates,fonts-dejavu-core,fonts-noto-color-emoji,fonts-noto-core,fonts-noto-cjk,tzdata,"
-                   "v4l-utils")
+                   "v4l-utils,unattended-upgrades")
 AGENT_PORT = "org.marquee.agent"
 
 
@@ -21,8 +21,8 @@ def kernel():
 
 def prepare_rootfs(version, cache):
     """The cached Debian 12 userspace, with the guest agent and the kernel's display,
-    virtio-console, DRM, AC97 sound, evdev and vivid (a television on a CEC bus) modules, and
-    v4l-utils (cec-ctl, cec-follower)."""
+    virtio-console, DRM, AC97 sound, evdev and vivid (a television on a CEC bus) modules,
+    v4l-utils (cec-ctl, cec-follower) and unattended-upgrades (as an image has it)."""
     rootfs = os.path.join(cache, "rootfs")
     stamp = os.path.join(rootfs, ".marquee-kiosk-packages")
     if not os.path.exists(stamp) or open(stamp).read() != ROOTFS_PACKAGES:
@@ -79,38 +79,34 @@ WantedBy=multi-user.target
     return rootfs
 
 
-class Guest:
-    """A booted guest: QMP for screenshots, the agent for commands."""
+def connect_when_made(path):
+    """A connection to the Unix socket QEMU makes at `path` as it starts (waited for, 20 s at most)."""
+    for _ in range(400):
+        if os.path.exists(path):
+            break
+        time.sleep(0.05)
+    connection = socket.socket(socket.AF_UNIX)
+    connection.connect(path)
+    return connection
 
-    def __init__(self, name, out, image, kernel_path, initrd, append, extra=()):
+
+class Machine:
+    """A QEMU machine started with `arguments` (beyond its QMP socket): screenshots over QMP."""
+
+    def __init__(self, name, out, arguments):
         self.name = name
         self.out = out
         self.work = tempfile.mkdtemp()
-        self.qmp_path, self.agent_path = os.path.join(self.work, "qmp.sock"), os.path.join(self.work, "agent.sock")
+        self.qmp_path = os.path.join(self.work, "qmp.sock")
         self.console_log = os.path.join(self.out, f"{name}.console.log")
-        self.vm = subprocess.Popen([
-            "qemu-system-x86_64", "-accel", "tcg", "-smp", "2", "-m", "1024", "-kernel", kernel_path,
-            "-initrd", initrd, "-append", f"root=/dev/vda rw console=ttyS0 loglevel=3 {append}",
-            "-drive", f"file={image},format=raw,if=virtio", "-vga", "std", "-display", "none", "-no-reboot",
-            "-device", "virtio-serial-pci",
-            "-chardev", f"socket,id=agent,path={self.agent_path},server=on,wait=off",
-            "-device", f"virtserialport,chardev=agent,name={AGENT_PORT}",
-            "-serial", f"file:{self.console_log}", "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
-            "-nic", "user,model=virtio-net-pci", *extra])
-        for _ in range(400):
-            if os.path.exists(self.qmp_path) and os.path.exists(self.agent_path):
-                break
-            time.sleep(0.05)
-        self.qmp = socket.socket(socket.AF_UNIX)
-        self.qmp.connect(self.qmp_path)
+        self.vm = subprocess.Popen(["qemu-system-x86_64", "-accel", "tcg", "-smp", "2", "-m", "1024", "-vga", "std",
+                                    "-display", "none", "-no-reboot", "-serial", f"file:{self.console_log}",
+                                    "-qmp", f"unix:{self.qmp_path},server=on,wait=off", *arguments])
+        self.qmp = connect_when_made(self.qmp_path)
         self.qmp_file = self.qmp.makefile("rw")
         self.qmp_file.readline()
         self.call("qmp_capabilities")
-        self.agent = socket.socket(socket.AF_UNIX)
-        self.agent.connect(self.agent_path)
-        self.agent_file = self.agent.makefile("rw")
         self.shots = 0
-        self.requests = 0
 
     def call(self, command, **arguments):
         self.qmp_file.write(json.dumps({"execute": command, "arguments": arguments}) + "\n")
@@ -119,6 +115,48 @@ class Guest:
             reply = json.loads(self.qmp_file.readline())
             if "return" in reply or "error" in reply:
                 return reply
+
+    def screenshot(self, label):
+        """The screen now, as rows of brightness; also saved as OUT/NAME.N.LABEL.png."""
+        ppm = os.path.join(self.work, "shot.ppm")
+        reply = self.call("screendump", filename=ppm)
+        if "error" in reply:
+            raise RuntimeError(reply["error"])
+        png = os.path.join(self.out, f"{self.name}.{self.shots}.{label}.png")
+        self.shots += 1
+        ppm_to_png(ppm, png)
+        return read_png(png)
+
+    def console(self):
+        """What the machine wrote on its serial console so far."""
+        return open(self.console_log, errors="replace").read() if os.path.exists(self.console_log) else ""
+
+    def power_off(self):
+        """Quits QEMU (as pulling the plug) and removes the machine's own files."""
+        try:
+            self.call("quit")
+            self.vm.wait(timeout=30)
+        except Exception:
+            self.vm.kill()
+            self.vm.wait()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+class Guest(Machine):
+    """A booted guest of the cached userspace: the agent (a virtio serial port) for commands."""
+
+    def __init__(self, name, out, image, kernel_path, initrd, append, extra=()):
+        agent_path = os.path.join(tempfile.gettempdir(), f"marquee-kiosk-agent-{name}-{os.getpid()}.sock")
+        super().__init__(name, out, [
+            "-kernel", kernel_path, "-initrd", initrd, "-append", f"root=/dev/vda rw console=ttyS0 loglevel=3 {append}",
+            "-drive", f"file={image},format=raw,if=virtio", "-device", "virtio-serial-pci",
+            "-chardev", f"socket,id=agent,path={agent_path},server=on,wait=off",
+            "-device", f"virtserialport,chardev=agent,name={AGENT_PORT}",
+            "-nic", "user,model=virtio-net-pci", *extra])
+        self.agent_path = agent_path
+        self.agent = connect_when_made(agent_path)
+        self.agent_file = self.agent.makefile("rw")
+        self.requests = 0
 
     def send(self, command):
         """Sends a bash command to the agent; the tag its answer will carry."""
@@ -157,26 +195,15 @@ class Guest:
                 self.agent.settimeout(5)
         return False
 
-    def screenshot(self, label):
-        """The screen now, as rows of brightness; also saved as OUT/NAME.N.LABEL.png."""
-        ppm = os.path.join(self.work, "shot.ppm")
-        reply = self.call("screendump", filename=ppm)
-        if "error" in reply:
-            raise RuntimeError(reply["error"])
-        png = os.path.join(self.out, f"{self.name}.{self.shots}.{label}.png")
-        self.shots += 1
-        ppm_to_png(ppm, png)
-        return read_png(png)
-
     def stop(self):
         try:
             _, journal = self.run("journalctl -b --no-pager -o short-monotonic", timeout=60)
             open(os.path.join(self.out, f"{self.name}.journal.log"), "w").write(journal)
-            self.call("quit")
-            self.vm.wait(timeout=30)
         except Exception:
-            self.vm.kill()
-        shutil.rmtree(self.work, ignore_errors=True)
+            pass
+        self.power_off()
+        if os.path.exists(self.agent_path):
+            os.unlink(self.agent_path)
 
 
 def ppm_to_png(src, dst):
