@@ -119,7 +119,8 @@ struct RunCommand: AsyncParsableCommand {
         configuration.checkConfiguration = checkConfiguration
         // What the carer's setup file asked that could not be done (`marquee setup`).
         if let folder = stateDirectory, case .success(let said) = readFile(folder + "/" + BoxSetup.problemsFile, limit: 1 << 16) {
-            boxProblems += String(decoding: said, as: UTF8.self).split(separator: "\n").map { "the setup file: " + $0 }
+            configuration.setupProblems = String(decoding: said, as: UTF8.self).split(separator: "\n").map(String.init)
+            boxProblems += configuration.setupProblems.map { "the setup file: " + $0 }
         }
         configuration.boxProblems = boxProblems
         configuration.version = marqueeVersion

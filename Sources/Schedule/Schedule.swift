@@ -249,10 +249,16 @@ package struct AddingCalendars: Sendable, Hashable {
     package var throughPage: String
     /// With the folder named.
     package var throughFolder: String
+    /// With `{problem}` where what the carer's setup file could not use goes ("page_password:
+    /// must be at least 8 characters"): said instead, while there is such a problem.
+    package var setupFileProblem: String
 
-    /// The words for the page at `address`, or for the folder when there is no page.
-    package func words(pageAddress address: String?) -> String {
-        address.map { address in fillPlaceholders(throughPage) { $0 == "address" ? address : nil } } ?? throughFolder
+    /// The words for the page at `address`, or for the folder when there is no page; what the
+    /// setup file could not use first, while there is something (the carer setting the box up
+    /// is the one who looks at it now).
+    package func words(pageAddress address: String?, setupProblem: String? = nil) -> String {
+        if let setupProblem { return fillPlaceholders(setupFileProblem) { $0 == "problem" ? setupProblem : nil } }
+        return address.map { address in fillPlaceholders(throughPage) { $0 == "address" ? address : nil } } ?? throughFolder
     }
 }
 

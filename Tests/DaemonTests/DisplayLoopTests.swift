@@ -478,6 +478,22 @@ import Testing
         #expect(kit.screen.problems.isEmpty)
     }
 
+    /// A box started with a setup file it could not wholly use says so below the band, instead
+    /// of how to add calendars, until a calendar is there.
+    @Test func aSetupMistakeIsSaidBelowTheBand() async throws {
+        let kit = try await DisplayLoopKit(at: "2026-11-23T10:00:00+01:00", orientation: OrientationSettings())
+        kit.state.update { $0.setupProblems = ["wifi_pasword: not a setting of this file (it knows wifi_name, wifi_password, timezone, language, calendar, page_password, quiet_night)"] }
+        await kit.post(.pageChanged)
+        await kit.advance(seconds: 1)
+        let said = "Please check marquee-setup.txt: wifi_pasword: not a setting of this file (it knows wifi_name, wifi_password, timezone, language, calendar, page_password, quiet_night)"
+        #expect(kit.screen.orientation == said)
+        #expect(kit.state.report.orientation == said)
+        try kit.feeds.write("d.ics", Self.dailyLong)
+        await kit.post(.feedsChanged)
+        await kit.advance(seconds: 1)
+        #expect(kit.screen.orientation == "Monday morning · 23 November 2026")
+    }
+
     /// A screen opened at night (a driver replaced the framebuffer) is as dim as the one before.
     @Test func aScreenOpenedAtNightIsDimmedAtOnce() async throws {
         let kit = try await DisplayLoopKit(at: "2026-11-23T23:00:00+01:00", orientation: OrientationSettings())

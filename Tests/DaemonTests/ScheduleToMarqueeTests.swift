@@ -77,6 +77,30 @@ import Testing
         #expect(read.orientationShown(idleTemplate: "{date}") { Issue.record("the page was asked for"); return nil } == nil)
     }
 
+    /// What the carer's setup file could not use is said on that row first, in the display's
+    /// language, while the box has no calendar (the carer setting it up looks then); with a
+    /// calendar the row is the orientation line again (the file and the page still say it).
+    @Test func aSetupMistakeIsSaidWhileThereIsNoCalendar() async throws {
+        let at = instant("2026-11-22T17:10:00+01:00")
+        let folder = try TemporaryFolder()
+        let mistake = "page_password: must be at least 8 characters"
+        let english = try await Schedule(displayZone: "Europe/Berlin", orientation: OrientationSettings())
+        await english.load([folder.path])
+        #expect(await english.snapshot(at: at).orientationShown(idleTemplate: "{date}", setupProblem: mistake) {
+            Issue.record("the page was asked for")
+            return nil
+        } == "Please check marquee-setup.txt: page_password: must be at least 8 characters")
+        let german = try await Schedule(displayZone: "Europe/Berlin", words: CalendarWords(locale: "de"),
+                                        orientation: OrientationSettings())
+        await german.load([folder.path])
+        #expect(await german.snapshot(at: at).orientationShown(idleTemplate: "{date}", setupProblem: mistake) { nil }
+            == "marquee-setup.txt prüfen: page_password: must be at least 8 characters")
+        try folder.write("later.ics", calendar(event("UID:l", "DTSTART;VALUE=DATE:20261224", "SUMMARY:Christmas Eve")))
+        await english.load([folder.path])
+        #expect(await english.snapshot(at: at).orientationShown(idleTemplate: "A quiet day", setupProblem: mistake) { nil }
+            == "Sunday evening · 22 November 2026")
+    }
+
     /// The page's address as a carer types it: the box's home address where it listens on
     /// every address (none yet: no address), the one it listens on otherwise; none unserved.
     @Test func thePageIsReachedAtTheBoxsAddress() {

@@ -96,6 +96,9 @@ package struct DaemonConfiguration: Sendable {
     /// What is wrong with the box itself (a state folder that cannot be written), said in the
     /// journal, on the problem rows and in the status.
     package var boxProblems: [String] = []
+    /// What the carer's setup file could not use (`marquee setup`), each "key: why": said on
+    /// the row below the band while the box has no calendar (among `boxProblems` too).
+    package var setupProblems: [String] = []
     /// marquee's version, as told to the broker.
     package var version = ""
 
@@ -127,7 +130,10 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
     let mailbox = EventMailbox()
     let clock = SystemClock(startingAt: configuration.start)
     let state = DisplayState(clock: clock)
-    state.update { $0.boxProblems = configuration.boxProblems }
+    state.update {
+        $0.boxProblems = configuration.boxProblems
+        $0.setupProblems = configuration.setupProblems
+    }
     for problem in configuration.boxProblems { log.tell(.warning, problem) }
     // The recordings reminders attach by address, fetched ahead into the state folder.
     let recordings = configuration.sound.flatMap { sound in

@@ -478,7 +478,7 @@ final class DisplayLoop {
     private func showOrientation(of snapshot: ScheduleSnapshot, on screen: any TickerScreen, at steady: SteadyInstant) {
         let page = state.page
         var waitingForNetwork = false
-        orientation = snapshot.orientationShown(idleTemplate: desk.settings.idleText) {
+        orientation = snapshot.orientationShown(idleTemplate: desk.settings.idleText, setupProblem: state.setupProblems.first) {
             let reachable = page?.reachableAt(boxAddress: homeAddress)
             waitingForNetwork = page?.address != nil && reachable == nil
             return reachable

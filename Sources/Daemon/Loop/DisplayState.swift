@@ -19,6 +19,8 @@ final class DisplayState: Sendable {
         var showing: [String] = []
         /// What is wrong with the box itself (`DaemonConfiguration.boxProblems`).
         var boxProblems: [String] = []
+        /// What the carer's setup file could not use (`DaemonConfiguration.setupProblems`).
+        var setupProblems: [String] = []
         /// The texts with a letter in the band's window at the last frame.
         var inView: [String] = []
         var output = ""
@@ -117,6 +119,9 @@ final class DisplayState: Sendable {
         }
         return true
     }
+
+    /// What the carer's setup file could not use, each "key: why".
+    var setupProblems: [String] { shared.withLock { $0.setupProblems } }
 
     /// The carer's page: where it is served, or why not (nil: not started, or off).
     var page: StatusReport.PageStatus? {

@@ -21,11 +21,14 @@ extension ScheduleSnapshot {
 }
 
 extension ScheduleSnapshot {
-    /// The row below the band: while the box has no calendar, how to add one (through the
-    /// page at `pageAddress`, asked only then; nil: through the folder); else the orientation
-    /// line, none while the band carries its words.
-    package func orientationShown(idleTemplate: String, pageAddress: () -> String?) -> String? {
-        if let addingCalendars { return addingCalendars.words(pageAddress: pageAddress()) }
+    /// The row below the band: while the box has no calendar, what the carer's setup file could
+    /// not use (`setupProblem`), else how to add a calendar (through the page at `pageAddress`,
+    /// asked only then; nil: through the folder); else the orientation line, none while the
+    /// band carries its words.
+    package func orientationShown(idleTemplate: String, setupProblem: String? = nil, pageAddress: () -> String?) -> String? {
+        if let addingCalendars {
+            return addingCalendars.words(pageAddress: setupProblem == nil ? pageAddress() : nil, setupProblem: setupProblem)
+        }
         return bandCarriesTheLine(idleTemplate: idleTemplate) ? nil : orientation
     }
 

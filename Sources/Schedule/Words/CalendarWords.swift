@@ -95,10 +95,12 @@ package struct CalendarWords: Sendable, Hashable {
         switch language {
         case "de":
             AddingCalendars(throughPage: "Kalender hinzufügen: {address} auf einem Handy oder Computer öffnen",
-                            throughFolder: "Kalender hinzufügen: Kalenderdateien (.ics) nach \(folder) kopieren")
+                            throughFolder: "Kalender hinzufügen: Kalenderdateien (.ics) nach \(folder) kopieren",
+                            setupFileProblem: "marquee-setup.txt prüfen: {problem}")
         default:
             AddingCalendars(throughPage: "To add calendars, open {address} on a phone or computer",
-                            throughFolder: "To add calendars, copy calendar files (.ics) into \(folder)")
+                            throughFolder: "To add calendars, copy calendar files (.ics) into \(folder)",
+                            setupFileProblem: "Please check marquee-setup.txt: {problem}")
         }
     }
 
