@@ -131,10 +131,23 @@ class Machine:
         """What the machine wrote on its serial console so far."""
         return open(self.console_log, errors="replace").read() if os.path.exists(self.console_log) else ""
 
+    def shut_down(self, timeout):
+        """Presses the power button (ACPI) and waits for the machine to power itself off: whether
+        it did within `timeout` seconds (else the plug is pulled)."""
+        self.call("system_powerdown")
+        try:
+            self.vm.wait(timeout=timeout)
+            done = True
+        except subprocess.TimeoutExpired:
+            done = False
+        self.power_off()
+        return done
+
     def power_off(self):
         """Quits QEMU (as pulling the plug) and removes the machine's own files."""
         try:
-            self.call("quit")
+            if self.vm.poll() is None:
+                self.call("quit")
             self.vm.wait(timeout=30)
         except Exception:
             self.vm.kill()

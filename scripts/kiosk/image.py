@@ -7,7 +7,8 @@ boots a USB stick (UEFI firmware, OVMF; software emulation), looked at only from
     the host) is fetched and drawn in its own colour;
   - apt on the box reads marquee's repository and accepts its signature (the index is fetched
     only after InRelease verified);
-  - the setup file on the FAT partition has lost its secrets and says what was applied.
+  - the setup file on the FAT partition has lost its secrets and says what was applied, and
+    which of its settings (a misspelt one) was not used.
 
 The test adds `console=ttyS0 systemd.journald.forward_to_console=1` to the image's GRUB
 configuration (to read the journal from outside), `systemd.wants=apt-daily.service` (apt's daily
@@ -103,6 +104,7 @@ wifi_password = "{SECRETS[0]}"
 timezone = "Europe/Berlin"
 calendar = "http://10.0.2.2:{server.port}/family.ics"
 page_password = "{SECRETS[1]}"
+quiet_nite = "22:00-07:00"
 ''')
         subprocess.run(["mcopy", "-o", "-i", fat, setup, "::marquee-setup.txt"], check=True)
         grub = os.path.join(work, "grub.cfg")
@@ -135,13 +137,23 @@ page_password = "{SECRETS[1]}"
         asked = [line.split('"')[1] for line in repository.server.requests()[earlier:]]
         kiosk.check(index is not None, f"image: apt on the box verified marquee's repository and read its index "
                                        f"({'; '.join(asked[-3:])[:160]})")
-        machine.power_off()
+        # Shut down with the power button, as a box is before its stick goes to another computer.
+        pressed = time.time()
+        down = machine.shut_down(180)
         machine = None
-        subprocess.run(["mcopy", "-o", "-i", fat, "::marquee-setup.txt", setup], check=True)
-        back = open(setup).read()
+        kiosk.check(down, f"image: the power button shuts the box down ({time.time() - pressed:.0f} s)")
+        read = subprocess.run(["mcopy", "-o", "-i", fat, "::marquee-setup.txt", setup], capture_output=True, text=True)
+        back = open(setup).read() if read.returncode == 0 else read.stderr
+        if read.returncode != 0:
+            # What is wrong with the FAT partition, for the failure's message.
+            copy = os.path.join(work, "fat.img")
+            subprocess.run(["dd", f"if={raw}", f"of={copy}", "bs=1M", "skip=1", "count=128", "status=none"], check=True)
+            back += subprocess.run(["fsck.vfat", "-n", copy], capture_output=True, text=True).stdout[-600:]
         kiosk.check(not any(secret in back for secret in SECRETS) and "# marquee: applied" in back,
                     f"image: the setup file on the FAT partition has lost its secrets and says what was applied "
-                    f"({next((line for line in back.splitlines() if line.startswith('# marquee: applied')), back[:200])[:150]})")
+                    f"({next((line for line in back.splitlines() if line.startswith('# marquee: applied')), back[-800:])[:800]})")
+        unknown = next((line for line in back.splitlines() if "quiet_nite" in line and line.startswith("# marquee: not used")), "")
+        kiosk.check(unknown != "", f"image: the setting it does not know is said in the file ({unknown[:140]})")
     finally:
         if machine:
             machine.power_off()
