@@ -106,6 +106,7 @@ class Repository:
         for name in ("InRelease", "Release.gpg"):
             os.unlink(os.path.join(stranger, "dists/stable", name))
         subprocess.run(gpg + ["--clearsign", "--output", os.path.join(stranger, "dists/stable/InRelease"), release], check=True)
+        subprocess.run(["gpgconf", "--homedir", os.path.join(self.folder, "stranger-key"), "--kill", "gpg-agent"], check=True)
         status, output = self.serve_copy(stranger, lambda url: self.host_apt(
             os.path.join(self.folder, "host-apt-stranger"), keyring, url))
         kiosk.check(status != 0 and "NO_PUBKEY" in output,
