@@ -116,15 +116,21 @@ class Machine:
             if "return" in reply or "error" in reply:
                 return reply
 
-    def screenshot(self, label):
-        """The screen now, as rows of brightness; also saved as OUT/NAME.N.LABEL.png."""
+    def screendump(self):
+        """The screen now, as QEMU dumps it: (width, height, its RGB bytes row after row)."""
         ppm = os.path.join(self.work, "shot.ppm")
         reply = self.call("screendump", filename=ppm)
         if "error" in reply:
             raise RuntimeError(reply["error"])
+        _, size, _, pixels = open(ppm, "rb").read().split(b"\n", 3)
+        width, height = map(int, size.split())
+        return width, height, pixels
+
+    def screenshot(self, label):
+        """The screen now, as rows of brightness; also saved as OUT/NAME.N.LABEL.png."""
         png = os.path.join(self.out, f"{self.name}.{self.shots}.{label}.png")
         self.shots += 1
-        ppm_to_png(ppm, png)
+        write_png(*self.screendump(), png)
         return read_png(png)
 
     def console(self):
@@ -219,10 +225,8 @@ class Guest(Machine):
             os.unlink(self.agent_path)
 
 
-def ppm_to_png(src, dst):
-    data = open(src, "rb").read()
-    _, size, _, pixels = data.split(b"\n", 3)
-    w, h = map(int, size.split())
+def write_png(w, h, pixels, dst):
+    """RGB bytes, row after row, as an 8-bit PNG file."""
     raw = b"".join(b"\x00" + pixels[y * w * 3:(y + 1) * w * 3] for y in range(h))
 
     def chunk(kind, body):

@@ -39,14 +39,10 @@ END:VCALENDAR\r
 """
 
 
-def blue_share(machine, work):
+def blue_share(machine):
     """The share of the band's lit pixels that are clearly blue (the calendar's deepskyblue;
     marquee's own text is warm white or gold)."""
-    ppm = os.path.join(work, "colour.ppm")
-    machine.call("screendump", filename=ppm)
-    data = open(ppm, "rb").read()
-    _, size, _, pixels = data.split(b"\n", 3)
-    width, height = map(int, size.split())
+    width, height, pixels = machine.screendump()
     lit = blue = 0
     for y in range(height // 3, height // 2 + height // 9):
         row = pixels[y * width * 3:(y + 1) * width * 3]
@@ -128,9 +124,9 @@ quiet_nite = "22:00-07:00"
         fetched = wait_for(lambda: any("/family.ics" in line for line in server.requests()), 180)
         kiosk.check(fetched is not None, f"image: the calendar the setup file names is fetched "
                                          f"({(server.requests() or ['nothing'])[0][-60:]})")
-        blue = wait_for(lambda: blue_share(machine, work) > 0.2, 120)
+        blue = wait_for(lambda: blue_share(machine) > 0.2, 120)
         kiosk.check(blue is not None, f"image: the calendar's message is on the screen in its colour "
-                                      f"(deepskyblue: {blue_share(machine, work):.0%} of the band's lit pixels)")
+                                      f"(deepskyblue: {blue_share(machine):.0%} of the band's lit pixels)")
         check_picture(kiosk, machine, "image")
         index = wait_for(lambda: any("binary-amd64/Packages" in line or "by-hash" in line
                                      for line in repository.server.requests()[earlier:]), 300)
