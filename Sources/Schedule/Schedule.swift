@@ -253,12 +253,15 @@ package struct AddingCalendars: Sendable, Hashable {
     /// must be at least 8 characters"): said instead, while there is such a problem.
     package var setupFileProblem: String
 
-    /// The words for the page at `address`, or for the folder when there is no page; what the
-    /// setup file could not use first, while there is something (the carer setting the box up
-    /// is the one who looks at it now).
-    package func words(pageAddress address: String?, setupProblem: String? = nil) -> String {
-        if let setupProblem { return fillPlaceholders(setupFileProblem) { $0 == "problem" ? setupProblem : nil } }
-        return address.map { address in fillPlaceholders(throughPage) { $0 == "address" ? address : nil } } ?? throughFolder
+    /// The words for the page at `address`, or for the folder when there is no page.
+    package func words(pageAddress address: String?) -> String {
+        address.map { address in fillPlaceholders(throughPage) { $0 == "address" ? address : nil } } ?? throughFolder
+    }
+
+    /// The words for what the setup file could not use (the carer setting the box up is the
+    /// one who looks at it then).
+    package func words(setupProblem problem: String) -> String {
+        fillPlaceholders(setupFileProblem) { $0 == "problem" ? problem : nil }
     }
 }
 

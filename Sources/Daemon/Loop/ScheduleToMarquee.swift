@@ -27,7 +27,8 @@ extension ScheduleSnapshot {
     /// band carries its words.
     package func orientationShown(idleTemplate: String, setupProblem: String? = nil, pageAddress: () -> String?) -> String? {
         if let addingCalendars {
-            return addingCalendars.words(pageAddress: setupProblem == nil ? pageAddress() : nil, setupProblem: setupProblem)
+            if let setupProblem { return addingCalendars.words(setupProblem: setupProblem) }
+            return addingCalendars.words(pageAddress: pageAddress())
         }
         return bandCarriesTheLine(idleTemplate: idleTemplate) ? nil : orientation
     }
