@@ -1,6 +1,6 @@
 """What every scenario of the kiosk system test uses: the run's checks (PASS/FAIL, with what
 marquee was doing when one failed) and ways to wait for the guest and look at its screen."""
-import json, socket, time
+import json, socket, subprocess, time
 
 from screenshots import band_rows, line_rows, shift, stray_rows
 
@@ -87,3 +87,13 @@ def band_moves(guest, label, interval=0.5):
     time.sleep(interval)
     _, _, second = guest.screenshot(label + "-later")
     return any(first[y] != second[y] for y in band_rows(first) or band_rows(second))
+
+
+def lintian_faults(packages):
+    """What lintian finds wrong with `packages` as Debian would judge them: its errors and
+    warnings (an informational tag, such as the Swift runtime's strings read as misspellings, is
+    not a fault), or its own failure."""
+    judged = subprocess.run(["lintian", "--tag-display-limit", "0", *packages], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    faults = [line for line in judged.stdout.splitlines() if line[:2] in ("E:", "W:")]
+    return faults if judged.returncode == 0 else faults + [f"lintian exit {judged.returncode}: {judged.stdout[-300:]}"]

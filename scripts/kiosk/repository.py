@@ -6,19 +6,19 @@ signature is refused."""
 import glob, os, shutil, subprocess, tempfile, time
 
 from kiosk.folder_server import FolderServer
+from kiosk.harness import lintian_faults
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUFFIX = "+kiosk1"
 
 
 class Repository:
-    def __init__(self, deb):
+    def __init__(self, deb, dbgsym):
         self.folder = tempfile.mkdtemp(prefix="marquee-kiosk-apt-")
         self.out, self.keys = os.path.join(self.folder, "apt"), os.path.join(self.folder, "key")
         os.makedirs(self.out)
         self.server = FolderServer(self.out)
         self.port = self.server.port
-        dbgsym = os.path.join(os.path.dirname(deb), os.path.basename(deb).replace("marquee_", "marquee-dbgsym_", 1))
         self.deb = deb
         self.release_seconds = self.publish([deb] + ([dbgsym] if os.path.exists(dbgsym) else []))
 
@@ -71,9 +71,8 @@ class Repository:
 
     def check_signature(self, kiosk):
         """apt on the host: the repository verifies; a changed index and another key's signature do not."""
-        judged = subprocess.run(["lintian", "--tag-display-limit", "0", self.apt_source()], capture_output=True, text=True)
-        faults = [line for line in judged.stdout.splitlines() if line[:2] in ("E:", "W:")]
-        kiosk.check(judged.returncode == 0 and not faults,
+        faults = lintian_faults([self.apt_source()])
+        kiosk.check(not faults,
                     f"repository: lintian on {os.path.basename(self.apt_source())}: no errors, no warnings {faults[:3]}")
         keyring = os.path.join(self.folder, "box-keyring.gpg")
         subprocess.run(f"dpkg-deb --fsys-tarfile {self.apt_source()} | tar -xO ./usr/share/keyrings/marquee-archive-keyring.gpg"
