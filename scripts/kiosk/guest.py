@@ -90,18 +90,23 @@ def connect_when_made(path):
     return connection
 
 
-class Machine:
-    """A QEMU machine started with `arguments` (beyond its QMP socket): screenshots over QMP."""
+PC = ("qemu-system-x86_64", "-vga", "std")
+ARM64 = ("qemu-system-aarch64", "-machine", "virt", "-cpu", "cortex-a72")
 
-    def __init__(self, name, out, arguments):
+
+class Machine:
+    """A QEMU machine started with `arguments` (beyond its QMP socket): screenshots over QMP.
+    `emulator` is the QEMU program and what makes the kind of machine: a PC by default."""
+
+    def __init__(self, name, out, arguments, emulator=PC):
         self.name = name
         self.out = out
         self.work = tempfile.mkdtemp()
         self.qmp_path = os.path.join(self.work, "qmp.sock")
         self.console_log = os.path.join(self.out, f"{name}.console.log")
-        self.vm = subprocess.Popen(["qemu-system-x86_64", "-accel", "tcg", "-smp", "2", "-m", "1024", "-vga", "std",
-                                    "-display", "none", "-no-reboot", "-serial", f"file:{self.console_log}",
-                                    "-qmp", f"unix:{self.qmp_path},server=on,wait=off", *arguments])
+        self.vm = subprocess.Popen([*emulator, "-accel", "tcg", "-smp", "2", "-m", "1024", "-display", "none",
+                                    "-no-reboot", "-serial", f"file:{self.console_log}", "-qmp",
+                                    f"unix:{self.qmp_path},server=on,wait=off", *arguments])
         self.qmp = connect_when_made(self.qmp_path)
         self.qmp_file = self.qmp.makefile("rw")
         self.qmp_file.readline()

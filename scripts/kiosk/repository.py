@@ -13,14 +13,16 @@ SUFFIX = "+kiosk1"
 
 
 class Repository:
-    def __init__(self, deb, dbgsym):
+    def __init__(self, deb, dbgsym, others=()):
+        """`deb` and its `dbgsym` (if there is one) published, and `others` beside them (another
+        architecture's package)."""
         self.folder = tempfile.mkdtemp(prefix="marquee-kiosk-apt-")
         self.out, self.keys = os.path.join(self.folder, "apt"), os.path.join(self.folder, "key")
         os.makedirs(self.out)
         self.server = FolderServer(self.out)
         self.port = self.server.port
         self.deb = deb
-        self.release_seconds = self.publish([deb] + ([dbgsym] if os.path.exists(dbgsym) else []))
+        self.release_seconds = self.publish([deb] + ([dbgsym] if os.path.exists(dbgsym) else []) + list(others))
 
     def publish(self, packages):
         """scripts/release --packages: the seconds it took."""
