@@ -16,13 +16,15 @@ box starts, looked at only from outside:
   - apt on the box reads marquee's repository and accepts its signature (the index is fetched
     only after InRelease verified);
   - the setup file on the FAT partition has lost its secrets and says what was applied, and
-    which of its settings (a misspelt one) was not used.
+    which of its settings (a misspelt one) was not used;
+  - written to a card 1 GiB larger than the image, the system's partition and file system have
+    grown to its end.
 
 The test adds `systemd.journald.forward_to_console=1` and a serial console to the kernel's
 command line (to read the journal from outside), `systemd.wants=apt-daily.service` (apt's daily
 update at once, not at a random hour) and masks systemd-timesyncd (this machine reaches no time
 server; the box's clock is QEMU's)."""
-import json, os, re, shutil, subprocess, tempfile, time
+import json, os, re, shutil, struct, subprocess, tempfile, time
 
 from kiosk.folder_server import FolderServer
 from kiosk.guest import ARM64, Machine
@@ -82,6 +84,18 @@ def partitions(raw):
                                       check=True).stdout)["partitiontable"]
     sector = table.get("sectorsize", 512)
     return [(part["start"] * sector, part["size"] * sector) for part in table["partitions"]]
+
+
+def root_sizes(raw):
+    """The system partition's size and its ext4 file system's, in bytes (from its superblock)."""
+    offset, size = partitions(raw)[1]
+    with open(raw, "rb") as image:
+        image.seek(offset + 1024)
+        superblock = image.read(1024)
+    blocks_low, = struct.unpack_from("<I", superblock, 4)
+    log_block, = struct.unpack_from("<I", superblock, 24)
+    blocks_high, = struct.unpack_from("<I", superblock, 0x150)
+    return size, (blocks_high << 32 | blocks_low) * (1024 << log_block)
 
 
 def fat_file(fat, name, to):
@@ -231,6 +245,9 @@ def run(kiosk, repository, out, arch="amd64", reference=None):
             if not kernel:
                 return
         setup = edit_setup(fat, work, server)
+        # A card larger than the image.
+        before = root_sizes(raw)
+        os.truncate(raw, raw_size + (1 << 30))
         earlier = len(repository.server.requests())
         booted = time.time()
         machine = start_pc(name, out, fat, raw, work) if arch == "amd64" else \
@@ -269,6 +286,11 @@ def run(kiosk, repository, out, arch="amd64", reference=None):
                     f"({next((line for line in back.splitlines() if line.startswith('# marquee: applied')), back[-800:])[:800]})")
         unknown = next((line for line in back.splitlines() if "quiet_nite" in line and line.startswith("# marquee: not used")), "")
         kiosk.check(unknown != "", f"{name}: the setting it does not know is said in the file ({unknown[:140]})")
+        after = root_sizes(raw)
+        end = partitions(raw)[1][0] + after[0]
+        kiosk.check(os.path.getsize(raw) - end < 1 << 20 and after[1] >= before[1] + (1000 << 20),
+                    f"{name}: on a card 1 GiB larger, the system grew to its end (partition {before[0] >> 20} → "
+                    f"{after[0] >> 20} MiB, file system {before[1] >> 20} → {after[1] >> 20} MiB)")
     finally:
         if machine:
             machine.power_off()
