@@ -258,6 +258,7 @@ def run(kiosk, repository, out, arch="amd64", reference=None):
                     + ("" if drawing else machine.console()[-1500:]))
         fetched = wait_for(lambda: any("/family.ics" in line for line in server.requests()), 180)
         kiosk.check(fetched is not None, f"{name}: the calendar the setup file names is fetched "
+                                         f"{time.time() - booted:.0f} s after power on "
                                          f"({(server.requests() or ['nothing'])[0][-60:]})")
         blue = wait_for(lambda: blue_share(machine) > 0.2, 120)
         kiosk.check(blue is not None, f"{name}: the calendar's message is on the screen in its colour "
