@@ -104,10 +104,15 @@ def fat_file(fat, name, to):
     return open(to, errors="replace").read()
 
 
+def fat_listing(fat):
+    """Every file of the FAT partition, as "::/PATH" lines."""
+    return subprocess.run(["mdir", "-i", fat, "-b", "-/", "::"], capture_output=True, text=True).stdout
+
+
 def check_raspberry_pi_files(kiosk, fat, work):
-    """The FAT partition of the arm64 image holds what a Pi starts from: (kernel, initrd) names."""
-    listed = subprocess.run(["mdir", "-i", fat, "-b", "-/", "::"], capture_output=True, text=True).stdout
-    names = [line[3:] for line in listed.splitlines()]
+    """The FAT partition of the arm64 image holds what a Pi starts from: the kernel's and the
+    initramfs' names and the kernel's command line (None where they are missing)."""
+    names = [line[3:] for line in fat_listing(fat).splitlines()]
     missing = [name for name in PI_FILES + ("marquee-setup.txt",) if name not in names]
     config = fat_file(fat, "config.txt", os.path.join(work, "config.txt"))
     kernel = re.search(r"^kernel=(vmlinuz-\S+)$", config, re.M)
@@ -120,7 +125,7 @@ def check_raspberry_pi_files(kiosk, fat, work):
     cmdline = fat_file(fat, "cmdline.txt", os.path.join(work, "cmdline.txt")).strip()
     kiosk.check("root=LABEL=marquee-root" in cmdline and "cma=" not in cmdline and "rootwait" in cmdline,
                 f"image-arm64: cmdline.txt finds the system by its label ({cmdline})")
-    return (kernel[1], initrd[1]) if kernel and initrd else (None, None)
+    return (kernel[1], initrd[1], cmdline) if kernel and initrd else (None, None, None)
 
 
 def check_root_under_qemu_user(kiosk, raw, work, reference):
@@ -194,12 +199,11 @@ def start_pc(name, out, fat, raw, work):
         "-device", "usb-storage,drive=stick,removable=on", "-nic", "user,model=virtio-net-pci"])
 
 
-def start_arm64(name, out, fat, raw, work, kernel, initrd):
+def start_arm64(name, out, fat, raw, work, kernel, initrd, cmdline):
     """The arm64 image on QEMU's `virt` machine: the kernel, initramfs and command line of its
     FAT partition, as the Pi's firmware would start them; a virtio screen for KMS."""
     for file in (kernel, initrd):
         subprocess.run(["mcopy", "-o", "-i", fat, f"::{file}", os.path.join(work, file)], check=True)
-    cmdline = open(os.path.join(work, "cmdline.txt")).read().strip()
     append = re.sub(r"console=\S+ ?", "", cmdline) + f" console=ttyAMA0 {TEST_OPTIONS}"
     return Machine(name, out, [
         "-kernel", os.path.join(work, kernel), "-initrd", os.path.join(work, initrd), "-append", append,
@@ -235,12 +239,12 @@ def run(kiosk, repository, out, arch="amd64", reference=None):
         fat = f"{raw}@@{fat_offset}"
         label = subprocess.run(["mlabel", "-i", fat, "-s", "::"], capture_output=True, text=True).stdout
         if arch == "amd64":
-            listed = subprocess.run(["mdir", "-i", fat, "-b", "-/", "::"], capture_output=True, text=True).stdout
+            listed = fat_listing(fat)
             kiosk.check("MARQUEE" in label and "::/marquee-setup.txt" in listed and "::/EFI/BOOT/BOOTX64.EFI" in listed,
                         f"{name}: the FAT partition MARQUEE holds the boot loader and marquee-setup.txt")
         else:
             kiosk.check("MARQUEE" in label, f"{name}: the FAT partition is MARQUEE ({label.strip()})")
-            kernel, initrd = check_raspberry_pi_files(kiosk, fat, work)
+            kernel, initrd, cmdline = check_raspberry_pi_files(kiosk, fat, work)
             check_root_under_qemu_user(kiosk, raw, work, reference)
             if not kernel:
                 return
@@ -251,7 +255,7 @@ def run(kiosk, repository, out, arch="amd64", reference=None):
         earlier = len(repository.server.requests())
         booted = time.time()
         machine = start_pc(name, out, fat, raw, work) if arch == "amd64" else \
-            start_arm64(name, out, fat, raw, work, kernel, initrd)
+            start_arm64(name, out, fat, raw, work, kernel, initrd, cmdline)
         drawing = wait_for(lambda: "drawing on KMS" in machine.console(), 900)
         kiosk.check(drawing is not None, f"{name}: started as the box starts, marquee draws through KMS "
                                          f"{drawing and time.time() - booted:.0f} s after power on"
