@@ -56,7 +56,7 @@ struct SetupCommand: ParsableCommand {
         let said = outcome.problemsSaid.isEmpty ? [] : Array((outcome.problemsSaid.joined(separator: "\n") + "\n").utf8)
         let before = (try? readFile(problems, limit: 1 << 16).get()) ?? []
         if said != before {
-            if said.isEmpty { unlink(problems) } else { _ = writeFileAtomically(said, to: problems) }
+            if said.isEmpty { unlink(problems) } else { _ = writeFileAtomically(said, to: problems, ownedLikeItsFolder: true) }
         }
         print(outcome.applied.isEmpty ? "marquee setup: nothing new in \(path)" : "marquee setup: applied " + outcome.applied.joined(separator: ", "))
         for problem in outcome.problems { standardError("marquee setup: not used: \(problem)") }

@@ -74,8 +74,10 @@ package func megabytes(_ bytes: Int) -> String {
 /// planted there is never followed), every byte written (a short write goes on; a disk that
 /// takes nothing more is "No space left on device"), flushed to the disk, renamed over the
 /// destination, and the folder flushed so the rename is kept. The reason when it failed
-/// (then nothing was replaced and no temporary file is left).
-package func writeFileAtomically(_ bytes: [UInt8], to destination: String) -> String? {
+/// (then nothing was replaced and no temporary file is left). `ownedLikeItsFolder`: the file
+/// is its folder's owner's and group's from the start (root's `marquee setup` writing into the
+/// service's state folder, for the service to read: mode 0640 leaves others out).
+package func writeFileAtomically(_ bytes: [UInt8], to destination: String, ownedLikeItsFolder: Bool = false) -> String? {
     var template = Array((destination + ".partial-XXXXXX").utf8CString)
     let descriptor = mkstemp(&template)
     guard descriptor >= 0 else { return String(cString: strerror(errno)) }
@@ -94,6 +96,11 @@ package func writeFileAtomically(_ bytes: [UInt8], to destination: String) -> St
         if written == 0 { return failed(ENOSPC) }
         offset += written
     }
+    let slash = destination.lastIndex(of: "/")
+    let folderPath = slash.map { String(destination[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+    var folderInfo = stat()
+    // Where the writer may not give it away (not root), it stays the writer's.
+    if ownedLikeItsFolder, stat(folderPath, &folderInfo) == 0 { _ = fchown(descriptor, folderInfo.st_uid, folderInfo.st_gid) }
     guard fchmod(descriptor, 0o640) == 0, fsync(descriptor) == 0 else { return failed(errno) }
     close(descriptor)
     guard rename(temporary, destination) == 0 else {
@@ -101,9 +108,7 @@ package func writeFileAtomically(_ bytes: [UInt8], to destination: String) -> St
         unlink(temporary)
         return String(cString: strerror(code))
     }
-    let slash = destination.lastIndex(of: "/")
-    let folder = open(slash.map { String(destination[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? ".",
-                      O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    let folder = open(folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     if folder >= 0 {
         fsync(folder)
         close(folder)

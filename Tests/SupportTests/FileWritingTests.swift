@@ -64,4 +64,20 @@ import Testing
         #expect(whyUnreadable(file, byUser: "root") == nil)
         #expect(whyUnreadable(file, byUser: "no-such-user-here") == nil)
     }
+
+    /// Root writing into the service's state folder (`marquee setup`: the setup's problems, the
+    /// page's password) leaves a file the service reads: its folder's owner's and group's, 0640,
+    /// from the moment it has its name. Giving a file away needs root.
+    @Test(.tier(.unit, needs: [.root]))
+    func aFileForTheFoldersOwner() throws {
+        let folder = try feedFolder([:])
+        #expect(chown(folder, 4321, 8765) == 0)
+        let destination = folder + "/setup-problems"
+        #expect(writeFileAtomically(Array("the setup file: wifi_password: …\n".utf8), to: destination, ownedLikeItsFolder: true) == nil)
+        var info = stat()
+        #expect(stat(destination, &info) == 0 && info.st_uid == 4321 && info.st_gid == 8765 && info.st_mode & 0o777 == 0o640)
+        #expect(whyUnreadable(destination, byUser: "nobody") != nil)
+        #expect(writeFileAtomically(Array("root's own".utf8), to: folder + "/root-only") == nil)
+        #expect(stat(folder + "/root-only", &info) == 0 && info.st_uid == 0)
+    }
 }

@@ -53,10 +53,9 @@ package enum PagePassword {
     /// the folder is — its owner and group, nobody else; why not, when it cannot be written.
     package static func keep(_ password: String, inStateFolder folder: String) -> String? {
         let path = folder + "/" + fileName
-        if let problem = writeFileAtomically(Array((hash(password) + "\n").utf8), to: path) { return "cannot write \(path): \(problem)" }
-        var folderInfo = stat()
-        if stat(folder, &folderInfo) == 0 { _ = chown(path, folderInfo.st_uid, folderInfo.st_gid) }
-        chmod(path, 0o640)
+        if let problem = writeFileAtomically(Array((hash(password) + "\n").utf8), to: path, ownedLikeItsFolder: true) {
+            return "cannot write \(path): \(problem)"
+        }
         return nil
     }
 
