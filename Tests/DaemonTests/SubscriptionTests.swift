@@ -98,6 +98,9 @@ struct SubscriptionTests {
         let status = await second.statuses()[0]
         #expect(status.error?.contains("onnect") == true, "\(status)")
         #expect(status.events == 1 && status.lastSuccess == now.description)
+        // No server answered: the box's own network may be what is missing, asked again soon.
+        let again = await second.nextAttempt(at: now.adding(seconds: 60))?.secondsSinceEpoch
+        #expect(again == now.secondsSinceEpoch + 65)
         // 25 November 2026, 09:30 UTC: during the event.
         let during = Instant(secondsSinceEpoch: 1_795_599_000)
         await schedule.load([], fetched: await second.fetched(), around: during)
@@ -411,11 +414,13 @@ private struct FetchingLoop {
     let journal = Pipe()
     let task: Task<Void, Never>
 
-    init() async throws {
+    /// `address`: what is subscribed to (the server's calendar by default).
+    init(address: String? = nil) async throws {
         server = try LoopbackWebServer()
         try server.serve("calendar.ics", dentist())
         cache = try TemporaryFolder()
-        let (subscriptions, schedule) = try await makeSubscriptions([server.url("calendar.ics")], server: server, cache: cache)
+        let (subscriptions, schedule) = try await makeSubscriptions([address ?? server.url("calendar.ics")], server: server,
+                                                                    cache: cache)
         let log = EventLog(environment: [:], descriptor: journal.fileHandleForWriting.fileDescriptor)
         // On threads of its own: the test's time is its own, and a test elsewhere that blocks
         // the threads tasks share does not hold it up.
@@ -474,6 +479,20 @@ struct SubscriptionLoopTests {
         await loop.task.value
         // (The same line twice within a minute is written once.)
         #expect(loop.journalLines().contains { $0.hasSuffix("calendar.ics: fetched a new version of the calendar") })
+    }
+
+    @Test("No server reached (the box's network not up yet): asked again 5 s after the failure, not at the next minute")
+    func noServerReachedIsAskedAgainSoon() async throws {
+        let closed = try freePorts(1)[0]
+        let loop = try await FetchingLoop(address: "http://127.0.0.1:\(closed)/calendar.ics")
+        defer { loop.task.cancel() }
+        #expect(await loop.eventually { loop.state.subscriptions.first?.error?.contains("onnect") == true })
+        let first = try #require(loop.state.subscriptions.first?.lastAttempt)
+        // The minute's timer was armed while the first fetch ran; its failure armed a sooner one.
+        #expect(await loop.eventually { loop.clock.waits.last == 5_000_000_000 }, "\(loop.clock.waits)")
+        await loop.advance(seconds: 5)
+        #expect(await loop.eventually { loop.state.subscriptions.first.map { $0.lastAttempt != first } == true },
+                "\(String(describing: loop.state.subscriptions.first))")
     }
 
     @Test("A failure is said once while it lasts, and a clock set back is noticed within a minute")
@@ -535,6 +554,19 @@ struct RefreshPolicyTests {
         }
         #expect(policy.nextAfterFailure(at: 100, failures: 1, retryAfter: 900, jitter: 0.5) == 1000)
         #expect(policy.nextAfterFailure(at: 0, failures: 1, retryAfter: 30 * 86_400, jitter: 0.5) == 86_400)
+    }
+
+    @Test("A failure that reached no server is asked again after 5 s, doubling up to the hour")
+    func backoffWithoutServer() {
+        let policy = RefreshPolicy()
+        for failures in 1...12 {
+            let doubled: Int64 = min(3600, 5 << Int64(failures - 1))
+            let low = policy.nextAfterFailure(at: 0, failures: failures, retryAfter: nil, jitter: 0, reachedServer: false)
+            let high = policy.nextAfterFailure(at: 0, failures: failures, retryAfter: nil, jitter: 0.999_999,
+                                               reachedServer: false)
+            #expect(low == max(5, doubled / 2) && (doubled - 1...doubled).contains(high), "failure \(failures)")
+        }
+        #expect(policy.nextAfterFailure(at: 0, failures: 1, retryAfter: 120, jitter: 0, reachedServer: false) == 120)
     }
 }
 

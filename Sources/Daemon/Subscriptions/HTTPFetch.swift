@@ -42,6 +42,9 @@ struct HTTPFetch: Sendable {
     /// Why a fetch brought no response.
     struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
         var description: String
+        /// No server was reached: the name did not resolve or no connection was made, as while
+        /// the box's own network is not up yet.
+        var reachedNoServer = false
     }
 
     func get(_ request: Request) -> Result<Response, Failure> {
@@ -102,7 +105,9 @@ struct HTTPFetch: Sendable {
         guard performed == CURLE_OK else {
             let detail = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let said = detail.isEmpty ? String(cString: mq_curl_easy_strerror(performed)) : detail
-            return .failure(Failure(description: Self.inWords(said)))
+            let reachedNoServer = [CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT]
+                .contains(performed)
+            return .failure(Failure(description: Self.inWords(said), reachedNoServer: reachedNoServer))
         }
         var status = 0
         _ = mq_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)

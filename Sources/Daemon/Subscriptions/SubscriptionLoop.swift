@@ -13,12 +13,14 @@ func keepFetching(
 ) async {
     enum Event: Sendable {
         case fetched(SubscriptionAddress, changed: Bool)
-        case timer
+        /// The timer that was due at this second (on `clock`).
+        case timer(due: Int64)
         /// Addresses became due before their time.
         case woken
     }
     var reported: [String: String] = [:]
-    var timerSet = false
+    /// When the armed timer wakes the loop (nil: none armed).
+    var timerDue: Int64?
     var listening = false
     await withTaskGroup(of: Event.self) { group in
         while !Task.isCancelled {
@@ -40,14 +42,18 @@ func keepFetching(
                 }
             }
             if errorsChanged { mailbox.post(.subscriptionsChanged) }
-            // Woken when a fetch ends, else at the next attempt, and at least each minute.
-            if !timerSet {
-                let next = max(now.secondsSinceEpoch, await subscriptions.nextAttempt(at: now)?.secondsSinceEpoch ?? .max)
-                let wait = max(1, min(60, next - clock.now().secondsSinceEpoch))
-                timerSet = true
+            // Woken when a fetch ends, else at the next attempt, and at least each minute. A
+            // fetch that ended may have made an attempt sooner than the armed timer (a first
+            // boot's network not up yet: asked again in seconds): a sooner timer is armed, and
+            // the later one, when it fires, is let pass.
+            let next = max(now.secondsSinceEpoch, await subscriptions.nextAttempt(at: now)?.secondsSinceEpoch ?? .max)
+            let current = clock.now().secondsSinceEpoch
+            let due = current + max(1, min(60, next - current))
+            if timerDue.map({ due < $0 }) ?? true {
+                timerDue = due
                 group.addTask {
-                    await clock.sleep(seconds: wait)
-                    return .timer
+                    await clock.sleep(seconds: due - current)
+                    return .timer(due: due)
                 }
             }
             if !listening {
@@ -65,8 +71,8 @@ func keepFetching(
                     await schedule.replaceFetched(await subscriptions.fetched())
                     mailbox.post(.feedsChanged)
                 }
-            case .timer?:
-                timerSet = false
+            case .timer(let due)?:
+                if due == timerDue { timerDue = nil }
             case .woken?:
                 listening = false
             case nil:

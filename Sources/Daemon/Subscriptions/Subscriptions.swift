@@ -207,18 +207,19 @@ package actor Subscriptions {
         let result = await onThread(named: "marquee-fetch") { fetch.get(request) }
             ?? .failure(HTTPFetch.Failure(description: "no thread to fetch on"))
         guard isListed(address) else { return false }
-        func fail(_ message: String, retryAfter: Int64? = nil) -> Bool {
+        func fail(_ message: String, retryAfter: Int64? = nil, reachedServer: Bool = true) -> Bool {
             record.error = message
             record.failures += 1
             record.nextAttempt = policy.nextAfterFailure(
-                at: seconds, failures: record.failures, retryAfter: retryAfter, jitter: nextJitter())
+                at: seconds, failures: record.failures, retryAfter: retryAfter, jitter: nextJitter(),
+                reachedServer: reachedServer)
             return false
         }
         let response: HTTPFetch.Response
         switch result {
         case .failure(let failure):
             record.httpStatus = nil
-            return fail(failure.description)
+            return fail(failure.description, reachedServer: !failure.reachedNoServer)
         case .success(let answer):
             response = answer
         }
@@ -341,8 +342,12 @@ package struct SubscriptionStatus: Codable, Sendable, Hashable {
 /// failure, and never before a server's `Retry-After`.
 package struct RefreshPolicy: Sendable, Hashable {
     package static let defaultInterval: Int64 = 300
-    /// No calendar is asked for more often than this.
+    /// No server is asked for a calendar more often than this.
     package static let shortestInterval: Int64 = 60
+    /// The first wait after a failure that reached no server (no name resolved, no connection
+    /// made): what was missing is likely the box's own network — at its first boot, or while
+    /// its Wi-Fi was away — and a question that never arrived burdens no server.
+    static let firstRetryWithoutServer: Int64 = 5
     /// Nothing waits longer than a day.
     static let longestWait: Int64 = 86_400
     /// Failures back off up to this.
@@ -360,12 +365,15 @@ package struct RefreshPolicy: Sendable, Hashable {
         now + min(Self.longestWait, max(interval, calendarSeconds ?? 0, retryAfter ?? 0))
     }
 
-    /// After the `failures`-th failure in a row: a minute, doubling up to an hour, each wait
-    /// between half of that and all of it (`jitter` in 0..<1), so boxes that lost the same
-    /// network do not all ask at once when it is back; never before `retryAfter`.
-    func nextAfterFailure(at now: Int64, failures: Int, retryAfter: Int64?, jitter: Double) -> Int64 {
-        let doubled = min(Self.longestBackoff, Self.shortestInterval << Int64(min(max(failures, 1) - 1, 20)))
-        let wait = max(Self.shortestInterval, Int64(Double(doubled) * (0.5 + jitter / 2)))
+    /// After the `failures`-th failure in a row: a minute (5 s when it `reachedServer` not),
+    /// doubling up to an hour, each wait between half of that and all of it (`jitter` in
+    /// 0..<1), so boxes that lost the same network do not all ask at once when it is back;
+    /// never before `retryAfter`.
+    func nextAfterFailure(at now: Int64, failures: Int, retryAfter: Int64?, jitter: Double,
+                          reachedServer: Bool = true) -> Int64 {
+        let first = reachedServer ? Self.shortestInterval : Self.firstRetryWithoutServer
+        let doubled = min(Self.longestBackoff, first << Int64(min(max(failures, 1) - 1, 20)))
+        let wait = max(first, Int64(Double(doubled) * (0.5 + jitter / 2)))
         return now + min(Self.longestWait, max(wait, retryAfter ?? 0))
     }
 }
