@@ -77,6 +77,20 @@ final class DisplayState: Sendable {
     /// Frames per second are counted over this window.
     static let frameRateWindow: Nanoseconds = 2_000_000_000
 
+    /// The frame rate at `now`, to a tenth, from the times frames were drawn: while frames
+    /// come steadily (the last one no older than a tenth of a second), the frames between the
+    /// window's first and last over the time between them — a count over the whole window would
+    /// miss the frame that falls on its edge (59.5 for 60); else (the band stopped, a still
+    /// screen drawn now and then) the frames in the window over its length, falling to 0.
+    static func framesPerSecond(_ times: [SteadyInstant], at now: SteadyInstant) -> Double {
+        let recent = times.filter { $0 > now - frameRateWindow && $0 <= now }
+        guard let first = recent.min(), let last = recent.max() else { return 0 }
+        let rate = recent.count > 2 && now - last <= 100_000_000
+            ? Double(recent.count - 1) / (Double(last - first) / 1e9)
+            : Double(recent.count) / (Double(frameRateWindow) / 1e9)
+        return (rate * 10).rounded() / 10
+    }
+
     private let shared = Mutex(Shared())
     private let clock: any BoxClock
     private let started: SteadyInstant
@@ -235,8 +249,7 @@ final class DisplayState: Sendable {
         report.screen = state.screen
         report.page = state.page
         report.parts = state.parts
-        let recent = state.frameTimes.filter { $0 > steady - Self.frameRateWindow && $0 <= steady }.count
-        report.framesPerSecond = (Double(recent) / (Double(Self.frameRateWindow) / 1e9) * 10).rounded() / 10
+        report.framesPerSecond = Self.framesPerSecond(state.frameTimes, at: steady)
         let recorded = state.lateness.prefix(min(state.latenessCount, state.lateness.count)).sorted()
         if let worst = recorded.last {
             func milliseconds(_ value: Nanoseconds) -> Double { (Double(value) / 1e4).rounded() / 100 }
