@@ -31,6 +31,12 @@ struct SetupCommand: ParsableCommand {
     @Flag(name: .long, help: "Restart marquee.service when something changed (as the setup service does).")
     var restartDisplay = false
 
+    @Flag(name: .long, help: "First join the Wi-Fi through NetworkManager (waiting up to 90 s); what stood in the way is said as the setup's problems (as marquee-wifi.service does).")
+    var joinWifi = false
+
+    /// NetworkManager's command line: it is asked in the C locale (its words are read).
+    static let networkManager = "/usr/bin/nmcli"
+
     func run() throws {
         guard let path = file ?? Self.defaultFiles.first(where: { access($0, F_OK) == 0 }) else {
             print("marquee setup: no setup file (\(Self.defaultFiles.joined(separator: " or "))); nothing to apply")
@@ -47,6 +53,7 @@ struct SetupCommand: ParsableCommand {
         let folder = try stateFolder.folder(for: "setup", file: file)
         let places = BoxSetup.Places(configurationFile: stateFolder.config ?? defaultConfiguration, stateFolder: folder,
                                      networkFolder: networkFolder)
+        if joinWifi { Self.join(places) }
         let outcome = BoxSetup.apply(text, path: path, to: places, day: Self.today())
         if let rewritten = outcome.rewritten, let problem = writeFileAtomically(Array(rewritten.utf8), to: path) {
             standardError("marquee setup: \(path): cannot be written back (\(problem)); its secrets are still in it")
@@ -62,10 +69,18 @@ struct SetupCommand: ParsableCommand {
         for problem in outcome.problems { standardError("marquee setup: not used: \(problem)") }
         // A running NetworkManager reads a connection written beside it only when told (at boot the
         // setup comes first, and NetworkManager reads it as it starts).
-        if outcome.applied.contains(where: { $0.hasPrefix("Wi-Fi") }), access("/usr/bin/nmcli", X_OK) == 0,
-           runProgram("/bin/systemctl", ["is-active", "--quiet", "NetworkManager.service"]).status == 0 {
-            let reloaded = runProgram("/usr/bin/nmcli", ["connection", "reload"])
-            if reloaded.status != 0 { standardError("marquee setup: nmcli connection reload: \(reloaded.errors)") }
+        if outcome.applied.contains(where: { $0.hasPrefix("Wi-Fi") }) {
+            if access(Self.networkManager, X_OK) == 0,
+               runProgram("/bin/systemctl", ["is-active", "--quiet", "NetworkManager.service"]).status == 0 {
+                let reloaded = runProgram(Self.networkManager, ["connection", "reload"])
+                if reloaded.status != 0 { standardError("marquee setup: nmcli connection reload: \(reloaded.errors)") }
+            }
+            // Joined (or not) by a service of its own: that may take a minute, and the display
+            // waits for this one at boot.
+            if restartDisplay {
+                let started = runProgram("/bin/systemctl", ["--no-block", "restart", "marquee-wifi.service"])
+                if started.status != 0 { standardError("marquee setup: systemctl restart marquee-wifi.service: \(started.errors)") }
+            }
         }
         if restartDisplay, !outcome.applied.isEmpty || said != before {
             // Not waited for: the setup service is ordered before the display, whose restart
@@ -74,6 +89,49 @@ struct SetupCommand: ParsableCommand {
             if restarted.status != 0 { standardError("marquee setup: systemctl try-restart marquee.service: \(restarted.errors)") }
         }
         if !outcome.problems.isEmpty { throw ExitCode(1) }
+    }
+
+    /// Asks NetworkManager to join the box's Wi-Fi (unless it is joined, or joining: at boot
+    /// NetworkManager does it by itself) and keeps what stood in the way in the state folder, for
+    /// the setup to say in the file and on the screen. A device not there yet is waited for.
+    static func join(_ places: BoxSetup.Places) {
+        let verdict = places.stateFolder + "/" + BoxSetup.wifiNotJoinedFile
+        guard let network = BoxSetup.wifiName(in: places) else {
+            unlink(verdict)
+            return
+        }
+        let connection = places.networkFolder + "/" + BoxSetup.wifiConnection
+        let deadline = time(nil) + 120
+        var answer: (status: Int32, output: String, errors: String) = (127, "", "")
+        var problem: BoxSetup.WifiProblem?
+        repeat {
+            if access(networkManager, X_OK) == 0 {
+                answer = runProgram(networkManager, ["-g", "GENERAL.STATE", "connection", "show", "id", "marquee-wifi"])
+                let state = answer.status == 0 ? answer.output.trimmingCharacters(in: " \n") : ""
+                if state == "activated" { answer.status = 0 }
+                if state == "activating" {
+                    problem = BoxSetup.joinProblem(network: network, status: 3, said: "")
+                    sleep(1)
+                    continue
+                } else if state != "activated" {
+                    _ = runProgram(networkManager, ["connection", "load", connection])
+                    answer = runProgram(networkManager, ["--wait", "90", "connection", "up", "id", "marquee-wifi"])
+                }
+            }
+            problem = BoxSetup.joinProblem(network: network, status: answer.status, said: answer.output + answer.errors)
+            guard problem?.passing == true, time(nil) + 5 < deadline else { break }
+            sleep(5)
+        } while time(nil) < deadline
+        guard let problem else {
+            print("marquee setup: joined the Wi-Fi \"\(network)\"")
+            unlink(verdict)
+            return
+        }
+        standardError("marquee setup: the Wi-Fi \"\(network)\" is not joined: \(problem.why)")
+        if let failure = writeFileAtomically(Array("\(network)\n\(problem.key)\n\(problem.why)\n".utf8), to: verdict,
+                                                 ownedLikeItsFolder: true) {
+            standardError("marquee setup: \(verdict): \(failure)")
+        }
     }
 
     /// Today on the machine's clock, in its zone (`2026-11-29`), as the file says when it was applied.

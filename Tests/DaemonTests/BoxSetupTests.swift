@@ -123,4 +123,60 @@ struct BoxSetupTests {
             #expect(access(folder.path + "/NetworkManager", F_OK) != 0)
         }
     }
+
+    /// A Wi-Fi that could not be joined (as `marquee setup --join-wifi` found it) is said among
+    /// the setup's problems while it is the box's network; a new password, or the network joined,
+    /// ends it.
+    @Test func aWifiNotJoinedIsSaidUntilItIsMended() throws {
+        let setup = "wifi_name = \"KioskNet\"\nwifi_password = \"the wrong password\"\n"
+        let first = BoxSetup.apply(setup, path: "marquee-setup.txt", to: places, day: "2026-12-07")
+        #expect(first.problems.isEmpty && BoxSetup.wifiName(in: places) == "KioskNet")
+        let refused = try #require(BoxSetup.joinProblem(network: "KioskNet", status: 4, said: """
+            Passwords or encryption keys are required to access the wireless network 'KioskNet'.
+            Error: Connection activation failed: Secrets were required, but not provided
+
+            """))
+        #expect(refused.key == "wifi_password" && refused.why.hasPrefix("\"KioskNet\" did not accept the password"))
+        try "KioskNet\n\(refused.key)\n\(refused.why)\n".write(toFile: folder.path + "/state/" + BoxSetup.wifiNotJoinedFile,
+                                                               atomically: true, encoding: .utf8)
+        // Woken again (the joining's verdict): the file and the screen say it.
+        let said = BoxSetup.apply(try #require(first.rewritten), path: "marquee-setup.txt", to: places, day: "2026-12-07")
+        #expect(said.problemsSaid == ["wifi_password: " + refused.why], "\(said.problemsSaid)")
+        let back = try #require(said.rewritten)
+        #expect(back.hasPrefix("# marquee: applied on 2026-12-07: Wi-Fi \"KioskNet\"\n# marquee: not used: wifi_password: \"KioskNet\" did not"),
+                "\(back)")
+        #expect(BoxSetup.apply(back, path: "marquee-setup.txt", to: places, day: "2026-12-07").rewritten == nil, "said once")
+        // The carer writes the password again: a new connection, not yet tried, nothing said.
+        let mended = BoxSetup.apply(back + "wifi_password = \"the right password\"\n", path: "marquee-setup.txt", to: places,
+                                    day: "2026-12-08")
+        #expect(mended.problemsSaid.isEmpty && mended.applied == ["Wi-Fi \"KioskNet\""], "\(mended)")
+        #expect(access(folder.path + "/state/" + BoxSetup.wifiNotJoinedFile, F_OK) != 0)
+        #expect(!(mended.rewritten ?? "").contains("not used"), "\(mended.rewritten ?? "")")
+        // A verdict about another network (the one before) is not this one's.
+        try "OtherNet\nwifi_name\nno network called \"OtherNet\" is in reach\n"
+            .write(toFile: folder.path + "/state/" + BoxSetup.wifiNotJoinedFile, atomically: true, encoding: .utf8)
+        #expect(BoxSetup.apply(try #require(mended.rewritten), path: "marquee-setup.txt", to: places, day: "2026-12-08").problems.isEmpty)
+    }
+
+    /// NetworkManager's answers (`nmcli connection up`, C locale) in the carer's words.
+    @Test func whatStoodInTheWayOfTheWifiIsSaidPlainly() {
+        let cases: [(Int32, String, String?, String, Bool)] = [
+            (0, "Connection successfully activated (D-Bus active path: /org/freedesktop/NetworkManager/ActiveConnection/2)\n", nil, "", false),
+            (4, "Error: Connection activation failed: The Wi-Fi network could not be found\n", "wifi_name", "no network called \"Home\"", false),
+            (10, "Error: No network with SSID 'Home' found.\n", "wifi_name", "no network called \"Home\"", false),
+            (4, "Error: Connection activation failed: No suitable device found for this connection (device lo not available because device is strictly unmanaged).\n",
+             "wifi_name", "the box has no Wi-Fi", true),
+            (127, "", "wifi_name", "NetworkManager is not on this box", false),
+            (8, "Error: NetworkManager is not running.\n", "wifi_name", "NetworkManager does not run", true),
+            (4, "Error: Connection activation failed: IP configuration could not be reserved (no available address, timeout, etc.)\n",
+             "wifi_name", "\"Home\" was joined but gave the box no address", false),
+            (3, "Error: Timeout expired (90 seconds)\n", "wifi_name", "\"Home\" was not joined in time", false),
+            (4, "Error: Connection activation failed: \u{1B}[31mSomething new\n", "wifi_name", "\"Home\" was not joined (Connection activation failed: \\e[31mSomething new)", false),
+        ]
+        for (status, said, key, why, passing) in cases {
+            let problem = BoxSetup.joinProblem(network: "Home", status: status, said: said)
+            #expect(problem?.key == key && (problem?.why ?? "").hasPrefix(why) && (problem?.passing ?? false) == passing,
+                    "\(said): \(String(describing: problem))")
+        }
+    }
 }

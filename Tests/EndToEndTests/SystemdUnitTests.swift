@@ -26,23 +26,27 @@ import Testing
     }
 
     /// The setup units verify too: the service runs `marquee setup` before the display, the
-    /// path unit wakes it when the card's file changes.
+    /// path unit wakes it when the card's file changes, the Wi-Fi's joins it once
+    /// NetworkManager runs.
     @Test func setupUnitsVerify() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("unit-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        for name in ["marquee-setup.service", "marquee-setup.path"] {
+        for name in ["marquee-setup.service", "marquee-setup.path", "marquee-wifi.service"] {
             let unit = try String(contentsOf: CommandLineTests.root.appendingPathComponent("systemd/" + name), encoding: .utf8)
             try Data(unit.replacingOccurrences(of: "/usr/bin/marquee", with: CommandLineTests.binary).utf8)
                 .write(to: folder.appendingPathComponent(name))
         }
         let service = try String(contentsOf: folder.appendingPathComponent("marquee-setup.service"), encoding: .utf8)
         #expect(service.contains("Before=marquee.service") && service.contains(" setup --restart-display\n"))
+        let wifi = try String(contentsOf: folder.appendingPathComponent("marquee-wifi.service"), encoding: .utf8)
+        #expect(wifi.contains("After=NetworkManager.service") && wifi.contains(" setup --join-wifi --restart-display\n"))
         let run = try CommandLineTests.run("/usr/bin/systemd-analyze", "verify", "--man=no",
                                            folder.appendingPathComponent("marquee-setup.service").path,
-                                           folder.appendingPathComponent("marquee-setup.path").path)
+                                           folder.appendingPathComponent("marquee-setup.path").path,
+                                           folder.appendingPathComponent("marquee-wifi.service").path)
         #expect(run.status == 0, "\(run.errors)")
-        #expect(!run.errors.contains("marquee-setup"), "\(run.errors)")
+        #expect(!run.errors.contains("marquee-setup") && !run.errors.contains("marquee-wifi"), "\(run.errors)")
     }
 
     /// The exposure `systemd-analyze security` measures is the one the guide says, the devices

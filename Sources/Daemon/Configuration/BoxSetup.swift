@@ -51,6 +51,10 @@ package enum BoxSetup {
     package static let problemsFile = "setup-problems"
     /// The NetworkManager connection the Wi-Fi is kept in.
     package static let wifiConnection = "marquee-wifi.nmconnection"
+    /// In the state folder: why the Wi-Fi could not be joined, as `marquee setup --join-wifi`
+    /// last found it — the network's name, the key, and why, one per line (none: joined, or not
+    /// tried yet). The setup says it in the file and on the screen while that network is the box's.
+    package static let wifiNotJoinedFile = "wifi-not-joined"
 
     /// The settings a setup file holds, each with its lines (from 1, the end exclusive), and
     /// what could not be used, in the order found.
@@ -184,7 +188,62 @@ package enum BoxSetup {
             }
         }
         applyWifi(&outcome, &found, places: places)
+        if let (key, why) = wifiNotJoined(places) { found.problems.append((0, key, why)) }
         return finish(outcome, text: text, found: found, day: day)
+    }
+
+    /// The network the box's Wi-Fi connection joins (nil: there is none).
+    package static func wifiName(in places: Places) -> String? {
+        guard let kept = try? readFile(places.networkFolder + "/" + wifiConnection, limit: 1 << 16).get() else { return nil }
+        return String(decoding: kept, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("ssid=") }.map { String($0.dropFirst(5)) }
+    }
+
+    /// Why the box's Wi-Fi was not joined when last tried (nil: joined, not tried, or the
+    /// connection changed since).
+    static func wifiNotJoined(_ places: Places) -> (key: String, why: String)? {
+        guard let kept = try? readFile(places.stateFolder + "/" + wifiNotJoinedFile, limit: 1 << 12).get() else { return nil }
+        let lines = String(decoding: kept, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard lines.count >= 3, lines[0] == wifiName(in: places), keys.contains(lines[1]) else { return nil }
+        return (lines[1], lines[2])
+    }
+
+    /// What stood in the way of joining the Wi-Fi: the setting the carer must mend and why, in
+    /// plain words.
+    package struct WifiProblem: Sendable, Equatable {
+        package var key: String
+        package var why: String
+        /// It may pass by itself in a moment: NetworkManager still starting, the Wi-Fi device
+        /// not there yet (its firmware loading at boot). Asked again before it is said.
+        package var passing = false
+    }
+
+    /// What stood in the way of joining `network`, from what `nmcli connection up` answered
+    /// (its exit status, 127 when there is no nmcli, and its words in the C locale); nil when
+    /// it was joined.
+    package static func joinProblem(network: String, status: Int32, said: String) -> WifiProblem? {
+        if status == 0 { return nil }
+        let name = "\"\(network)\""
+        if said.contains("Secrets were required") || said.contains("802-11-wireless-security.psk") {
+            return WifiProblem(key: "wifi_password", why: "\(name) did not accept the password: write it again (wifi_password = \"…\")")
+        }
+        if said.contains("could not be found") || said.contains("No network with SSID") || said.contains("access point not found") {
+            return WifiProblem(key: "wifi_name", why: "no network called \(name) is in reach of the box (write its name as a phone shows it)")
+        }
+        if status == 127 {
+            return WifiProblem(key: "wifi_name", why: "NetworkManager is not on this box: the Wi-Fi cannot be joined")
+        }
+        if status == 8 {
+            return WifiProblem(key: "wifi_name", why: "NetworkManager does not run: the Wi-Fi cannot be joined", passing: true)
+        }
+        if said.contains("No suitable device") || said.contains("not available because") {
+            return WifiProblem(key: "wifi_name", why: "the box has no Wi-Fi to join \(name) with (switched off, or none in it)", passing: true)
+        }
+        if said.contains("IP configuration could not be reserved") {
+            return WifiProblem(key: "wifi_name", why: "\(name) was joined but gave the box no address")
+        }
+        if status == 3 { return WifiProblem(key: "wifi_name", why: "\(name) was not joined in time") }
+        let reason = said.split(separator: "\n").first { $0.hasPrefix("Error: ") }.map { String($0.dropFirst(7)) } ?? "exit status \(status)"
+        return WifiProblem(key: "wifi_name", why: "\(name) was not joined (\(reason.withControlCharactersEscaped))")
     }
 
     /// A change of the configuration: its key, its value, and what it is in words (nil: said
@@ -235,10 +294,7 @@ package enum BoxSetup {
         }
         // A second run with only the name left in the file keeps the password the first one wrote.
         let path = places.networkFolder + "/" + wifiConnection
-        if password == nil, let kept = try? readFile(path, limit: 1 << 16).get(),
-           String(decoding: kept, as: UTF8.self).contains("\nssid=\(name)\n") {
-            return
-        }
+        if password == nil, wifiName(in: places) == name { return }
         var keyfile = "[connection]\nid=marquee-wifi\ntype=wifi\nautoconnect=true\n\n[wifi]\nmode=infrastructure\nssid=\(name)\n\n"
         if let password { keyfile += "[wifi-security]\nkey-mgmt=wpa-psk\npsk=\(password)\n\n" }
         keyfile += "[ipv4]\nmethod=auto\n\n[ipv6]\nmethod=auto\n"
@@ -258,6 +314,8 @@ package enum BoxSetup {
             return
         }
         chmod(path, 0o600)
+        // Not yet tried: `marquee setup --join-wifi` says whether it is joined.
+        unlink(places.stateFolder + "/" + wifiNotJoinedFile)
         if password != nil { found.secretsInEffect.insert("wifi_password") }
         outcome.applied.append("Wi-Fi \"\(name)\"")
     }
