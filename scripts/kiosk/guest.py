@@ -7,7 +7,7 @@ from screenshots import read_png
 
 ROOTFS_PACKAGES = ("systemd,systemd-sysv,udev,kmod,dbus,kbd,procps,libical3,libfreetype6,libharfbuzz0b,libfribidi0,libdrm2,"
                    "zlib1g,libcurl4,libmosquitto1,ca-certificates,fonts-dejavu-core,fonts-noto-color-emoji,fonts-noto-core,fonts-noto-cjk,tzdata,"
-                   "v4l-utils,unattended-upgrades")
+                   "v4l-utils,unattended-upgrades,libpam-systemd,network-manager,wpasupplicant,hostapd,dnsmasq-base,iproute2")
 AGENT_PORT = "org.marquee.agent"
 
 
@@ -21,8 +21,11 @@ def kernel():
 
 def prepare_rootfs(version, cache):
     """The cached Debian 12 userspace, with the guest agent and the kernel's display,
-    virtio-console, DRM, AC97 sound, evdev and vivid (a television on a CEC bus) modules,
-    v4l-utils (cec-ctl, cec-follower) and unattended-upgrades (as an image has it)."""
+    virtio-console, DRM, AC97 sound, evdev, vivid (a television on a CEC bus), mac80211_hwsim
+    (Wi-Fi radios on a simulated air) and WPA2's ciphers (ccm, ctr, cmac) modules, v4l-utils (cec-ctl, cec-follower),
+    unattended-upgrades and NetworkManager (as an image has them; NetworkManager started only by
+    the scenario that needs it, beside systemd-networkd's wired network), hostapd and dnsmasq
+    (a Wi-Fi network for the box to join)."""
     rootfs = os.path.join(cache, "rootfs")
     stamp = os.path.join(rootfs, ".marquee-kiosk-packages")
     if not os.path.exists(stamp) or open(stamp).read() != ROOTFS_PACKAGES:
@@ -64,8 +67,14 @@ WantedBy=multi-user.target
                          ("systemd-networkd.service", "/lib/systemd/system/systemd-networkd.service")):
         if not os.path.lexists(f"{wants}/{unit}"):
             os.symlink(target, f"{wants}/{unit}")
+    # NetworkManager leaves the wired network to systemd-networkd and the test's access point
+    # (the first simulated radio) to hostapd; it starts only when a scenario starts it.
+    write("/etc/NetworkManager/conf.d/kiosk.conf", "[keyfile]\nunmanaged-devices=interface-name:en*;interface-name:wlan0\n")
+    for unit in ("multi-user.target.wants/NetworkManager.service", "network-online.target.wants/NetworkManager-wait-online.service"):
+        if os.path.lexists(f"{rootfs}/etc/systemd/system/{unit}"):
+            os.unlink(f"{rootfs}/etc/systemd/system/{unit}")
     modules = set()
-    for module in ("bochs", "virtio_console", "video", "virtio_net", "snd_intel8x0", "evdev", "vivid"):
+    for module in ("bochs", "virtio_console", "video", "virtio_net", "snd_intel8x0", "evdev", "vivid", "mac80211_hwsim", "ccm", "ctr", "cmac"):
         shown = subprocess.run(["modprobe", "-S", version, "--show-depends", module], capture_output=True, text=True,
                                check=True).stdout
         modules.update(line.split()[1] for line in shown.splitlines() if line.startswith("insmod"))

@@ -15,8 +15,9 @@ box starts, looked at only from outside:
     host) is fetched and drawn in its own colour;
   - apt on the box reads marquee's repository and accepts its signature (the index is fetched
     only after InRelease verified);
-  - the setup file on the FAT partition has lost its secrets and says what was applied, and
-    which of its settings (a misspelt one) was not used;
+  - the setup file on the FAT partition has lost its secrets and says what was applied, which of
+    its settings (a misspelt one) was not used, and that the Wi-Fi it names could not be joined
+    (the emulated PC has no Wi-Fi; a real network is joined in the kms variant's wifi scenario);
   - written to a card 1 GiB larger than the image, the system's partition and file system have
     grown to its end.
 
@@ -273,6 +274,10 @@ def run(kiosk, repository, out, arch="amd64", reference=None):
         asked = [line.split('"')[1] for line in repository.server.requests()[earlier:]]
         kiosk.check(index is not None, f"{name}: apt on the box verified marquee's repository and read its index "
                                        f"({'; '.join(asked[-3:])[:160]})")
+        # This PC has no Wi-Fi: once NetworkManager has looked for one a while, that is said.
+        no_wifi = wait_for(lambda: "is not joined: the box has no Wi-Fi" in machine.console(), 300)
+        kiosk.check(no_wifi is not None, f"{name}: the Wi-Fi the setup file names is tried once NetworkManager runs "
+                                         f"(this PC has none: said {time.time() - booted:.0f} s after power on)")
         # Shut down with the power button, as a box is before its card goes to another computer.
         pressed = time.time()
         down = machine.shut_down(180)
@@ -291,6 +296,8 @@ def run(kiosk, repository, out, arch="amd64", reference=None):
                     f"({next((line for line in back.splitlines() if line.startswith('# marquee: applied')), back[-800:])[:800]})")
         unknown = next((line for line in back.splitlines() if "quiet_nite" in line and line.startswith("# marquee: not used")), "")
         kiosk.check(unknown != "", f"{name}: the setting it does not know is said in the file ({unknown[:140]})")
+        wifi = next((line for line in back.splitlines() if line.startswith("# marquee: not used: wifi_name: the box has no Wi-Fi")), "")
+        kiosk.check(wifi != "", f"{name}: so is the Wi-Fi it could not join ({wifi[:140]})")
         after = root_sizes(raw)
         end = partitions(raw)[1][0] + after[0]
         kiosk.check(os.path.getsize(raw) - end < 1 << 20 and after[1] >= before[1] + (1000 << 20),

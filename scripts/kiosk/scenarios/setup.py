@@ -31,6 +31,8 @@ def run(kiosk, box):
     _, status = guest.run("systemctl is-failed marquee-setup.service; journalctl -u marquee-setup -o cat --no-pager | tail -3")
     kiosk.check(SECRET not in status, f"{name}: the journal never holds the Wi-Fi's password ({status.strip()[:120]!r})")
     pid = main_pid(guest)
-    guest.run("rm /boot/efi/marquee-setup.txt; sed -i '/^language = \"de\"$/d; /^night = /d; /^morning = /d' "
+    # The Wi-Fi's connection goes too (NetworkManager does not run here: the wifi scenario joins one).
+    guest.run("systemctl stop marquee-wifi; rm -f /etc/NetworkManager/system-connections/marquee-wifi.nmconnection "
+              "/var/lib/marquee/wifi-not-joined; rm /boot/efi/marquee-setup.txt; sed -i '/^language = \"de\"$/d; /^night = /d; /^morning = /d' "
               "/etc/marquee/marquee.toml; systemctl restart marquee")
     wait_for_restart(guest, pid, 30)
