@@ -65,7 +65,17 @@ struct PageBox {
         })
     }
 
-    func stop() { _ = try? tmux("kill-server") }
+    /// Ends the display and waits until it is gone: it writes its state folder as it ends, and
+    /// a folder written into while it is removed after the test stays behind.
+    func stop() {
+        let found = try? CommandLineTests.run("/usr/bin/pgrep", ["-f", "--", "run --config \(configuration)"])
+        let daemons = (found?.output ?? "").split(separator: "\n").compactMap { pid_t($0) }
+        _ = try? tmux("kill-server")
+        for daemon in daemons where !waitUntil(within: .seconds(10), { processHasEnded(daemon) }) {
+            kill(daemon, SIGTERM)
+            _ = waitUntil(within: .seconds(10)) { processHasEnded(daemon) }
+        }
+    }
 
     /// Runs `work` (a browser, a flood: seconds of waiting) on a thread of its own, not one of
     /// the few that the other tests' tasks share.

@@ -377,9 +377,7 @@ import Testing
         // Well before the 2 s after which the command would have stopped it itself.
         var gone = false
         for _ in 0..<100 where !gone {
-            let state = (try? String(contentsOfFile: "/proc/\(helper)/stat", encoding: .utf8))
-                .flatMap { $0.split(separator: ")").last?.split(separator: " ").first }
-            gone = state == nil || state == "Z"
+            gone = processHasEnded(helper)
             if !gone { usleep(10_000) }
         }
         #expect(gone, "reader \(helper) outlived its parent")

@@ -33,3 +33,11 @@ package func waitUntil(within limit: Duration = waitLimit, _ condition: () throw
         Thread.sleep(forTimeInterval: 0.01)
     }
 }
+
+/// Whether process `pid` has ended: gone, or a zombie its parent has not collected (here the
+/// container's first process may never collect it).
+package func processHasEnded(_ pid: pid_t) -> Bool {
+    let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))
+        .flatMap { $0.split(separator: ")").last?.split(separator: " ").first }
+    return state == nil || state == "Z"
+}
