@@ -22,6 +22,8 @@ wpa_passphrase={RIGHT}
 """
 SETUP = "/boot/efi/marquee-setup.txt"
 REFUSED = f'{NETWORK}\\" did not accept the password'
+# Where `marquee setup --join-wifi` keeps why the Wi-Fi was not joined.
+STALE = "wifi-not-joined"
 # The calendars, put aside while the box is as at its first boot.
 ASIDE = "/root/kiosk-feeds-aside"
 
@@ -86,6 +88,14 @@ def run(kiosk, box):
         cleared = wait_until(guest, "! marquee status --json | grep -q 'did not accept'", 30)
         kiosk.check(restarted is not None and cleared is not None,
                     f"{name}: nor does the screen ({status_report(guest).get('orientation')!r:.100})")
+        # A verdict gone stale (the box started before the router): once NetworkManager has the
+        # Wi-Fi up, its dispatcher has it looked at again, and it goes.
+        gone = wait_until(guest, f"[ ! -e /var/lib/marquee/{STALE} ]", 60,
+                          first=f"nmcli connection down id marquee-wifi >/dev/null && printf '{NETWORK}\\nwifi_name\\n"
+                                f"no network called \\\"{NETWORK}\\\" is in reach\\n' > /var/lib/marquee/{STALE} && "
+                                f"nmcli connection up id marquee-wifi >/dev/null")
+        kiosk.check(gone is not None, f"{name}: a stale verdict goes {gone} s after NetworkManager brings the Wi-Fi up "
+                                      "(its dispatcher script)")
     finally:
         pid = main_pid(guest)
         guest.run(f"""mv {ASIDE}/* /etc/marquee/feeds.d/
