@@ -31,7 +31,7 @@ struct SetupCommand: ParsableCommand {
     @Flag(name: .long, help: "Restart marquee.service when something changed (as the setup service does).")
     var restartDisplay = false
 
-    @Flag(name: .long, help: "First join the Wi-Fi through NetworkManager (waiting up to 90 s); what stood in the way is said as the setup's problems (as marquee-wifi.service does).")
+    @Flag(name: .long, help: "First join the Wi-Fi through NetworkManager (a device or NetworkManager not there yet waited for up to 2 minutes); what stood in the way is said as the setup's problems (as marquee-wifi.service does).")
     var joinWifi = false
 
     /// NetworkManager's command line: it is asked in the C locale (its words are read).
@@ -101,7 +101,9 @@ struct SetupCommand: ParsableCommand {
             return
         }
         let connection = places.networkFolder + "/" + BoxSetup.wifiConnection
-        let deadline = time(nil) + 120
+        // On the monotonic clock: the wall clock may be set meanwhile (the network's time, at boot).
+        let seconds = { readClock(CLOCK_MONOTONIC) / 1_000_000_000 }
+        let deadline = seconds() + 120
         var answer: (status: Int32, output: String, errors: String) = (127, "", "")
         var problem: BoxSetup.WifiProblem?
         repeat {
@@ -119,9 +121,9 @@ struct SetupCommand: ParsableCommand {
                 }
             }
             problem = BoxSetup.joinProblem(network: network, status: answer.status, said: answer.output + answer.errors)
-            guard problem?.passing == true, time(nil) + 5 < deadline else { break }
+            guard problem?.passing == true, seconds() + 5 < deadline else { break }
             sleep(5)
-        } while time(nil) < deadline
+        } while seconds() < deadline
         guard let problem else {
             print("marquee setup: joined the Wi-Fi \"\(network)\"")
             unlink(verdict)
