@@ -95,12 +95,12 @@ struct SetupCommand: ParsableCommand {
     /// NetworkManager does it by itself) and keeps what stood in the way in the state folder, for
     /// the setup to say in the file and on the screen. A device not there yet is waited for.
     static func join(_ places: BoxSetup.Places) {
-        let verdict = places.stateFolder + "/" + BoxSetup.wifiNotJoinedFile
         guard let network = BoxSetup.wifiName(in: places) else {
-            unlink(verdict)
+            _ = BoxSetup.keepJoinVerdict(nil, network: "", in: places)
             return
         }
         let connection = places.networkFolder + "/" + BoxSetup.wifiConnection
+        let id = BoxSetup.wifiConnectionID
         // On the monotonic clock: the wall clock may be set meanwhile (the network's time, at boot).
         let seconds = { readClock(CLOCK_MONOTONIC) / 1_000_000_000 }
         let deadline = seconds() + 120
@@ -108,31 +108,30 @@ struct SetupCommand: ParsableCommand {
         var problem: BoxSetup.WifiProblem?
         repeat {
             if access(networkManager, X_OK) == 0 {
-                answer = runProgram(networkManager, ["-g", "GENERAL.STATE", "connection", "show", "id", "marquee-wifi"])
-                let state = answer.status == 0 ? answer.output.trimmingCharacters(in: " \n") : ""
-                if state == "activated" { answer.status = 0 }
-                if state == "activating" {
+                let shown = runProgram(networkManager, ["-g", "GENERAL.STATE", "connection", "show", "id", id])
+                switch shown.status == 0 ? shown.output.trimmingCharacters(in: " \n") : "" {
+                case "activated":
+                    answer = (0, "", "")
+                case "activating":
                     problem = BoxSetup.joinProblem(network: network, status: 3, said: "")
                     sleep(1)
                     continue
-                } else if state != "activated" {
+                default:
                     _ = runProgram(networkManager, ["connection", "load", connection])
-                    answer = runProgram(networkManager, ["--wait", "90", "connection", "up", "id", "marquee-wifi"])
+                    answer = runProgram(networkManager, ["--wait", "90", "connection", "up", "id", id])
                 }
             }
             problem = BoxSetup.joinProblem(network: network, status: answer.status, said: answer.output + answer.errors)
             guard problem?.passing == true, seconds() + 5 < deadline else { break }
             sleep(5)
         } while seconds() < deadline
-        guard let problem else {
+        if let problem {
+            standardError("marquee setup: the Wi-Fi \"\(network)\" is not joined: \(problem.why)")
+        } else {
             print("marquee setup: joined the Wi-Fi \"\(network)\"")
-            unlink(verdict)
-            return
         }
-        standardError("marquee setup: the Wi-Fi \"\(network)\" is not joined: \(problem.why)")
-        if let failure = writeFileAtomically(Array("\(network)\n\(problem.key)\n\(problem.why)\n".utf8), to: verdict,
-                                                 ownedLikeItsFolder: true) {
-            standardError("marquee setup: \(verdict): \(failure)")
+        if let failure = BoxSetup.keepJoinVerdict(problem, network: network, in: places) {
+            standardError("marquee setup: \(failure)")
         }
     }
 

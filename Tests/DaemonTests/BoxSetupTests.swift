@@ -137,8 +137,8 @@ struct BoxSetupTests {
 
             """))
         #expect(refused.key == "wifi_password" && refused.why.hasPrefix("\"KioskNet\" did not accept the password"))
-        try "KioskNet\n\(refused.key)\n\(refused.why)\n".write(toFile: folder.path + "/state/" + BoxSetup.wifiNotJoinedFile,
-                                                               atomically: true, encoding: .utf8)
+        #expect(BoxSetup.keepJoinVerdict(refused, network: "KioskNet", in: places) == nil)
+        #expect(read("state/" + BoxSetup.wifiNotJoinedFile) == "KioskNet\n\(refused.key)\n\(refused.why)\n")
         // Woken again (the joining's verdict): the file and the screen say it.
         let said = BoxSetup.apply(try #require(first.rewritten), path: "marquee-setup.txt", to: places, day: "2026-12-07")
         #expect(said.problemsSaid == ["wifi_password: " + refused.why], "\(said.problemsSaid)")
@@ -153,8 +153,8 @@ struct BoxSetupTests {
         #expect(access(folder.path + "/state/" + BoxSetup.wifiNotJoinedFile, F_OK) != 0)
         #expect(!(mended.rewritten ?? "").contains("not used"), "\(mended.rewritten ?? "")")
         // A verdict about another network (the one before) is not this one's.
-        try "OtherNet\nwifi_name\nno network called \"OtherNet\" is in reach\n"
-            .write(toFile: folder.path + "/state/" + BoxSetup.wifiNotJoinedFile, atomically: true, encoding: .utf8)
+        let elsewhere = BoxSetup.WifiProblem(key: "wifi_name", why: "no network called \"OtherNet\" is in reach")
+        #expect(BoxSetup.keepJoinVerdict(elsewhere, network: "OtherNet", in: places) == nil)
         #expect(BoxSetup.apply(try #require(mended.rewritten), path: "marquee-setup.txt", to: places, day: "2026-12-08").problems.isEmpty)
     }
 

@@ -49,12 +49,13 @@ package enum BoxSetup {
     /// In the state folder: what the last setup could not use, one per line (the display shows
     /// them among the box's problems).
     package static let problemsFile = "setup-problems"
-    /// The NetworkManager connection the Wi-Fi is kept in.
+    /// The NetworkManager connection the Wi-Fi is kept in: its file, and its name to `nmcli`.
     package static let wifiConnection = "marquee-wifi.nmconnection"
+    package static let wifiConnectionID = "marquee-wifi"
     /// In the state folder: why the Wi-Fi could not be joined, as `marquee setup --join-wifi`
     /// last found it — the network's name, the key, and why, one per line (none: joined, or not
     /// tried yet). The setup says it in the file and on the screen while that network is the box's.
-    package static let wifiNotJoinedFile = "wifi-not-joined"
+    static let wifiNotJoinedFile = "wifi-not-joined"
 
     /// The settings a setup file holds, each with its lines (from 1, the end exclusive), and
     /// what could not be used, in the order found.
@@ -198,6 +199,18 @@ package enum BoxSetup {
         return String(decoding: kept, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("ssid=") }.map { String($0.dropFirst(5)) }
     }
 
+    /// Keeps why `network` was not joined (nil: it was), for the setup to say; why that could
+    /// not be kept.
+    package static func keepJoinVerdict(_ problem: WifiProblem?, network: String, in places: Places) -> String? {
+        let path = places.stateFolder + "/" + wifiNotJoinedFile
+        guard let problem else {
+            unlink(path)
+            return nil
+        }
+        return writeFileAtomically(Array("\(network)\n\(problem.key)\n\(problem.why)\n".utf8), to: path, ownedLikeItsFolder: true)
+            .map { "\(path): \($0)" }
+    }
+
     /// Why the box's Wi-Fi was not joined when last tried (nil: joined, not tried, or the
     /// connection changed since).
     static func wifiNotJoined(_ places: Places) -> (key: String, why: String)? {
@@ -295,7 +308,7 @@ package enum BoxSetup {
         // A second run with only the name left in the file keeps the password the first one wrote.
         let path = places.networkFolder + "/" + wifiConnection
         if password == nil, wifiName(in: places) == name { return }
-        var keyfile = "[connection]\nid=marquee-wifi\ntype=wifi\nautoconnect=true\n\n[wifi]\nmode=infrastructure\nssid=\(name)\n\n"
+        var keyfile = "[connection]\nid=\(wifiConnectionID)\ntype=wifi\nautoconnect=true\n\n[wifi]\nmode=infrastructure\nssid=\(name)\n\n"
         if let password { keyfile += "[wifi-security]\nkey-mgmt=wpa-psk\npsk=\(password)\n\n" }
         keyfile += "[ipv4]\nmethod=auto\n\n[ipv6]\nmethod=auto\n"
         // Made with its parents (NetworkManager may come after the setup: it reads them then).
@@ -315,7 +328,7 @@ package enum BoxSetup {
         }
         chmod(path, 0o600)
         // Not yet tried: `marquee setup --join-wifi` says whether it is joined.
-        unlink(places.stateFolder + "/" + wifiNotJoinedFile)
+        _ = keepJoinVerdict(nil, network: name, in: places)
         if password != nil { found.secretsInEffect.insert("wifi_password") }
         outcome.applied.append("Wi-Fi \"\(name)\"")
     }
