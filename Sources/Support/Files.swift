@@ -209,3 +209,17 @@ package func userName(_ uid: uid_t) -> String {
 package func groupName(_ gid: gid_t) -> String {
     getgrgid(gid).map { String(cString: $0.pointee.gr_name) } ?? String(gid)
 }
+
+/// Removes the files of `folder` ending with `suffix` that are not in `wanted` (names) and were
+/// last written more than `seconds` before `now` (seconds since 1970 on the machine's clock,
+/// which file times are in): what was kept ahead for reminders that no longer want it.
+package func removeStaleFiles(in folder: String, endingWith suffix: String, keeping wanted: Set<String>, olderThan seconds: Int64,
+                              now: Int64) {
+    for (name, _) in directoryEntries(folder) ?? [] where name.hasSuffix(suffix) && !wanted.contains(name) {
+        var status = stat()
+        let path = folder + "/" + name
+        if stat(path, &status) == 0, now - Int64(status.st_mtim.tv_sec) > seconds {
+            unlink(path)
+        }
+    }
+}

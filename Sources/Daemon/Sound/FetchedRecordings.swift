@@ -84,14 +84,8 @@ actor FetchedRecordings {
 
     private func removeUnwanted(_ addresses: Set<String>, now: Instant) {
         let wanted = Set(addresses.map { splitPath(AttachedRecording.fetchedPath($0, in: folder)).name })
-        for (name, _) in directoryEntries(folder) ?? [] where name.hasSuffix(".sound") && !wanted.contains(name) {
-            var status = stat()
-            let path = folder + "/" + name
-            if stat(path, &status) == 0,
-               now.secondsSinceEpoch - Int64(status.st_mtim.tv_sec) > ReminderPlan.rememberedSeconds {
-                unlink(path)
-            }
-        }
+        removeStaleFiles(in: folder, endingWith: ".sound", keeping: wanted, olderThan: ReminderPlan.rememberedSeconds,
+                         now: now.secondsSinceEpoch)
     }
 
     /// The recording at `address`: fetched, and read as a sound, or why not.
@@ -125,6 +119,19 @@ func keepRecordingsFetched(
     _ recordings: FetchedRecordings, schedule: Schedule, displayClock: any BoxClock, log: EventLog,
     clock: any BoxClock = SystemClock()
 ) async {
+    await lookAgain(every: FetchedRecordings.lookSeconds, orWhen: recordings.wakeUps, clock: clock) {
+        let now = displayClock.wallTime().instant
+        let agenda = await schedule.agenda(from: now, to: now + FetchedRecordings.aheadSeconds)
+        let addresses = Set(agenda.entries.compactMap(\.message.sounding?.attachment).filter(AttachedRecording.isAddress))
+        for line in await recordings.keep(addresses, now: clock.now()) { log.log(.warning, line) }
+    }
+}
+
+/// Runs `look` now, then again whenever `wakeUps` yields and every `seconds` on `clock`,
+/// until the task is cancelled: a part that keeps something ready ahead of the reminders.
+func lookAgain(
+    every seconds: Int64, orWhen wakeUps: AsyncStream<Void>, clock: any BoxClock, _ look: @Sendable () async -> Void
+) async {
     enum Event: Sendable {
         case timer, woken
     }
@@ -132,19 +139,16 @@ func keepRecordingsFetched(
     await withTaskGroup(of: Event.self) { group in
         // One task listens for the whole run: a wait for the stream is never cancelled midway.
         group.addTask {
-            var wakeUps = recordings.wakeUps.makeAsyncIterator()
-            _ = await wakeUps.next()
+            var iterator = wakeUps.makeAsyncIterator()
+            _ = await iterator.next()
             return .woken
         }
         while !Task.isCancelled {
-            let now = displayClock.wallTime().instant
-            let agenda = await schedule.agenda(from: now, to: now + FetchedRecordings.aheadSeconds)
-            let addresses = Set(agenda.entries.compactMap(\.message.sounding?.attachment).filter(AttachedRecording.isAddress))
-            for line in await recordings.keep(addresses, now: clock.now()) { log.log(.warning, line) }
+            await look()
             if !timerSet {
                 timerSet = true
                 group.addTask {
-                    await clock.sleep(seconds: FetchedRecordings.lookSeconds)
+                    await clock.sleep(seconds: seconds)
                     return .timer
                 }
             }
@@ -152,8 +156,8 @@ func keepRecordingsFetched(
             switch await group.next() {
             case .woken?:
                 group.addTask {
-                    var wakeUps = recordings.wakeUps.makeAsyncIterator()
-                    _ = await wakeUps.next()
+                    var iterator = wakeUps.makeAsyncIterator()
+                    _ = await iterator.next()
                     return .woken
                 }
             case .timer?:
