@@ -64,7 +64,7 @@ let package = Package(
         .executableTarget(name: "ledger-benchmark", dependencies: ["Ledger", "Support"], path: "Benchmarks/LedgerBenchmark"),
         .executableTarget(name: "schedule-fuzz", dependencies: ["Schedule"], path: "Fuzz/ScheduleFuzz"),
         .testTarget(name: "ScheduleTests", dependencies: ["Support", "Schedule", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "SoundTests", dependencies: ["Sound", "Support", "TestSupport"]),
+        .testTarget(name: "SoundTests", dependencies: ["Sound", "Support", "TestSupport", "LoopbackServers"], exclude: ["Fixtures"]),
         .testTarget(name: "MarqueeTests", dependencies: ["Support", "Marquee", "TestSupport"]),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "Support", "TestSupport"]),
         .testTarget(name: "SupportTests", dependencies: ["Support", "TestSupport"]),

@@ -14,6 +14,8 @@ package enum ReminderSound {
     package struct Played: Sendable {
         /// The words spoken (nil: the recording played).
         package var spoken: Speech.Spoken?
+        /// Whether the words made ahead played (not the recording, not eSpeak NG).
+        package var playedMadeAhead = false
         /// Why the recording asked for could not be played (the words were spoken instead).
         package var recordingProblem: String?
         /// Seconds from the call to the first samples on the device (the recording read, the
@@ -24,10 +26,11 @@ package enum ReminderSound {
     }
 
     /// Plays the chime, then the recording, or where there is none or
-    /// it cannot be played, `text` spoken in `language`'s voice (made while the chime plays);
-    /// all at `volume`.
+    /// it cannot be played, the words made ahead (`madeAhead`, by a neural voice), else `text`
+    /// spoken by eSpeak NG in `language`'s voice (made while the chime plays); all at `volume`.
     package static func play(
-        _ text: String, recording: Recording.Source? = nil, language: String, volume: Volume, on device: SoundDevice
+        _ text: String, recording: Recording.Source? = nil, madeAhead: SoundClip? = nil, language: String, volume: Volume,
+        on device: SoundDevice
     ) throws -> Played {
         let began = readClock(CLOCK_MONOTONIC)
         var recordingProblem: String?
@@ -39,7 +42,8 @@ package enum ReminderSound {
                 recordingProblem = "\(error)"
             }
         }
-        let rate = try recorded?.sampleRate ?? Speech.sampleRate()
+        let ready = recorded ?? madeAhead
+        let rate = try ready?.sampleRate ?? Speech.sampleRate()
         var spoken: Speech.Spoken?
         var firstSample = 0.0
         var synthesis = 0.0
@@ -48,8 +52,8 @@ package enum ReminderSound {
             guard !done else { return nil }
             done = true
             let words: SoundClip
-            if let recorded {
-                words = recorded
+            if let ready {
+                words = ready
             } else {
                 let began = readClock(CLOCK_THREAD_CPUTIME_ID)
                 let made = try Speech.speak(text, language: language)
@@ -59,16 +63,16 @@ package enum ReminderSound {
             }
             return SoundClip.silence(seconds: pause, sampleRate: rate).followed(by: words.atVolume(volume))
         }, whenPlaying: { firstSample = Double(readClock(CLOCK_MONOTONIC) - began) / 1e9 })
-        return Played(spoken: spoken, recordingProblem: recordingProblem, firstSampleAfter: firstSample,
-                      synthesisSeconds: synthesis)
+        return Played(spoken: spoken, playedMadeAhead: recorded == nil && madeAhead != nil, recordingProblem: recordingProblem,
+                      firstSampleAfter: firstSample, synthesisSeconds: synthesis)
     }
 
     /// The whole sound as one clip, as `play` plays it (`marquee say --out`); a recording that
     /// cannot be played is an error here.
     package static func clip(
-        _ text: String, recording: Recording.Source? = nil, language: String, volume: Volume
+        _ text: String, recording: Recording.Source? = nil, madeAhead: SoundClip? = nil, language: String, volume: Volume
     ) throws -> (SoundClip, Speech.Spoken?) {
-        let recorded = try recording.map { source throws(Recording.Failure) in try Recording.load(source) }
+        let recorded = try recording.map { source throws(Recording.Failure) in try Recording.load(source) } ?? madeAhead
         let spoken = try recorded == nil ? Speech.speak(text, language: language) : nil
         let words = recorded ?? spoken!.clip
         let clip = Chime.make(sampleRate: words.sampleRate).followed(by: .silence(seconds: pause, sampleRate: words.sampleRate))

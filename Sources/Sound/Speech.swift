@@ -23,6 +23,10 @@ package enum Speech {
     /// Why nothing could be spoken.
     package struct Failure: Error, CustomStringConvertible {
         package var description: String
+
+        package init(description: String) {
+            self.description = description
+        }
     }
 
     private final class Engine {

