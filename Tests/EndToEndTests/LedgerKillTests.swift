@@ -13,36 +13,6 @@ struct LedgerKillTests {
     /// 2026-07-01T10:00:00Z: the pills' time; an audio alarm at it, repeated every minute.
     private let triggerSeconds: Int64 = 1_782_900_000
 
-    /// `marquee run` in a terminal of its own (script's pseudo-terminal), its clock started at `at`.
-    private final class Display {
-        let script: Spawned
-        /// Its input stays open: an end of input would be a key on the pseudo-terminal.
-        private let input: (read: Int32, write: Int32)
-
-        init(folder: String, at: String) throws {
-            let command = [CommandLineTests.binary, "run", "--feeds", folder + "/feeds", "--config", folder + "/marquee.toml",
-                           "--socket", folder + "/marquee.sock", "--timezone", "UTC", "--at", at]
-            input = try Spawned.pipe()
-            script = try Spawned("/usr/bin/script", ["-qfec", "exec " + command.map { "'\($0)'" }.joined(separator: " "), "/dev/null"],
-                                 environment: ["TZ": "UTC", "PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8"],
-                                 input: input.read)
-        }
-
-        deinit {
-            close(input.read)
-            close(input.write)
-        }
-
-        /// SIGKILL to marquee (the child script runs it as), then to script; both waited for.
-        func kill() {
-            _ = waitUntil(within: .seconds(10)) { TerminalTests.child(of: script.pid) != nil || !script.isRunning }
-            if let marquee = TerminalTests.child(of: script.pid) { Glibc.kill(marquee, SIGKILL) }
-            _ = waitUntil(within: .seconds(10)) { !script.isRunning }
-            script.send(SIGKILL)
-            script.wait()
-        }
-    }
-
     /// The ledger's rows after a kill, and whether it is whole (opened as a restart opens it).
     private func ledger(_ folder: String) throws -> (rows: [LedgerEntry], integrity: String) {
         let path = folder + "/state/" + ReminderLedger.fileName
@@ -78,7 +48,7 @@ struct LedgerKillTests {
             var heard = 0
             for round in 0..<10 {
                 try? FileManager.default.removeItem(atPath: wav)
-                let display = try Display(folder: folder, at: "2026-07-01T09:59:57Z")
+                let display = try ScriptedDisplay(folder: folder, at: "2026-07-01T09:59:57Z")
                 Thread.sleep(forTimeInterval: Double.random(in: 0.5...4.5, using: &random))
                 display.kill()
                 let (rows, integrity) = try ledger(folder)
@@ -92,7 +62,7 @@ struct LedgerKillTests {
             #expect(heard <= 1, "heard once, not again after a restart (\(heard) times)")
 
             // Acknowledged: once the status says so, a kill at once keeps it.
-            let display = try Display(folder: folder, at: "2026-07-01T09:59:57Z")
+            let display = try ScriptedDisplay(folder: folder, at: "2026-07-01T09:59:57Z")
             #expect(waitUntil(within: .seconds(30)) { (try? outcome(folder)) == "sounding" })
             #expect(try CommandLineTests.marquee("ack", "--socket", folder + "/marquee.sock").status == 0)
             #expect(waitUntil(within: .seconds(10)) { (try? outcome(folder)) == "acknowledged" })
@@ -102,7 +72,7 @@ struct LedgerKillTests {
             for round in 0..<8 {
                 try? FileManager.default.removeItem(atPath: wav)
                 let start = round % 2 == 0 ? "2026-07-01T09:59:57Z" : "2026-07-01T10:0\(round):58Z"
-                let display = try Display(folder: folder, at: start)
+                let display = try ScriptedDisplay(folder: folder, at: start)
                 Thread.sleep(forTimeInterval: Double.random(in: 0.5...4.5, using: &random))
                 display.kill()
                 let (rows, integrity) = try ledger(folder)

@@ -142,6 +142,10 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
                               certificateAuthorities: sound.certificateAuthorities)
         }
     }
+    // The words of the coming reminders, made ahead in the chosen voice.
+    let spokenAhead = configuration.sound.flatMap { sound in
+        configuration.stateDirectory.map { SpokenAhead(folder: $0 + "/" + SpokenAhead.folderName, settings: sound) }
+    }
     // Messages sent now (socket, MQTT) are a feed of their own in the state folder.
     let said = configuration.stateDirectory.map { SaidNow(folder: $0 + "/said") }
     var server: ControlServer?
@@ -184,7 +188,11 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
         alwaysWanted: configuration.mqtt != nil)
     let schedule = ScheduleService(
         schedule: configuration.schedule, mailbox: mailbox, log: log, systemZoneFolder: configuration.feeds.systemZoneFolder,
-        subscriptions: configuration.feeds.subscriptions, recordings: recordings,
+        subscriptions: configuration.feeds.subscriptions,
+        afterReading: {
+            recordings?.wake()
+            spokenAhead?.wake()
+        },
         // What a reload reads reaches the picture and the subscriptions' status too.
         settingsRead: { @Sendable [subscriptions = configuration.feeds.subscriptions] reloaded in
             await pictures?.use(reloaded.display, style: reloaded.style)
@@ -192,7 +200,9 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
                 await publishStatuses(of: subscriptions, schedule: configuration.schedule, state: state, at: clock.now())
             }
         })
-    let voice = configuration.sound.map { hearing($0, stateFolder: configuration.stateDirectory, state: state, mailbox: mailbox, log: log) }
+    let voice = configuration.sound.map {
+        hearing($0, stateFolder: configuration.stateDirectory, spokenAhead: spokenAhead, state: state, mailbox: mailbox, log: log)
+    }
     let television = configuration.television.adapter == .off ? nil : Television(
         choice: configuration.television.adapter, reclaimsInput: configuration.television.reclaimsInput, log: log
     ) { status in
@@ -204,7 +214,8 @@ package func runDisplay(_ configuration: DaemonConfiguration, log: EventLog) asy
     let parts = RunningParts(state: state, log: log, clock: clock)
     let box = BoxParts(configuration: configuration, mailbox: mailbox, state: state, log: log, clock: clock)
     let read = Completion()
-    for part in box.parts(schedule: schedule, server: server, read: read, recordings: recordings, pictures: pictures,
+    for part in box.parts(schedule: schedule, server: server, read: read, recordings: recordings, spokenAhead: spokenAhead,
+                          pictures: pictures,
                           said: said, written: written, uploaded: uploaded, television: television) {
         parts.start(part)
     }
@@ -242,7 +253,7 @@ private struct BoxParts {
 
     /// - Parameter read: finished when the feeds were first read (the fetching waits for it).
     func parts(schedule: ScheduleService, server: ControlServer?, read: Completion, recordings: FetchedRecordings?,
-               pictures: ScreenPictures?, said: SaidNow?, written: WrittenCalendar?, uploaded: UploadedCalendars?,
+               spokenAhead: SpokenAhead?, pictures: ScreenPictures?, said: SaidNow?, written: WrittenCalendar?, uploaded: UploadedCalendars?,
                television: Television?) -> [RunningPart] {
         let (mailbox, state, log, clock, configuration) = (mailbox, state, log, clock, configuration)
         var parts: [RunningPart] = [
@@ -287,6 +298,13 @@ private struct BoxParts {
             parts.append(RunningPart("fetch the reminders' recordings", otherwise: "reminders are heard with the chime") {
                 guard await read.ended() else { return }
                 await keepRecordingsFetched(recordings, schedule: configuration.schedule, displayClock: clock, log: log)
+            })
+        }
+        if let spokenAhead {
+            parts.append(RunningPart("make the reminders' words ahead in the chosen voice",
+                                     otherwise: "reminders are spoken by eSpeak NG") {
+                guard await read.ended() else { return }
+                await keepSpeechMadeAhead(spokenAhead, schedule: configuration.schedule, displayClock: clock, log: log)
             })
         }
         if let mqtt = configuration.mqtt {
@@ -380,9 +398,10 @@ func remembering(
 /// The voice that plays the reminders, telling the status (and the loop, for the problems it
 /// shows) what it played or why not.
 func hearing(
-    _ settings: SoundSettings, stateFolder folder: String?, state: DisplayState, mailbox: EventMailbox, log: EventLog?
+    _ settings: SoundSettings, stateFolder folder: String?, spokenAhead: SpokenAhead? = nil, state: DisplayState,
+    mailbox: EventMailbox, log: EventLog?
 ) -> ReminderVoice {
-    let voice = ReminderVoice(settings: settings, stateFolder: folder, log: log) { report in
+    let voice = ReminderVoice(settings: settings, stateFolder: folder, log: log, spokenAhead: spokenAhead) { report in
         state.update { shared in
             // The device looked at before the loop's first report of the reminders is said too.
             var sound = shared.sound ?? SoundStatus(speak: settings.speak.rawValue, device: settings.device, muted: false,
@@ -392,6 +411,7 @@ func hearing(
                 sound.firstSampleMilliseconds = (played.firstSampleAfter * 10_000).rounded() / 10
                 sound.synthesisMilliseconds = (played.synthesisSeconds * 10_000).rounded() / 10
             }
+            if let voice = report.voice { sound.voice = voice }
             shared.sound = sound
             shared.version += 1
         }

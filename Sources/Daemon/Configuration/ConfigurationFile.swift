@@ -81,6 +81,10 @@ package struct ConfigurationFile: Sendable, Hashable {
     package var nightVolume: Int?
     package var soundDevice: String?
     package var repeatUntilAcknowledged: Int?
+    /// `voice`: the engine that speaks (nil: eSpeak NG); `piper_command`: Piper's program
+    /// (nil: `piper` on the PATH).
+    package var voice: VoiceChoice?
+    package var piperCommand: String?
     /// `cec`: which HDMI-CEC adapter wakes the television (nil: `auto`).
     package var cec: CECChoice?
     /// `reclaim_input`: whether marquee takes the television's input back by day (nil: yes).
@@ -127,6 +131,8 @@ package struct ConfigurationFile: Sendable, Hashable {
         if let volume = nightVolume.flatMap(Volume.init(percent:)) { sound.nightVolume = volume }
         if let soundDevice { sound.device = soundDevice }
         if let repeatUntilAcknowledged { sound.repeatUntilAcknowledged = repeatUntilAcknowledged }
+        if let voice { sound.voice = voice }
+        if let piperCommand { sound.piperCommand = piperCommand }
         sound.certificateAuthorities = subscriptionCertificateAuthorities
         sound.quietNightIsScreenOff = screenOff != nil
         return sound

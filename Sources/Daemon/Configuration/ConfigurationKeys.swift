@@ -201,6 +201,19 @@ package struct ConfigurationKey: Sendable {
             try $0.whole(0...SoundSettings.mostRepeats,
                          "a whole number of repeats from 0 to \(SoundSettings.mostRepeats) (the default is 2)")
         },
+        ConfigurationKey("voice", \.voice, "the voice that speaks: espeak, piper:/path/voice.onnx or wyoming://host:10200") {
+            value in
+            do {
+                return try VoiceChoice(parsing: try value.string())
+            } catch let failure as Speech.Failure {
+                throw TOMLError(failure.description)
+            }
+        },
+        ConfigurationKey("piper_command", \.piperCommand, "the piper program, when it is not on the PATH") { value in
+            let command = try value.string()
+            guard !command.isEmpty, !command.contains("\0") else { throw TOMLError("must name the piper program, or a path to it") }
+            return command
+        },
         ConfigurationKey("cec", \.cec, restart: true, "the HDMI-CEC adapter that wakes the television: auto, off or a device") {
             value in
             let text = try value.string()

@@ -317,6 +317,18 @@ package struct SoundStatus: Codable, Sendable, Hashable {
     /// Of the last reminder played: milliseconds to its first sample, and to make its words.
     package var firstSampleMilliseconds: Double?
     package var synthesisMilliseconds: Double?
+    /// Which voice spoke the last reminder, and why not the chosen one.
+    package var voice: VoiceStatus?
+}
+
+/// The voice of the last reminder spoken: what `marquee status` says as `sound.voice`.
+package struct VoiceStatus: Codable, Sendable, Hashable {
+    /// The `voice` setting (`espeak`, `piper:/…/voice.onnx`, `wyoming://host:10200`).
+    package var chosen: String
+    /// Who spoke: `espeak`, `piper`, `wyoming`, or `recording` (the carer's own).
+    package var spoke: String
+    /// Why the chosen voice did not (nil: it did, or eSpeak NG is the chosen one).
+    package var whyNotChosen: String?
 }
 
 /// What marquee knows of the television over HDMI-CEC: what `marquee status` says of it.

@@ -28,8 +28,9 @@ final class ScheduleService: Sendable {
     private let systemZoneFolder: String?
     /// The calendar subscriptions, asked again at once on a carer's reload.
     private let subscriptions: Subscriptions?
-    /// The reminders' recordings at addresses, looked at again after each reading.
-    private let recordings: FetchedRecordings?
+    /// Told after each reading: the reminders' recordings at addresses and their words in the
+    /// chosen voice are looked at again.
+    private let afterReading: @Sendable () -> Void
     /// The machine's clock, which subscriptions are fetched on (not the display's, which `--at` shifts).
     private let machineClock: any BoxClock
     /// Told what a reload read (its subscriptions in use already), before the display is: the
@@ -40,7 +41,7 @@ final class ScheduleService: Sendable {
 
     init(
         schedule: Schedule, mailbox: EventMailbox, log: EventLog?, systemZoneFolder: String? = nil,
-        subscriptions: Subscriptions? = nil, recordings: FetchedRecordings? = nil, machineClock: any BoxClock = SystemClock(),
+        subscriptions: Subscriptions? = nil, afterReading: @escaping @Sendable () -> Void = {}, machineClock: any BoxClock = SystemClock(),
         settingsRead: (@Sendable (ReloadedSettings) async -> Void)? = nil
     ) {
         self.machineClock = machineClock
@@ -50,7 +51,7 @@ final class ScheduleService: Sendable {
         self.log = log
         self.systemZoneFolder = systemZoneFolder
         self.subscriptions = subscriptions
-        self.recordings = recordings
+        self.afterReading = afterReading
         (requests, asked) = AsyncStream.makeStream(of: Request.self)
     }
 
@@ -117,7 +118,7 @@ final class ScheduleService: Sendable {
         case .reload:
             await readAndLog(log: log, mailbox: mailbox) { await schedule.reload(progress: $0) }
             mailbox.post(.feedsReloaded)
-            recordings?.wake()
+            afterReading()
         case .readSettings(let read):
             // On a thread of its own: a disk that hangs holds none of the threads tasks share.
             let settings = await onThread(named: "marquee-config", read) ?? nil

@@ -27,6 +27,8 @@ final class ReminderVoice: Sendable {
         var text: String
         var played: ReminderSound.Played?
         var problem: String?
+        /// Which voice spoke it and why not the chosen one (nil: nothing was spoken).
+        var voice: VoiceStatus?
     }
 
     private let queue = DispatchQueue(label: "marquee.sound", qos: .userInitiated)
@@ -37,12 +39,18 @@ final class ReminderVoice: Sendable {
     /// The device's trouble last said (nil: it played), so it is said once.
     private let lastProblem = Mutex<String?>(nil)
     private let voiceNoted = Mutex<Set<String>>([])
+    /// The words made ahead in the chosen voice (nil: no state folder to keep them in).
+    private let spokenAhead: SpokenAhead?
+    /// Why the chosen voice did not speak, last said (nil: it spoke), so it is said once.
+    private let lastVoiceTrouble = Mutex<String?>(nil)
 
     /// - Parameters:
     ///   - stateFolder: where the mute is kept (nil: nowhere).
     ///   - report: told of each reminder played or not, on the sound queue.
-    init(settings: SoundSettings, stateFolder: String?, log: EventLog?, report: @escaping @Sendable (Report) -> Void) {
+    init(settings: SoundSettings, stateFolder: String?, log: EventLog?, spokenAhead: SpokenAhead? = nil,
+         report: @escaping @Sendable (Report) -> Void) {
         mutedPath = stateFolder.map { $0 + "/" + Self.mutedFile }
+        self.spokenAhead = spokenAhead
         self.log = log
         self.report = report
         waiting.withLock { $0.settings = settings }
@@ -51,6 +59,7 @@ final class ReminderVoice: Sendable {
     /// From now on (a reload).
     func use(_ settings: SoundSettings) {
         waiting.withLock { $0.settings = settings }
+        spokenAhead?.use(settings)
     }
 
     /// Plays `due` after what is already playing, once `isReady` says so (or `televisionWait`
@@ -87,8 +96,9 @@ final class ReminderVoice: Sendable {
     private func sound(_ text: String, recording: Recording.Source?, settings: SoundSettings, atNight: Bool) {
         let volume = atNight ? settings.nightVolume : settings.dayVolume
         do {
-            let played = try ReminderSound.play(text, recording: recording, language: settings.language, volume: volume,
-                                                on: SoundDevice(name: settings.device))
+            let (madeAhead, whyNot) = recording == nil ? voiceMadeAhead(text, settings: settings) : (nil, nil)
+            let played = try ReminderSound.play(text, recording: recording, madeAhead: madeAhead, language: settings.language,
+                                                volume: volume, on: SoundDevice(name: settings.device))
             if let problem = played.recordingProblem { log?.log(.warning, "\(problem); the reminder was spoken instead") }
             // Played, but a mixer turned down plays it to nobody.
             let silence = SoundDevice(name: settings.device).mixerSilence()
@@ -105,12 +115,29 @@ final class ReminderVoice: Sendable {
             if played.spoken?.cut == true {
                 log?.log(.notice, "a reminder of \(text.count) characters was spoken up to \(Speech.mostCharacters)")
             }
-            report(Report(text: text, played: played, problem: silence))
+            let spoke = played.playedMadeAhead ? settings.voice.engine : played.spoken == nil ? "recording" : "espeak"
+            let voice = VoiceStatus(chosen: settings.voice.description, spoke: spoke, whyNotChosen: played.spoken == nil ? nil : whyNot)
+            report(Report(text: text, played: played, problem: silence, voice: voice))
         } catch {
             let problem = "\(error)"
             sayOnce(problem)
             report(Report(text: text, problem: problem))
         }
+    }
+
+    /// The words of `text` made ahead in the chosen voice, or why not (said in the journal
+    /// once, until the voice speaks again): eSpeak NG speaks them instead, at the minute.
+    private func voiceMadeAhead(_ text: String, settings: SoundSettings) -> (SoundClip?, String?) {
+        guard let spokenAhead else {
+            guard settings.voice != .espeak else { return (nil, nil) }
+            return (nil, "there is no state folder to make its words ahead in")
+        }
+        let (clip, whyNot) = spokenAhead.madeAhead(text, settings: settings)
+        let trouble = whyNot.map { "\(settings.voice.engine) did not speak the reminder: \($0)" }
+        if lastVoiceTrouble.withLock({ last in defer { last = trouble }; return last != trouble }), let trouble {
+            log?.log(.warning, "\(trouble); eSpeak NG spoke it")
+        }
+        return (clip, trouble)
     }
 
     /// Looks at the device before any reminder: a card whose mixer is turned down is said at

@@ -2,7 +2,7 @@ import Schedule
 import Sound
 
 /// How reminders are heard (`speak`, `volume_day`, `volume_night`, `sound_device`,
-/// `repeat_until_acknowledged`); can be replaced while running (a reload).
+/// `repeat_until_acknowledged`, `voice`, `piper_command`); can be replaced while running (a reload).
 package struct SoundSettings: Sendable, Hashable {
     /// Which calendar alarms are heard.
     package enum Speak: String, Sendable, Hashable, CaseIterable {
@@ -22,6 +22,10 @@ package struct SoundSettings: Sendable, Hashable {
     package var repeatUntilAcknowledged: Int
     /// The language of the voice (`de`, `en_GB`): the display's.
     package var language: String
+    /// The engine that speaks the words; eSpeak NG speaks whatever it has not made in time.
+    package var voice: VoiceChoice = .espeak
+    /// Piper's program: a path, or a name on the PATH.
+    package var piperCommand = "piper"
     /// The certificate authorities trusted for recordings fetched from addresses (those of
     /// `subscription_ca_file`; nil: the system's).
     package var certificateAuthorities: String?
