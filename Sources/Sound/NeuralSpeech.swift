@@ -59,6 +59,10 @@ package enum NeuralSpeech {
         if run.tooLong { throw failure("spoke longer than \(Int(mostSeconds)) s") }
         guard run.status == 0 else {
             let said = run.errors.split(separator: "\n").last.map { ": " + $0.prefix(300) } ?? ""
+            if let signal = run.signal {
+                // SIGILL: a processor without an instruction its libraries were built for.
+                throw failure("was ended by signal \(signal) (\(String(cString: strsignal(signal))))\(said)")
+            }
             throw failure(run.status == 127 ? "cannot be started\(said)" : "ended with status \(run.status)\(said)")
         }
         guard run.output.count >= rate / 10 else { throw failure("gave no sound") }

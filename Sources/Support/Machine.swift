@@ -32,6 +32,8 @@ package struct ProgramRun: Sendable {
     package var timedOut = false
     /// Whether it was ended for writing more than it may.
     package var tooLong = false
+    /// The signal that ended it (nil: it exited).
+    package var signal: Int32?
 }
 
 /// Runs a program with `input` on its standard input, for at most `seconds` (nil: to its end)
@@ -135,6 +137,7 @@ package func runProgram(
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     run.status = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    if status & 0x7F != 0 { run.signal = status & 0x7F }
     run.errors = String(decoding: errorBytes, as: UTF8.self)
     return run
 }

@@ -87,6 +87,8 @@ struct NeuralSpeechTests {
             #expect(failure(model, command: folder.path + "/missing").contains("cannot be run"))
             let broken = try program("broken", "echo 'onnxruntime: model is corrupt' >&2; exit 3")
             #expect(failure(model, command: broken).contains("ended with status 3: onnxruntime: model is corrupt"))
+            let illegal = try program("illegal", "kill -ILL $$")
+            #expect(failure(model, command: illegal).contains("was ended by signal 4 (Illegal instruction)"))
             let mute = try program("mute", "cat > /dev/null")
             #expect(failure(model, command: mute).contains("gave no sound"))
             // Hangs (and its child with it): ended at the bound, nothing left running.
