@@ -12,14 +12,14 @@ struct NeuralVoiceTests {
     private let pills = "Pills now, Anna"
 
     /// A box whose calendar has an audio alarm at 10:00 with `text`, speaking in `voice`.
-    private func box(_ folder: String, voice: String, text: String) throws {
+    private func box(_ folder: String, voice: String, text: String, piper: String = TestVoices.piper) throws {
         try FileManager.default.createDirectory(atPath: folder + "/feeds", withIntermediateDirectories: true)
         try writeCalendar(folder, text: text)
         try """
             state_dir = "\(folder)/state"
             sound_device = "file:FILE=\(folder)/played.wav,FORMAT=wav"
             voice = "\(voice)"
-            piper_command = "\(TestVoices.piper)"
+            piper_command = "\(piper)"
             volume_day = 100
             """.write(toFile: folder + "/marquee.toml", atomically: true, encoding: .utf8)
     }
@@ -106,6 +106,25 @@ struct NeuralVoiceTests {
             #expect(why.contains(expected), "\(why)")
             #expect(said.contains("voice: piper:\(folder)/missing.onnx; the last reminder spoken by espeak (\(expected)"), "\(said)")
             // Heard all the same: the words after the chime.
+            #expect(rms(try words(folder).prefix(22_050)) > 500)
+        }
+    }
+
+    /// A Piper that hangs holds up nothing: eSpeak NG speaks at the minute, the chime at once.
+    @Test(.timeLimit(.minutes(2))) func aHangingPiperDelaysNothing() throws {
+        try withTemporaryFolder { temporary in
+            let folder = temporary.path
+            let hanging = folder + "/hanging-piper"
+            try "#!/bin/sh\nexec sleep 119.25\n".write(toFile: hanging, atomically: true, encoding: .utf8)
+            chmod(hanging, 0o755)
+            defer { _ = try? Spawned.run("/usr/bin/pkill", ["-f", "sleep 119.25"]) }
+            try box(folder, voice: "piper:" + TestVoices.model, text: pills, piper: hanging)
+            let sound = try #require(try heard(folder, startingAt: "2026-07-01T09:59:55Z"))
+            let voice = sound["voice"] as? [String: Any]
+            let why = voice?["whyNotChosen"] as? String ?? ""
+            #expect(voice?["spoke"] as? String == "espeak" && why.contains("not made ahead in time"), "\(why)")
+            let firstSample = try #require(sound["firstSampleMilliseconds"] as? Double)
+            #expect(firstSample <= 300, "first sample \(firstSample) ms after the trigger")
             #expect(rms(try words(folder).prefix(22_050)) > 500)
         }
     }
