@@ -22,7 +22,7 @@ package struct SoundDevice: Sendable {
     }
 
     /// Plays the clips one after another without a gap; `whenPlaying` is told as the first
-    /// samples reach the device. A later clip is asked for (`next`) only once the earlier ones
+    /// samples reach the device (its buffer filled, so it starts). A later clip is asked for (`next`) only once the earlier ones
     /// are written, so it can be made meanwhile.
     package func play(first: SoundClip, then next: () throws -> SoundClip?, whenPlaying: () -> Void = {}) throws {
         var pcm: OpaquePointer?
@@ -34,8 +34,14 @@ package struct SoundDevice: Sendable {
         result = snd_pcm_set_params(pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(first.sampleRate),
                                     1, 300_000)
         guard result >= 0 else { throw failure("the sound device refuses 16-bit mono at \(first.sampleRate) Hz", result) }
-        try write(first, to: pcm)
+        // The device starts playing once its buffer is full: the first samples are heard then,
+        // not when the whole first clip is written (a paced card takes most of its length).
+        var (bufferFrames, periodFrames): (snd_pcm_uframes_t, snd_pcm_uframes_t) = (0, 0)
+        let starts = snd_pcm_get_params(pcm, &bufferFrames, &periodFrames) >= 0 ? Int(bufferFrames) : 0
+        let split = min(first.samples.count, starts)
+        try write(SoundClip(samples: Array(first.samples[..<split]), sampleRate: first.sampleRate), to: pcm)
         whenPlaying()
+        try write(SoundClip(samples: Array(first.samples[split...]), sampleRate: first.sampleRate), to: pcm)
         while let clip = try next() {
             guard clip.sampleRate == first.sampleRate else {
                 throw Failure(description: "a sound of \(clip.sampleRate) Hz follows one of \(first.sampleRate) Hz")
