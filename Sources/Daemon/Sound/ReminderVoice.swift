@@ -128,11 +128,8 @@ final class ReminderVoice: Sendable {
     /// The words of `text` made ahead in the chosen voice, or why not (said in the journal
     /// once, until the voice speaks again): eSpeak NG speaks them instead, at the minute.
     private func voiceMadeAhead(_ text: String, settings: SoundSettings) -> (SoundClip?, String?) {
-        guard let spokenAhead else {
-            guard settings.voice != .espeak else { return (nil, nil) }
-            return (nil, "there is no state folder to make its words ahead in")
-        }
-        let (clip, whyNot) = spokenAhead.madeAhead(text, settings: settings)
+        let (clip, whyNot) = spokenAhead?.madeAhead(text, settings: settings)
+            ?? (nil, settings.voice == .espeak ? nil : "there is no state folder to make its words ahead in")
         let trouble = whyNot.map { "\(settings.voice.engine) did not speak the reminder: \($0)" }
         if lastVoiceTrouble.withLock({ last in defer { last = trouble }; return last != trouble }), let trouble {
             log?.log(.warning, "\(trouble); eSpeak NG spoke it")

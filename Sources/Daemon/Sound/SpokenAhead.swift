@@ -58,7 +58,12 @@ final class SpokenAhead: Sendable {
     func madeAhead(_ text: String, settings: SoundSettings) -> (clip: SoundClip?, whyNot: String?) {
         guard settings.voice != .espeak else { return (nil, nil) }
         let name = Self.name(of: text, settings: settings)
-        if let clip = try? Recording.load(folder + "/" + name) { return (clip, nil) }
+        do {
+            return (try Recording.load(folder + "/" + name), nil)
+        } catch {
+            // A file that cannot be read (a disk fault) is made again, with the missing one.
+            unlink(folder + "/" + name)
+        }
         // Made for its repeat, at least.
         wake()
         return (nil, failures.withLock { $0[name] } ?? "its words were not made ahead in time")
