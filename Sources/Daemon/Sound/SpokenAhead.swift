@@ -46,6 +46,11 @@ final class SpokenAhead: Sendable {
     /// Asks for a look at the coming reminders now (the feeds were read).
     func wake() { wakeUp.yield() }
 
+    /// Whether anything is to be made: a neural voice is chosen and reminders are heard.
+    var isWanted: Bool {
+        settings.withLock { $0.voice != .espeak && $0.speak != .off }
+    }
+
     /// The file the words of `text` are kept in: named by the words, the voice and the
     /// language (the volume is applied as they play).
     static func name(of text: String, settings: SoundSettings) -> String {
@@ -72,8 +77,8 @@ final class SpokenAhead: Sendable {
     /// Makes the words of `texts` not made yet (soonest first) and lets go of those no text
     /// wants; what to say in the journal: a new trouble of the engine, or that it speaks again.
     func make(_ texts: [String], now: Int64) -> [String] {
+        guard isWanted else { return [] }
         let settings = settings.withLock { $0 }
-        guard settings.voice != .espeak, settings.speak != .off else { return [] }
         if !texts.isEmpty { _ = mkdir(folder, 0o750) }
         var said: [String] = []
         var wanted = Set<String>()
@@ -125,6 +130,8 @@ func keepSpeechMadeAhead(
     _ spoken: SpokenAhead, schedule: Schedule, displayClock: any BoxClock, log: EventLog, clock: any BoxClock = SystemClock()
 ) async {
     await lookAgain(every: SpokenAhead.lookSeconds, orWhen: spoken.wakeUps, clock: clock) {
+        // eSpeak NG, the default, needs nothing made: no look at the schedule either.
+        guard spoken.isWanted else { return }
         let now = displayClock.wallTime().instant
         let agenda = await schedule.agenda(from: now, to: now + SpokenAhead.aheadSeconds)
         let texts = agenda.entries.filter { $0.change != .end && $0.message.sounding.map { $0.attachment == nil && $0.embedded == nil } == true }
