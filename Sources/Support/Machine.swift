@@ -14,10 +14,11 @@ package func hostName() -> String {
     return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
-/// Runs a program to its end: its exit status (127: it could not be started), what it
-/// wrote on standard output and on standard error.
+/// Runs a program to its end with an empty environment (so nmcli and openssl answer in the C
+/// locale, whatever the box's language): its exit status (127: it could not be started), what
+/// it wrote on standard output and on standard error.
 package func runProgram(_ path: String, _ arguments: [String]) -> (status: Int32, output: String, errors: String) {
-    let run = runProgram(path, arguments, input: [])
+    let run = runProgram(path, arguments, input: [], environment: [])
     return (run.status, String(decoding: run.output, as: UTF8.self), run.errors)
 }
 
@@ -38,7 +39,7 @@ package struct ProgramRun: Sendable {
 
 /// Runs a program with `input` on its standard input, for at most `seconds` (nil: to its end)
 /// and at most `outputLimit` bytes of output: one that hangs or floods is killed with its
-/// process group and said so. The environment is this process's (a program found by the
+/// process group and said so. `environment` nil: this process's (a program found by the
 /// carer, such as Piper, may need its `HOME` or `PATH`).
 package func runProgram(
     _ path: String, _ arguments: [String], input: [UInt8], within seconds: Double? = nil, outputLimit: Int = 1 << 26,
