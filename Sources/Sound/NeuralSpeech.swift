@@ -18,15 +18,17 @@ package enum NeuralSpeech {
     /// The longest one reminder's words may take to make (a Pi 4 speaks a reminder in seconds).
     package static let mostWaitSeconds = 60.0
 
-    /// `text` (its symbols and emoji left out, as eSpeak is given it) in `choice`'s voice, made
-    /// within `seconds`; `piperCommand`: the `piper` program, a path or a name on the `PATH`.
+    /// `text` (its symbols and emoji left out, as eSpeak is given it) in `choice`'s neural voice,
+    /// made within `seconds`; `piperCommand`: the `piper` program, a path or a name on the `PATH`.
     package static func speak(
         _ text: String, voice choice: VoiceChoice, piperCommand: String = "piper", within seconds: Double
     ) throws(Speech.Failure) -> SoundClip {
         let words = Speech.speakable(text).text
         guard !words.isEmpty else { throw Speech.Failure(description: "there are no words to speak") }
         switch choice {
-        case .espeak: return try Speech.speak(text, language: "en").clip
+        case .espeak:
+            // eSpeak NG speaks at the minute, in the display's language (`Speech`): never made ahead.
+            throw Speech.Failure(description: "eSpeak NG is not a neural voice")
         case .piper(let model): return try piper(words, model: model, command: piperCommand, within: seconds)
         case .wyoming(let host, let port, let voice):
             return try WyomingClient(host: host, port: port, within: seconds).synthesize(words, voice: voice)

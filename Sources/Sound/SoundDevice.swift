@@ -22,8 +22,8 @@ package struct SoundDevice: Sendable {
     }
 
     /// Plays the clips one after another without a gap; `whenPlaying` is told as the first
-    /// samples reach the device (its buffer filled, so it starts). A later clip is asked for (`next`) only once the earlier ones
-    /// are written, so it can be made meanwhile.
+    /// samples reach the device (its buffer filled, so it starts). A later clip is asked for
+    /// (`next`) only once the earlier ones are written, so it can be made meanwhile.
     package func play(first: SoundClip, then next: () throws -> SoundClip?, whenPlaying: () -> Void = {}) throws {
         var pcm: OpaquePointer?
         // Opened without blocking (a busy device says so at once), then written blocking.
